@@ -1,0 +1,1 @@
+# include/local.mk - build rules for include

@@ -1,0 +1,1 @@
+# src/core/client/local.mk - build rules for src/core/client

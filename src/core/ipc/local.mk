@@ -1,0 +1,1 @@
+# src/core/ipc/local.mk - build rules for src/core/ipc

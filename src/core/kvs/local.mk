@@ -1,0 +1,1 @@
+# src/core/kvs/local.mk - build rules for src/core/kvs

@@ -1,0 +1,1 @@
+# src/core/loop/local.mk - build rules for src/core/loop

@@ -1,0 +1,1 @@
+# src/core/server/local.mk - build rules for src/core/server

@@ -1,0 +1,1 @@
+# src/core/tool/local.mk - build rules for src/core/tool

@@ -1,0 +1,1 @@
+# src/core/util/local.mk - build rules for src/core/util

@@ -1,0 +1,1 @@
+# src/core/wire/local.mk - build rules for src/core/wire

@@ -1,0 +1,1 @@
+# src/run/local.mk - build rules for src/run

@@ -1,0 +1,1 @@
+# tests/abi/local.mk - build rules for tests/abi

@@ -1,0 +1,1 @@
+# tests/integ/local.mk - build rules for tests/integ

@@ -1,0 +1,1 @@
+# tests/unit/local.mk - build rules for tests/unit
