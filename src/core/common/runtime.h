@@ -1,0 +1,83 @@
+/* runtime.h - the one library instance shared by client, server and tool */
+#ifndef RDP_CORE_COMMON_RUNTIME_H
+#define RDP_CORE_COMMON_RUNTIME_H
+
+#include <pmix_common.h>
+
+#include "core/kvs/kvs.h"
+#include "core/loop/loop.h"
+
+/*
+ * A process uses the library as a client, a server or a tool (a server
+ * process may also call client-side functions such as PMIx_Get on data it
+ * stores).  Whatever the role, there is one loop thread and one event
+ * handler registry, owned by this runtime.  All fields except the loop
+ * pointer and `lock` belong to the loop thread.
+ */
+enum rdp_role {
+    RDP_ROLE_NONE   = 0,
+    RDP_ROLE_CLIENT = 1,
+    RDP_ROLE_SERVER = 2,
+    RDP_ROLE_TOOL   = 3
+};
+
+typedef struct rdp_runtime {
+    pthread_mutex_t lock;  /* guards refcount/role across API threads */
+    int refcount;          /* Init/Finalize pairs across all roles */
+    enum rdp_role role;
+    rdp_loop_t *loop;      /* set while refcount > 0 */
+    pmix_proc_t myproc;    /* our identity (server: its own nspace/rank) */
+    rdp_kvs_t *kvs;        /* loop thread only */
+} rdp_runtime_t;
+
+extern rdp_runtime_t rdp_rt;
+
+/**
+ * Take a reference on the runtime, creating the loop thread, log setup
+ * and kvs on first use. Returns PMIX_ERR_INIT if the process already uses
+ * the library in a different role (e.g. tool after server).
+ */
+pmix_status_t rdp_runtime_acquire(enum rdp_role role);
+/** Drop a reference; the last one stops the loop and frees the runtime. */
+void rdp_runtime_release(void);
+/** True if initialised in any role. */
+int rdp_runtime_active(void);
+
+/**
+ * Run @a fn(@a arg) on the loop thread and wait for it to call
+ * rdp_wait_signal on the rdp_wait_t it is given via its argument; helper
+ * for the many blocking wrappers. See rdp_runtime_call.
+ */
+typedef void (*rdp_runtime_call_fn_t)(void *arg, rdp_wait_t *wait);
+pmix_status_t rdp_runtime_call(rdp_runtime_call_fn_t fn, void *arg);
+
+/* ---- events (src/core/common/event.c) ---- */
+
+/**
+ * Deliver an event to this process's registered handlers (the Standard's
+ * chain: specific codes first, then multi-code, then default handlers;
+ * PMIX_EVENT_HDLR_FIRST/LAST/BEFORE/AFTER ordering), on the loop thread.
+ * Called by the client when the server forwards an event, by the server
+ * for events the host notifies, and by PMIx_Notify_event for local ranges.
+ * @param [in] source, info  borrowed; copied for the handlers' lifetime.
+ */
+pmix_status_t rdp_event_deliver(pmix_status_t code, const pmix_proc_t *source,
+                                pmix_data_range_t range,
+                                const pmix_info_t *info, size_t ninfo);
+
+/**
+ * Role-specific hook that sends an event beyond this process (client:
+ * to its server; server: to its clients and the host).  Set by the role at
+ * init; NULL means local delivery only.  Runs on the loop thread; it must
+ * copy what it keeps and call @a cbfunc (if not NULL) exactly once.
+ */
+typedef pmix_status_t (*rdp_event_forward_fn_t)(
+    pmix_status_t code, const pmix_proc_t *source, pmix_data_range_t range,
+    const pmix_info_t *info, size_t ninfo, pmix_op_cbfunc_t cbfunc,
+    void *cbdata);
+extern rdp_event_forward_fn_t rdp_event_forward;
+
+/** Drop every handler (at final release). */
+void rdp_event_cleanup(void);
+
+#endif

@@ -1,0 +1,112 @@
+/* proto.h - client<->server commands and payload layouts */
+#ifndef RDP_CORE_WIRE_PROTO_H
+#define RDP_CORE_WIRE_PROTO_H
+
+#include <pmix_common.h>
+
+/*
+ * Every message is an rdp_msg_hdr_t plus a payload packed with wire.h.
+ * A request carries a non-zero tag chosen by the client; the reply (the
+ * *_ACK command) echoes it.  Server-initiated messages have tag 0.
+ * Replies always begin with an i32 pmix_status_t; on error nothing else
+ * follows.  Notation: str = string, procs = proc array, infos = info array,
+ * strs = u32 count + that many str.
+ *
+ * "bundle": the one format in which the server hands data to a client
+ * (job info at connect, fetched data, fence results):
+ *   bundle  := u32 nsets, nsets x set
+ *   set     := str nspace, u32 nsections, nsections x section
+ *   section := u8 kind (enum rdp_sect_kind), u32 id, str name,
+ *              u32 nkv, nkv x (u8 scope, str key, value)
+ *   (the kv list is exactly what rdp_kvs_pack_rank writes)
+ * A PROC section with nkv == 0 says "this rank exists/committed nothing".
+ */
+enum rdp_sect_kind {
+    RDP_SECT_JOB  = 0, /* id unused (PMIX_RANK_WILDCARD); job-level keys */
+    RDP_SECT_APP  = 1, /* id = appnum; app-level keys */
+    RDP_SECT_NODE = 2, /* id = nodeid, name = hostname; node-level keys */
+    RDP_SECT_PROC = 3  /* id = rank; that rank's keys */
+};
+
+enum rdp_cmd {
+    RDP_CMD_INVALID = 0,
+
+    /* str nspace, u32 rank, u32 pid, str token (may be NULL), infos
+     * (the client's init info)   ->  status, bundle (its job's info) */
+    RDP_CMD_CONNECT     = 1,
+    RDP_CMD_CONNECT_ACK = 2,
+
+    /* (empty)  ->  status.  The server then closes the connection. */
+    RDP_CMD_FINALIZE     = 3,
+    RDP_CMD_FINALIZE_ACK = 4,
+
+    /* i32 status, str message (may be NULL), procs  ->  status */
+    RDP_CMD_ABORT     = 5,
+    RDP_CMD_ABORT_ACK = 6,
+
+    /* u32 nkv, nkv x (u8 scope, str key, value).  No reply: the stream
+     * is ordered, so a later fence or get sees the data. */
+    RDP_CMD_COMMIT = 7,
+
+    /* procs (never empty: the client expands NULL to its own nspace with
+     * PMIX_RANK_WILDCARD), infos  ->  status, u8 has_bundle, [bundle]
+     * (a PROC section for every participant that committed data,
+     * when PMIX_COLLECT_DATA was true) */
+    RDP_CMD_FENCE     = 8,
+    RDP_CMD_FENCE_ACK = 9,
+
+    /* str nspace, u32 rank, str key (may be NULL), infos
+     * ->  status, bundle (all keys of that rank visible to the client, or
+     *     the job info of that nspace for rank WILDCARD / unknown nspace) */
+    RDP_CMD_GET     = 10,
+    RDP_CMD_GET_ACK = 11,
+
+    /* i32 status, proc source, u8 range, infos  ->  status */
+    RDP_CMD_NOTIFY     = 12,
+    RDP_CMD_NOTIFY_ACK = 13,
+    /* server -> client, tag 0: i32 status, proc source, infos */
+    RDP_CMD_EVENT = 14,
+
+    /* procs targets, infos  ->  status, infos (results) */
+    RDP_CMD_JOB_CONTROL     = 15,
+    RDP_CMD_JOB_CONTROL_ACK = 16,
+
+    /* infos (data + directives)  ->  status */
+    RDP_CMD_PUBLISH     = 17,
+    RDP_CMD_PUBLISH_ACK = 18,
+    /* strs keys, infos  ->  status, pdata array */
+    RDP_CMD_LOOKUP     = 19,
+    RDP_CMD_LOOKUP_ACK = 20,
+    /* strs keys, infos  ->  status */
+    RDP_CMD_UNPUBLISH     = 21,
+    RDP_CMD_UNPUBLISH_ACK = 22,
+
+    /* infos job_info, app array  ->  status, str nspace */
+    RDP_CMD_SPAWN     = 23,
+    RDP_CMD_SPAWN_ACK = 24,
+
+    /* procs, infos  ->  status */
+    RDP_CMD_CONNECT_PROCS        = 25,
+    RDP_CMD_CONNECT_PROCS_ACK    = 26,
+    RDP_CMD_DISCONNECT_PROCS     = 27,
+    RDP_CMD_DISCONNECT_PROCS_ACK = 28,
+
+    /* query array  ->  status, infos */
+    RDP_CMD_QUERY     = 29,
+    RDP_CMD_QUERY_ACK = 30,
+
+    /* infos data, infos directives  ->  status */
+    RDP_CMD_LOG     = 31,
+    RDP_CMD_LOG_ACK = 32,
+
+    RDP_CMD_MAX
+};
+
+/* Environment the server's setup_fork adds for a client, beyond the
+ * Standard/legacy names (PMIX_NAMESPACE, PMIX_RANK, PMIX_SERVER_URI, ...):
+ * a per-client secret proving the client is the process the host forked. */
+#define RDP_ENV_CLIENT_TOKEN "RDPMIX_CLIENT_TOKEN"
+/* The rendezvous socket path, also encoded in PMIX_SERVER_URI. */
+#define RDP_ENV_SERVER_PATH "RDPMIX_SERVER_PATH"
+
+#endif
