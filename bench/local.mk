@@ -1,1 +1,20 @@
-# bench/local.mk - build rules for bench
+# bench/local.mk - build rules for bench: pmix-bench and its scripts
+
+# pmix-bench must load whichever libpmix.so.2 the launcher's environment
+# selects (rdpmix's under rdpmix-run, OpenPMIx's under mpirun), so it is
+# linked with no rpath/runpath at all.  Linking through libtool against
+# libpmix.la would hardcode $(rdpmixlibdir) into the installed binary and
+# turn the build-tree program into a wrapper script that forces the
+# build's .libs onto LD_LIBRARY_PATH; so the link is done by the compiler
+# driver against the built shared object (DT_NEEDED is its SONAME,
+# libpmix.so.2).  The program's only dependency is libpmix.la, for the
+# build order.
+bin_PROGRAMS                 += bench/pmix-bench
+bench_pmix_bench_SOURCES      = bench/pmix_bench.c
+bench_pmix_bench_LDADD        = $(top_builddir)/.libs/libpmix.so
+bench_pmix_bench_DEPENDENCIES = libpmix.la
+bench_pmix_bench_LINK         = $(CCLD) $(AM_CFLAGS) $(CFLAGS) \
+                                $(AM_LDFLAGS) $(LDFLAGS) -o $@
+
+dist_noinst_SCRIPTS += bench/compare.sh bench/summarize.py
+EXTRA_DIST          += bench/README.md bench/RESULTS.md

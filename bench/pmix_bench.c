@@ -1,0 +1,692 @@
+/* pmix_bench.c - PMIx client benchmark: init, put, commit, fence, get */
+
+/*
+ * Written only against the PMIx Standard client API, so that one binary runs
+ * under any PMIx server that provides libpmix.so.2: rdpmix's (rdpmix-run) or
+ * OpenPMIx's (Open MPI's mpirun).  Library calls it makes: PMIx_Init,
+ * PMIx_Finalize, PMIx_Put, PMIx_Commit, PMIx_Fence, PMIx_Get,
+ * PMIx_Get_version, PMIx_Error_string, plus PMIx_Info_load and
+ * PMIx_Value_destruct through the PMIX_INFO_LOAD and PMIX_VALUE_RELEASE
+ * macros.
+ *
+ * One launch measures, on every rank, in this order:
+ *   init           PMIx_Init
+ *   fence          K x PMIx_Fence(NULL procs, no info): a barrier.  The reps
+ *                  also line the ranks up so that the phases below start
+ *                  together (the first rep absorbs the launch skew).
+ *   put            PMIx_Put of one key holding S bytes (PMIX_BYTE_OBJECT)
+ *   commit         PMIx_Commit
+ *   fence_collect  PMIx_Fence(NULL procs, PMIX_COLLECT_DATA=true) -- the
+ *                  modex; with -m direct instead no collection is asked for
+ *                  (phase "fence_nocollect") and the gets below fetch the
+ *                  data on demand (direct modex)
+ *   get            PMIx_Get of that key from every rank, self included; the
+ *                  clock stops before the values are checked
+ * Each launch does exactly one put+commit+fence+get: OpenPMIx re-sends every
+ * key ever put at each commit and may serve stale values for an overwritten
+ * key, so a loop inside one launch would not measure the same thing twice
+ * (see bench/README.md).
+ *
+ * Aggregation (untimed): every rank puts its timings under a second key,
+ * commits and fences with collect; rank 0 gets all of them and prints one
+ * CSV line per phase: impl,N,S,phase,reps,min_us,median_us,max_us, where
+ * min/median/max are taken over the N ranks.  For "fence" each rank first
+ * reduces its K reps to their median, so the line is the spread over ranks
+ * of the per-rank median barrier time (reps = K); -v also prints each
+ * rank's per-rep min and max.  The payload is a deterministic function of
+ * the rank, so every get verifies the bytes; a mismatch is reported through
+ * the aggregation (so no rank is left waiting in a fence) and makes the
+ * ranks that saw it, and rank 0, exit with status 2.
+ */
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <pmix.h>
+
+/* keys starting with "pmix" are reserved for the Standard's attributes */
+#define DATA_KEY  "bench.data"
+#define TIMES_KEY "bench.times"
+
+#define EXIT_FAIL   1 /* a PMIx call or the setup failed */
+#define EXIT_VERIFY 2 /* a get returned other bytes than the peer put */
+
+enum mode {
+    MODE_COLLECT, /* fence with PMIX_COLLECT_DATA, then local gets */
+    MODE_DIRECT   /* fence without collection, gets fetch on demand */
+};
+
+/* one per-rank measurement slot; the order is the CSV order */
+enum slot {
+    SLOT_INIT,
+    SLOT_FENCE, /* median of the K reps */
+    SLOT_PUT,
+    SLOT_COMMIT,
+    SLOT_MODEX,
+    SLOT_GET,
+    SLOT_COUNT
+};
+
+/* what each rank publishes under TIMES_KEY (all ranks run the same binary) */
+struct report {
+    uint32_t magic;
+    uint32_t errors; /* gets whose bytes did not match */
+    double us[SLOT_COUNT];
+    double fence_min; /* per-rep extremes of the K barriers */
+    double fence_max;
+};
+
+#define REPORT_MAGIC 0x706d6231u /* "pmb1" */
+
+struct options {
+    size_t size;
+    unsigned reps;
+    enum mode mode;
+    const char *impl;
+    bool header;
+    bool verbose;
+};
+
+static pmix_proc_t myproc;
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: pmix-bench [-s BYTES] [-k K] [-m collect|direct] "
+            "[-i NAME] [--no-header] [-v]\n"
+            "  -s BYTES     payload per rank for the modex (default 8)\n"
+            "  -k K         barrier repetitions (default 10)\n"
+            "  -m MODE      collect: fence with PMIX_COLLECT_DATA (default);\n"
+            "               direct: fence without it, gets fetch on demand\n"
+            "  -i NAME      implementation name for the CSV (default: from\n"
+            "               PMIx_Get_version)\n"
+            "  --header     print the CSV header line (default)\n"
+            "  --no-header  do not print it\n"
+            "  -v           also print '#' comment lines with details\n"
+            "Rank 0 prints impl,N,S,phase,reps,min_us,median_us,max_us, one "
+            "line per phase;\nmin/median/max are over ranks.\n");
+}
+
+static int parse_size(const char *arg, size_t max, size_t *val_p)
+{
+    char *end;
+    unsigned long long v;
+
+    errno = 0;
+    v     = strtoull(arg, &end, 10);
+    if ((errno != 0) || (end == arg) || (*end != '\0') || (arg[0] == '-')
+        || (v > max)) {
+        return -1;
+    }
+    *val_p = (size_t)v;
+    return 0;
+}
+
+static int parse_options(int argc, char **argv, struct options *opt)
+{
+    static const struct option longopts[] = {
+        {"header", no_argument, NULL, 'H'},
+        {"no-header", no_argument, NULL, 'N'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    size_t v;
+    int c;
+
+    opt->size    = 8;
+    opt->reps    = 10;
+    opt->mode    = MODE_COLLECT;
+    opt->impl    = NULL;
+    opt->header  = true;
+    opt->verbose = false;
+
+    while ((c = getopt_long(argc, argv, "s:k:m:i:vh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 's':
+            /* 1 GiB is far beyond what a modex should carry */
+            if (parse_size(optarg, (size_t)1 << 30, &opt->size) != 0) {
+                fprintf(stderr, "pmix-bench: bad -s '%s'\n", optarg);
+                return -1;
+            }
+            break;
+        case 'k':
+            if (parse_size(optarg, 1000000, &v) != 0) {
+                fprintf(stderr, "pmix-bench: bad -k '%s'\n", optarg);
+                return -1;
+            }
+            opt->reps = (unsigned)v;
+            break;
+        case 'm':
+            if (strcmp(optarg, "collect") == 0) {
+                opt->mode = MODE_COLLECT;
+            } else if (strcmp(optarg, "direct") == 0) {
+                opt->mode = MODE_DIRECT;
+            } else {
+                fprintf(stderr, "pmix-bench: bad -m '%s'\n", optarg);
+                return -1;
+            }
+            break;
+        case 'i':
+            if (strpbrk(optarg, ",\n") != NULL || optarg[0] == '\0') {
+                fprintf(stderr, "pmix-bench: -i needs a name without ','\n");
+                return -1;
+            }
+            opt->impl = optarg;
+            break;
+        case 'H':
+            opt->header = true;
+            break;
+        case 'N':
+            opt->header = false;
+            break;
+        case 'v':
+            opt->verbose = true;
+            break;
+        case 'h':
+            usage(stdout);
+            exit(0);
+        default:
+            usage(stderr);
+            return -1;
+        }
+    }
+    if (optind != argc) {
+        fprintf(stderr, "pmix-bench: unexpected argument '%s'\n", argv[optind]);
+        usage(stderr);
+        return -1;
+    }
+    return 0;
+}
+
+static double now_us(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a;
+    double y = *(const double *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* sorts @a v in place; median of an even count is the mean of the middle two */
+static double median(double *v, size_t n)
+{
+    if (n == 0) {
+        return 0.0;
+    }
+    qsort(v, n, sizeof(*v), cmp_double);
+    if ((n % 2) == 1) {
+        return v[n / 2];
+    }
+    return (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
+/* splitmix64: a fixed, well-mixed sequence per rank */
+static uint64_t mix64(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* the bytes rank @a rank puts: a function of the rank and the offset only */
+static void fill_payload(char *buf, size_t size, pmix_rank_t rank)
+{
+    uint64_t state = ((uint64_t)rank << 32) ^ 0x706d6978ull;
+    uint64_t word  = 0;
+    size_t i;
+
+    for (i = 0; i < size; i++) {
+        if ((i % 8) == 0) {
+            word = mix64(&state);
+        }
+        buf[i] = (char)(word >> (8 * (i % 8)));
+    }
+}
+
+static void fail(const char *what, pmix_status_t status)
+{
+    fprintf(stderr, "pmix-bench: rank %" PRIu32 ": %s failed: %s (%d)\n",
+            myproc.rank, what, PMIx_Error_string(status), (int)status);
+}
+
+/*
+ * After a PMIx call failed: exit without PMIx_Finalize, so the launcher
+ * sees a process that died before finalizing and ends the whole job
+ * instead of leaving the other ranks in a fence.
+ */
+static void die(void)
+{
+    fflush(stdout);
+    exit(EXIT_FAIL);
+}
+
+static pmix_status_t fence(bool collect)
+{
+    pmix_info_t info;
+    bool flag = true;
+    pmix_status_t status;
+
+    if (!collect) {
+        return PMIx_Fence(NULL, 0, NULL, 0);
+    }
+    PMIX_INFO_CONSTRUCT(&info);
+    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &flag, PMIX_BOOL);
+    status = PMIx_Fence(NULL, 0, &info, 1);
+    PMIX_INFO_DESTRUCT(&info);
+    return status;
+}
+
+static pmix_status_t put_bytes(const char *key, const void *bytes, size_t size)
+{
+    pmix_value_t val;
+
+    /* PMIx_Put copies the value; the caller keeps the bytes */
+    memset(&val, 0, sizeof(val));
+    val.type          = PMIX_BYTE_OBJECT;
+    val.data.bo.bytes = (char *)bytes;
+    val.data.bo.size  = size;
+    return PMIx_Put(PMIX_GLOBAL, key, &val);
+}
+
+static pmix_status_t get_job_size(uint32_t *size_p)
+{
+    pmix_proc_t wild;
+    pmix_value_t *val = NULL;
+    pmix_status_t status;
+
+    PMIX_LOAD_PROCID(&wild, myproc.nspace, PMIX_RANK_WILDCARD);
+    status = PMIx_Get(&wild, PMIX_JOB_SIZE, NULL, 0, &val);
+    if (status != PMIX_SUCCESS) {
+        fail("PMIx_Get(" PMIX_JOB_SIZE ")", status);
+        return status;
+    }
+    if (val == NULL) {
+        fprintf(stderr,
+                "pmix-bench: rank %" PRIu32 ": " PMIX_JOB_SIZE
+                " returned no value\n",
+                myproc.rank);
+        return PMIX_ERR_NOT_FOUND;
+    }
+    if (val->type != PMIX_UINT32) {
+        fprintf(stderr,
+                "pmix-bench: rank %" PRIu32 ": " PMIX_JOB_SIZE
+                " has type %u, expected PMIX_UINT32 (%u)\n",
+                myproc.rank, (unsigned)val->type, (unsigned)PMIX_UINT32);
+        PMIX_VALUE_RELEASE(val);
+        return PMIX_ERR_TYPE_MISMATCH;
+    }
+    *size_p = val->data.uint32;
+    PMIX_VALUE_RELEASE(val);
+    if ((*size_p == 0) || (myproc.rank >= *size_p)) {
+        fprintf(stderr,
+                "pmix-bench: rank %" PRIu32 ": job size %" PRIu32
+                " does not hold my rank\n",
+                myproc.rank, *size_p);
+        return PMIX_ERR_BAD_PARAM;
+    }
+    return PMIX_SUCCESS;
+}
+
+/*
+ * Check the value rank @a peer put; @a expect is scratch of @a size bytes.
+ * Returns true if it is exactly the bytes fill_payload() makes for @a peer.
+ */
+static bool verify_payload(const pmix_value_t *val, pmix_rank_t peer,
+                           size_t size, char *expect)
+{
+    size_t i;
+
+    if (val == NULL) {
+        fprintf(stderr,
+                "pmix-bench: rank %" PRIu32 ": PMIx_Get returned no value "
+                "for rank %" PRIu32 "\n",
+                myproc.rank, peer);
+        return false;
+    }
+    if (val->type != PMIX_BYTE_OBJECT) {
+        fprintf(stderr,
+                "pmix-bench: rank %" PRIu32 ": key from rank %" PRIu32
+                " has type %u, expected PMIX_BYTE_OBJECT\n",
+                myproc.rank, peer, (unsigned)val->type);
+        return false;
+    }
+    if (val->data.bo.size != size) {
+        fprintf(stderr,
+                "pmix-bench: rank %" PRIu32 ": key from rank %" PRIu32
+                " has %zu bytes, expected %zu\n",
+                myproc.rank, peer, val->data.bo.size, size);
+        return false;
+    }
+    if (size == 0) {
+        return true;
+    }
+    fill_payload(expect, size, peer);
+    if ((val->data.bo.bytes != NULL)
+        && (memcmp(val->data.bo.bytes, expect, size) == 0)) {
+        return true;
+    }
+    for (i = 0; (val->data.bo.bytes != NULL) && (i < size); i++) {
+        if (val->data.bo.bytes[i] != expect[i]) {
+            break;
+        }
+    }
+    fprintf(stderr,
+            "pmix-bench: rank %" PRIu32 ": key from rank %" PRIu32
+            " differs at byte %zu of %zu\n",
+            myproc.rank, peer, i, size);
+    return false;
+}
+
+/* the timed phases from the first barrier to the last get */
+static void run_phases(const struct options *opt, uint32_t nprocs,
+                       struct report *rep)
+{
+    pmix_value_t **vals;
+    pmix_proc_t peer;
+    pmix_status_t status;
+    double *fence_us;
+    char *buf;
+    double t0;
+    uint32_t r;
+    unsigned k;
+
+    fence_us = calloc(opt->reps > 0 ? opt->reps : 1, sizeof(*fence_us));
+    vals     = calloc(nprocs, sizeof(*vals));
+    buf      = malloc(opt->size > 0 ? opt->size : 1);
+    if ((fence_us == NULL) || (vals == NULL) || (buf == NULL)) {
+        fprintf(stderr, "pmix-bench: rank %" PRIu32 ": out of memory\n",
+                myproc.rank);
+        die();
+    }
+
+    for (k = 0; k < opt->reps; k++) {
+        t0     = now_us();
+        status = fence(false);
+        if (status != PMIX_SUCCESS) {
+            fail("PMIx_Fence (barrier)", status);
+            die();
+        }
+        fence_us[k] = now_us() - t0;
+    }
+    if (opt->reps == 0) {
+        /* still line the ranks up before the modex phases */
+        status = fence(false);
+        if (status != PMIX_SUCCESS) {
+            fail("PMIx_Fence (barrier)", status);
+            die();
+        }
+    }
+    rep->us[SLOT_FENCE] = median(fence_us, opt->reps);
+    rep->fence_min      = opt->reps > 0 ? fence_us[0] : 0.0;
+    rep->fence_max      = opt->reps > 0 ? fence_us[opt->reps - 1] : 0.0;
+
+    fill_payload(buf, opt->size, myproc.rank);
+    t0     = now_us();
+    status = put_bytes(DATA_KEY, buf, opt->size);
+    if (status != PMIX_SUCCESS) {
+        fail("PMIx_Put", status);
+        die();
+    }
+    rep->us[SLOT_PUT] = now_us() - t0;
+
+    t0     = now_us();
+    status = PMIx_Commit();
+    if (status != PMIX_SUCCESS) {
+        fail("PMIx_Commit", status);
+        die();
+    }
+    rep->us[SLOT_COMMIT] = now_us() - t0;
+
+    t0     = now_us();
+    status = fence(opt->mode == MODE_COLLECT);
+    if (status != PMIX_SUCCESS) {
+        fail("PMIx_Fence (modex)", status);
+        die();
+    }
+    rep->us[SLOT_MODEX] = now_us() - t0;
+
+    PMIX_LOAD_NSPACE(peer.nspace, myproc.nspace);
+    t0 = now_us();
+    for (r = 0; r < nprocs; r++) {
+        peer.rank = r;
+        status    = PMIx_Get(&peer, DATA_KEY, NULL, 0, &vals[r]);
+        if (status != PMIX_SUCCESS) {
+            fprintf(stderr,
+                    "pmix-bench: rank %" PRIu32 ": PMIx_Get(%s) from rank "
+                    "%" PRIu32 " failed: %s (%d)\n",
+                    myproc.rank, DATA_KEY, r, PMIx_Error_string(status),
+                    (int)status);
+            die();
+        }
+    }
+    rep->us[SLOT_GET] = now_us() - t0;
+
+    for (r = 0; r < nprocs; r++) {
+        if (!verify_payload(vals[r], r, opt->size, buf)) {
+            rep->errors++;
+        }
+        if (vals[r] != NULL) {
+            PMIX_VALUE_RELEASE(vals[r]);
+        }
+    }
+    free(buf);
+    free(vals);
+    free(fence_us);
+}
+
+/* impl column: -i NAME, else PMIx_Get_version() up to " (", CSV-safe */
+static void impl_name(const struct options *opt, char *name, size_t len)
+{
+    const char *src = opt->impl != NULL ? opt->impl : PMIx_Get_version();
+    const char *cut = strstr(src, " (");
+    size_t n        = cut != NULL ? (size_t)(cut - src) : strlen(src);
+    size_t i;
+
+    if (n >= len) {
+        n = len - 1;
+    }
+    for (i = 0; i < n; i++) {
+        char c  = src[i];
+        bool ok = ((c >= 'a') && (c <= 'z')) || ((c >= 'A') && (c <= 'Z'))
+                  || ((c >= '0') && (c <= '9')) || (strchr("._+-", c) != NULL);
+        name[i] = ok ? c : '-';
+    }
+    name[n] = '\0';
+}
+
+static void print_results(const struct options *opt, uint32_t nprocs,
+                          const struct report *reps)
+{
+    static const char *const names[SLOT_COUNT] = {
+        [SLOT_INIT]   = "init",
+        [SLOT_FENCE]  = "fence",
+        [SLOT_PUT]    = "put",
+        [SLOT_COMMIT] = "commit",
+        [SLOT_MODEX]  = "fence_collect",
+        [SLOT_GET]    = "get"};
+    char impl[128];
+    double *v;
+    uint32_t r;
+    int s;
+
+    v = malloc(nprocs * sizeof(*v));
+    if (v == NULL) {
+        fprintf(stderr, "pmix-bench: rank 0: out of memory\n");
+        die();
+    }
+    impl_name(opt, impl, sizeof(impl));
+    if (opt->verbose) {
+        printf("# version: %s\n", PMIx_Get_version());
+        printf("# nspace %s, %" PRIu32 " ranks, %zu bytes, %u barrier reps, "
+               "mode %s\n",
+               myproc.nspace, nprocs, opt->size, opt->reps,
+               opt->mode == MODE_COLLECT ? "collect" : "direct");
+        printf("# rank,init,fence_min,fence_median,fence_max,put,commit,"
+               "%s,get,errors\n",
+               opt->mode == MODE_COLLECT ? "fence_collect" : "fence_nocollect");
+        for (r = 0; r < nprocs; r++) {
+            const struct report *p = &reps[r];
+
+            printf("# %" PRIu32 ",%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,"
+                   "%" PRIu32 "\n",
+                   r, p->us[SLOT_INIT], p->fence_min, p->us[SLOT_FENCE],
+                   p->fence_max, p->us[SLOT_PUT], p->us[SLOT_COMMIT],
+                   p->us[SLOT_MODEX], p->us[SLOT_GET], p->errors);
+        }
+    }
+    if (opt->header) {
+        printf("impl,N,S,phase,reps,min_us,median_us,max_us\n");
+    }
+    for (s = 0; s < SLOT_COUNT; s++) {
+        const char *name = names[s];
+        double med;
+
+        if ((s == SLOT_MODEX) && (opt->mode == MODE_DIRECT)) {
+            name = "fence_nocollect";
+        }
+        for (r = 0; r < nprocs; r++) {
+            v[r] = reps[r].us[s];
+        }
+        med = median(v, nprocs);
+        printf("%s,%" PRIu32 ",%zu,%s,%u,%.1f,%.1f,%.1f\n", impl, nprocs,
+               opt->size, name, s == SLOT_FENCE ? opt->reps : 1u, v[0], med,
+               v[nprocs - 1]);
+    }
+    fflush(stdout);
+    free(v);
+}
+
+/* untimed: publish this rank's report, rank 0 collects everyone's */
+static uint32_t gather_reports(const struct options *opt, uint32_t nprocs,
+                               const struct report *mine)
+{
+    struct report *all;
+    pmix_value_t *val;
+    pmix_proc_t peer;
+    pmix_status_t status;
+    uint32_t errors = 0;
+    uint32_t r;
+
+    status = put_bytes(TIMES_KEY, mine, sizeof(*mine));
+    if (status != PMIX_SUCCESS) {
+        fail("PMIx_Put(" TIMES_KEY ")", status);
+        die();
+    }
+    status = PMIx_Commit();
+    if (status != PMIX_SUCCESS) {
+        fail("PMIx_Commit (results)", status);
+        die();
+    }
+    status = fence(true);
+    if (status != PMIX_SUCCESS) {
+        fail("PMIx_Fence (results)", status);
+        die();
+    }
+    if (myproc.rank != 0) {
+        return 0;
+    }
+
+    all = calloc(nprocs, sizeof(*all));
+    if (all == NULL) {
+        fprintf(stderr, "pmix-bench: rank 0: out of memory\n");
+        die();
+    }
+    PMIX_LOAD_NSPACE(peer.nspace, myproc.nspace);
+    for (r = 0; r < nprocs; r++) {
+        peer.rank = r;
+        val       = NULL;
+        status    = PMIx_Get(&peer, TIMES_KEY, NULL, 0, &val);
+        if (status != PMIX_SUCCESS) {
+            fprintf(stderr,
+                    "pmix-bench: rank 0: PMIx_Get(%s) from rank %" PRIu32
+                    " failed: %s (%d)\n",
+                    TIMES_KEY, r, PMIx_Error_string(status), (int)status);
+            die();
+        }
+        if ((val == NULL) || (val->type != PMIX_BYTE_OBJECT)
+            || (val->data.bo.size != sizeof(all[r]))
+            || (val->data.bo.bytes == NULL)) {
+            fprintf(stderr,
+                    "pmix-bench: rank 0: results of rank %" PRIu32
+                    " are malformed\n",
+                    r);
+            die();
+        }
+        memcpy(&all[r], val->data.bo.bytes, sizeof(all[r]));
+        PMIX_VALUE_RELEASE(val);
+        if (all[r].magic != REPORT_MAGIC) {
+            fprintf(stderr,
+                    "pmix-bench: rank 0: results of rank %" PRIu32
+                    " are malformed (bad magic)\n",
+                    r);
+            die();
+        }
+        if (all[r].errors != 0) {
+            fprintf(stderr,
+                    "pmix-bench: rank %" PRIu32 " read %" PRIu32
+                    " corrupt value(s)\n",
+                    r, all[r].errors);
+        }
+        errors += all[r].errors;
+    }
+    print_results(opt, nprocs, all);
+    free(all);
+    return errors;
+}
+
+int main(int argc, char **argv)
+{
+    struct options opt;
+    struct report rep;
+    pmix_status_t status;
+    uint32_t nprocs;
+    uint32_t errors;
+    double t0;
+
+    if (parse_options(argc, argv, &opt) != 0) {
+        return EXIT_FAIL;
+    }
+    memset(&rep, 0, sizeof(rep));
+    rep.magic = REPORT_MAGIC;
+
+    t0     = now_us();
+    status = PMIx_Init(&myproc, NULL, 0);
+    if (status != PMIX_SUCCESS) {
+        fprintf(stderr, "pmix-bench: PMIx_Init failed: %s (%d)\n",
+                PMIx_Error_string(status), (int)status);
+        return EXIT_FAIL;
+    }
+    rep.us[SLOT_INIT] = now_us() - t0;
+
+    if (get_job_size(&nprocs) != PMIX_SUCCESS) {
+        die();
+    }
+    run_phases(&opt, nprocs, &rep);
+    errors = gather_reports(&opt, nprocs, &rep);
+
+    status = PMIx_Finalize(NULL, 0);
+    if (status != PMIX_SUCCESS) {
+        fail("PMIx_Finalize", status);
+        return EXIT_FAIL;
+    }
+    if ((rep.errors != 0) || (errors != 0)) {
+        return EXIT_VERIFY;
+    }
+    return 0;
+}
