@@ -1,1 +1,12 @@
 # tests/unit/local.mk - build rules for tests/unit
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_loop.t tests/unit/test_ipc.t
+tests_unit_test_loop_t_SOURCES = tests/unit/test_loop.c
+tests_unit_test_loop_t_CFLAGS  = $(TEST_CFLAGS)
+tests_unit_test_loop_t_LDADD   = $(TEST_LDADD)
+tests_unit_test_ipc_t_SOURCES  = tests/unit/test_ipc.c
+tests_unit_test_ipc_t_CFLAGS   = $(TEST_CFLAGS)
+tests_unit_test_ipc_t_LDADD    = $(TEST_LDADD)
+TESTS += tests/unit/test_loop.t tests/unit/test_ipc.t
+endif
