@@ -3,10 +3,10 @@
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_loop.t tests/unit/test_ipc.t
 tests_unit_test_loop_t_SOURCES = tests/unit/test_loop.c
-tests_unit_test_loop_t_CFLAGS  = $(TEST_CFLAGS)
-tests_unit_test_loop_t_LDADD   = $(TEST_LDADD)
+tests_unit_test_loop_t_CFLAGS  = $(RDP_TEST_CFLAGS)
+tests_unit_test_loop_t_LDADD   = $(RDP_TEST_LIBS)
 tests_unit_test_ipc_t_SOURCES  = tests/unit/test_ipc.c
-tests_unit_test_ipc_t_CFLAGS   = $(TEST_CFLAGS)
-tests_unit_test_ipc_t_LDADD    = $(TEST_LDADD)
+tests_unit_test_ipc_t_CFLAGS   = $(RDP_TEST_CFLAGS)
+tests_unit_test_ipc_t_LDADD    = $(RDP_TEST_LIBS)
 TESTS += tests/unit/test_loop.t tests/unit/test_ipc.t
 endif
