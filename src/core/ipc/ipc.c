@@ -5,6 +5,8 @@
 #include "core/util/list.h"
 #include "core/util/log.h"
 
+#include <pmix.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>

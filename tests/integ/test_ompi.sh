@@ -1,0 +1,46 @@
+#!/bin/sh
+# test_ompi.sh - Debian's Open MPI 4.1.4 programs, unmodified, under
+# rdpmix-run with rdpmix's libpmix.so.2 loaded instead of OpenPMIx.
+builddir=${top_builddir:-.}
+run="$builddir/src/run/rdpmix-run"
+prog="$builddir/tests/integ/mpi_basic"
+ourlib=$(cd "$builddir/.libs" && pwd)
+n=0
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# Open MPI must not need anything special from the user: only loopback
+# transports are pinned so the test never touches another interface.
+export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
+export UCX_NET_DEVICES=lo UCX_TLS=self,sm,tcp
+
+check_job() {
+    np=$1
+    n=$((n + 1))
+    if timeout -k 5 120 "$run" -n "$np" "$prog" "$np" >"$tmp/out" 2>"$tmp/err"
+    then rc=0; else rc=$?; fi
+    oks=$(grep -c "^rank [0-9]* of $np ok" "$tmp/out")
+    if [ "$rc" -eq 0 ] && [ "$oks" -eq "$np" ]; then
+        echo "ok $n - MPI_Init/Allreduce/Allgather/Barrier/ring/Finalize on $np ranks"
+    else
+        echo "not ok $n - $np ranks: exit $rc, $oks of $np ranks ok"
+        sed 's/^/# /' "$tmp/out" "$tmp/err" | head -40
+        fail=1
+    fi
+    n=$((n + 1))
+    libs=$(sed -n 's/.*libpmix=//p' "$tmp/out" | sort -u)
+    if [ -n "$libs" ] && [ "$libs" = "$ourlib/libpmix.so.2.0.0" ] \
+        || [ "$libs" = "$ourlib/libpmix.so.2" ]; then
+        echo "ok $n - every rank of the $np-rank job loaded rdpmix's libpmix ($libs)"
+    else
+        echo "not ok $n - $np ranks loaded: '$libs', expected $ourlib/libpmix.so.2*"
+        fail=1
+    fi
+}
+
+for np in 1 2 4 8; do
+    check_job "$np"
+done
+echo "1..$n"
+exit $fail
