@@ -10,3 +10,11 @@ tests_unit_test_ipc_t_CFLAGS   = $(RDP_TEST_CFLAGS)
 tests_unit_test_ipc_t_LDADD    = $(RDP_TEST_LIBS)
 TESTS += tests/unit/test_loop.t tests/unit/test_ipc.t
 endif
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_value.t
+tests_unit_test_value_t_SOURCES = tests/unit/test_value.c
+tests_unit_test_value_t_CFLAGS  = $(RDP_TEST_CFLAGS)
+tests_unit_test_value_t_LDADD   = $(RDP_TEST_LIBS)
+TESTS += tests/unit/test_value.t
+endif

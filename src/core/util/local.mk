@@ -2,3 +2,8 @@
 librdp_la_SOURCES += src/core/util/log.c src/core/util/hash.c
 noinst_HEADERS    += src/core/util/log.h src/core/util/list.h \
                      src/core/util/alloc.h src/core/util/hash.h
+# value/info helpers and printable names (see value.h)
+librdp_la_SOURCES += src/core/util/value.c src/core/util/pretty.c \
+                     src/core/util/info_list.c
+noinst_HEADERS    += src/core/util/value.h src/core/util/attr_table.h
+EXTRA_DIST        += src/core/util/gen_attr_table.sh
