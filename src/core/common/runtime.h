@@ -22,12 +22,12 @@ enum rdp_role {
 };
 
 typedef struct rdp_runtime {
-    pthread_mutex_t lock;  /* guards refcount/role across API threads */
-    int refcount;          /* Init/Finalize pairs across all roles */
+    pthread_mutex_t lock; /* guards refcount/role across API threads */
+    int refcount;         /* Init/Finalize pairs across all roles */
     enum rdp_role role;
-    rdp_loop_t *loop;      /* set while refcount > 0 */
-    pmix_proc_t myproc;    /* our identity (server: its own nspace/rank) */
-    rdp_kvs_t *kvs;        /* loop thread only */
+    rdp_loop_t *loop;   /* set while refcount > 0 */
+    pmix_proc_t myproc; /* our identity (server: its own nspace/rank) */
+    rdp_kvs_t *kvs;     /* loop thread only */
 } rdp_runtime_t;
 
 extern rdp_runtime_t rdp_rt;
@@ -49,7 +49,19 @@ int rdp_runtime_active(void);
  * for the many blocking wrappers. See rdp_runtime_call.
  */
 typedef void (*rdp_runtime_call_fn_t)(void *arg, rdp_wait_t *wait);
+/** Returns what @a fn signalled; PMIX_ERR_INIT when the runtime is not
+ * active; PMIX_ERR_WOULD_BLOCK when called on the loop thread itself (the
+ * wait could never end there). */
 pmix_status_t rdp_runtime_call(rdp_runtime_call_fn_t fn, void *arg);
+
+/**
+ * Run @a fn(@a arg) on the loop thread and return its result, for work
+ * that completes without waiting (kvs lookups, handler lists).  Called on
+ * the loop thread itself (e.g. from an event handler) it runs @a fn inline,
+ * so it never deadlocks.  PMIX_ERR_INIT when the runtime is not active.
+ */
+typedef pmix_status_t (*rdp_runtime_sync_fn_t)(void *arg);
+pmix_status_t rdp_runtime_call_sync(rdp_runtime_sync_fn_t fn, void *arg);
 
 /* ---- events (src/core/common/event.c) ---- */
 
@@ -69,7 +81,10 @@ pmix_status_t rdp_event_deliver(pmix_status_t code, const pmix_proc_t *source,
  * Role-specific hook that sends an event beyond this process (client:
  * to its server; server: to its clients and the host).  Set by the role at
  * init; NULL means local delivery only.  Runs on the loop thread; it must
- * copy what it keeps and call @a cbfunc (if not NULL) exactly once.
+ * copy what it keeps.  Returning PMIX_SUCCESS, it calls @a cbfunc (if not
+ * NULL) exactly once, later; returning an error, it never calls it.
+ * The receiving side must not echo the event back to its originator:
+ * PMIx_Notify_event already delivered it to the local handlers.
  */
 typedef pmix_status_t (*rdp_event_forward_fn_t)(
     pmix_status_t code, const pmix_proc_t *source, pmix_data_range_t range,

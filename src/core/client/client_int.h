@@ -1,0 +1,136 @@
+/* client_int.h - client state, requests to the server, shared helpers */
+#ifndef RDP_CORE_CLIENT_CLIENT_INT_H
+#define RDP_CORE_CLIENT_CLIENT_INT_H
+
+#include <pmix.h>
+
+#include "core/client/store.h"
+#include "core/common/runtime.h"
+#include "core/ipc/ipc.h"
+#include "core/util/hash.h"
+#include "core/wire/wire.h"
+
+/*
+ * The client role.  `refs` and `mode` are written under the init lock by
+ * PMIx_Init/PMIx_Finalize and read (atomically) by every API entry point;
+ * everything else belongs to the loop thread.
+ */
+enum rdp_client_mode {
+    RDP_CLIENT_OFF = 0,
+    RDP_CLIENT_CONNECTED, /* talking to a server */
+    RDP_CLIENT_SINGLETON, /* no server in the environment */
+    RDP_CLIENT_IN_SERVER  /* PMIx_Init in a process that is a server */
+};
+
+typedef struct rdp_client {
+    int refs; /* PMIx_Init minus PMIx_Finalize calls */
+    enum rdp_client_mode mode;
+    /* loop thread only */
+    rdp_ipc_conn_t *conn; /* NULL once the connection is gone */
+    int finalizing;       /* the close that follows is expected */
+    uint32_t next_tag;
+    rdp_hash_t pending;       /* tag -> rdp_client_req_t */
+    rdp_kvs_t *uncommitted;   /* puts since the last commit (own rank) */
+    rdp_client_store_t store; /* job/app/node/proc data we know */
+    rdp_wait_t *close_wait;   /* signalled when conn closes (finalize) */
+} rdp_client_t;
+
+extern rdp_client_t rdp_client;
+
+/** True while PMIx_Init has been called more often than PMIx_Finalize. */
+int rdp_client_active(void);
+
+/* ---- requests to the server (loop thread) ---- */
+
+/**
+ * Reply (or failure) of a request.  On a reply, @a status is the status
+ * the server put first and @a rb reads what follows it; on failure
+ * (PMIX_ERR_TIMEOUT, PMIX_ERR_LOST_CONNECTION) @a rb is NULL.
+ * Called exactly once, on the loop thread, never inside
+ * rdp_client_request.
+ */
+typedef void (*rdp_client_reply_cb_t)(pmix_status_t status, rdp_rbuf_t *rb,
+                                      void *arg);
+
+/**
+ * Send @a cmd with @a payload (taken: left empty whatever happens) and call
+ * @a cb with the reply.  @a timeout > 0 arms a client-side timer; a reply
+ * arriving after it fired is dropped.  Returns an error (and never calls
+ * @a cb) when there is no connection.
+ */
+pmix_status_t rdp_client_request(uint16_t cmd, rdp_buf_t *payload,
+                                 double timeout, rdp_client_reply_cb_t cb,
+                                 void *arg);
+
+/* ---- generic request/response API plumbing ---- */
+
+/**
+ * State of one non-blocking API call whose server reply decides the
+ * outcome.  `finish` turns the reply into the user's callback; it runs
+ * exactly once on the loop thread (with rb NULL on failure) and must free
+ * nothing but what it owns: the op itself is freed by the caller.
+ */
+typedef struct rdp_client_op rdp_client_op_t;
+typedef void (*rdp_client_op_finish_t)(rdp_client_op_t *op,
+                                       pmix_status_t status, rdp_rbuf_t *rb);
+struct rdp_client_op {
+    uint16_t cmd;
+    rdp_buf_t payload; /* packed by the API thread */
+    double timeout;
+    rdp_client_op_finish_t finish;
+    void *cbfunc; /* the user's callback, cast by `finish` */
+    void *cbdata;
+    void *extra; /* per-API data for `finish` */
+};
+
+/** Allocate an op with an empty payload; NULL when out of memory. */
+rdp_client_op_t *rdp_client_op_create(uint16_t cmd,
+                                      rdp_client_op_finish_t finish,
+                                      void *cbfunc, void *cbdata);
+/** Post @a op to the loop; it sends the request and calls finish once.
+ * On error the op is freed and finish never runs. */
+pmix_status_t rdp_client_op_post(rdp_client_op_t *op);
+void rdp_client_op_free(rdp_client_op_t *op);
+
+/** Parse PMIX_TIMEOUT (seconds, any integer type) from @a info; 0 if none.
+ */
+double rdp_client_info_timeout(const pmix_info_t *info, size_t ninfo);
+
+/** Check a key for Put/Get/Store_internal. */
+pmix_status_t rdp_client_check_key(const char *key);
+
+/** A blocking wait for a callback-style API (see the blocking wrappers). */
+typedef struct rdp_client_sync {
+    rdp_wait_t wait;
+    pmix_status_t status;
+    void *data; /* per-API result */
+    size_t ndata;
+} rdp_client_sync_t;
+
+/** Refuse to block on the loop thread (an event handler calling a blocking
+ * API that needs the server): PMIX_ERR_WOULD_BLOCK, else PMIX_SUCCESS. */
+pmix_status_t rdp_client_may_block(void);
+
+/** op callback that signals an rdp_client_sync_t. */
+void rdp_client_sync_op_cb(pmix_status_t status, void *cbdata);
+
+/* ---- cross-file hooks ---- */
+
+/** ipc callbacks of the server connection (client.c). */
+void rdp_client_conn_msg(rdp_ipc_conn_t *conn, const rdp_msg_hdr_t *hdr,
+                         const void *payload, size_t len, void *arg);
+void rdp_client_conn_closed(rdp_ipc_conn_t *conn, pmix_status_t why, void *arg);
+/** Loop thread: the connection is gone during PMIx_Finalize (init.c). */
+void rdp_client_finalize_finish(void);
+
+/** Loop thread: a server-initiated message (tag 0). */
+void rdp_client_handle_unsolicited(const rdp_msg_hdr_t *hdr,
+                                   const void *payload, size_t len);
+/** Loop thread: forward a notification to the server (event.c hook). */
+pmix_status_t rdp_client_event_forward(pmix_status_t code,
+                                       const pmix_proc_t *source,
+                                       pmix_data_range_t range,
+                                       const pmix_info_t *info, size_t ninfo,
+                                       pmix_op_cbfunc_t cbfunc, void *cbdata);
+
+#endif

@@ -1,0 +1,126 @@
+/* fence.c - PMIx_Fence, PMIx_Fence_nb */
+#include "config.h"
+#include "core/client/client_int.h"
+#include "core/util/alloc.h"
+#include "core/util/log.h"
+#include "core/wire/proto.h"
+
+#include <string.h>
+
+/*
+ * NULL procs means our whole nspace (PMIX_RANK_WILDCARD).  The server
+ * answers when every participant arrived; with PMIX_COLLECT_DATA its reply
+ * carries a bundle of the participants' committed data, stored before the
+ * callback runs.  PMIX_TIMEOUT goes to the server and also arms a client
+ * timer.  A singleton's fence over itself completes locally.
+ */
+
+static void fence_finish(rdp_client_op_t *op, pmix_status_t status,
+                         rdp_rbuf_t *rb)
+{
+    pmix_op_cbfunc_t cbfunc = (pmix_op_cbfunc_t)op->cbfunc;
+    uint8_t has_bundle;
+
+    if (status == PMIX_SUCCESS && rb != NULL) {
+        status = rdp_unpack_u8(rb, &has_bundle);
+        if (status == PMIX_SUCCESS && has_bundle) {
+            status = rdp_client_store_bundle(&rdp_client.store, rb);
+        }
+        if (status != PMIX_SUCCESS) {
+            rdp_log_error(CLIENT, "bad fence reply: %s",
+                          PMIx_Error_string(status));
+        }
+    }
+    if (cbfunc != NULL) {
+        cbfunc(status, op->cbdata);
+    }
+}
+
+static void fence_local(void *arg)
+{
+    rdp_client_op_t *op = arg;
+
+    fence_finish(op, PMIX_SUCCESS, NULL);
+    rdp_client_op_free(op);
+}
+
+/* Every participant is this process (a singleton's only possible fence). */
+static int only_me(const pmix_proc_t *procs, size_t nprocs)
+{
+    for (size_t i = 0; i < nprocs; i++) {
+        if (strncmp(procs[i].nspace, rdp_rt.myproc.nspace, PMIX_MAX_NSLEN) != 0
+            || (procs[i].rank != PMIX_RANK_WILDCARD
+                && procs[i].rank != rdp_rt.myproc.rank)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+pmix_status_t PMIx_Fence_nb(const pmix_proc_t procs[], size_t nprocs,
+                            const pmix_info_t info[], size_t ninfo,
+                            pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    rdp_client_op_t *op;
+    pmix_proc_t all;
+    pmix_status_t status;
+
+    if (!rdp_client_active()) {
+        return PMIX_ERR_INIT;
+    }
+    if ((procs == NULL && nprocs > 0) || (info == NULL && ninfo > 0)) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    if (procs == NULL || nprocs == 0) {
+        all      = rdp_rt.myproc;
+        all.rank = PMIX_RANK_WILDCARD;
+        procs    = &all;
+        nprocs   = 1;
+    }
+    op = rdp_client_op_create(RDP_CMD_FENCE, fence_finish, (void *)cbfunc,
+                              cbdata);
+    if (op == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    if (rdp_client.mode == RDP_CLIENT_SINGLETON) {
+        if (!only_me(procs, nprocs)) {
+            rdp_client_op_free(op);
+            return PMIX_ERR_BAD_PARAM;
+        }
+        status = rdp_loop_post(rdp_rt.loop, fence_local, op);
+        if (status != PMIX_SUCCESS) {
+            rdp_client_op_free(op);
+        }
+        return status;
+    }
+    op->timeout = rdp_client_info_timeout(info, ninfo);
+    status      = rdp_pack_proc_array(&op->payload, procs, nprocs);
+    if (status == PMIX_SUCCESS) {
+        status = rdp_pack_info_array(&op->payload, info, ninfo);
+    }
+    if (status != PMIX_SUCCESS) {
+        rdp_client_op_free(op);
+        return status;
+    }
+    return rdp_client_op_post(op);
+}
+
+pmix_status_t PMIx_Fence(const pmix_proc_t procs[], size_t nprocs,
+                         const pmix_info_t info[], size_t ninfo)
+{
+    rdp_client_sync_t sync;
+    pmix_status_t status;
+
+    status = rdp_client_may_block();
+    if (status != PMIX_SUCCESS) {
+        return status;
+    }
+    rdp_wait_init(&sync.wait);
+    status =
+        PMIx_Fence_nb(procs, nprocs, info, ninfo, rdp_client_sync_op_cb, &sync);
+    if (status == PMIX_SUCCESS) {
+        status = rdp_wait_wait(&sync.wait);
+    }
+    rdp_wait_cleanup(&sync.wait);
+    return status;
+}

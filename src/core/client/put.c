@@ -1,0 +1,173 @@
+/* put.c - PMIx_Put, PMIx_Commit, PMIx_Store_internal */
+#include "config.h"
+#include "core/client/client_int.h"
+#include "core/util/alloc.h"
+#include "core/util/log.h"
+#include "core/util/value.h"
+#include "core/wire/proto.h"
+
+#include <string.h>
+
+/*
+ * A put is copied in the calling thread and stored on the loop: in our
+ * own data at once (so our own Get sees it; the mailbox is FIFO) and,
+ * unless its scope is PMIX_INTERNAL, in the set of keys waiting for the
+ * next commit.  PMIx_Commit sends that set as one COMMIT message.
+ */
+
+typedef struct put_req {
+    pmix_proc_t proc;
+    pmix_scope_t scope;
+    int share; /* queue for commit */
+    char key[PMIX_MAX_KEYLEN + 1];
+    pmix_value_t value; /* owned copy */
+} put_req_t;
+
+static void put_on_loop(void *arg)
+{
+    put_req_t *req = arg;
+    pmix_status_t status;
+
+    if (rdp_client.uncommitted == NULL) {
+        /* finalized in between */
+        goto out;
+    }
+    if (req->share) {
+        status = rdp_kvs_put(rdp_client.uncommitted, req->proc.nspace,
+                             req->proc.rank, req->key, req->scope, &req->value);
+        if (status != PMIX_SUCCESS) {
+            rdp_log_error(CLIENT, "cannot queue key %s for commit: %s",
+                          req->key, PMIx_Error_string(status));
+        }
+    }
+    status = rdp_kvs_put_take(rdp_rt.kvs, req->proc.nspace, req->proc.rank,
+                              req->key, req->scope, &req->value);
+    if (status != PMIX_SUCCESS) {
+        rdp_log_error(CLIENT, "cannot store key %s: %s", req->key,
+                      PMIx_Error_string(status));
+    }
+out:
+    rdp_value_destruct(&req->value);
+    rdp_free(req);
+}
+
+static pmix_status_t post_put(const pmix_proc_t *proc, pmix_scope_t scope,
+                              int share, const char *key,
+                              const pmix_value_t *val)
+{
+    put_req_t *req;
+    pmix_status_t status;
+
+    req = rdp_calloc(1, sizeof(*req));
+    if (req == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    req->proc  = *proc;
+    req->scope = scope;
+    req->share = share;
+    strncpy(req->key, key, PMIX_MAX_KEYLEN);
+    status = rdp_value_copy(&req->value, val);
+    if (status != PMIX_SUCCESS) {
+        rdp_free(req);
+        return status;
+    }
+    status = rdp_loop_post(rdp_rt.loop, put_on_loop, req);
+    if (status != PMIX_SUCCESS) {
+        rdp_value_destruct(&req->value);
+        rdp_free(req);
+    }
+    return status;
+}
+
+pmix_status_t PMIx_Put(pmix_scope_t scope, const char key[], pmix_value_t *val)
+{
+    pmix_status_t status;
+
+    if (!rdp_client_active()) {
+        return PMIX_ERR_INIT;
+    }
+    status = rdp_client_check_key(key);
+    if (status != PMIX_SUCCESS || val == NULL) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    switch (scope) {
+    case PMIX_SCOPE_UNDEF:
+    case PMIX_LOCAL:
+    case PMIX_REMOTE:
+    case PMIX_GLOBAL:
+    case PMIX_INTERNAL:
+        break;
+    default:
+        return PMIX_ERR_BAD_PARAM;
+    }
+    return post_put(&rdp_rt.myproc, scope, scope != PMIX_INTERNAL, key, val);
+}
+
+pmix_status_t PMIx_Store_internal(const pmix_proc_t *proc, const char key[],
+                                  pmix_value_t *val)
+{
+    pmix_status_t status;
+    pmix_proc_t p;
+
+    if (!rdp_client_active()) {
+        return PMIX_ERR_INIT;
+    }
+    status = rdp_client_check_key(key);
+    if (status != PMIX_SUCCESS || val == NULL || proc == NULL
+        || strnlen(proc->nspace, sizeof(proc->nspace)) > PMIX_MAX_NSLEN) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    p = *proc;
+    if (p.nspace[0] == '\0') {
+        PMIX_LOAD_NSPACE(p.nspace, rdp_rt.myproc.nspace);
+    }
+    return post_put(&p, PMIX_INTERNAL, 0, key, val);
+}
+
+static void commit_on_loop(void *arg)
+{
+    const pmix_proc_t *me = &rdp_rt.myproc;
+    rdp_buf_t buf;
+    pmix_status_t status;
+
+    if (rdp_client.uncommitted == NULL) {
+        return;
+    }
+    if (rdp_client.conn == NULL) {
+        /* singleton (nobody to share with) or lost server: keep the
+         * data local; it stays visible to our own Get */
+        rdp_kvs_remove_rank(rdp_client.uncommitted, me->nspace, me->rank);
+        return;
+    }
+    rdp_buf_init(&buf);
+    status =
+        rdp_kvs_pack_rank(rdp_client.uncommitted, me->nspace, me->rank,
+                          RDP_SCOPES_ALL & ~RDP_SCOPE_BIT(PMIX_INTERNAL), &buf);
+    if (status != PMIX_SUCCESS) {
+        rdp_log_error(CLIENT, "cannot pack commit: %s",
+                      PMIx_Error_string(status));
+        rdp_buf_cleanup(&buf);
+        return;
+    }
+    rdp_kvs_remove_rank(rdp_client.uncommitted, me->nspace, me->rank);
+    /* no reply: the stream is ordered, so a later fence or get sees it.
+     * Tag 0 is for server-initiated messages, so take a request tag. */
+    if (rdp_client.next_tag < 2) {
+        rdp_client.next_tag = 2;
+    }
+    status = rdp_ipc_send(rdp_client.conn, RDP_CMD_COMMIT,
+                          rdp_client.next_tag++, &buf);
+    if (status != PMIX_SUCCESS) {
+        rdp_log_error(CLIENT, "cannot send commit: %s",
+                      PMIx_Error_string(status));
+    }
+    rdp_buf_cleanup(&buf);
+}
+
+pmix_status_t PMIx_Commit(void)
+{
+    if (!rdp_client_active()) {
+        return PMIX_ERR_INIT;
+    }
+    return rdp_loop_post(rdp_rt.loop, commit_on_loop, NULL);
+}

@@ -1,0 +1,1154 @@
+/* store.c - what a client knows: bundles from the server and Get lookups */
+#include "config.h"
+#include "core/client/store.h"
+#include "core/util/alloc.h"
+#include "core/util/log.h"
+#include "core/util/value.h"
+#include "core/wire/proto.h"
+
+#include <pmix.h>
+
+#include <stdio.h>
+#include <string.h>
+
+/* Keys the Standard defines at node level: with rank WILDCARD they are
+ * answered from our own node's section before the job section. */
+static const char *const node_keys[] = {PMIX_LOCAL_PEERS,
+                                        PMIX_LOCAL_SIZE,
+                                        PMIX_LOCALLDR,
+                                        PMIX_NODE_SIZE,
+                                        PMIX_AVAIL_PHYS_MEMORY,
+                                        PMIX_LOCAL_CPUSETS,
+                                        PMIX_LOCAL_PROCS,
+                                        PMIX_NODE_OVERSUBSCRIBED,
+                                        PMIX_HOSTNAME_ALIASES,
+                                        PMIX_HOSTNAME,
+                                        PMIX_NODEID,
+                                        NULL};
+
+static int is_node_key(const char *key)
+{
+    for (size_t i = 0; node_keys[i] != NULL; i++) {
+        if (strcmp(key, node_keys[i]) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+pmix_status_t rdp_client_store_init(rdp_client_store_t *st, rdp_kvs_t *kvs,
+                                    const pmix_proc_t *me, const char *hostname)
+{
+    pmix_status_t status;
+
+    memset(st, 0, sizeof(*st));
+    st->kvs = kvs;
+    st->me  = *me;
+    status  = rdp_kvs_create(&st->apps);
+    if (status != PMIX_SUCCESS) {
+        goto err;
+    }
+    status = rdp_kvs_create(&st->nodes);
+    if (status != PMIX_SUCCESS) {
+        goto err;
+    }
+    status = rdp_hash_init(&st->nspaces, 0);
+    if (status != PMIX_SUCCESS) {
+        goto err;
+    }
+    st->hostname = rdp_strdup(hostname != NULL ? hostname : "localhost");
+    if (st->hostname == NULL) {
+        status = PMIX_ERR_NOMEM;
+        goto err;
+    }
+    return PMIX_SUCCESS;
+
+err:
+    rdp_client_store_cleanup(st);
+    return status;
+}
+
+void rdp_client_store_cleanup(rdp_client_store_t *st)
+{
+    rdp_kvs_destroy(st->apps);
+    rdp_kvs_destroy(st->nodes);
+    rdp_hash_cleanup(&st->nspaces);
+    rdp_free(st->hostname);
+    memset(st, 0, sizeof(*st));
+}
+
+pmix_status_t rdp_client_store_add_nspace(rdp_client_store_t *st,
+                                          const char *nspace)
+{
+    if (rdp_hash_get_str(&st->nspaces, nspace) != NULL) {
+        return PMIX_SUCCESS;
+    }
+    return rdp_hash_set_str(&st->nspaces, nspace, (void *)st, NULL);
+}
+
+int rdp_client_store_knows(const rdp_client_store_t *st, const char *nspace)
+{
+    return rdp_hash_get_str(&st->nspaces, nspace) != NULL;
+}
+
+/* ---------------------------------------------------------------- */
+/* bundles                                                          */
+
+static pmix_status_t store_node_names(rdp_client_store_t *st,
+                                      const char *nspace, uint32_t id,
+                                      const char *name)
+{
+    pmix_value_t v;
+    pmix_status_t status;
+
+    if (name != NULL
+        && rdp_kvs_peek(st->nodes, nspace, id, PMIX_HOSTNAME) == NULL) {
+        v.type        = PMIX_STRING;
+        v.data.string = (char *)name;
+        status        = rdp_kvs_put(st->nodes, nspace, id, PMIX_HOSTNAME,
+                                    PMIX_SCOPE_UNDEF, &v);
+        if (status != PMIX_SUCCESS) {
+            return status;
+        }
+    }
+    if (rdp_kvs_peek(st->nodes, nspace, id, PMIX_NODEID) == NULL) {
+        v.type        = PMIX_UINT32;
+        v.data.uint32 = id;
+        return rdp_kvs_put(st->nodes, nspace, id, PMIX_NODEID, PMIX_SCOPE_UNDEF,
+                           &v);
+    }
+    return PMIX_SUCCESS;
+}
+
+static pmix_status_t store_set(rdp_client_store_t *st, rdp_rbuf_t *rb)
+{
+    char nspace[PMIX_MAX_NSLEN + 1];
+    uint32_t nsections;
+    pmix_status_t status;
+
+    status = rdp_unpack_string_into(rb, nspace, sizeof(nspace));
+    if (status != PMIX_SUCCESS) {
+        return status;
+    }
+    if (nspace[0] == '\0') {
+        return PMIX_ERR_UNPACK_FAILURE;
+    }
+    status = rdp_unpack_u32(rb, &nsections);
+    if (status != PMIX_SUCCESS) {
+        return status;
+    }
+    for (uint32_t s = 0; s < nsections; s++) {
+        uint8_t kind;
+        uint32_t id;
+        const char *name;
+
+        status = rdp_unpack_u8(rb, &kind);
+        if (status == PMIX_SUCCESS) {
+            status = rdp_unpack_u32(rb, &id);
+        }
+        if (status == PMIX_SUCCESS) {
+            status = rdp_unpack_string_view(rb, &name);
+        }
+        if (status != PMIX_SUCCESS) {
+            return status;
+        }
+        switch (kind) {
+        case RDP_SECT_JOB:
+            status =
+                rdp_kvs_unpack_rank(st->kvs, nspace, PMIX_RANK_WILDCARD, rb);
+            if (status == PMIX_SUCCESS) {
+                status = rdp_client_store_add_nspace(st, nspace);
+            }
+            break;
+        case RDP_SECT_APP:
+            status = rdp_kvs_unpack_rank(st->apps, nspace, id, rb);
+            break;
+        case RDP_SECT_NODE:
+            status = rdp_kvs_unpack_rank(st->nodes, nspace, id, rb);
+            if (status == PMIX_SUCCESS) {
+                status = store_node_names(st, nspace, id, name);
+            }
+            break;
+        case RDP_SECT_PROC:
+            if (id >= PMIX_RANK_VALID) {
+                rdp_log_error(CLIENT, "bundle section for invalid rank %u", id);
+                return PMIX_ERR_UNPACK_FAILURE;
+            }
+            status = rdp_kvs_unpack_rank(st->kvs, nspace, id, rb);
+            break;
+        default:
+            rdp_log_error(CLIENT, "bundle section of unknown kind %u",
+                          (unsigned)kind);
+            return PMIX_ERR_UNPACK_FAILURE;
+        }
+        if (status != PMIX_SUCCESS) {
+            return status;
+        }
+    }
+    return PMIX_SUCCESS;
+}
+
+pmix_status_t rdp_client_store_bundle(rdp_client_store_t *st, rdp_rbuf_t *rb)
+{
+    uint32_t nsets;
+    pmix_status_t status;
+
+    status = rdp_unpack_u32(rb, &nsets);
+    if (status != PMIX_SUCCESS) {
+        return status;
+    }
+    for (uint32_t i = 0; i < nsets; i++) {
+        status = store_set(st, rb);
+        if (status != PMIX_SUCCESS) {
+            rdp_log_error(CLIENT, "malformed data bundle from server: %s",
+                          PMIx_Error_string(status));
+            return status;
+        }
+    }
+    return PMIX_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- */
+/* singleton                                                        */
+
+static pmix_status_t put_u32(rdp_kvs_t *kvs, const char *ns, pmix_rank_t rank,
+                             const char *key, uint32_t u)
+{
+    pmix_value_t v = {.type = PMIX_UINT32};
+
+    v.data.uint32 = u;
+    return rdp_kvs_put(kvs, ns, rank, key, PMIX_SCOPE_UNDEF, &v);
+}
+
+static pmix_status_t put_u16(rdp_kvs_t *kvs, const char *ns, pmix_rank_t rank,
+                             const char *key, uint16_t u)
+{
+    pmix_value_t v = {.type = PMIX_UINT16};
+
+    v.data.uint16 = u;
+    return rdp_kvs_put(kvs, ns, rank, key, PMIX_SCOPE_UNDEF, &v);
+}
+
+static pmix_status_t put_rank(rdp_kvs_t *kvs, const char *ns, pmix_rank_t rank,
+                              const char *key, pmix_rank_t r)
+{
+    pmix_value_t v = {.type = PMIX_PROC_RANK};
+
+    v.data.rank = r;
+    return rdp_kvs_put(kvs, ns, rank, key, PMIX_SCOPE_UNDEF, &v);
+}
+
+static pmix_status_t put_str(rdp_kvs_t *kvs, const char *ns, pmix_rank_t rank,
+                             const char *key, const char *s)
+{
+    pmix_value_t v = {.type = PMIX_STRING};
+
+    v.data.string = (char *)s;
+    return rdp_kvs_put(kvs, ns, rank, key, PMIX_SCOPE_UNDEF, &v);
+}
+
+pmix_status_t rdp_client_store_load_singleton(rdp_client_store_t *st)
+{
+    const char *ns      = st->me.nspace;
+    const pmix_rank_t w = PMIX_RANK_WILDCARD;
+    const pmix_rank_t r = st->me.rank;
+    pmix_status_t s     = PMIX_SUCCESS;
+
+    /* job */
+    s = s ?: put_u32(st->kvs, ns, w, PMIX_JOB_SIZE, 1);
+    s = s ?: put_u32(st->kvs, ns, w, PMIX_UNIV_SIZE, 1);
+    s = s ?: put_u32(st->kvs, ns, w, PMIX_MAX_PROCS, 1);
+    s = s ?: put_u32(st->kvs, ns, w, PMIX_NUM_NODES, 1);
+    s = s ?: put_u32(st->kvs, ns, w, PMIX_JOB_NUM_APPS, 1);
+    s = s ?: put_str(st->kvs, ns, w, PMIX_JOBID, ns);
+    s = s ?: put_str(st->kvs, ns, w, PMIX_NODE_LIST, st->hostname);
+    /* node-level data at job level too, as single-node hosts register it */
+    s = s ?: put_u32(st->kvs, ns, w, PMIX_LOCAL_SIZE, 1);
+    s = s ?: put_str(st->kvs, ns, w, PMIX_LOCAL_PEERS, "0");
+    s = s ?: put_rank(st->kvs, ns, w, PMIX_LOCALLDR, 0);
+    /* app 0 */
+    s = s ?: put_u32(st->apps, ns, 0, PMIX_APP_SIZE, 1);
+    s = s ?: put_rank(st->apps, ns, 0, PMIX_APPLDR, 0);
+    s = s ?: put_u32(st->apps, ns, 0, PMIX_APPNUM, 0);
+    /* node 0 */
+    s = s ?: put_str(st->nodes, ns, 0, PMIX_HOSTNAME, st->hostname);
+    s = s ?: put_u32(st->nodes, ns, 0, PMIX_NODEID, 0);
+    s = s ?: put_u32(st->nodes, ns, 0, PMIX_LOCAL_SIZE, 1);
+    s = s ?: put_u32(st->nodes, ns, 0, PMIX_NODE_SIZE, 1);
+    s = s ?: put_str(st->nodes, ns, 0, PMIX_LOCAL_PEERS, "0");
+    s = s ?: put_rank(st->nodes, ns, 0, PMIX_LOCALLDR, 0);
+    /* our proc */
+    s = s ?: put_rank(st->kvs, ns, r, PMIX_RANK, r);
+    s = s ?: put_rank(st->kvs, ns, r, PMIX_GLOBAL_RANK, r);
+    s = s ?: put_u32(st->kvs, ns, r, PMIX_APP_RANK, r);
+    s = s ?: put_u32(st->kvs, ns, r, PMIX_APPNUM, 0);
+    s = s ?: put_u16(st->kvs, ns, r, PMIX_LOCAL_RANK, 0);
+    s = s ?: put_u16(st->kvs, ns, r, PMIX_NODE_RANK, 0);
+    s = s ?: put_u32(st->kvs, ns, r, PMIX_NODEID, 0);
+    s = s ?: put_str(st->kvs, ns, r, PMIX_HOSTNAME, st->hostname);
+    s = s ?: rdp_client_store_add_nspace(st, ns);
+    return s;
+}
+
+/* ---------------------------------------------------------------- */
+/* qualifiers                                                       */
+
+static int value_to_u32(const pmix_value_t *v, uint32_t *out)
+{
+    switch (v->type) {
+    case PMIX_UINT32:
+        *out = v->data.uint32;
+        return 1;
+    case PMIX_UINT16:
+        *out = v->data.uint16;
+        return 1;
+    case PMIX_UINT8:
+        *out = v->data.uint8;
+        return 1;
+    case PMIX_UINT:
+        *out = v->data.uint;
+        return 1;
+    case PMIX_PROC_RANK:
+        *out = v->data.rank;
+        return 1;
+    case PMIX_INT:
+        if (v->data.integer < 0) {
+            return 0;
+        }
+        *out = (uint32_t)v->data.integer;
+        return 1;
+    case PMIX_INT32:
+        if (v->data.int32 < 0) {
+            return 0;
+        }
+        *out = (uint32_t)v->data.int32;
+        return 1;
+    case PMIX_UINT64:
+        if (v->data.uint64 > UINT32_MAX) {
+            return 0;
+        }
+        *out = (uint32_t)v->data.uint64;
+        return 1;
+    case PMIX_SIZE:
+        if (v->data.size > UINT32_MAX) {
+            return 0;
+        }
+        *out = (uint32_t)v->data.size;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static int value_to_seconds(const pmix_value_t *v, double *out)
+{
+    uint32_t u;
+
+    if (v->type == PMIX_DOUBLE) {
+        *out = v->data.dval;
+        return 1;
+    }
+    if (v->type == PMIX_FLOAT) {
+        *out = v->data.fval;
+        return 1;
+    }
+    if (value_to_u32(v, &u)) {
+        *out = u;
+        return 1;
+    }
+    return 0;
+}
+
+pmix_status_t rdp_client_get_quals_parse(rdp_get_quals_t *q,
+                                         const pmix_info_t *info, size_t ninfo)
+{
+    memset(q, 0, sizeof(*q));
+    if (info == NULL && ninfo > 0) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    for (size_t i = 0; i < ninfo; i++) {
+        const pmix_info_t *in = &info[i];
+
+        if (PMIX_CHECK_KEY(in, PMIX_OPTIONAL)) {
+            q->optional = PMIX_INFO_TRUE(in);
+        } else if (PMIX_CHECK_KEY(in, PMIX_IMMEDIATE)) {
+            q->immediate = PMIX_INFO_TRUE(in);
+        } else if (PMIX_CHECK_KEY(in, PMIX_GET_REFRESH_CACHE)) {
+            q->refresh = PMIX_INFO_TRUE(in);
+        } else if (PMIX_CHECK_KEY(in, PMIX_APP_INFO)) {
+            q->app_info = PMIX_INFO_TRUE(in);
+        } else if (PMIX_CHECK_KEY(in, PMIX_NODE_INFO)) {
+            q->node_info = PMIX_INFO_TRUE(in);
+        } else if (PMIX_CHECK_KEY(in, PMIX_SESSION_INFO)) {
+            q->session_info = PMIX_INFO_TRUE(in);
+        } else if (PMIX_CHECK_KEY(in, PMIX_GET_STATIC_VALUES)) {
+            q->static_values = PMIX_INFO_TRUE(in);
+        } else if (PMIX_CHECK_KEY(in, PMIX_APPNUM)) {
+            if (!value_to_u32(&in->value, &q->appnum)) {
+                rdp_log_error(CLIENT, "get qualifier %s has type %s", in->key,
+                              PMIx_Data_type_string(in->value.type));
+                return PMIX_ERR_BAD_PARAM;
+            }
+            q->have_appnum = 1;
+        } else if (PMIX_CHECK_KEY(in, PMIX_NODEID)) {
+            if (!value_to_u32(&in->value, &q->nodeid)) {
+                rdp_log_error(CLIENT, "get qualifier %s has type %s", in->key,
+                              PMIx_Data_type_string(in->value.type));
+                return PMIX_ERR_BAD_PARAM;
+            }
+            q->have_nodeid = 1;
+        } else if (PMIX_CHECK_KEY(in, PMIX_HOSTNAME)) {
+            if (in->value.type != PMIX_STRING
+                || in->value.data.string == NULL) {
+                rdp_log_error(CLIENT, "get qualifier %s is not a string",
+                              in->key);
+                return PMIX_ERR_BAD_PARAM;
+            }
+            q->hostname = in->value.data.string;
+        } else if (PMIX_CHECK_KEY(in, PMIX_TIMEOUT)) {
+            if (!value_to_seconds(&in->value, &q->timeout) || q->timeout < 0) {
+                rdp_log_error(CLIENT, "get qualifier %s has type %s", in->key,
+                              PMIx_Data_type_string(in->value.type));
+                return PMIX_ERR_BAD_PARAM;
+            }
+        }
+    }
+    /* a node or app named without the directive still selects it */
+    if (!q->app_info && !q->node_info
+        && (q->hostname != NULL || q->have_nodeid)) {
+        q->node_info = 1;
+    }
+    if (!q->app_info && !q->node_info && q->have_appnum) {
+        q->app_info = 1;
+    }
+    return PMIX_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- */
+/* lookups                                                          */
+
+typedef struct name_search {
+    const rdp_client_store_t *st;
+    const char *nspace;
+    const char *name;
+    int found;
+    uint32_t id;
+} name_search_t;
+
+static int name_search_cb(pmix_rank_t id, void *arg)
+{
+    name_search_t *ns = arg;
+    const pmix_value_t *v;
+
+    v = rdp_kvs_peek(ns->st->nodes, ns->nspace, id, PMIX_HOSTNAME);
+    if (v != NULL && v->type == PMIX_STRING && v->data.string != NULL
+        && strcmp(v->data.string, ns->name) == 0) {
+        ns->found = 1;
+        ns->id    = id;
+        return 1;
+    }
+    return 0;
+}
+
+/* Node section of @a nspace for host @a name. */
+static int node_by_name(const rdp_client_store_t *st, const char *nspace,
+                        const char *name, uint32_t *id_p)
+{
+    name_search_t ns = {st, nspace, name, 0, 0};
+
+    rdp_kvs_for_each_rank(st->nodes, nspace, name_search_cb, &ns);
+    if (ns.found) {
+        *id_p = ns.id;
+    }
+    return ns.found;
+}
+
+static int is_me(const rdp_client_store_t *st, const char *nspace,
+                 pmix_rank_t rank)
+{
+    return rank == st->me.rank
+           && strncmp(nspace, st->me.nspace, PMIX_MAX_NSLEN) == 0;
+}
+
+/* Our own node's section in @a nspace. */
+static int my_node(const rdp_client_store_t *st, const char *nspace,
+                   uint32_t *id_p)
+{
+    const pmix_value_t *v;
+    uint32_t id;
+
+    v = rdp_kvs_peek(st->kvs, st->me.nspace, st->me.rank, PMIX_NODEID);
+    if (v != NULL && value_to_u32(v, &id)
+        && rdp_kvs_has_rank(st->nodes, nspace, id)) {
+        /* node ids are the host's, shared by every nspace */
+        *id_p = id;
+        return 1;
+    }
+    return node_by_name(st, nspace, st->hostname, id_p);
+}
+
+/* The node section of proc (nspace, rank), a real rank. */
+static int proc_node(const rdp_client_store_t *st, const char *nspace,
+                     pmix_rank_t rank, uint32_t *id_p)
+{
+    const pmix_value_t *v;
+    uint32_t id;
+
+    if (is_me(st, nspace, rank)) {
+        return my_node(st, nspace, id_p);
+    }
+    v = rdp_kvs_peek(st->kvs, nspace, rank, PMIX_NODEID);
+    if (v != NULL && value_to_u32(v, &id)
+        && rdp_kvs_has_rank(st->nodes, nspace, id)) {
+        *id_p = id;
+        return 1;
+    }
+    v = rdp_kvs_peek(st->kvs, nspace, rank, PMIX_HOSTNAME);
+    if (v != NULL && v->type == PMIX_STRING && v->data.string != NULL) {
+        return node_by_name(st, nspace, v->data.string, id_p);
+    }
+    return 0;
+}
+
+/* The app a proc belongs to; ours for WILDCARD; 0 when unknown. */
+static uint32_t proc_app(const rdp_client_store_t *st, const char *nspace,
+                         pmix_rank_t rank)
+{
+    const pmix_value_t *v = NULL;
+    uint32_t appnum;
+
+    if (rank == PMIX_RANK_WILDCARD || rank == PMIX_RANK_UNDEF) {
+        if (strncmp(nspace, st->me.nspace, PMIX_MAX_NSLEN) == 0) {
+            v = rdp_kvs_peek(st->kvs, nspace, st->me.rank, PMIX_APPNUM);
+        }
+    } else {
+        v = rdp_kvs_peek(st->kvs, nspace, rank, PMIX_APPNUM);
+    }
+    if (v != NULL && value_to_u32(v, &appnum)) {
+        return appnum;
+    }
+    return 0;
+}
+
+static pmix_status_t value_dup(const pmix_value_t *src, pmix_value_t **val_p)
+{
+    pmix_value_t *val = rdp_calloc(1, sizeof(*val));
+    pmix_status_t status;
+
+    if (val == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    status = rdp_value_copy(val, src);
+    if (status != PMIX_SUCCESS) {
+        rdp_free(val);
+        return status;
+    }
+    *val_p = val;
+    return PMIX_SUCCESS;
+}
+
+typedef struct all_keys {
+    pmix_info_t *info;
+    size_t n;
+    pmix_status_t status;
+} all_keys_t;
+
+static int all_keys_cb(const char *key, pmix_scope_t scope,
+                       const pmix_value_t *val, void *arg)
+{
+    all_keys_t *ak    = arg;
+    pmix_info_t *info = &ak->info[ak->n];
+
+    PMIX_LOAD_KEY(info->key, key);
+    ak->status = rdp_value_copy(&info->value, val);
+    if (ak->status != PMIX_SUCCESS) {
+        return 1;
+    }
+    ak->n++;
+    return 0;
+}
+
+/* Every key of one (nspace, id) entry as a data array of infos. */
+static pmix_status_t all_keys(const rdp_kvs_t *kvs, const char *nspace,
+                              pmix_rank_t id, pmix_value_t **val_p)
+{
+    size_t count;
+    all_keys_t ak = {NULL, 0, PMIX_SUCCESS};
+    pmix_data_array_t *da;
+    pmix_value_t *val;
+
+    if (!rdp_kvs_has_rank(kvs, nspace, id)) {
+        return PMIX_ERR_NOT_FOUND;
+    }
+    count = rdp_kvs_count(kvs, nspace, id);
+    val   = rdp_calloc(1, sizeof(*val));
+    da    = rdp_calloc(1, sizeof(*da));
+    if (val == NULL || da == NULL) {
+        goto err_nomem;
+    }
+    if (count > 0) {
+        ak.info = rdp_calloc(count, sizeof(pmix_info_t));
+        if (ak.info == NULL) {
+            goto err_nomem;
+        }
+        rdp_kvs_for_each(kvs, nspace, id, all_keys_cb, &ak);
+        if (ak.status != PMIX_SUCCESS) {
+            rdp_info_array_free(ak.info, ak.n);
+            rdp_free(da);
+            rdp_free(val);
+            return ak.status;
+        }
+        if (ak.n > 0) {
+            ak.info[ak.n - 1].flags |= PMIX_INFO_ARRAY_END;
+        }
+    }
+    da->type         = PMIX_INFO;
+    da->size         = ak.n;
+    da->array        = ak.info;
+    val->type        = PMIX_DATA_ARRAY;
+    val->data.darray = da;
+    *val_p           = val;
+    return PMIX_SUCCESS;
+
+err_nomem:
+    rdp_free(da);
+    rdp_free(val);
+    return PMIX_ERR_NOMEM;
+}
+
+/* One key, or all keys when @a key is NULL, of one entry. */
+static pmix_status_t from_entry(const rdp_kvs_t *kvs, const char *nspace,
+                                pmix_rank_t id, const char *key,
+                                pmix_value_t **val_p)
+{
+    const pmix_value_t *v;
+
+    if (key == NULL) {
+        return all_keys(kvs, nspace, id, val_p);
+    }
+    v = rdp_kvs_peek(kvs, nspace, id, key);
+    if (v == NULL) {
+        return PMIX_ERR_NOT_FOUND;
+    }
+    return value_dup(v, val_p);
+}
+
+static pmix_status_t lookup_node(const rdp_client_store_t *st,
+                                 const char *nspace, pmix_rank_t rank,
+                                 const char *key, const rdp_get_quals_t *q,
+                                 pmix_value_t **val_p)
+{
+    uint32_t id;
+    int found, ours;
+    pmix_status_t status;
+
+    if (q->have_nodeid) {
+        uint32_t mine;
+        const pmix_value_t *v;
+
+        id    = q->nodeid;
+        found = rdp_kvs_has_rank(st->nodes, nspace, id);
+        v     = rdp_kvs_peek(st->kvs, st->me.nspace, st->me.rank, PMIX_NODEID);
+        ours  = (v != NULL && value_to_u32(v, &mine) && mine == id)
+               || (my_node(st, nspace, &mine) && mine == id);
+    } else if (q->hostname != NULL) {
+        found = node_by_name(st, nspace, q->hostname, &id);
+        ours  = strcmp(q->hostname, st->hostname) == 0;
+    } else if (rank < PMIX_RANK_VALID && !is_me(st, nspace, rank)) {
+        found = proc_node(st, nspace, rank, &id);
+        ours  = 0;
+    } else {
+        found = my_node(st, nspace, &id);
+        ours  = 1;
+    }
+    if (found) {
+        status = from_entry(st->nodes, nspace, id, key, val_p);
+        if (status != PMIX_ERR_NOT_FOUND) {
+            return status;
+        }
+    }
+    /* single-node style hosts keep our node's data at job level */
+    if (ours && key != NULL) {
+        return from_entry(st->kvs, nspace, PMIX_RANK_WILDCARD, key, val_p);
+    }
+    return PMIX_ERR_NOT_FOUND;
+}
+
+static pmix_status_t lookup_app(const rdp_client_store_t *st,
+                                const char *nspace, pmix_rank_t rank,
+                                const char *key, const rdp_get_quals_t *q,
+                                pmix_value_t **val_p)
+{
+    uint32_t appnum;
+    pmix_status_t status;
+
+    appnum = q->have_appnum ? q->appnum : proc_app(st, nspace, rank);
+    status = from_entry(st->apps, nspace, appnum, key, val_p);
+    if (status != PMIX_ERR_NOT_FOUND || key == NULL) {
+        return status;
+    }
+    /* a job with one app may carry app data at job level */
+    if (appnum == proc_app(st, nspace, PMIX_RANK_WILDCARD)) {
+        return from_entry(st->kvs, nspace, PMIX_RANK_WILDCARD, key, val_p);
+    }
+    return PMIX_ERR_NOT_FOUND;
+}
+
+static pmix_status_t lookup_wildcard(const rdp_client_store_t *st,
+                                     const char *nspace, const char *key,
+                                     pmix_value_t **val_p)
+{
+    uint32_t id;
+    pmix_status_t status;
+    const pmix_rank_t w = PMIX_RANK_WILDCARD;
+
+    if (key == NULL) {
+        return all_keys(st->kvs, nspace, w, val_p);
+    }
+    if (is_node_key(key) && my_node(st, nspace, &id)) {
+        status = from_entry(st->nodes, nspace, id, key, val_p);
+        if (status != PMIX_ERR_NOT_FOUND) {
+            return status;
+        }
+    }
+    status = from_entry(st->kvs, nspace, w, key, val_p);
+    if (status != PMIX_ERR_NOT_FOUND) {
+        return status;
+    }
+    if (!is_node_key(key) && my_node(st, nspace, &id)) {
+        status = from_entry(st->nodes, nspace, id, key, val_p);
+        if (status != PMIX_ERR_NOT_FOUND) {
+            return status;
+        }
+    }
+    return from_entry(st->apps, nspace, proc_app(st, nspace, w), key, val_p);
+}
+
+typedef struct undef_search {
+    const rdp_client_store_t *st;
+    const char *nspace;
+    const char *key;
+    const pmix_value_t *found;
+} undef_search_t;
+
+static int undef_search_cb(pmix_rank_t rank, void *arg)
+{
+    undef_search_t *us = arg;
+
+    if (rank == PMIX_RANK_WILDCARD) {
+        return 0;
+    }
+    us->found = rdp_kvs_peek(us->st->kvs, us->nspace, rank, us->key);
+    return us->found != NULL;
+}
+
+static pmix_status_t lookup_proc(const rdp_client_store_t *st,
+                                 const char *nspace, pmix_rank_t rank,
+                                 const char *key, pmix_value_t **val_p)
+{
+    uint32_t id;
+    pmix_status_t status;
+
+    if (key == NULL) {
+        return all_keys(st->kvs, nspace, rank, val_p);
+    }
+    status = from_entry(st->kvs, nspace, rank, key, val_p);
+    if (status != PMIX_ERR_NOT_FOUND) {
+        return status;
+    }
+    /* data the host registered for the proc's app, node or job */
+    status =
+        from_entry(st->apps, nspace, proc_app(st, nspace, rank), key, val_p);
+    if (status != PMIX_ERR_NOT_FOUND) {
+        return status;
+    }
+    if (proc_node(st, nspace, rank, &id)) {
+        status = from_entry(st->nodes, nspace, id, key, val_p);
+        if (status != PMIX_ERR_NOT_FOUND) {
+            return status;
+        }
+    }
+    return from_entry(st->kvs, nspace, PMIX_RANK_WILDCARD, key, val_p);
+}
+
+pmix_status_t rdp_client_store_lookup(const rdp_client_store_t *st,
+                                      const pmix_proc_t *proc, const char *key,
+                                      const rdp_get_quals_t *q,
+                                      pmix_value_t **val_p)
+{
+    const char *nspace = proc->nspace[0] != '\0' ? proc->nspace : st->me.nspace;
+    pmix_rank_t rank   = proc->rank;
+
+    if (q->node_info) {
+        return lookup_node(st, nspace, rank, key, q, val_p);
+    }
+    if (q->app_info) {
+        return lookup_app(st, nspace, rank, key, q, val_p);
+    }
+    if (q->session_info || rank == PMIX_RANK_WILDCARD) {
+        /* no session store of our own: sessions hold one job here */
+        return lookup_wildcard(st, nspace, key, val_p);
+    }
+    if (rank == PMIX_RANK_UNDEF && key != NULL) {
+        undef_search_t us = {st, nspace, key, NULL};
+
+        rdp_kvs_for_each_rank(st->kvs, nspace, undef_search_cb, &us);
+        if (us.found != NULL) {
+            return value_dup(us.found, val_p);
+        }
+        return lookup_wildcard(st, nspace, key, val_p);
+    }
+    if (rank >= PMIX_RANK_VALID) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    return lookup_proc(st, nspace, rank, key, val_p);
+}
+
+int rdp_client_store_should_fetch(const rdp_client_store_t *st,
+                                  const pmix_proc_t *proc,
+                                  const rdp_get_quals_t *q)
+{
+    const char *nspace = proc->nspace[0] != '\0' ? proc->nspace : st->me.nspace;
+
+    if (q->optional) {
+        return 0;
+    }
+    if (!rdp_client_store_knows(st, nspace)) {
+        return 1;
+    }
+    if (q->refresh) {
+        return !is_me(st, nspace, proc->rank);
+    }
+    if (q->node_info || q->app_info || q->session_info
+        || proc->rank >= PMIX_RANK_VALID) {
+        return 0; /* job data of a known nspace came whole */
+    }
+    return !is_me(st, nspace, proc->rank);
+}
+
+pmix_status_t rdp_client_store_synthesize(const rdp_client_store_t *st,
+                                          const pmix_proc_t *proc,
+                                          const char *key, pmix_value_t **val_p)
+{
+    pmix_value_t *val;
+
+    if (key == NULL || strcmp(key, PMIX_APPNUM) != 0) {
+        return PMIX_ERR_NOT_FOUND;
+    }
+    /* hosts with a single app (ORTE) do not register the app number */
+    val = rdp_calloc(1, sizeof(*val));
+    if (val == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    val->type        = PMIX_UINT32;
+    val->data.uint32 = 0;
+    *val_p           = val;
+    return PMIX_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- */
+/* resolve                                                          */
+
+typedef struct proc_list {
+    pmix_proc_t *procs;
+    size_t n;
+    size_t cap;
+    pmix_status_t status;
+} proc_list_t;
+
+static int proc_list_add(proc_list_t *pl, const char *nspace, pmix_rank_t r)
+{
+    pmix_proc_t *grown;
+
+    for (size_t i = 0; i < pl->n; i++) {
+        if (pl->procs[i].rank == r
+            && strncmp(pl->procs[i].nspace, nspace, PMIX_MAX_NSLEN) == 0) {
+            return 1;
+        }
+    }
+    if (pl->n == pl->cap) {
+        size_t cap = pl->cap == 0 ? 16 : 2 * pl->cap;
+
+        grown = rdp_realloc(pl->procs, cap * sizeof(*grown));
+        if (grown == NULL) {
+            pl->status = PMIX_ERR_NOMEM;
+            return 0;
+        }
+        pl->procs = grown;
+        pl->cap   = cap;
+    }
+    memset(&pl->procs[pl->n], 0, sizeof(pmix_proc_t));
+    PMIX_LOAD_NSPACE(pl->procs[pl->n].nspace, nspace);
+    pl->procs[pl->n].rank = r;
+    pl->n++;
+    return 1;
+}
+
+/* Parse a PMIX_LOCAL_PEERS string ("0,1,2") into the list. */
+static int add_peer_string(proc_list_t *pl, const char *nspace,
+                           const pmix_value_t *v)
+{
+    const char *p;
+    char *end;
+
+    if (v == NULL || v->type != PMIX_STRING || v->data.string == NULL) {
+        return 0;
+    }
+    for (p = v->data.string; *p != '\0';) {
+        unsigned long r = strtoul(p, &end, 10);
+
+        if (end == p || r >= PMIX_RANK_VALID) {
+            rdp_log_warn(CLIENT, "bad %s value '%s' for %s", PMIX_LOCAL_PEERS,
+                         v->data.string, nspace);
+            return 1;
+        }
+        if (!proc_list_add(pl, nspace, (pmix_rank_t)r)) {
+            return 1;
+        }
+        p = end;
+        while (*p == ',' || *p == ' ') {
+            p++;
+        }
+    }
+    return 1;
+}
+
+typedef struct host_search {
+    const rdp_client_store_t *st;
+    const char *nspace;
+    const char *host;
+    proc_list_t *pl;
+} host_search_t;
+
+static int host_search_cb(pmix_rank_t rank, void *arg)
+{
+    host_search_t *hs = arg;
+    const pmix_value_t *v;
+    uint32_t id;
+
+    if (rank >= PMIX_RANK_VALID) {
+        return 0;
+    }
+    v = rdp_kvs_peek(hs->st->kvs, hs->nspace, rank, PMIX_HOSTNAME);
+    if (v != NULL && v->type == PMIX_STRING && v->data.string != NULL) {
+        if (strcmp(v->data.string, hs->host) == 0) {
+            proc_list_add(hs->pl, hs->nspace, rank);
+        }
+    } else if (proc_node(hs->st, hs->nspace, rank, &id)) {
+        v = rdp_kvs_peek(hs->st->nodes, hs->nspace, id, PMIX_HOSTNAME);
+        if (v != NULL && v->type == PMIX_STRING && v->data.string != NULL
+            && strcmp(v->data.string, hs->host) == 0) {
+            proc_list_add(hs->pl, hs->nspace, rank);
+        }
+    }
+    return hs->pl->status != PMIX_SUCCESS;
+}
+
+static int cmp_rank(const void *a, const void *b)
+{
+    const pmix_proc_t *pa = a, *pb = b;
+    int c = strncmp(pa->nspace, pb->nspace, PMIX_MAX_NSLEN);
+
+    if (c != 0) {
+        return c;
+    }
+    return pa->rank < pb->rank ? -1 : pa->rank > pb->rank;
+}
+
+static void resolve_one(const rdp_client_store_t *st, const char *host,
+                        int local, const char *nspace, proc_list_t *pl)
+{
+    uint32_t id;
+    host_search_t hs = {st, nspace, host, pl};
+    size_t before    = pl->n;
+
+    if (node_by_name(st, nspace, host, &id)
+        && add_peer_string(
+            pl, nspace,
+            rdp_kvs_peek(st->nodes, nspace, id, PMIX_LOCAL_PEERS))) {
+        return;
+    }
+    if (local
+        && add_peer_string(pl, nspace,
+                           rdp_kvs_peek(st->kvs, nspace, PMIX_RANK_WILDCARD,
+                                        PMIX_LOCAL_PEERS))) {
+        return;
+    }
+    rdp_kvs_for_each_rank(st->kvs, nspace, host_search_cb, &hs);
+    if (pl->n > before + 1) {
+        qsort(&pl->procs[before], pl->n - before, sizeof(pmix_proc_t),
+              cmp_rank);
+    }
+}
+
+pmix_status_t rdp_client_store_resolve_peers(const rdp_client_store_t *st,
+                                             const char *nodename,
+                                             const char *nspace,
+                                             pmix_proc_t **procs_p,
+                                             size_t *nprocs_p)
+{
+    proc_list_t pl = {NULL, 0, 0, PMIX_SUCCESS};
+    int local;
+    const char *host;
+    rdp_hash_entry_t *e;
+    size_t i;
+
+    local = nodename == NULL || strcmp(nodename, st->hostname) == 0;
+    host  = local ? st->hostname : nodename;
+    if (nspace != NULL && nspace[0] != '\0') {
+        resolve_one(st, host, local, nspace, &pl);
+    } else {
+        rdp_hash_for_each(e, &st->nspaces, i) {
+            resolve_one(st, host, local, e->key, &pl);
+        }
+    }
+    if (pl.status != PMIX_SUCCESS) {
+        rdp_free(pl.procs);
+        return pl.status;
+    }
+    if (pl.n == 0) {
+        rdp_free(pl.procs);
+        return PMIX_ERR_NOT_FOUND;
+    }
+    *procs_p  = pl.procs;
+    *nprocs_p = pl.n;
+    return PMIX_SUCCESS;
+}
+
+typedef struct name_list {
+    char **names;
+    size_t n;
+    size_t cap;
+    pmix_status_t status;
+} name_list_t;
+
+static void name_list_add(name_list_t *nl, const pmix_value_t *v)
+{
+    char **grown;
+
+    if (v == NULL || v->type != PMIX_STRING || v->data.string == NULL
+        || nl->status != PMIX_SUCCESS) {
+        return;
+    }
+    for (size_t i = 0; i < nl->n; i++) {
+        if (strcmp(nl->names[i], v->data.string) == 0) {
+            return;
+        }
+    }
+    if (nl->n == nl->cap) {
+        size_t cap = nl->cap == 0 ? 8 : 2 * nl->cap;
+
+        grown = rdp_realloc(nl->names, cap * sizeof(*grown));
+        if (grown == NULL) {
+            nl->status = PMIX_ERR_NOMEM;
+            return;
+        }
+        nl->names = grown;
+        nl->cap   = cap;
+    }
+    nl->names[nl->n] = rdp_strdup(v->data.string);
+    if (nl->names[nl->n] == NULL) {
+        nl->status = PMIX_ERR_NOMEM;
+        return;
+    }
+    nl->n++;
+}
+
+typedef struct node_walk {
+    const rdp_client_store_t *st;
+    const char *nspace;
+    name_list_t *nl;
+    int procs; /* walking procs (1) or node sections (0) */
+} node_walk_t;
+
+static int node_walk_cb(pmix_rank_t id, void *arg)
+{
+    node_walk_t *nw = arg;
+
+    if (nw->procs) {
+        if (id < PMIX_RANK_VALID) {
+            name_list_add(nw->nl, rdp_kvs_peek(nw->st->kvs, nw->nspace, id,
+                                               PMIX_HOSTNAME));
+        }
+    } else {
+        name_list_add(
+            nw->nl, rdp_kvs_peek(nw->st->nodes, nw->nspace, id, PMIX_HOSTNAME));
+    }
+    return nw->nl->status != PMIX_SUCCESS;
+}
+
+static void nodes_of(const rdp_client_store_t *st, const char *nspace,
+                     name_list_t *nl)
+{
+    node_walk_t nw = {st, nspace, nl, 0};
+    const pmix_value_t *v;
+
+    rdp_kvs_for_each_rank(st->nodes, nspace, node_walk_cb, &nw);
+    nw.procs = 1;
+    rdp_kvs_for_each_rank(st->kvs, nspace, node_walk_cb, &nw);
+    if (nl->n == 0) {
+        /* a host may give only the list */
+        v = rdp_kvs_peek(st->kvs, nspace, PMIX_RANK_WILDCARD, PMIX_NODE_LIST);
+        if (v != NULL && v->type == PMIX_STRING && v->data.string != NULL) {
+            char *copy = rdp_strdup(v->data.string);
+            char *save = NULL;
+
+            if (copy == NULL) {
+                nl->status = PMIX_ERR_NOMEM;
+                return;
+            }
+            for (char *tok = strtok_r(copy, ",", &save); tok != NULL;
+                 tok       = strtok_r(NULL, ",", &save)) {
+                pmix_value_t tv = {.type = PMIX_STRING};
+
+                tv.data.string = tok;
+                name_list_add(nl, &tv);
+            }
+            rdp_free(copy);
+        }
+    }
+}
+
+pmix_status_t rdp_client_store_resolve_nodes(const rdp_client_store_t *st,
+                                             const char *nspace,
+                                             char **nodelist_p)
+{
+    name_list_t nl = {NULL, 0, 0, PMIX_SUCCESS};
+    rdp_hash_entry_t *e;
+    size_t i, len = 0;
+    char *out = NULL;
+
+    if (nspace != NULL && nspace[0] != '\0') {
+        nodes_of(st, nspace, &nl);
+    } else {
+        rdp_hash_for_each(e, &st->nspaces, i) {
+            nodes_of(st, e->key, &nl);
+        }
+    }
+    if (nl.status == PMIX_SUCCESS && nl.n == 0) {
+        nl.status = PMIX_ERR_NOT_FOUND;
+    }
+    if (nl.status == PMIX_SUCCESS) {
+        for (i = 0; i < nl.n; i++) {
+            len += strlen(nl.names[i]) + 1;
+        }
+        out = rdp_malloc(len);
+        if (out == NULL) {
+            nl.status = PMIX_ERR_NOMEM;
+        } else {
+            out[0] = '\0';
+            for (i = 0; i < nl.n; i++) {
+                if (i > 0) {
+                    strcat(out, ",");
+                }
+                strcat(out, nl.names[i]);
+            }
+            *nodelist_p = out;
+        }
+    }
+    for (i = 0; i < nl.n; i++) {
+        rdp_free(nl.names[i]);
+    }
+    rdp_free(nl.names);
+    return nl.status;
+}
