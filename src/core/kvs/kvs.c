@@ -507,6 +507,12 @@ pmix_status_t rdp_kvs_unpack_rank(rdp_kvs_t *kvs, const char *nspace,
                           nspace, rank, i, n);
             return st;
         }
+        if (key[0] == '\0') {
+            rdp_log_debug(KVS, "unpack %s:%u: key %u of %u is empty", nspace,
+                          rank, i, n);
+            rdp_value_destruct(&val);
+            return PMIX_ERR_UNPACK_FAILURE;
+        }
         st = rdp_kvs_put_take(kvs, nspace, rank, key, scope, &val);
         if (st != PMIX_SUCCESS) {
             rdp_value_destruct(&val);

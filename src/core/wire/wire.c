@@ -40,6 +40,14 @@ _Static_assert(sizeof(struct timeval) == 16, "timeval is two 64-bit fields");
 
 #define BUF_MIN_CAP 256
 
+/* Sticky status: run @a _call only while every earlier step succeeded. */
+#define STEP(_st, _call)             \
+    do {                             \
+        if ((_st) == PMIX_SUCCESS) { \
+            (_st) = (_call);         \
+        }                            \
+    } while (0)
+
 /* Status for "this message claims more bytes than it holds". */
 #define ERR_SHORT PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER
 
@@ -555,22 +563,12 @@ typedef struct type_info {
     uint8_t in_value; /* how a pmix_value_t holds it: 0 inline, 1 by ptr */
 } type_info_t;
 
-#define T_SCALAR(_ctype, _lane)                             \
-    {                                                       \
-        TC_SCALAR, _lane, sizeof(_ctype), sizeof(_ctype), 0 \
-    }
-#define T_INLINE(_ctype, _min)                 \
-    {                                          \
-        TC_COMPLEX, 0, sizeof(_ctype), _min, 0 \
-    }
-#define T_BYPTR(_ctype, _min)                  \
-    {                                          \
-        TC_COMPLEX, 0, sizeof(_ctype), _min, 1 \
-    }
-#define T_UNSUP              \
-    {                        \
-        TC_UNSUP, 0, 0, 0, 0 \
-    }
+/* clang-format off */
+#define T_SCALAR(_c, _lane)     {TC_SCALAR, _lane, sizeof(_c), sizeof(_c), 0}
+#define T_INLINE(_ctype, _min)  {TC_COMPLEX, 0, sizeof(_ctype), _min, 0}
+#define T_BYPTR(_ctype, _min)   {TC_COMPLEX, 0, sizeof(_ctype), _min, 1}
+#define T_UNSUP                 {TC_UNSUP, 0, 0, 0, 0}
+/* clang-format on */
 
 /* Minimum encodings: string 4, bytes 8, key 4, proc 4 + 4, value 2,
  * info 4 + 4 + 2, arrays 8. */
@@ -673,22 +671,11 @@ static pmix_status_t type_error(const type_info_t *ti, pmix_data_type_t type)
  * elements may be partially filled (zeroed storage). */
 static void elems_free(pmix_data_type_t type, void *array, size_t n)
 {
-    pmix_data_array_t *da;
-
     if (array == NULL) {
         return;
     }
-    da = rdp_malloc(sizeof(*da));
-    if (da == NULL) {
-        /* cannot build the wrapper: leak the contents rather than crash */
-        rdp_log_warn(CORE, "wire: out of memory while freeing; leaking");
-        rdp_free(array);
-        return;
-    }
-    da->type  = type;
-    da->size  = n;
-    da->array = array;
-    rdp_data_array_free(da);
+    rdp_elems_destruct(type, array, n);
+    rdp_free(array);
 }
 
 /* ------------------------------------------------------------------ */
@@ -796,9 +783,7 @@ static pmix_status_t pack_proc_d(rdp_buf_t *buf, const pmix_proc_t *p)
     pmix_status_t st;
 
     st = pack_fixed_str(buf, p->nspace, PMIX_MAX_NSLEN);
-    if (st == PMIX_SUCCESS) {
-        st = rdp_pack_u32(buf, p->rank);
-    }
+    STEP(st, rdp_pack_u32(buf, p->rank));
     return st;
 }
 
@@ -808,12 +793,10 @@ static pmix_status_t pack_info_d(rdp_buf_t *buf, const pmix_info_t *info,
     pmix_status_t st;
 
     st = pack_fixed_str(buf, info->key, PMIX_MAX_KEYLEN);
-    if (st == PMIX_SUCCESS) {
-        st = rdp_pack_u32(buf, info->flags);
-    }
-    if (st == PMIX_SUCCESS) {
-        st = pack_value_d(buf, &info->value, depth);
-    }
+    STEP(st,
+         rdp_pack_u32(
+             buf, info->flags & ~(pmix_info_directives_t)PMIX_INFO_PERSISTENT));
+    STEP(st, pack_value_d(buf, &info->value, depth));
     return st;
 }
 
@@ -826,12 +809,8 @@ static pmix_status_t pack_coord(rdp_buf_t *buf, const pmix_coord_t *c)
         return PMIX_ERR_BAD_PARAM;
     }
     st = rdp_pack_u8(buf, (uint8_t)c->view);
-    if (st == PMIX_SUCCESS) {
-        st = rdp_pack_u64(buf, c->dims);
-    }
-    if (st == PMIX_SUCCESS) {
-        st = pack_elems(buf, PMIX_UINT32, c->coord, c->dims, 0);
-    }
+    STEP(st, rdp_pack_u64(buf, c->dims));
+    STEP(st, pack_elems(buf, PMIX_UINT32, c->coord, c->dims, 0));
     return st;
 }
 
@@ -848,9 +827,7 @@ static pmix_status_t pack_tv(rdp_buf_t *buf, const struct timeval *tv)
     pmix_status_t st;
 
     st = rdp_pack_u64(buf, (uint64_t)tv->tv_sec);
-    if (st == PMIX_SUCCESS) {
-        st = rdp_pack_u64(buf, (uint64_t)tv->tv_usec);
-    }
+    STEP(st, rdp_pack_u64(buf, (uint64_t)tv->tv_usec));
     return st;
 }
 
@@ -860,48 +837,20 @@ static pmix_status_t pack_proc_stats(rdp_buf_t *buf,
     pmix_status_t st;
 
     st = rdp_pack_string(buf, ps->node);
-    if (st == PMIX_SUCCESS) {
-        st = pack_proc_d(buf, &ps->proc);
-    }
-    if (st == PMIX_SUCCESS) {
-        st = rdp_pack_i32(buf, ps->pid);
-    }
-    if (st == PMIX_SUCCESS) {
-        st = rdp_pack_string(buf, ps->cmd);
-    }
-    if (st == PMIX_SUCCESS) {
-        st = rdp_pack_u8(buf, (uint8_t)ps->state);
-    }
-    if (st == PMIX_SUCCESS) {
-        st = pack_tv(buf, &ps->time);
-    }
-    if (st == PMIX_SUCCESS) {
-        st = pack_f32(buf, ps->percent_cpu);
-    }
-    if (st == PMIX_SUCCESS) {
-        st = rdp_pack_i32(buf, ps->priority);
-    }
-    if (st == PMIX_SUCCESS) {
-        st = rdp_pack_u16(buf, ps->num_threads);
-    }
-    if (st == PMIX_SUCCESS) {
-        st = pack_f32(buf, ps->pss);
-    }
-    if (st == PMIX_SUCCESS) {
-        st = pack_f32(buf, ps->vsize);
-    }
-    if (st == PMIX_SUCCESS) {
-        st = pack_f32(buf, ps->rss);
-    }
-    if (st == PMIX_SUCCESS) {
-        st = pack_f32(buf, ps->peak_vsize);
-    }
-    if (st == PMIX_SUCCESS) {
-        st = rdp_pack_u16(buf, ps->processor);
-    }
-    if (st == PMIX_SUCCESS) {
-        st = pack_tv(buf, &ps->sample_time);
-    }
+    STEP(st, pack_proc_d(buf, &ps->proc));
+    STEP(st, rdp_pack_i32(buf, ps->pid));
+    STEP(st, rdp_pack_string(buf, ps->cmd));
+    STEP(st, rdp_pack_u8(buf, (uint8_t)ps->state));
+    STEP(st, pack_tv(buf, &ps->time));
+    STEP(st, pack_f32(buf, ps->percent_cpu));
+    STEP(st, rdp_pack_i32(buf, ps->priority));
+    STEP(st, rdp_pack_u16(buf, ps->num_threads));
+    STEP(st, pack_f32(buf, ps->pss));
+    STEP(st, pack_f32(buf, ps->vsize));
+    STEP(st, pack_f32(buf, ps->rss));
+    STEP(st, pack_f32(buf, ps->peak_vsize));
+    STEP(st, rdp_pack_u16(buf, ps->processor));
+    STEP(st, pack_tv(buf, &ps->sample_time));
     return st;
 }
 
@@ -915,20 +864,12 @@ static pmix_status_t pack_node_stats(rdp_buf_t *buf,
     pmix_status_t st;
 
     st = rdp_pack_string(buf, nd->node);
-    if (st == PMIX_SUCCESS) {
-        st = pack_elems(buf, PMIX_FLOAT, f, 11, 0);
-    }
-    if (st == PMIX_SUCCESS) {
-        st = pack_tv(buf, &nd->sample_time);
-    }
-    if (st == PMIX_SUCCESS) {
-        st = pack_counted(buf, PMIX_DISK_STATS, nd->diskstats, nd->ndiskstats,
-                          depth);
-    }
-    if (st == PMIX_SUCCESS) {
-        st = pack_counted(buf, PMIX_NET_STATS, nd->netstats, nd->nnetstats,
-                          depth);
-    }
+    STEP(st, pack_elems(buf, PMIX_FLOAT, f, 11, 0));
+    STEP(st, pack_tv(buf, &nd->sample_time));
+    STEP(st, pack_counted(buf, PMIX_DISK_STATS, nd->diskstats, nd->ndiskstats,
+                          depth));
+    STEP(st,
+         pack_counted(buf, PMIX_NET_STATS, nd->netstats, nd->nnetstats, depth));
     return st;
 }
 
@@ -961,71 +902,41 @@ static pmix_status_t pack_one(rdp_buf_t *buf, pmix_data_type_t type,
     case PMIX_PDATA: {
         const pmix_pdata_t *pd = elem;
         st                     = pack_proc_d(buf, &pd->proc);
-        if (st == PMIX_SUCCESS) {
-            st = pack_fixed_str(buf, pd->key, PMIX_MAX_KEYLEN);
-        }
-        if (st == PMIX_SUCCESS) {
-            st = pack_value_d(buf, &pd->value, depth);
-        }
+        STEP(st, pack_fixed_str(buf, pd->key, PMIX_MAX_KEYLEN));
+        STEP(st, pack_value_d(buf, &pd->value, depth));
         return st;
     }
     case PMIX_APP: {
         const pmix_app_t *app = elem;
         st                    = rdp_pack_string(buf, app->cmd);
-        if (st == PMIX_SUCCESS) {
-            st = pack_argv(buf, app->argv);
-        }
-        if (st == PMIX_SUCCESS) {
-            st = pack_argv(buf, app->env);
-        }
-        if (st == PMIX_SUCCESS) {
-            st = rdp_pack_string(buf, app->cwd);
-        }
-        if (st == PMIX_SUCCESS) {
-            st = rdp_pack_i32(buf, app->maxprocs);
-        }
-        if (st == PMIX_SUCCESS) {
-            st = pack_counted(buf, PMIX_INFO, app->info, app->ninfo, depth);
-        }
+        STEP(st, pack_argv(buf, app->argv));
+        STEP(st, pack_argv(buf, app->env));
+        STEP(st, rdp_pack_string(buf, app->cwd));
+        STEP(st, rdp_pack_i32(buf, app->maxprocs));
+        STEP(st, pack_counted(buf, PMIX_INFO, app->info, app->ninfo, depth));
         return st;
     }
     case PMIX_QUERY: {
         const pmix_query_t *q = elem;
         st                    = pack_argv(buf, q->keys);
-        if (st == PMIX_SUCCESS) {
-            st = pack_counted(buf, PMIX_INFO, q->qualifiers, q->nqual, depth);
-        }
+        STEP(st, pack_counted(buf, PMIX_INFO, q->qualifiers, q->nqual, depth));
         return st;
     }
     case PMIX_PROC_INFO: {
         const pmix_proc_info_t *pi = elem;
         st                         = pack_proc_d(buf, &pi->proc);
-        if (st == PMIX_SUCCESS) {
-            st = rdp_pack_string(buf, pi->hostname);
-        }
-        if (st == PMIX_SUCCESS) {
-            st = rdp_pack_string(buf, pi->executable_name);
-        }
-        if (st == PMIX_SUCCESS) {
-            st = rdp_pack_i32(buf, pi->pid);
-        }
-        if (st == PMIX_SUCCESS) {
-            st = rdp_pack_i32(buf, pi->exit_code);
-        }
-        if (st == PMIX_SUCCESS) {
-            st = rdp_pack_u8(buf, pi->state);
-        }
+        STEP(st, rdp_pack_string(buf, pi->hostname));
+        STEP(st, rdp_pack_string(buf, pi->executable_name));
+        STEP(st, rdp_pack_i32(buf, pi->pid));
+        STEP(st, rdp_pack_i32(buf, pi->exit_code));
+        STEP(st, rdp_pack_u8(buf, pi->state));
         return st;
     }
     case PMIX_ENVAR: {
         const pmix_envar_t *ev = elem;
         st                     = rdp_pack_string(buf, ev->envar);
-        if (st == PMIX_SUCCESS) {
-            st = rdp_pack_string(buf, ev->value);
-        }
-        if (st == PMIX_SUCCESS) {
-            st = rdp_pack_u8(buf, (uint8_t)ev->separator);
-        }
+        STEP(st, rdp_pack_string(buf, ev->value));
+        STEP(st, rdp_pack_u8(buf, (uint8_t)ev->separator));
         return st;
     }
     case PMIX_COORD:
@@ -1033,15 +944,9 @@ static pmix_status_t pack_one(rdp_buf_t *buf, pmix_data_type_t type,
     case PMIX_REGATTR: {
         const pmix_regattr_t *ra = elem;
         st                       = rdp_pack_string(buf, ra->name);
-        if (st == PMIX_SUCCESS) {
-            st = pack_fixed_str(buf, ra->string, PMIX_MAX_KEYLEN);
-        }
-        if (st == PMIX_SUCCESS) {
-            st = rdp_pack_u16(buf, ra->type);
-        }
-        if (st == PMIX_SUCCESS) {
-            st = pack_argv(buf, ra->description);
-        }
+        STEP(st, pack_fixed_str(buf, ra->string, PMIX_MAX_KEYLEN));
+        STEP(st, rdp_pack_u16(buf, ra->type));
+        STEP(st, pack_argv(buf, ra->description));
         return st;
     }
     case PMIX_PROC_CPUSET:
@@ -1053,44 +958,26 @@ static pmix_status_t pack_one(rdp_buf_t *buf, pmix_data_type_t type,
     case PMIX_GEOMETRY: {
         const pmix_geometry_t *g = elem;
         st                       = rdp_pack_u64(buf, g->fabric);
-        if (st == PMIX_SUCCESS) {
-            st = rdp_pack_string(buf, g->uuid);
-        }
-        if (st == PMIX_SUCCESS) {
-            st = rdp_pack_string(buf, g->osname);
-        }
-        if (st == PMIX_SUCCESS) {
-            st = pack_counted(buf, PMIX_COORD, g->coordinates, g->ncoords,
-                              depth);
-        }
+        STEP(st, rdp_pack_string(buf, g->uuid));
+        STEP(st, rdp_pack_string(buf, g->osname));
+        STEP(st,
+             pack_counted(buf, PMIX_COORD, g->coordinates, g->ncoords, depth));
         return st;
     }
     case PMIX_DEVICE_DIST: {
         const pmix_device_distance_t *d = elem;
         st                              = rdp_pack_string(buf, d->uuid);
-        if (st == PMIX_SUCCESS) {
-            st = rdp_pack_string(buf, d->osname);
-        }
-        if (st == PMIX_SUCCESS) {
-            st = rdp_pack_u64(buf, d->type);
-        }
-        if (st == PMIX_SUCCESS) {
-            st = rdp_pack_u16(buf, d->mindist);
-        }
-        if (st == PMIX_SUCCESS) {
-            st = rdp_pack_u16(buf, d->maxdist);
-        }
+        STEP(st, rdp_pack_string(buf, d->osname));
+        STEP(st, rdp_pack_u64(buf, d->type));
+        STEP(st, rdp_pack_u16(buf, d->mindist));
+        STEP(st, rdp_pack_u16(buf, d->maxdist));
         return st;
     }
     case PMIX_ENDPOINT: {
         const pmix_endpoint_t *ep = elem;
         st                        = rdp_pack_string(buf, ep->uuid);
-        if (st == PMIX_SUCCESS) {
-            st = rdp_pack_string(buf, ep->osname);
-        }
-        if (st == PMIX_SUCCESS) {
-            st = rdp_pack_bytes(buf, ep->endpt.bytes, ep->endpt.size);
-        }
+        STEP(st, rdp_pack_string(buf, ep->osname));
+        STEP(st, rdp_pack_bytes(buf, ep->endpt.bytes, ep->endpt.size));
         return st;
     }
     case PMIX_PROC_STATS:
@@ -1105,9 +992,7 @@ static pmix_status_t pack_one(rdp_buf_t *buf, pmix_data_type_t type,
                     d->num_ios_in_progress,     d->milliseconds_io,
                     d->weighted_milliseconds_io};
         st = rdp_pack_string(buf, d->disk);
-        if (st == PMIX_SUCCESS) {
-            st = pack_elems(buf, PMIX_UINT64, f, 11, 0);
-        }
+        STEP(st, pack_elems(buf, PMIX_UINT64, f, 11, 0));
         return st;
     }
     case PMIX_NET_STATS: {
@@ -1116,9 +1001,7 @@ static pmix_status_t pack_one(rdp_buf_t *buf, pmix_data_type_t type,
                               ns->num_recv_errs,    ns->num_bytes_sent,
                               ns->num_packets_sent, ns->num_send_errs};
         st                 = rdp_pack_string(buf, ns->net_interface);
-        if (st == PMIX_SUCCESS) {
-            st = pack_elems(buf, PMIX_UINT64, f, 6, 0);
-        }
+        STEP(st, pack_elems(buf, PMIX_UINT64, f, 6, 0));
         return st;
     }
     case PMIX_NODE_STATS:
@@ -1446,9 +1329,7 @@ static pmix_status_t unpack_proc_d(rdp_rbuf_t *rb, pmix_proc_t *p)
     pmix_status_t st;
 
     st = unpack_string_into(rb, p->nspace, sizeof(p->nspace));
-    if (st == PMIX_SUCCESS) {
-        st = rdp_unpack_u32(rb, &p->rank);
-    }
+    STEP(st, rdp_unpack_u32(rb, &p->rank));
     return st;
 }
 
@@ -1457,12 +1338,11 @@ static pmix_status_t unpack_info_d(rdp_rbuf_t *rb, pmix_info_t *info, int depth)
     pmix_status_t st;
 
     st = unpack_string_into(rb, info->key, sizeof(info->key));
-    if (st == PMIX_SUCCESS) {
-        st = rdp_unpack_u32(rb, &info->flags);
-    }
-    if (st == PMIX_SUCCESS) {
-        st = unpack_value_d(rb, &info->value, depth);
-    }
+    STEP(st, rdp_unpack_u32(rb, &info->flags));
+    /* "persistent" says a local owner keeps the value; an unpacked info
+     * owns its value, so the flag must not survive the trip */
+    info->flags &= ~(pmix_info_directives_t)PMIX_INFO_PERSISTENT;
+    STEP(st, unpack_value_d(rb, &info->value, depth));
     return st;
 }
 
@@ -1474,12 +1354,8 @@ static pmix_status_t unpack_coord(rdp_rbuf_t *rb, pmix_coord_t *c)
     pmix_status_t st;
 
     st = rdp_unpack_u8(rb, &view);
-    if (st == PMIX_SUCCESS) {
-        st = unpack_count(rb, 4, &dims);
-    }
-    if (st == PMIX_SUCCESS) {
-        st = unpack_elems(rb, PMIX_UINT32, dims, 0, &arr);
-    }
+    STEP(st, unpack_count(rb, 4, &dims));
+    STEP(st, unpack_elems(rb, PMIX_UINT32, dims, 0, &arr));
     if (st == PMIX_SUCCESS) {
         c->view  = view;
         c->dims  = dims;
@@ -1507,9 +1383,7 @@ static pmix_status_t unpack_tv(rdp_rbuf_t *rb, struct timeval *tv)
     pmix_status_t st;
 
     st = rdp_unpack_u64(rb, &sec);
-    if (st == PMIX_SUCCESS) {
-        st = rdp_unpack_u64(rb, &usec);
-    }
+    STEP(st, rdp_unpack_u64(rb, &usec));
     if (st == PMIX_SUCCESS) {
         tv->tv_sec  = (time_t)sec;
         tv->tv_usec = (suseconds_t)usec;
@@ -1524,50 +1398,26 @@ static pmix_status_t unpack_proc_stats(rdp_rbuf_t *rb, pmix_proc_stats_t *ps)
     pmix_status_t st;
 
     st = unpack_string(rb, &ps->node);
-    if (st == PMIX_SUCCESS) {
-        st = unpack_proc_d(rb, &ps->proc);
-    }
-    if (st == PMIX_SUCCESS) {
-        st = rdp_unpack_i32(rb, &pid);
-    }
+    STEP(st, unpack_proc_d(rb, &ps->proc));
+    STEP(st, rdp_unpack_i32(rb, &pid));
     if (st == PMIX_SUCCESS) {
         ps->pid = pid;
         st      = unpack_string(rb, &ps->cmd);
     }
-    if (st == PMIX_SUCCESS) {
-        st = rdp_unpack_u8(rb, &state);
-    }
+    STEP(st, rdp_unpack_u8(rb, &state));
     if (st == PMIX_SUCCESS) {
         ps->state = (char)state;
         st        = unpack_tv(rb, &ps->time);
     }
-    if (st == PMIX_SUCCESS) {
-        st = unpack_f32(rb, &ps->percent_cpu);
-    }
-    if (st == PMIX_SUCCESS) {
-        st = rdp_unpack_i32(rb, &ps->priority);
-    }
-    if (st == PMIX_SUCCESS) {
-        st = rdp_unpack_u16(rb, &ps->num_threads);
-    }
-    if (st == PMIX_SUCCESS) {
-        st = unpack_f32(rb, &ps->pss);
-    }
-    if (st == PMIX_SUCCESS) {
-        st = unpack_f32(rb, &ps->vsize);
-    }
-    if (st == PMIX_SUCCESS) {
-        st = unpack_f32(rb, &ps->rss);
-    }
-    if (st == PMIX_SUCCESS) {
-        st = unpack_f32(rb, &ps->peak_vsize);
-    }
-    if (st == PMIX_SUCCESS) {
-        st = rdp_unpack_u16(rb, &ps->processor);
-    }
-    if (st == PMIX_SUCCESS) {
-        st = unpack_tv(rb, &ps->sample_time);
-    }
+    STEP(st, unpack_f32(rb, &ps->percent_cpu));
+    STEP(st, rdp_unpack_i32(rb, &ps->priority));
+    STEP(st, rdp_unpack_u16(rb, &ps->num_threads));
+    STEP(st, unpack_f32(rb, &ps->pss));
+    STEP(st, unpack_f32(rb, &ps->vsize));
+    STEP(st, unpack_f32(rb, &ps->rss));
+    STEP(st, unpack_f32(rb, &ps->peak_vsize));
+    STEP(st, rdp_unpack_u16(rb, &ps->processor));
+    STEP(st, unpack_tv(rb, &ps->sample_time));
     return st;
 }
 
@@ -1588,9 +1438,7 @@ static pmix_status_t unpack_disk_stats(rdp_rbuf_t *rb, pmix_disk_stats_t *d)
     pmix_status_t st;
 
     st = unpack_string(rb, &d->disk);
-    if (st == PMIX_SUCCESS) {
-        st = unpack_u64s(rb, f, 11);
-    }
+    STEP(st, unpack_u64s(rb, f, 11));
     if (st == PMIX_SUCCESS) {
         d->num_reads_completed      = f[0];
         d->num_reads_merged         = f[1];
@@ -1613,9 +1461,7 @@ static pmix_status_t unpack_net_stats(rdp_rbuf_t *rb, pmix_net_stats_t *ns)
     pmix_status_t st;
 
     st = unpack_string(rb, &ns->net_interface);
-    if (st == PMIX_SUCCESS) {
-        st = unpack_u64s(rb, f, 6);
-    }
+    STEP(st, unpack_u64s(rb, f, 6));
     if (st == PMIX_SUCCESS) {
         ns->num_bytes_recvd   = f[0];
         ns->num_packets_recvd = f[1];
@@ -1642,9 +1488,7 @@ static pmix_status_t unpack_node_stats(rdp_rbuf_t *rb, pmix_node_stats_t *nd,
     for (size_t i = 0; i < 11 && st == PMIX_SUCCESS; i++) {
         st = unpack_f32(rb, f[i]);
     }
-    if (st == PMIX_SUCCESS) {
-        st = unpack_tv(rb, &nd->sample_time);
-    }
+    STEP(st, unpack_tv(rb, &nd->sample_time));
     if (st == PMIX_SUCCESS) {
         st =
             unpack_counted(rb, PMIX_DISK_STATS, depth, &disks, &nd->ndiskstats);
@@ -1694,12 +1538,8 @@ static pmix_status_t unpack_one(rdp_rbuf_t *rb, pmix_data_type_t type,
     case PMIX_PDATA: {
         pmix_pdata_t *pd = elem;
         st               = unpack_proc_d(rb, &pd->proc);
-        if (st == PMIX_SUCCESS) {
-            st = unpack_string_into(rb, pd->key, sizeof(pd->key));
-        }
-        if (st == PMIX_SUCCESS) {
-            st = unpack_value_d(rb, &pd->value, depth);
-        }
+        STEP(st, unpack_string_into(rb, pd->key, sizeof(pd->key)));
+        STEP(st, unpack_value_d(rb, &pd->value, depth));
         return st;
     }
     case PMIX_APP: {
@@ -1707,18 +1547,10 @@ static pmix_status_t unpack_one(rdp_rbuf_t *rb, pmix_data_type_t type,
         int32_t maxprocs;
         void *info = NULL;
         st         = unpack_string(rb, &app->cmd);
-        if (st == PMIX_SUCCESS) {
-            st = unpack_argv(rb, &app->argv);
-        }
-        if (st == PMIX_SUCCESS) {
-            st = unpack_argv(rb, &app->env);
-        }
-        if (st == PMIX_SUCCESS) {
-            st = unpack_string(rb, &app->cwd);
-        }
-        if (st == PMIX_SUCCESS) {
-            st = rdp_unpack_i32(rb, &maxprocs);
-        }
+        STEP(st, unpack_argv(rb, &app->argv));
+        STEP(st, unpack_argv(rb, &app->env));
+        STEP(st, unpack_string(rb, &app->cwd));
+        STEP(st, rdp_unpack_i32(rb, &maxprocs));
         if (st == PMIX_SUCCESS) {
             app->maxprocs = maxprocs;
             st = unpack_counted(rb, PMIX_INFO, depth, &info, &app->ninfo);
@@ -1732,9 +1564,7 @@ static pmix_status_t unpack_one(rdp_rbuf_t *rb, pmix_data_type_t type,
         pmix_query_t *q = elem;
         void *qual      = NULL;
         st              = unpack_argv(rb, &q->keys);
-        if (st == PMIX_SUCCESS) {
-            st = unpack_counted(rb, PMIX_INFO, depth, &qual, &q->nqual);
-        }
+        STEP(st, unpack_counted(rb, PMIX_INFO, depth, &qual, &q->nqual));
         if (st == PMIX_SUCCESS) {
             q->qualifiers = qual;
         }
@@ -1745,22 +1575,14 @@ static pmix_status_t unpack_one(rdp_rbuf_t *rb, pmix_data_type_t type,
         int32_t pid;
         uint8_t state;
         st = unpack_proc_d(rb, &pi->proc);
-        if (st == PMIX_SUCCESS) {
-            st = unpack_string(rb, &pi->hostname);
-        }
-        if (st == PMIX_SUCCESS) {
-            st = unpack_string(rb, &pi->executable_name);
-        }
-        if (st == PMIX_SUCCESS) {
-            st = rdp_unpack_i32(rb, &pid);
-        }
+        STEP(st, unpack_string(rb, &pi->hostname));
+        STEP(st, unpack_string(rb, &pi->executable_name));
+        STEP(st, rdp_unpack_i32(rb, &pid));
         if (st == PMIX_SUCCESS) {
             pi->pid = pid;
             st      = rdp_unpack_i32(rb, &pi->exit_code);
         }
-        if (st == PMIX_SUCCESS) {
-            st = rdp_unpack_u8(rb, &state);
-        }
+        STEP(st, rdp_unpack_u8(rb, &state));
         if (st == PMIX_SUCCESS) {
             pi->state = state;
         }
@@ -1770,12 +1592,8 @@ static pmix_status_t unpack_one(rdp_rbuf_t *rb, pmix_data_type_t type,
         pmix_envar_t *ev = elem;
         uint8_t sep;
         st = unpack_string(rb, &ev->envar);
-        if (st == PMIX_SUCCESS) {
-            st = unpack_string(rb, &ev->value);
-        }
-        if (st == PMIX_SUCCESS) {
-            st = rdp_unpack_u8(rb, &sep);
-        }
+        STEP(st, unpack_string(rb, &ev->value));
+        STEP(st, rdp_unpack_u8(rb, &sep));
         if (st == PMIX_SUCCESS) {
             ev->separator = (char)sep;
         }
@@ -1786,15 +1604,9 @@ static pmix_status_t unpack_one(rdp_rbuf_t *rb, pmix_data_type_t type,
     case PMIX_REGATTR: {
         pmix_regattr_t *ra = elem;
         st                 = unpack_string(rb, &ra->name);
-        if (st == PMIX_SUCCESS) {
-            st = unpack_string_into(rb, ra->string, sizeof(ra->string));
-        }
-        if (st == PMIX_SUCCESS) {
-            st = rdp_unpack_u16(rb, &ra->type);
-        }
-        if (st == PMIX_SUCCESS) {
-            st = unpack_argv(rb, &ra->description);
-        }
+        STEP(st, unpack_string_into(rb, ra->string, sizeof(ra->string)));
+        STEP(st, rdp_unpack_u16(rb, &ra->type));
+        STEP(st, unpack_argv(rb, &ra->description));
         return st;
     }
     case PMIX_PROC_CPUSET:
@@ -1810,12 +1622,8 @@ static pmix_status_t unpack_one(rdp_rbuf_t *rb, pmix_data_type_t type,
             g->fabric = (size_t)fabric;
             st        = unpack_string(rb, &g->uuid);
         }
-        if (st == PMIX_SUCCESS) {
-            st = unpack_string(rb, &g->osname);
-        }
-        if (st == PMIX_SUCCESS) {
-            st = unpack_counted(rb, PMIX_COORD, depth, &coords, &g->ncoords);
-        }
+        STEP(st, unpack_string(rb, &g->osname));
+        STEP(st, unpack_counted(rb, PMIX_COORD, depth, &coords, &g->ncoords));
         if (st == PMIX_SUCCESS) {
             g->coordinates = coords;
         }
@@ -1825,31 +1633,21 @@ static pmix_status_t unpack_one(rdp_rbuf_t *rb, pmix_data_type_t type,
         pmix_device_distance_t *d = elem;
         uint64_t dtype;
         st = unpack_string(rb, &d->uuid);
-        if (st == PMIX_SUCCESS) {
-            st = unpack_string(rb, &d->osname);
-        }
-        if (st == PMIX_SUCCESS) {
-            st = rdp_unpack_u64(rb, &dtype);
-        }
+        STEP(st, unpack_string(rb, &d->osname));
+        STEP(st, rdp_unpack_u64(rb, &dtype));
         if (st == PMIX_SUCCESS) {
             d->type = dtype;
             st      = rdp_unpack_u16(rb, &d->mindist);
         }
-        if (st == PMIX_SUCCESS) {
-            st = rdp_unpack_u16(rb, &d->maxdist);
-        }
+        STEP(st, rdp_unpack_u16(rb, &d->maxdist));
         return st;
     }
     case PMIX_ENDPOINT: {
         pmix_endpoint_t *ep = elem;
         void *d;
         st = unpack_string(rb, &ep->uuid);
-        if (st == PMIX_SUCCESS) {
-            st = unpack_string(rb, &ep->osname);
-        }
-        if (st == PMIX_SUCCESS) {
-            st = unpack_bytes(rb, &d, &ep->endpt.size);
-        }
+        STEP(st, unpack_string(rb, &ep->osname));
+        STEP(st, unpack_bytes(rb, &d, &ep->endpt.size));
         if (st == PMIX_SUCCESS) {
             ep->endpt.bytes = d;
         }
@@ -1870,7 +1668,7 @@ static pmix_status_t unpack_one(rdp_rbuf_t *rb, pmix_data_type_t type,
         st = unpack_bytes(rb, &d, &n);
         if (st == PMIX_SUCCESS) {
             db->base_ptr        = d;
-            db->pack_ptr        = (char *)d + n;
+            db->pack_ptr        = (d != NULL) ? (char *)d + n : NULL;
             db->unpack_ptr      = d;
             db->bytes_allocated = n;
             db->bytes_used      = n;
