@@ -12,9 +12,33 @@ TESTS += tests/unit/test_loop.t tests/unit/test_ipc.t
 endif
 
 if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_wire.t
+tests_unit_test_wire_t_SOURCES = tests/unit/test_wire.c tests/unit/wire_testgen.h
+tests_unit_test_wire_t_CFLAGS  = $(RDP_TEST_CFLAGS)
+tests_unit_test_wire_t_LDADD   = $(RDP_TEST_LIBS)
+TESTS += tests/unit/test_wire.t
+endif
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_kvs.t
+tests_unit_test_kvs_t_SOURCES = tests/unit/test_kvs.c tests/unit/wire_testgen.h
+tests_unit_test_kvs_t_CFLAGS  = $(RDP_TEST_CFLAGS)
+tests_unit_test_kvs_t_LDADD   = $(RDP_TEST_LIBS)
+TESTS += tests/unit/test_kvs.t
+endif
+
+if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_value.t
 tests_unit_test_value_t_SOURCES = tests/unit/test_value.c
 tests_unit_test_value_t_CFLAGS  = $(RDP_TEST_CFLAGS)
 tests_unit_test_value_t_LDADD   = $(RDP_TEST_LIBS)
 TESTS += tests/unit/test_value.t
+endif
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_event.t
+tests_unit_test_event_t_SOURCES = tests/unit/test_event.c
+tests_unit_test_event_t_CFLAGS  = $(RDP_TEST_CFLAGS)
+tests_unit_test_event_t_LDADD   = $(RDP_TEST_LIBS)
+TESTS += tests/unit/test_event.t
 endif
