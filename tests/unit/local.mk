@@ -42,3 +42,11 @@ tests_unit_test_event_t_CFLAGS  = $(RDP_TEST_CFLAGS)
 tests_unit_test_event_t_LDADD   = $(RDP_TEST_LIBS)
 TESTS += tests/unit/test_event.t
 endif
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_client_store.t
+tests_unit_test_client_store_t_SOURCES = tests/unit/test_client_store.c
+tests_unit_test_client_store_t_CFLAGS  = $(RDP_TEST_CFLAGS)
+tests_unit_test_client_store_t_LDADD   = $(RDP_TEST_LIBS)
+TESTS += tests/unit/test_client_store.t
+endif

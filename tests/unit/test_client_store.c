@@ -1,0 +1,459 @@
+/* test_client_store.c - client bundles and the PMIx_Get lookup rules */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include <pmix.h>
+
+#include "core/client/store.h"
+#include "core/util/value.h"
+#include "core/wire/proto.h"
+
+#define NS "job.1"
+
+/* ---- a tiny bundle writer (the format of proto.h) ------------------- */
+
+static void w_section(rdp_buf_t *b, uint8_t kind, uint32_t id, const char *name,
+                      uint32_t nkv)
+{
+    assert_int_equal(rdp_pack_u8(b, kind), PMIX_SUCCESS);
+    assert_int_equal(rdp_pack_u32(b, id), PMIX_SUCCESS);
+    assert_int_equal(rdp_pack_string(b, name), PMIX_SUCCESS);
+    assert_int_equal(rdp_pack_u32(b, nkv), PMIX_SUCCESS);
+}
+
+static void w_kv(rdp_buf_t *b, const char *key, pmix_data_type_t type,
+                 const void *data)
+{
+    pmix_value_t v;
+
+    memset(&v, 0, sizeof(v));
+    assert_int_equal(PMIx_Value_load(&v, data, type), PMIX_SUCCESS);
+    assert_int_equal(rdp_pack_u8(b, PMIX_GLOBAL), PMIX_SUCCESS);
+    assert_int_equal(rdp_pack_string(b, key), PMIX_SUCCESS);
+    assert_int_equal(rdp_pack_value(b, &v), PMIX_SUCCESS);
+    rdp_value_destruct(&v);
+}
+
+static void w_u32(rdp_buf_t *b, const char *key, uint32_t u)
+{
+    w_kv(b, key, PMIX_UINT32, &u);
+}
+
+static void w_str(rdp_buf_t *b, const char *key, const char *s)
+{
+    w_kv(b, key, PMIX_STRING, s);
+}
+
+/*
+ * Job NS: 4 ranks, 2 nodes (n0: ranks 0,1; n1: ranks 2,3), 2 apps.
+ * We are rank 2 on n1.
+ */
+static void write_job(rdp_buf_t *b)
+{
+    uint16_t lr = 1;
+
+    rdp_buf_init(b);
+    assert_int_equal(rdp_pack_u32(b, 1), PMIX_SUCCESS);
+    assert_int_equal(rdp_pack_string(b, NS), PMIX_SUCCESS);
+    assert_int_equal(rdp_pack_u32(b, 8), PMIX_SUCCESS);
+    w_section(b, RDP_SECT_JOB, PMIX_RANK_WILDCARD, NULL, 3);
+    w_u32(b, PMIX_JOB_SIZE, 4);
+    w_u32(b, PMIX_MAX_PROCS, 4);
+    w_u32(b, PMIX_LOCAL_SIZE, 99); /* a job-level value to be shadowed */
+    w_section(b, RDP_SECT_APP, 0, NULL, 1);
+    w_u32(b, PMIX_APP_SIZE, 1);
+    w_section(b, RDP_SECT_APP, 1, NULL, 1);
+    w_u32(b, PMIX_APP_SIZE, 3);
+    w_section(b, RDP_SECT_NODE, 0, "n0", 2);
+    w_u32(b, PMIX_LOCAL_SIZE, 2);
+    w_str(b, PMIX_LOCAL_PEERS, "0,1");
+    w_section(b, RDP_SECT_NODE, 1, "n1", 2);
+    w_u32(b, PMIX_LOCAL_SIZE, 2);
+    w_str(b, PMIX_LOCAL_PEERS, "2,3");
+    w_section(b, RDP_SECT_PROC, 2, NULL, 3);
+    w_kv(b, PMIX_LOCAL_RANK, PMIX_UINT16, &lr);
+    w_u32(b, PMIX_NODEID, 1);
+    w_u32(b, PMIX_APPNUM, 1);
+    w_section(b, RDP_SECT_PROC, 3, NULL, 2);
+    w_u32(b, PMIX_NODEID, 1);
+    w_str(b, "btl.tcp", "addr-3");
+    w_section(b, RDP_SECT_PROC, 0, NULL, 1);
+    w_str(b, PMIX_HOSTNAME, "n0");
+}
+
+typedef struct fixture {
+    rdp_kvs_t *kvs;
+    rdp_client_store_t st;
+} fixture_t;
+
+static int setup(void **state)
+{
+    fixture_t *fx = calloc(1, sizeof(*fx));
+    pmix_proc_t me;
+    rdp_buf_t b;
+    rdp_rbuf_t rb;
+
+    if (fx == NULL || rdp_kvs_create(&fx->kvs) != PMIX_SUCCESS) {
+        return -1;
+    }
+    PMIX_LOAD_PROCID(&me, NS, 2);
+    if (rdp_client_store_init(&fx->st, fx->kvs, &me, "n1") != PMIX_SUCCESS) {
+        return -1;
+    }
+    write_job(&b);
+    rdp_rbuf_init(&rb, b.data, b.size);
+    if (rdp_client_store_bundle(&fx->st, &rb) != PMIX_SUCCESS || rb.left != 0) {
+        return -1;
+    }
+    rdp_buf_cleanup(&b);
+    *state = fx;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture_t *fx = *state;
+
+    rdp_client_store_cleanup(&fx->st);
+    rdp_kvs_destroy(fx->kvs);
+    free(fx);
+    return 0;
+}
+
+/* Look up and return the value (caller frees), or NULL when the status
+ * differs from @a expect. */
+static pmix_value_t *get(fixture_t *fx, pmix_rank_t rank, const char *key,
+                         const pmix_info_t *info, size_t ninfo,
+                         pmix_status_t expect)
+{
+    rdp_get_quals_t q;
+    pmix_proc_t p;
+    pmix_value_t *val = NULL;
+
+    PMIX_LOAD_PROCID(&p, NS, rank);
+    assert_int_equal(rdp_client_get_quals_parse(&q, info, ninfo), PMIX_SUCCESS);
+    assert_int_equal(rdp_client_store_lookup(&fx->st, &p, key, &q, &val),
+                     expect);
+    return val;
+}
+
+static void expect_u32(pmix_value_t *v, uint32_t u)
+{
+    assert_non_null(v);
+    assert_int_equal(v->type, PMIX_UINT32);
+    assert_int_equal(v->data.uint32, u);
+    PMIX_VALUE_RELEASE(v);
+}
+
+static void expect_str(pmix_value_t *v, const char *s)
+{
+    assert_non_null(v);
+    assert_int_equal(v->type, PMIX_STRING);
+    assert_string_equal(v->data.string, s);
+    PMIX_VALUE_RELEASE(v);
+}
+
+/* ---- tests -------------------------------------------------------- */
+
+static void job_keys_are_found_with_rank_wildcard(void **state)
+{
+    fixture_t *fx = *state;
+
+    expect_u32(
+        get(fx, PMIX_RANK_WILDCARD, PMIX_JOB_SIZE, NULL, 0, PMIX_SUCCESS), 4);
+    get(fx, PMIX_RANK_WILDCARD, "no.such.key", NULL, 0, PMIX_ERR_NOT_FOUND);
+}
+
+static void proc_lookups_fall_back_to_job_data(void **state)
+{
+    fixture_t *fx = *state;
+
+    expect_u32(get(fx, 3, PMIX_MAX_PROCS, NULL, 0, PMIX_SUCCESS), 4);
+    expect_str(get(fx, 3, "btl.tcp", NULL, 0, PMIX_SUCCESS), "addr-3");
+    get(fx, 3, "btl.vader", NULL, 0, PMIX_ERR_NOT_FOUND);
+}
+
+static void proc_keys_keep_their_registered_type(void **state)
+{
+    fixture_t *fx   = *state;
+    pmix_value_t *v = get(fx, 2, PMIX_LOCAL_RANK, NULL, 0, PMIX_SUCCESS);
+
+    assert_non_null(v);
+    assert_int_equal(v->type, PMIX_UINT16);
+    assert_int_equal(v->data.uint16, 1);
+    PMIX_VALUE_RELEASE(v);
+}
+
+static void node_keys_with_wildcard_come_from_our_node(void **state)
+{
+    fixture_t *fx = *state;
+
+    /* node section of n1 wins over the job-level 99 */
+    expect_u32(
+        get(fx, PMIX_RANK_WILDCARD, PMIX_LOCAL_SIZE, NULL, 0, PMIX_SUCCESS), 2);
+    expect_str(
+        get(fx, PMIX_RANK_WILDCARD, PMIX_LOCAL_PEERS, NULL, 0, PMIX_SUCCESS),
+        "2,3");
+    expect_str(
+        get(fx, PMIX_RANK_WILDCARD, PMIX_HOSTNAME, NULL, 0, PMIX_SUCCESS),
+        "n1");
+}
+
+static void peer_hostname_comes_from_its_node(void **state)
+{
+    fixture_t *fx = *state;
+
+    expect_str(get(fx, 3, PMIX_HOSTNAME, NULL, 0, PMIX_SUCCESS), "n1");
+    expect_str(get(fx, 0, PMIX_HOSTNAME, NULL, 0, PMIX_SUCCESS), "n0");
+    expect_str(get(fx, 0, PMIX_LOCAL_PEERS, NULL, 0, PMIX_SUCCESS), "0,1");
+}
+
+static void node_info_qualifiers_select_a_node(void **state)
+{
+    fixture_t *fx = *state;
+    pmix_info_t info[2];
+    bool t       = true;
+    uint32_t nid = 0;
+
+    memset(info, 0, sizeof(info));
+    PMIX_INFO_LOAD(&info[0], PMIX_NODE_INFO, &t, PMIX_BOOL);
+    PMIX_INFO_LOAD(&info[1], PMIX_HOSTNAME, "n0", PMIX_STRING);
+    expect_str(
+        get(fx, PMIX_RANK_WILDCARD, PMIX_LOCAL_PEERS, info, 2, PMIX_SUCCESS),
+        "0,1");
+    PMIX_INFO_DESTRUCT(&info[1]);
+    PMIX_INFO_LOAD(&info[1], PMIX_NODEID, &nid, PMIX_UINT32);
+    expect_u32(get(fx, PMIX_RANK_WILDCARD, PMIX_NODEID, info, 2, PMIX_SUCCESS),
+               0);
+    PMIX_INFO_DESTRUCT(&info[1]);
+    PMIX_INFO_LOAD(&info[1], PMIX_HOSTNAME, "nowhere", PMIX_STRING);
+    get(fx, PMIX_RANK_WILDCARD, PMIX_LOCAL_PEERS, info, 2, PMIX_ERR_NOT_FOUND);
+    PMIX_INFO_DESTRUCT(&info[1]);
+    /* no node named: ours */
+    expect_str(
+        get(fx, PMIX_RANK_WILDCARD, PMIX_LOCAL_PEERS, info, 1, PMIX_SUCCESS),
+        "2,3");
+}
+
+static void app_info_qualifiers_select_an_app(void **state)
+{
+    fixture_t *fx = *state;
+    pmix_info_t info[2];
+    bool t      = true;
+    uint32_t a0 = 0;
+
+    memset(info, 0, sizeof(info));
+    PMIX_INFO_LOAD(&info[0], PMIX_APP_INFO, &t, PMIX_BOOL);
+    /* our app (1) by default */
+    expect_u32(
+        get(fx, PMIX_RANK_WILDCARD, PMIX_APP_SIZE, info, 1, PMIX_SUCCESS), 3);
+    PMIX_INFO_LOAD(&info[1], PMIX_APPNUM, &a0, PMIX_UINT32);
+    expect_u32(
+        get(fx, PMIX_RANK_WILDCARD, PMIX_APP_SIZE, info, 2, PMIX_SUCCESS), 1);
+}
+
+static void null_key_returns_all_keys_as_info_array(void **state)
+{
+    fixture_t *fx   = *state;
+    pmix_value_t *v = get(fx, 3, NULL, NULL, 0, PMIX_SUCCESS);
+    pmix_info_t *info;
+
+    assert_non_null(v);
+    assert_int_equal(v->type, PMIX_DATA_ARRAY);
+    assert_int_equal(v->data.darray->type, PMIX_INFO);
+    assert_int_equal(v->data.darray->size, 2);
+    info = v->data.darray->array;
+    assert_string_equal(info[0].key, PMIX_NODEID);
+    assert_string_equal(info[1].key, "btl.tcp");
+    PMIX_VALUE_RELEASE(v);
+    get(fx, 1, NULL, NULL, 0, PMIX_ERR_NOT_FOUND);
+}
+
+static void fetch_decision_follows_the_rules(void **state)
+{
+    fixture_t *fx = *state;
+    rdp_get_quals_t q;
+    pmix_proc_t p;
+    pmix_info_t opt;
+
+    memset(&q, 0, sizeof(q));
+    PMIX_LOAD_PROCID(&p, NS, 1);
+    assert_true(rdp_client_store_should_fetch(&fx->st, &p, &q));
+    PMIX_LOAD_PROCID(&p, NS, 2); /* ourselves */
+    assert_false(rdp_client_store_should_fetch(&fx->st, &p, &q));
+    PMIX_LOAD_PROCID(&p, NS, PMIX_RANK_WILDCARD);
+    assert_false(rdp_client_store_should_fetch(&fx->st, &p, &q));
+    PMIX_LOAD_PROCID(&p, "other.job", PMIX_RANK_WILDCARD);
+    assert_true(rdp_client_store_should_fetch(&fx->st, &p, &q));
+    /* Open MPI passes PMIX_OPTIONAL with no value: true */
+    memset(&opt, 0, sizeof(opt));
+    PMIX_LOAD_KEY(opt.key, PMIX_OPTIONAL);
+    opt.value.type = PMIX_UNDEF;
+    assert_int_equal(rdp_client_get_quals_parse(&q, &opt, 1), PMIX_SUCCESS);
+    assert_true(q.optional);
+    PMIX_LOAD_PROCID(&p, NS, 1);
+    assert_false(rdp_client_store_should_fetch(&fx->st, &p, &q));
+}
+
+static void bad_qualifier_types_are_refused(void **state)
+{
+    rdp_get_quals_t q;
+    pmix_info_t info;
+
+    memset(&info, 0, sizeof(info));
+    PMIX_INFO_LOAD(&info, PMIX_NODEID, "zero", PMIX_STRING);
+    assert_int_equal(rdp_client_get_quals_parse(&q, &info, 1),
+                     PMIX_ERR_BAD_PARAM);
+    PMIX_INFO_DESTRUCT(&info);
+    assert_int_equal(rdp_client_get_quals_parse(&q, NULL, 1),
+                     PMIX_ERR_BAD_PARAM);
+}
+
+static void appnum_is_synthesized_as_uint32_zero(void **state)
+{
+    fixture_t *fx = *state;
+    pmix_proc_t p;
+    pmix_value_t *v = NULL;
+
+    PMIX_LOAD_PROCID(&p, NS, 3);
+    assert_int_equal(rdp_client_store_synthesize(&fx->st, &p, PMIX_APPNUM, &v),
+                     PMIX_SUCCESS);
+    expect_u32(v, 0);
+    assert_int_equal(
+        rdp_client_store_synthesize(&fx->st, &p, PMIX_JOB_SIZE, &v),
+        PMIX_ERR_NOT_FOUND);
+}
+
+static void peers_and_nodes_resolve(void **state)
+{
+    fixture_t *fx = *state;
+    pmix_proc_t *procs;
+    size_t n;
+    char *nodes;
+
+    assert_int_equal(
+        rdp_client_store_resolve_peers(&fx->st, NULL, NS, &procs, &n),
+        PMIX_SUCCESS);
+    assert_int_equal(n, 2);
+    assert_int_equal(procs[0].rank, 2);
+    assert_int_equal(procs[1].rank, 3);
+    assert_string_equal(procs[0].nspace, NS);
+    free(procs);
+    assert_int_equal(
+        rdp_client_store_resolve_peers(&fx->st, "n0", NULL, &procs, &n),
+        PMIX_SUCCESS);
+    assert_int_equal(n, 2);
+    assert_int_equal(procs[0].rank, 0);
+    assert_int_equal(procs[1].rank, 1);
+    free(procs);
+    assert_int_equal(
+        rdp_client_store_resolve_peers(&fx->st, "n9", NS, &procs, &n),
+        PMIX_ERR_NOT_FOUND);
+    assert_int_equal(rdp_client_store_resolve_nodes(&fx->st, NS, &nodes),
+                     PMIX_SUCCESS);
+    assert_true(strcmp(nodes, "n0,n1") == 0 || strcmp(nodes, "n1,n0") == 0);
+    free(nodes);
+    assert_int_equal(
+        rdp_client_store_resolve_nodes(&fx->st, "other.job", &nodes),
+        PMIX_ERR_NOT_FOUND);
+}
+
+static void malformed_bundles_fail_cleanly(void **state)
+{
+    fixture_t *fx = *state;
+    rdp_buf_t b;
+    rdp_rbuf_t rb;
+
+    write_job(&b);
+    /* every truncation fails without crashing */
+    for (size_t len = 0; len < b.size; len++) {
+        rdp_rbuf_init(&rb, b.data, len);
+        assert_int_not_equal(rdp_client_store_bundle(&fx->st, &rb),
+                             PMIX_SUCCESS);
+    }
+    rdp_buf_cleanup(&b);
+    /* unknown section kind */
+    rdp_buf_init(&b);
+    assert_int_equal(rdp_pack_u32(&b, 1), PMIX_SUCCESS);
+    assert_int_equal(rdp_pack_string(&b, NS), PMIX_SUCCESS);
+    assert_int_equal(rdp_pack_u32(&b, 1), PMIX_SUCCESS);
+    w_section(&b, 77, 0, NULL, 0);
+    rdp_rbuf_init(&rb, b.data, b.size);
+    assert_int_equal(rdp_client_store_bundle(&fx->st, &rb),
+                     PMIX_ERR_UNPACK_FAILURE);
+    rdp_buf_cleanup(&b);
+    /* a proc section for a reserved rank */
+    rdp_buf_init(&b);
+    assert_int_equal(rdp_pack_u32(&b, 1), PMIX_SUCCESS);
+    assert_int_equal(rdp_pack_string(&b, NS), PMIX_SUCCESS);
+    assert_int_equal(rdp_pack_u32(&b, 1), PMIX_SUCCESS);
+    w_section(&b, RDP_SECT_PROC, PMIX_RANK_WILDCARD, NULL, 0);
+    rdp_rbuf_init(&rb, b.data, b.size);
+    assert_int_equal(rdp_client_store_bundle(&fx->st, &rb),
+                     PMIX_ERR_UNPACK_FAILURE);
+    rdp_buf_cleanup(&b);
+}
+
+static void singleton_job_info_uses_standard_types(void **state)
+{
+    rdp_kvs_t *kvs;
+    rdp_client_store_t st;
+    pmix_proc_t me, p;
+    rdp_get_quals_t q;
+    pmix_value_t *v;
+
+    assert_int_equal(rdp_kvs_create(&kvs), PMIX_SUCCESS);
+    PMIX_LOAD_PROCID(&me, "singleton.h.1", 0);
+    assert_int_equal(rdp_client_store_init(&st, kvs, &me, "h"), PMIX_SUCCESS);
+    assert_int_equal(rdp_client_store_load_singleton(&st), PMIX_SUCCESS);
+    memset(&q, 0, sizeof(q));
+    PMIX_LOAD_PROCID(&p, "singleton.h.1", PMIX_RANK_WILDCARD);
+    assert_int_equal(rdp_client_store_lookup(&st, &p, PMIX_JOB_SIZE, &q, &v),
+                     PMIX_SUCCESS);
+    expect_u32(v, 1);
+    assert_int_equal(rdp_client_store_lookup(&st, &p, PMIX_LOCAL_PEERS, &q, &v),
+                     PMIX_SUCCESS);
+    expect_str(v, "0");
+    p.rank = 0;
+    assert_int_equal(rdp_client_store_lookup(&st, &p, PMIX_LOCAL_RANK, &q, &v),
+                     PMIX_SUCCESS);
+    assert_int_equal(v->type, PMIX_UINT16);
+    PMIX_VALUE_RELEASE(v);
+    assert_int_equal(rdp_client_store_lookup(&st, &p, PMIX_RANK, &q, &v),
+                     PMIX_SUCCESS);
+    assert_int_equal(v->type, PMIX_PROC_RANK);
+    PMIX_VALUE_RELEASE(v);
+    rdp_client_store_cleanup(&st);
+    rdp_kvs_destroy(kvs);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+        T(job_keys_are_found_with_rank_wildcard),
+        T(proc_lookups_fall_back_to_job_data),
+        T(proc_keys_keep_their_registered_type),
+        T(node_keys_with_wildcard_come_from_our_node),
+        T(peer_hostname_comes_from_its_node),
+        T(node_info_qualifiers_select_a_node),
+        T(app_info_qualifiers_select_an_app),
+        T(null_key_returns_all_keys_as_info_array),
+        T(fetch_decision_follows_the_rules),
+        T(bad_qualifier_types_are_refused),
+        T(appnum_is_synthesized_as_uint32_zero),
+        T(peers_and_nodes_resolve),
+        T(malformed_bundles_fail_cleanly),
+#undef T
+        cmocka_unit_test(singleton_job_info_uses_standard_types),
+    };
+
+    return cmocka_run_group_tests_name("client_store", tests, NULL, NULL);
+}
