@@ -22,6 +22,29 @@
  * Unpacking never reads past the buffer, rejects counts that cannot fit in
  * the remaining bytes, and limits nesting to RDP_WIRE_MAX_DEPTH.  On error
  * everything it allocated is freed and its out-parameter is untouched.
+ *
+ * Details (wire.c):
+ *   - Scalars travel as their LP64 width (size_t/time_t 8, int/pid_t 4,
+ *     bool 1 byte 0|1, float/double as IEEE bits, timeval 2 x 64 bits).
+ *   - A value whose union holds the type by pointer (proc, info, data
+ *     array, proc_info, coord, topo, cpuset, geometry, ...) carries a u8
+ *     present flag before the payload, so a NULL pointer round-trips.
+ *   - Data array elements use the layout of rdpmix_darray_elem_size().
+ *   - Structs are their fields in declaration order; argv-style lists
+ *     (app argv/env, query keys, regattr description) are arrays of strings.
+ *   - cpuset/topology carry only their source string (the hwloc object is
+ *     process-local and unpacks as NULL); a data buffer carries its used
+ *     bytes; PMIX_INFO_PERSISTENT is never packed nor unpacked.
+ *   - PMIX_POINTER, PMIX_BUFFER, PMIX_KVAL, PMIX_COMMAND: NOT_SUPPORTED;
+ *     codes that are not 4.2.2 types: PMIX_ERR_UNKNOWN_DATA_TYPE.
+ *   - Nesting: every value and every data array counts one level (so an
+ *     info array inside an info array costs two).  Packing refuses what
+ *     unpacking would refuse (PMIX_ERR_PACK_FAILURE).
+ *   - Errors: a count or length the remaining bytes cannot hold is
+ *     PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER (checked before allocating);
+ *     malformed content (bad string, key/nspace too long, depth) is
+ *     PMIX_ERR_UNPACK_FAILURE.  A failed unpack restores the cursor; a
+ *     failed pack restores the buffer size.
  */
 
 #define RDP_WIRE_MAX_DEPTH 16
