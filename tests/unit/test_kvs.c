@@ -336,6 +336,36 @@ static void pack_rank_writes_only_the_requested_scopes(void **state)
     rdp_buf_cleanup(&buf);
 }
 
+static void pack_rank_leaves_out_values_that_cannot_travel(void **state)
+{
+    rdp_kvs_t *kvs = *state;
+    rdp_kvs_t *dst;
+    rdp_buf_t buf;
+    rdp_rbuf_t rb;
+    pmix_value_t v;
+
+    put_u32(kvs, "job", 0, "before", PMIX_GLOBAL, 1);
+    memset(&v, 0, sizeof(v));
+    v.type     = PMIX_POINTER;
+    v.data.ptr = &v;
+    assert_int_equal(rdp_kvs_put(kvs, "job", 0, "local.ptr", PMIX_GLOBAL, &v),
+                     PMIX_SUCCESS);
+    put_u32(kvs, "job", 0, "after", PMIX_GLOBAL, 2);
+    rdp_buf_init(&buf);
+    assert_int_equal(rdp_kvs_pack_rank(kvs, "job", 0, RDP_SCOPES_ALL, &buf),
+                     PMIX_SUCCESS);
+    assert_int_equal(buf.data[0], 2);
+    assert_int_equal(rdp_kvs_create(&dst), PMIX_SUCCESS);
+    rdp_rbuf_init(&rb, buf.data, buf.size);
+    assert_int_equal(rdp_kvs_unpack_rank(dst, "job", 0, &rb), PMIX_SUCCESS);
+    assert_int_equal(rb.left, 0);
+    assert_int_equal(peek_u32(dst, "job", 0, "before"), 1);
+    assert_int_equal(peek_u32(dst, "job", 0, "after"), 2);
+    assert_null(rdp_kvs_peek(dst, "job", 0, "local.ptr"));
+    rdp_kvs_destroy(dst);
+    rdp_buf_cleanup(&buf);
+}
+
 static void unpack_rank_reproduces_keys_scopes_and_order(void **state)
 {
     rdp_kvs_t *kvs = *state;
@@ -556,6 +586,7 @@ int main(void)
         KT(put_take_steals_the_value_and_leaves_it_undef),
         KT(bad_arguments_are_rejected_without_side_effects),
         KT(pack_rank_writes_only_the_requested_scopes),
+        KT(pack_rank_leaves_out_values_that_cannot_travel),
         KT(unpack_rank_reproduces_keys_scopes_and_order),
         KT(unpack_rank_of_zero_keys_marks_the_rank_present),
         KT(unpack_rank_stops_at_malformed_input_and_keeps_earlier_keys),

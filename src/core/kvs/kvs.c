@@ -7,6 +7,7 @@
 #include "core/util/log.h"
 #include "core/util/value.h"
 
+#include <endian.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -419,6 +420,9 @@ static int scope_in(uint32_t mask, pmix_scope_t scope)
     return scope < 32 && (mask & RDP_SCOPE_BIT(scope)) != 0;
 }
 
+/* Values that cannot travel (PMIX_POINTER, ...) are process-local: they are
+ * left out with a warning instead of failing the whole rank, and the count
+ * written first is patched to what was really packed. */
 pmix_status_t rdp_kvs_pack_rank(const rdp_kvs_t *kvs, const char *nspace,
                                 pmix_rank_t rank, uint32_t scope_mask,
                                 rdp_buf_t *buf)
@@ -426,35 +430,40 @@ pmix_status_t rdp_kvs_pack_rank(const rdp_kvs_t *kvs, const char *nspace,
     kvs_rank_t *r;
     kvs_kv_t *kv;
     size_t mark;
+    size_t item;
     uint32_t n = 0;
+    uint32_t le;
     pmix_status_t st;
 
     if (kvs == NULL || buf == NULL || nspace == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
-    r = find_rank(kvs, nspace, rank);
-    if (r != NULL) {
-        rdp_list_for_each(kv, &r->order, link) {
-            if (scope_in(scope_mask, kv->scope)) {
-                n++;
-            }
-        }
-    }
     mark = buf->size;
-    st   = rdp_pack_u32(buf, n);
-    if (st != PMIX_SUCCESS || n == 0) {
+    st   = rdp_pack_u32(buf, 0);
+    if (st != PMIX_SUCCESS) {
         return st;
+    }
+    r = find_rank(kvs, nspace, rank);
+    if (r == NULL) {
+        return PMIX_SUCCESS;
     }
     rdp_list_for_each(kv, &r->order, link) {
         if (!scope_in(scope_mask, kv->scope)) {
             continue;
         }
-        st = rdp_pack_u8(buf, kv->scope);
+        item = buf->size;
+        st   = rdp_pack_u8(buf, kv->scope);
         if (st == PMIX_SUCCESS) {
             st = rdp_pack_string(buf, kv->key);
         }
         if (st == PMIX_SUCCESS) {
             st = rdp_pack_value(buf, &kv->value);
+        }
+        if (st == PMIX_ERR_NOT_SUPPORTED || st == PMIX_ERR_UNKNOWN_DATA_TYPE) {
+            rdp_log_warn(KVS, "%s of %s:%u has type %u, which stays local",
+                         kv->key, nspace, rank, (unsigned)kv->value.type);
+            buf->size = item;
+            continue;
         }
         if (st != PMIX_SUCCESS) {
             rdp_log_error(KVS, "cannot pack %s of %s:%u: %d", kv->key, nspace,
@@ -462,7 +471,10 @@ pmix_status_t rdp_kvs_pack_rank(const rdp_kvs_t *kvs, const char *nspace,
             buf->size = mark;
             return st;
         }
+        n++;
     }
+    le = htole32(n);
+    memcpy(buf->data + mark, &le, sizeof(le));
     return PMIX_SUCCESS;
 }
 
