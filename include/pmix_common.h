@@ -2399,7 +2399,7 @@ typedef struct pmix_info {
 #define PMIX_INFO_REQUIRED(m)       ((m)->flags |= PMIX_INFO_REQD)
 #define PMIX_INFO_OPTIONAL(m)       ((m)->flags &= ~PMIX_INFO_REQD)
 #define PMIX_INFO_IS_REQUIRED(m)    ((m)->flags & PMIX_INFO_REQD)
-#define PMIX_INFO_IS_OPTIONAL(m)    !((m)->flags & PMIX_INFO_REQD)
+#define PMIX_INFO_IS_OPTIONAL(m)    (!((m)->flags & PMIX_INFO_REQD))
 #define PMIX_INFO_PROCESSED(m)      ((m)->flags |= PMIX_INFO_REQD_PROCESSED)
 #define PMIX_INFO_WAS_PROCESSED(m)  ((m)->flags & PMIX_INFO_REQD_PROCESSED)
 #define PMIX_INFO_SET_END(m)        ((m)->flags |= PMIX_INFO_ARRAY_END)
