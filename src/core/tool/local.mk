@@ -1,1 +1,2 @@
 # src/core/tool/local.mk - build rules for src/core/tool
+librdp_la_SOURCES += src/core/tool/tool.c
