@@ -45,8 +45,18 @@ endif
 
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_client_store.t
-tests_unit_test_client_store_t_SOURCES = tests/unit/test_client_store.c
+tests_unit_test_client_store_t_SOURCES = tests/unit/test_client_store.c \
+                                         tests/unit/client_testgen.h
 tests_unit_test_client_store_t_CFLAGS  = $(RDP_TEST_CFLAGS)
 tests_unit_test_client_store_t_LDADD   = $(RDP_TEST_LIBS)
 TESTS += tests/unit/test_client_store.t
+endif
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_client_api.t
+tests_unit_test_client_api_t_SOURCES = tests/unit/test_client_api.c \
+                                       tests/unit/client_testgen.h
+tests_unit_test_client_api_t_CFLAGS  = $(RDP_TEST_CFLAGS)
+tests_unit_test_client_api_t_LDADD   = $(RDP_TEST_LIBS)
+TESTS += tests/unit/test_client_api.t
 endif

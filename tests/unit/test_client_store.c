@@ -15,41 +15,9 @@
 #include "core/util/value.h"
 #include "core/wire/proto.h"
 
+#include "client_testgen.h"
+
 #define NS "job.1"
-
-/* ---- a tiny bundle writer (the format of proto.h) ------------------- */
-
-static void w_section(rdp_buf_t *b, uint8_t kind, uint32_t id, const char *name,
-                      uint32_t nkv)
-{
-    assert_int_equal(rdp_pack_u8(b, kind), PMIX_SUCCESS);
-    assert_int_equal(rdp_pack_u32(b, id), PMIX_SUCCESS);
-    assert_int_equal(rdp_pack_string(b, name), PMIX_SUCCESS);
-    assert_int_equal(rdp_pack_u32(b, nkv), PMIX_SUCCESS);
-}
-
-static void w_kv(rdp_buf_t *b, const char *key, pmix_data_type_t type,
-                 const void *data)
-{
-    pmix_value_t v;
-
-    memset(&v, 0, sizeof(v));
-    assert_int_equal(PMIx_Value_load(&v, data, type), PMIX_SUCCESS);
-    assert_int_equal(rdp_pack_u8(b, PMIX_GLOBAL), PMIX_SUCCESS);
-    assert_int_equal(rdp_pack_string(b, key), PMIX_SUCCESS);
-    assert_int_equal(rdp_pack_value(b, &v), PMIX_SUCCESS);
-    rdp_value_destruct(&v);
-}
-
-static void w_u32(rdp_buf_t *b, const char *key, uint32_t u)
-{
-    w_kv(b, key, PMIX_UINT32, &u);
-}
-
-static void w_str(rdp_buf_t *b, const char *key, const char *s)
-{
-    w_kv(b, key, PMIX_STRING, s);
-}
 
 /*
  * Job NS: 4 ranks, 2 nodes (n0: ranks 0,1; n1: ranks 2,3), 2 apps.

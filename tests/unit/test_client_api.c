@@ -1,0 +1,863 @@
+/* test_client_api.c - the client API against a mock server on a socket */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <pmix.h>
+
+#include "core/kvs/kvs.h"
+#include "core/loop/loop.h"
+#include "core/util/value.h"
+#include "core/wire/proto.h"
+
+#include "client_testgen.h"
+
+#define NS "mock.ns"
+
+/*
+ * The mock server: one thread, blocking sockets, one client connection at
+ * a time.  It answers CONNECT with a small job (2 ranks on node n0),
+ * records COMMITs in a kvs, answers FENCE (with the committed data of
+ * rank 0 plus made-up data of rank 1 when collecting), GET of rank 1 with
+ * "late.key", and reacts to a few magic keys: "slow" (no answer), "drop"
+ * (close the connection), "event" (send an EVENT first).
+ */
+typedef struct mock {
+    pthread_mutex_t lock;
+    int lfd;
+    char path[108];
+    pthread_t thread;
+    int stop;
+    /* what it saw */
+    int connects, finalizes, commits, fences, gets;
+    char token[64];
+    uint32_t pid;
+    int last_fence_collect;
+    pmix_proc_t last_fence_proc;
+    size_t last_commit_nkv;
+    rdp_kvs_t *kvs; /* committed data */
+} mock_t;
+
+static mock_t mock;
+
+static int read_full(int fd, void *buf, size_t len)
+{
+    uint8_t *p = buf;
+
+    while (len > 0) {
+        ssize_t n = read(fd, p, len);
+
+        if (n <= 0) {
+            if (n < 0 && errno == EINTR) {
+                continue;
+            }
+            return -1;
+        }
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+static int write_full(int fd, const void *buf, size_t len)
+{
+    const uint8_t *p = buf;
+
+    while (len > 0) {
+        ssize_t n = write(fd, p, len);
+
+        if (n <= 0) {
+            if (n < 0 && errno == EINTR) {
+                continue;
+            }
+            return -1;
+        }
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+static int send_msg(int fd, uint16_t cmd, uint32_t tag, rdp_buf_t *b)
+{
+    rdp_msg_hdr_t hdr = {RDP_MSG_MAGIC, RDP_MSG_VERSION, cmd, tag,
+                         (uint32_t)b->size};
+    uint8_t raw[RDP_MSG_HDR_LEN];
+    int rc;
+
+    rdp_msg_hdr_encode(&hdr, raw);
+    rc = write_full(fd, raw, sizeof(raw));
+    if (rc == 0 && b->size > 0) {
+        rc = write_full(fd, b->data, b->size);
+    }
+    rdp_buf_cleanup(b);
+    return rc;
+}
+
+static int send_status(int fd, uint16_t cmd, uint32_t tag, pmix_status_t st)
+{
+    rdp_buf_t b;
+
+    rdp_buf_init(&b);
+    rdp_pack_i32(&b, st);
+    return send_msg(fd, cmd, tag, &b);
+}
+
+static void job_bundle(rdp_buf_t *b)
+{
+    uint16_t zero = 0;
+
+    rdp_pack_u32(b, 1);
+    w_set(b, NS, 3);
+    w_section(b, RDP_SECT_JOB, PMIX_RANK_WILDCARD, NULL, 2);
+    w_u32(b, PMIX_JOB_SIZE, 2);
+    w_str(b, PMIX_LOCAL_PEERS, "0,1");
+    w_section(b, RDP_SECT_NODE, 0, "n0", 1);
+    w_u32(b, PMIX_LOCAL_SIZE, 2);
+    w_section(b, RDP_SECT_PROC, 0, NULL, 1);
+    w_kv(b, PMIX_LOCAL_RANK, PMIX_UINT16, &zero);
+}
+
+static void handle_connect(int fd, uint32_t tag, rdp_rbuf_t *rb)
+{
+    char *ns = NULL, *token = NULL;
+    uint32_t rank, pid;
+    pmix_info_t *info = NULL;
+    size_t ninfo      = 0;
+    rdp_buf_t b;
+
+    assert_int_equal(rdp_unpack_string(rb, &ns), PMIX_SUCCESS);
+    assert_int_equal(rdp_unpack_u32(rb, &rank), PMIX_SUCCESS);
+    assert_int_equal(rdp_unpack_u32(rb, &pid), PMIX_SUCCESS);
+    assert_int_equal(rdp_unpack_string(rb, &token), PMIX_SUCCESS);
+    assert_int_equal(rdp_unpack_info_array(rb, &info, &ninfo), PMIX_SUCCESS);
+    pthread_mutex_lock(&mock.lock);
+    mock.connects++;
+    mock.pid = pid;
+    snprintf(mock.token, sizeof(mock.token), "%s", token != NULL ? token : "");
+    pthread_mutex_unlock(&mock.lock);
+    rdp_buf_init(&b);
+    rdp_pack_i32(&b, PMIX_SUCCESS);
+    job_bundle(&b);
+    send_msg(fd, RDP_CMD_CONNECT_ACK, tag, &b);
+    free(ns);
+    free(token);
+    rdp_info_array_free(info, ninfo);
+}
+
+static void handle_fence(int fd, uint32_t tag, rdp_rbuf_t *rb)
+{
+    pmix_proc_t *procs = NULL;
+    size_t nprocs = 0, ninfo = 0;
+    pmix_info_t *info = NULL;
+    int collect       = 0;
+    rdp_buf_t b;
+
+    assert_int_equal(rdp_unpack_proc_array(rb, &procs, &nprocs), PMIX_SUCCESS);
+    assert_int_equal(rdp_unpack_info_array(rb, &info, &ninfo), PMIX_SUCCESS);
+    for (size_t i = 0; i < ninfo; i++) {
+        if (PMIX_CHECK_KEY(&info[i], PMIX_COLLECT_DATA)) {
+            collect = PMIX_INFO_TRUE(&info[i]);
+        }
+    }
+    pthread_mutex_lock(&mock.lock);
+    mock.fences++;
+    mock.last_fence_collect = collect;
+    if (nprocs > 0) {
+        mock.last_fence_proc = procs[0];
+    }
+    pthread_mutex_unlock(&mock.lock);
+    rdp_buf_init(&b);
+    rdp_pack_i32(&b, PMIX_SUCCESS);
+    rdp_pack_u8(&b, (uint8_t)collect);
+    if (collect) {
+        rdp_pack_u32(&b, 1);
+        w_set(&b, NS, 2);
+        w_section(&b, RDP_SECT_PROC, 0, NULL, 0);
+        /* replace the count by the real kv list of rank 0 */
+        b.size -= 4;
+        rdp_kvs_pack_rank(mock.kvs, NS, 0, RDP_SCOPES_ALL, &b);
+        w_section(&b, RDP_SECT_PROC, 1, NULL, 1);
+        w_str(&b, "peer.key", "from-1");
+    }
+    send_msg(fd, RDP_CMD_FENCE_ACK, tag, &b);
+    free(procs);
+    rdp_info_array_free(info, ninfo);
+}
+
+/* Returns -1 to drop the connection. */
+static int handle_get(int fd, uint32_t tag, rdp_rbuf_t *rb)
+{
+    char *ns = NULL, *key = NULL;
+    uint32_t rank;
+    pmix_info_t *info = NULL;
+    size_t ninfo      = 0;
+    rdp_buf_t b;
+    int rc = 0;
+
+    assert_int_equal(rdp_unpack_string(rb, &ns), PMIX_SUCCESS);
+    assert_int_equal(rdp_unpack_u32(rb, &rank), PMIX_SUCCESS);
+    assert_int_equal(rdp_unpack_string(rb, &key), PMIX_SUCCESS);
+    assert_int_equal(rdp_unpack_info_array(rb, &info, &ninfo), PMIX_SUCCESS);
+    pthread_mutex_lock(&mock.lock);
+    mock.gets++;
+    pthread_mutex_unlock(&mock.lock);
+    if (key != NULL && strcmp(key, "slow") == 0) {
+        goto out;
+    }
+    if (key != NULL && strcmp(key, "drop") == 0) {
+        rc = -1;
+        goto out;
+    }
+    if (key != NULL && strcmp(key, "event") == 0) {
+        pmix_proc_t src;
+
+        PMIX_LOAD_PROCID(&src, NS, 1);
+        rdp_buf_init(&b);
+        rdp_pack_i32(&b, -1234);
+        rdp_pack_proc(&b, &src);
+        rdp_pack_info_array(&b, NULL, 0);
+        send_msg(fd, RDP_CMD_EVENT, 0, &b);
+    }
+    if (rank != 1) {
+        send_status(fd, RDP_CMD_GET_ACK, tag, PMIX_ERR_NOT_FOUND);
+        goto out;
+    }
+    rdp_buf_init(&b);
+    rdp_pack_i32(&b, PMIX_SUCCESS);
+    rdp_pack_u32(&b, 1);
+    w_set(&b, NS, 1);
+    w_section(&b, RDP_SECT_PROC, 1, NULL, 1);
+    w_str(&b, "late.key", "late-1");
+    send_msg(fd, RDP_CMD_GET_ACK, tag, &b);
+out:
+    free(ns);
+    free(key);
+    rdp_info_array_free(info, ninfo);
+    return rc;
+}
+
+static void serve(int fd)
+{
+    for (;;) {
+        uint8_t raw[RDP_MSG_HDR_LEN];
+        rdp_msg_hdr_t hdr;
+        uint8_t *payload = NULL;
+        rdp_rbuf_t rb;
+        int drop = 0;
+
+        if (read_full(fd, raw, sizeof(raw)) != 0
+            || rdp_msg_hdr_decode(raw, &hdr) != PMIX_SUCCESS) {
+            return;
+        }
+        payload = malloc(hdr.length + 1);
+        if (payload == NULL || read_full(fd, payload, hdr.length) != 0) {
+            free(payload);
+            return;
+        }
+        rdp_rbuf_init(&rb, payload, hdr.length);
+        switch (hdr.cmd) {
+        case RDP_CMD_CONNECT:
+            handle_connect(fd, hdr.tag, &rb);
+            break;
+        case RDP_CMD_COMMIT: {
+            rdp_rbuf_t peek = rb;
+            uint32_t n      = 0;
+
+            rdp_unpack_u32(&peek, &n);
+            pthread_mutex_lock(&mock.lock);
+            mock.commits++;
+            mock.last_commit_nkv = n;
+            assert_int_equal(rdp_kvs_unpack_rank(mock.kvs, NS, 0, &rb),
+                             PMIX_SUCCESS);
+            pthread_mutex_unlock(&mock.lock);
+            break;
+        }
+        case RDP_CMD_FENCE:
+            handle_fence(fd, hdr.tag, &rb);
+            break;
+        case RDP_CMD_GET:
+            drop = handle_get(fd, hdr.tag, &rb) != 0;
+            break;
+        case RDP_CMD_FINALIZE:
+            pthread_mutex_lock(&mock.lock);
+            mock.finalizes++;
+            pthread_mutex_unlock(&mock.lock);
+            send_status(fd, RDP_CMD_FINALIZE_ACK, hdr.tag, PMIX_SUCCESS);
+            drop = 1;
+            break;
+        default:
+            /* a host without upcalls */
+            send_status(fd, hdr.cmd + 1, hdr.tag, PMIX_ERR_NOT_SUPPORTED);
+            break;
+        }
+        free(payload);
+        if (drop) {
+            return;
+        }
+    }
+}
+
+static void *mock_main(void *arg)
+{
+    for (;;) {
+        int fd = accept(mock.lfd, NULL, NULL);
+
+        if (fd < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            return NULL;
+        }
+        pthread_mutex_lock(&mock.lock);
+        if (mock.stop) {
+            pthread_mutex_unlock(&mock.lock);
+            close(fd);
+            return NULL;
+        }
+        pthread_mutex_unlock(&mock.lock);
+        serve(fd);
+        close(fd);
+    }
+}
+
+static int group_setup(void **state)
+{
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    char dir[]            = "/tmp/rdp-client-test-XXXXXX";
+
+    if (mkdtemp(dir) == NULL) {
+        return -1;
+    }
+    pthread_mutex_init(&mock.lock, NULL);
+    snprintf(mock.path, sizeof(mock.path), "%s/sock", dir);
+    snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", mock.path);
+    mock.lfd = socket(AF_UNIX, SOCK_STREAM, 0);
+    if (mock.lfd < 0 || bind(mock.lfd, (struct sockaddr *)&sa, sizeof(sa))
+        || listen(mock.lfd, 8) != 0) {
+        return -1;
+    }
+    if (rdp_kvs_create(&mock.kvs) != PMIX_SUCCESS) {
+        return -1;
+    }
+    return pthread_create(&mock.thread, NULL, mock_main, NULL) == 0 ? 0 : -1;
+}
+
+static int group_teardown(void **state)
+{
+    char dir[sizeof(mock.path)];
+    int fd;
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+
+    pthread_mutex_lock(&mock.lock);
+    mock.stop = 1;
+    pthread_mutex_unlock(&mock.lock);
+    /* wake accept() */
+    fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", mock.path);
+    connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+    pthread_join(mock.thread, NULL);
+    close(fd);
+    close(mock.lfd);
+    unlink(mock.path);
+    snprintf(dir, sizeof(dir), "%s", mock.path);
+    *strrchr(dir, '/') = '\0';
+    rmdir(dir);
+    rdp_kvs_destroy(mock.kvs);
+    return 0;
+}
+
+static int env_setup(void **state)
+{
+    setenv(RDP_ENV_SERVER_PATH, mock.path, 1);
+    setenv("PMIX_NAMESPACE", NS, 1);
+    setenv("PMIX_RANK", "0", 1);
+    setenv(RDP_ENV_CLIENT_TOKEN, "secret", 1);
+    setenv("PMIX_HOSTNAME", "n0", 1);
+    return 0;
+}
+
+static int env_clear(void **state)
+{
+    while (PMIx_Initialized()) {
+        PMIx_Finalize(NULL, 0);
+    }
+    unsetenv(RDP_ENV_SERVER_PATH);
+    unsetenv("PMIX_SERVER_URI");
+    unsetenv("PMIX_NAMESPACE");
+    unsetenv("PMIX_RANK");
+    unsetenv(RDP_ENV_CLIENT_TOKEN);
+    unsetenv("PMIX_HOSTNAME");
+    return 0;
+}
+
+static int mock_count(int *counter)
+{
+    int v;
+
+    pthread_mutex_lock(&mock.lock);
+    v = *counter;
+    pthread_mutex_unlock(&mock.lock);
+    return v;
+}
+
+/* ---- callbacks ----------------------------------------------------- */
+
+typedef struct cb_state {
+    rdp_wait_t wait;
+    pmix_status_t status;
+    int calls;
+    pthread_t caller;
+    int other_thread;
+    pmix_value_t value;
+} cb_state_t;
+
+static void cb_init(cb_state_t *cb)
+{
+    memset(cb, 0, sizeof(*cb));
+    rdp_wait_init(&cb->wait);
+    cb->caller = pthread_self();
+}
+
+static void op_cb(pmix_status_t status, void *cbdata)
+{
+    cb_state_t *cb = cbdata;
+
+    cb->status       = status;
+    cb->other_thread = !pthread_equal(cb->caller, pthread_self());
+    cb->calls++;
+    rdp_wait_signal(&cb->wait, status);
+}
+
+static void value_cb(pmix_status_t status, pmix_value_t *kv, void *cbdata)
+{
+    cb_state_t *cb = cbdata;
+
+    cb->status       = status;
+    cb->other_thread = !pthread_equal(cb->caller, pthread_self());
+    cb->calls++;
+    if (kv != NULL) {
+        rdp_value_copy(&cb->value, kv);
+    }
+    rdp_wait_signal(&cb->wait, status);
+}
+
+static pmix_status_t get_u32(pmix_rank_t rank, const char *key, uint32_t *u)
+{
+    pmix_proc_t p;
+    pmix_value_t *v = NULL;
+    pmix_status_t st;
+
+    PMIX_LOAD_PROCID(&p, NS, rank);
+    st = PMIx_Get(&p, key, NULL, 0, &v);
+    if (st == PMIX_SUCCESS) {
+        assert_int_equal(v->type, PMIX_UINT32);
+        *u = v->data.uint32;
+        PMIX_VALUE_RELEASE(v);
+    }
+    return st;
+}
+
+static pmix_status_t get_str(pmix_rank_t rank, const char *key,
+                             const pmix_info_t *info, size_t ninfo, char *out,
+                             size_t len)
+{
+    pmix_proc_t p;
+    pmix_value_t *v = NULL;
+    pmix_status_t st;
+
+    PMIX_LOAD_PROCID(&p, NS, rank);
+    st = PMIx_Get(&p, key, info, ninfo, &v);
+    if (st == PMIX_SUCCESS) {
+        assert_int_equal(v->type, PMIX_STRING);
+        snprintf(out, len, "%s", v->data.string);
+        PMIX_VALUE_RELEASE(v);
+    }
+    return st;
+}
+
+/* ---- tests -------------------------------------------------------- */
+
+static void calls_before_init_fail(void **state)
+{
+    pmix_value_t v = {.type = PMIX_UINT32};
+    pmix_value_t *out;
+
+    assert_false(PMIx_Initialized());
+    assert_int_equal(PMIx_Put(PMIX_GLOBAL, "k", &v), PMIX_ERR_INIT);
+    assert_int_equal(PMIx_Commit(), PMIX_ERR_INIT);
+    assert_int_equal(PMIx_Get(NULL, "k", NULL, 0, &out), PMIX_ERR_INIT);
+    assert_int_equal(PMIx_Fence(NULL, 0, NULL, 0), PMIX_ERR_INIT);
+    assert_int_equal(PMIx_Finalize(NULL, 0), PMIX_ERR_INIT);
+    assert_true(PMIx_Get_version()[0] > '3');
+}
+
+static void init_is_refcounted_and_loads_job_info(void **state)
+{
+    pmix_proc_t me, me2;
+    uint32_t u   = 0;
+    int connects = mock_count(&mock.connects);
+    int finals   = mock_count(&mock.finalizes);
+
+    assert_int_equal(PMIx_Init(&me, NULL, 0), PMIX_SUCCESS);
+    assert_string_equal(me.nspace, NS);
+    assert_int_equal(me.rank, 0);
+    assert_int_equal(PMIx_Init(&me2, NULL, 0), PMIX_SUCCESS);
+    assert_true(PMIX_CHECK_PROCID(&me, &me2));
+    assert_int_equal(mock_count(&mock.connects), connects + 1);
+    pthread_mutex_lock(&mock.lock);
+    assert_string_equal(mock.token, "secret");
+    assert_int_equal(mock.pid, (uint32_t)getpid());
+    pthread_mutex_unlock(&mock.lock);
+    assert_int_equal(get_u32(PMIX_RANK_WILDCARD, PMIX_JOB_SIZE, &u),
+                     PMIX_SUCCESS);
+    assert_int_equal(u, 2);
+    assert_int_equal(get_u32(PMIX_RANK_WILDCARD, PMIX_LOCAL_SIZE, &u),
+                     PMIX_SUCCESS);
+    assert_int_equal(u, 2);
+    /* not registered: synthesized */
+    assert_int_equal(get_u32(0, PMIX_APPNUM, &u), PMIX_SUCCESS);
+    assert_int_equal(u, 0);
+    assert_int_equal(PMIx_Finalize(NULL, 0), PMIX_SUCCESS);
+    assert_true(PMIx_Initialized());
+    assert_int_equal(mock_count(&mock.finalizes), finals);
+    assert_int_equal(PMIx_Finalize(NULL, 0), PMIX_SUCCESS);
+    assert_false(PMIx_Initialized());
+    assert_int_equal(mock_count(&mock.finalizes), finals + 1);
+}
+
+static void put_commit_fence_get_exchange_data(void **state)
+{
+    pmix_value_t v;
+    char s[64];
+    cb_state_t cb;
+    pmix_info_t info;
+    bool t     = true;
+    int fences = mock_count(&mock.fences), gets;
+
+    assert_int_equal(PMIx_Init(NULL, NULL, 0), PMIX_SUCCESS);
+    PMIX_VALUE_LOAD(&v, "global-0", PMIX_STRING);
+    assert_int_equal(PMIx_Put(PMIX_GLOBAL, "g.key", &v), PMIX_SUCCESS);
+    PMIX_VALUE_DESTRUCT(&v);
+    PMIX_VALUE_LOAD(&v, "local-0", PMIX_STRING);
+    assert_int_equal(PMIx_Put(PMIX_LOCAL, "l.key", &v), PMIX_SUCCESS);
+    PMIX_VALUE_DESTRUCT(&v);
+    PMIX_VALUE_LOAD(&v, "internal-0", PMIX_STRING);
+    assert_int_equal(PMIx_Put(PMIX_INTERNAL, "i.key", &v), PMIX_SUCCESS);
+    PMIX_VALUE_DESTRUCT(&v);
+    /* visible to ourselves before any commit */
+    assert_int_equal(get_str(0, "g.key", NULL, 0, s, sizeof(s)), PMIX_SUCCESS);
+    assert_string_equal(s, "global-0");
+    assert_int_equal(get_str(0, "i.key", NULL, 0, s, sizeof(s)), PMIX_SUCCESS);
+    assert_int_equal(PMIx_Commit(), PMIX_SUCCESS);
+
+    cb_init(&cb);
+    memset(&info, 0, sizeof(info));
+    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &t, PMIX_BOOL);
+    assert_int_equal(PMIx_Fence_nb(NULL, 0, &info, 1, op_cb, &cb),
+                     PMIX_SUCCESS);
+    rdp_wait_wait(&cb.wait);
+    assert_int_equal(cb.status, PMIX_SUCCESS);
+    assert_true(cb.other_thread);
+    assert_int_equal(cb.calls, 1);
+    rdp_wait_cleanup(&cb.wait);
+    /* the commit went before the fence, without the internal key */
+    pthread_mutex_lock(&mock.lock);
+    assert_int_equal(mock.last_commit_nkv, 2);
+    assert_int_equal(mock.fences, fences + 1);
+    assert_true(mock.last_fence_collect);
+    assert_string_equal(mock.last_fence_proc.nspace, NS);
+    assert_int_equal(mock.last_fence_proc.rank, PMIX_RANK_WILDCARD);
+    assert_null(rdp_kvs_peek(mock.kvs, NS, 0, "i.key"));
+    assert_non_null(rdp_kvs_peek(mock.kvs, NS, 0, "l.key"));
+    pthread_mutex_unlock(&mock.lock);
+    /* the fence brought rank 1's data: no server trip */
+    gets = mock_count(&mock.gets);
+    assert_int_equal(get_str(1, "peer.key", NULL, 0, s, sizeof(s)),
+                     PMIX_SUCCESS);
+    assert_string_equal(s, "from-1");
+    assert_int_equal(mock_count(&mock.gets), gets);
+    assert_int_equal(PMIx_Fence(NULL, 0, NULL, 0), PMIX_SUCCESS);
+    PMIX_INFO_DESTRUCT(&info);
+    assert_int_equal(PMIx_Finalize(NULL, 0), PMIX_SUCCESS);
+}
+
+static void get_asks_the_server_unless_optional(void **state)
+{
+    char s[64];
+    pmix_info_t opt;
+    int gets;
+    cb_state_t cb;
+    pmix_proc_t p;
+
+    assert_int_equal(PMIx_Init(NULL, NULL, 0), PMIX_SUCCESS);
+    gets = mock_count(&mock.gets);
+    assert_int_equal(get_str(1, "late.key", NULL, 0, s, sizeof(s)),
+                     PMIX_SUCCESS);
+    assert_string_equal(s, "late-1");
+    assert_int_equal(mock_count(&mock.gets), gets + 1);
+    /* now cached */
+    assert_int_equal(get_str(1, "late.key", NULL, 0, s, sizeof(s)),
+                     PMIX_SUCCESS);
+    assert_int_equal(mock_count(&mock.gets), gets + 1);
+    /* optional: no trip, NOT_FOUND at once */
+    memset(&opt, 0, sizeof(opt));
+    PMIX_LOAD_KEY(opt.key, PMIX_OPTIONAL);
+    assert_int_equal(get_str(1, "other.key", &opt, 1, s, sizeof(s)),
+                     PMIX_ERR_NOT_FOUND);
+    assert_int_equal(mock_count(&mock.gets), gets + 1);
+    /* our own missing key is not asked for */
+    assert_int_equal(get_str(0, "never.put", NULL, 0, s, sizeof(s)),
+                     PMIX_ERR_NOT_FOUND);
+    assert_int_equal(mock_count(&mock.gets), gets + 1);
+    /* the server's NOT_FOUND comes through */
+    assert_int_equal(get_str(5, "x", NULL, 0, s, sizeof(s)),
+                     PMIX_ERR_NOT_FOUND);
+    /* non-blocking: callback once, on another thread, value borrowed */
+    cb_init(&cb);
+    PMIX_LOAD_PROCID(&p, NS, 1);
+    assert_int_equal(PMIx_Get_nb(&p, "late.key", NULL, 0, value_cb, &cb),
+                     PMIX_SUCCESS);
+    rdp_wait_wait(&cb.wait);
+    assert_int_equal(cb.status, PMIX_SUCCESS);
+    assert_true(cb.other_thread);
+    assert_int_equal(cb.value.type, PMIX_STRING);
+    assert_string_equal(cb.value.data.string, "late-1");
+    rdp_value_destruct(&cb.value);
+    rdp_wait_cleanup(&cb.wait);
+    assert_int_equal(PMIx_Get_nb(&p, "k", NULL, 0, NULL, NULL),
+                     PMIX_ERR_BAD_PARAM);
+    assert_int_equal(PMIx_Finalize(NULL, 0), PMIX_SUCCESS);
+}
+
+static void get_timeout_is_honoured_and_late_replies_dropped(void **state)
+{
+    char s[64];
+    pmix_info_t info;
+    int tmo = 1;
+    double t0;
+
+    assert_int_equal(PMIx_Init(NULL, NULL, 0), PMIX_SUCCESS);
+    memset(&info, 0, sizeof(info));
+    PMIX_INFO_LOAD(&info, PMIX_TIMEOUT, &tmo, PMIX_INT);
+    t0 = rdp_time_now();
+    assert_int_equal(get_str(1, "slow", &info, 1, s, sizeof(s)),
+                     PMIX_ERR_TIMEOUT);
+    assert_true(rdp_time_now() - t0 >= 0.9);
+    assert_true(rdp_time_now() - t0 < 5);
+    /* the connection still works */
+    assert_int_equal(get_str(1, "late.key", NULL, 0, s, sizeof(s)),
+                     PMIX_SUCCESS);
+    assert_int_equal(PMIx_Finalize(NULL, 0), PMIX_SUCCESS);
+}
+
+static rdp_wait_t ev_wait;
+static pmix_status_t ev_code;
+static pmix_proc_t ev_source;
+static char ev_model[64];
+
+static void ev_handler(size_t id, pmix_status_t status,
+                       const pmix_proc_t *source, pmix_info_t info[],
+                       size_t ninfo, pmix_info_t *results, size_t nresults,
+                       pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+{
+    ev_code   = status;
+    ev_source = *source;
+    for (size_t i = 0; i < ninfo; i++) {
+        if (PMIX_CHECK_KEY(&info[i], PMIX_PROGRAMMING_MODEL)) {
+            snprintf(ev_model, sizeof(ev_model), "%s",
+                     info[i].value.data.string);
+        }
+    }
+    cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
+    rdp_wait_signal(&ev_wait, PMIX_SUCCESS);
+}
+
+static void server_events_reach_handlers(void **state)
+{
+    pmix_status_t code = -1234;
+    char s[64];
+
+    assert_int_equal(PMIx_Init(NULL, NULL, 0), PMIX_SUCCESS);
+    rdp_wait_init(&ev_wait);
+    assert_true(
+        PMIx_Register_event_handler(&code, 1, NULL, 0, ev_handler, NULL, NULL)
+        >= 0);
+    assert_int_equal(get_str(1, "event", NULL, 0, s, sizeof(s)),
+                     PMIX_ERR_NOT_FOUND);
+    rdp_wait_wait(&ev_wait);
+    assert_int_equal(ev_code, -1234);
+    assert_int_equal(ev_source.rank, 1);
+    rdp_wait_cleanup(&ev_wait);
+    assert_int_equal(PMIx_Finalize(NULL, 0), PMIX_SUCCESS);
+}
+
+static void declaring_a_model_notifies_local_handlers(void **state)
+{
+    pmix_status_t code = PMIX_MODEL_DECLARED;
+    pmix_info_t info[2];
+    char s[64];
+
+    assert_int_equal(PMIx_Init(NULL, NULL, 0), PMIX_SUCCESS);
+    rdp_wait_init(&ev_wait);
+    ev_model[0] = '\0';
+    assert_true(
+        PMIx_Register_event_handler(&code, 1, NULL, 0, ev_handler, NULL, NULL)
+        >= 0);
+    memset(info, 0, sizeof(info));
+    PMIX_INFO_LOAD(&info[0], PMIX_PROGRAMMING_MODEL, "MPI", PMIX_STRING);
+    PMIX_INFO_LOAD(&info[1], PMIX_MODEL_LIBRARY_NAME, "OpenMPI", PMIX_STRING);
+    assert_int_equal(PMIx_Init(NULL, info, 2), PMIX_SUCCESS);
+    rdp_wait_wait(&ev_wait);
+    assert_int_equal(ev_code, PMIX_MODEL_DECLARED);
+    assert_string_equal(ev_model, "MPI");
+    assert_int_equal(get_str(0, PMIX_MODEL_LIBRARY_NAME, NULL, 0, s, sizeof(s)),
+                     PMIX_SUCCESS);
+    assert_string_equal(s, "OpenMPI");
+    PMIX_INFO_DESTRUCT(&info[0]);
+    PMIX_INFO_DESTRUCT(&info[1]);
+    rdp_wait_cleanup(&ev_wait);
+    assert_int_equal(PMIx_Finalize(NULL, 0), PMIX_SUCCESS);
+    assert_int_equal(PMIx_Finalize(NULL, 0), PMIX_SUCCESS);
+}
+
+static void losing_the_server_fails_requests_and_notifies(void **state)
+{
+    pmix_status_t code = PMIX_ERR_LOST_CONNECTION;
+    cb_state_t cb;
+    pmix_proc_t p;
+    char s[64];
+
+    assert_int_equal(PMIx_Init(NULL, NULL, 0), PMIX_SUCCESS);
+    rdp_wait_init(&ev_wait);
+    assert_true(
+        PMIx_Register_event_handler(&code, 1, NULL, 0, ev_handler, NULL, NULL)
+        >= 0);
+    cb_init(&cb);
+    PMIX_LOAD_PROCID(&p, NS, 1);
+    assert_int_equal(PMIx_Get_nb(&p, "drop", NULL, 0, value_cb, &cb),
+                     PMIX_SUCCESS);
+    rdp_wait_wait(&cb.wait);
+    assert_int_equal(cb.status, PMIX_ERR_LOST_CONNECTION);
+    rdp_wait_wait(&ev_wait);
+    assert_int_equal(ev_code, PMIX_ERR_LOST_CONNECTION);
+    /* later requests fail at once; local data still answers */
+    assert_int_equal(get_str(1, "unknown", NULL, 0, s, sizeof(s)),
+                     PMIX_ERR_NOT_FOUND);
+    assert_int_equal(PMIx_Fence(NULL, 0, NULL, 0), PMIX_ERR_LOST_CONNECTION);
+    rdp_wait_cleanup(&cb.wait);
+    rdp_wait_cleanup(&ev_wait);
+    assert_int_equal(PMIx_Finalize(NULL, 0), PMIX_SUCCESS);
+}
+
+static void host_without_upcalls_answers_not_supported(void **state)
+{
+    pmix_info_t info;
+    pmix_proc_t p;
+    pmix_query_t q;
+    pmix_info_t *results = NULL;
+    size_t nresults      = 0;
+    char *keys[]         = {PMIX_QUERY_NAMESPACES, NULL};
+
+    assert_int_equal(PMIx_Init(NULL, NULL, 0), PMIX_SUCCESS);
+    memset(&info, 0, sizeof(info));
+    PMIX_INFO_LOAD(&info, "pub.key", "v", PMIX_STRING);
+    assert_int_equal(PMIx_Publish(&info, 1), PMIX_ERR_NOT_SUPPORTED);
+    PMIX_LOAD_PROCID(&p, NS, PMIX_RANK_WILDCARD);
+    assert_int_equal(PMIx_Connect(&p, 1, NULL, 0), PMIX_ERR_NOT_SUPPORTED);
+    memset(&q, 0, sizeof(q));
+    q.keys = keys;
+    assert_int_equal(PMIx_Query_info(&q, 1, &results, &nresults),
+                     PMIX_ERR_NOT_SUPPORTED);
+    assert_null(results);
+    assert_int_equal(PMIx_Group_construct("g", &p, 1, NULL, 0, NULL, NULL),
+                     PMIX_ERR_NOT_SUPPORTED);
+    /* bad input never reaches the server */
+    assert_int_equal(PMIx_Publish(NULL, 1), PMIX_ERR_BAD_PARAM);
+    assert_int_equal(PMIx_Connect(NULL, 0, NULL, 0), PMIX_ERR_BAD_PARAM);
+    assert_int_equal(PMIx_Fence_nb(NULL, 2, NULL, 0, NULL, NULL),
+                     PMIX_ERR_BAD_PARAM);
+    assert_int_equal(PMIx_Put(PMIX_GLOBAL, NULL, NULL), PMIX_ERR_BAD_PARAM);
+    PMIX_INFO_DESTRUCT(&info);
+    assert_int_equal(PMIx_Finalize(NULL, 0), PMIX_SUCCESS);
+}
+
+static void without_a_server_init_makes_a_singleton(void **state)
+{
+    pmix_proc_t me;
+    uint32_t u      = 0;
+    pmix_value_t *v = NULL;
+    pmix_info_t info;
+    pmix_proc_t *peers;
+    size_t npeers;
+
+    env_clear(state);
+    assert_int_equal(PMIx_Init(&me, NULL, 0), PMIX_SUCCESS);
+    assert_memory_equal(me.nspace, "singleton.", 10);
+    assert_int_equal(me.rank, 0);
+    assert_int_equal(PMIx_Get(&me, PMIX_JOB_SIZE, NULL, 0, &v), PMIX_SUCCESS);
+    assert_int_equal(v->type, PMIX_UINT32);
+    u = v->data.uint32;
+    PMIX_VALUE_RELEASE(v);
+    assert_int_equal(u, 1);
+    assert_int_equal(PMIx_Fence(NULL, 0, NULL, 0), PMIX_SUCCESS);
+    assert_int_equal(PMIx_Resolve_peers(NULL, me.nspace, &peers, &npeers),
+                     PMIX_SUCCESS);
+    assert_int_equal(npeers, 1);
+    assert_int_equal(peers[0].rank, 0);
+    free(peers);
+    memset(&info, 0, sizeof(info));
+    PMIX_INFO_LOAD(&info, "pub.key", "v", PMIX_STRING);
+    assert_int_equal(PMIx_Publish(&info, 1), PMIX_ERR_UNREACH);
+    PMIX_INFO_DESTRUCT(&info);
+    assert_int_equal(PMIx_Finalize(NULL, 0), PMIX_SUCCESS);
+}
+
+static void unreachable_server_fails_init(void **state)
+{
+    setenv(RDP_ENV_SERVER_PATH, "/nonexistent/rdpmix.sock", 1);
+    assert_int_equal(PMIx_Init(NULL, NULL, 0), PMIX_ERR_UNREACH);
+    assert_false(PMIx_Initialized());
+    /* namespace without any server address */
+    unsetenv(RDP_ENV_SERVER_PATH);
+    assert_int_equal(PMIx_Init(NULL, NULL, 0), PMIX_ERR_UNREACH);
+    /* the URI form is understood */
+    setenv("PMIX_SERVER_URI", "rdpmix.1;unix:/nonexistent/x.sock", 1);
+    assert_int_equal(PMIx_Init(NULL, NULL, 0), PMIX_ERR_UNREACH);
+    assert_false(PMIx_Initialized());
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(calls_before_init_fail),
+#define T(f) cmocka_unit_test_setup_teardown(f, env_setup, env_clear)
+        T(init_is_refcounted_and_loads_job_info),
+        T(put_commit_fence_get_exchange_data),
+        T(get_asks_the_server_unless_optional),
+        T(get_timeout_is_honoured_and_late_replies_dropped),
+        T(server_events_reach_handlers),
+        T(declaring_a_model_notifies_local_handlers),
+        T(losing_the_server_fails_requests_and_notifies),
+        T(host_without_upcalls_answers_not_supported),
+        T(without_a_server_init_makes_a_singleton),
+        T(unreachable_server_fails_init),
+#undef T
+    };
+
+    return cmocka_run_group_tests_name("client_api", tests, group_setup,
+                                       group_teardown);
+}
