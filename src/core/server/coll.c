@@ -1,0 +1,870 @@
+/* coll.c - local aggregation of fence, connect and disconnect */
+#include "config.h"
+#include "core/server/server_int.h"
+#include "core/util/alloc.h"
+#include "core/util/log.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * A tracker collects the local participants of one collective.  Its key
+ * is (operation, canonical participant set, sequence number), where the
+ * sequence number counts how many collectives of that signature the
+ * arriving client has started: every participant calls collectives over
+ * the same set in the same order, so the n-th call of each lands in the
+ * same tracker and concurrent operations over the same procs never mix.
+ *
+ * A failed tracker stays as a tombstone while participants that have not
+ * arrived may still come, so they get the same error instead of waiting
+ * in a fresh tracker.
+ */
+
+enum coll_op {
+    COLL_FENCE      = 1,
+    COLL_CONNECT    = 2,
+    COLL_DISCONNECT = 3
+};
+
+enum coll_state {
+    COLL_GATHER = 0,
+    COLL_HOST, /* waiting for the host's upcall to complete */
+    COLL_DONE  /* answered; kept only as a tombstone */
+};
+
+typedef struct lpart {
+    const char *nspace; /* points into coll->procs */
+    pmix_rank_t rank;
+    bool arrived;
+    uint64_t peer_id;
+    uint32_t tag;
+} lpart_t;
+
+typedef struct coll {
+    uint64_t id;
+    uint8_t op;
+    uint16_t reply_cmd;
+    uint8_t *key;
+    size_t keylen;
+    pmix_proc_t *procs; /* canonical */
+    size_t nprocs;
+    pmix_info_t *info; /* from the first arrival */
+    size_t ninfo;
+    bool collect;
+    bool all_local;
+    lpart_t *parts;
+    size_t nparts;
+    size_t narrived;
+    enum coll_state state;
+    pmix_status_t status;
+    rdp_timer_t *timer;
+} coll_t;
+
+/* ---- canonical participant sets ---- */
+
+static int cmp_proc(const void *a, const void *b)
+{
+    const pmix_proc_t *x = a, *y = b;
+    int c = strncmp(x->nspace, y->nspace, PMIX_MAX_NSLEN);
+
+    if (c != 0) {
+        return c;
+    }
+    return x->rank < y->rank ? -1 : (x->rank > y->rank ? 1 : 0);
+}
+
+size_t rdp_srv_procs_canonical(pmix_proc_t *procs, size_t nprocs)
+{
+    size_t out = 0;
+
+    if (nprocs == 0) {
+        return 0;
+    }
+    qsort(procs, nprocs, sizeof(*procs), cmp_proc);
+    for (size_t i = 0; i < nprocs;) {
+        size_t j = i;
+
+        /* one nspace: [i, j) */
+        while (j < nprocs
+               && strncmp(procs[j].nspace, procs[i].nspace, PMIX_MAX_NSLEN)
+                      == 0) {
+            j++;
+        }
+        if (procs[j - 1].rank == PMIX_RANK_WILDCARD) {
+            /* WILDCARD sorts after every real rank and covers them */
+            procs[out++] = procs[j - 1];
+        } else {
+            for (size_t k = i; k < j; k++) {
+                if (k == i || procs[k].rank != procs[k - 1].rank) {
+                    procs[out++] = procs[k];
+                }
+            }
+        }
+        i = j;
+    }
+    return out;
+}
+
+pmix_status_t rdp_srv_coll_signature(uint8_t op, const pmix_proc_t *procs,
+                                     size_t nprocs, uint8_t **sig_p,
+                                     size_t *len_p)
+{
+    size_t len = 1, pos = 0;
+    uint8_t *sig;
+
+    for (size_t i = 0; i < nprocs; i++) {
+        len += strnlen(procs[i].nspace, PMIX_MAX_NSLEN) + 1 + 4;
+    }
+    sig = rdp_malloc(len);
+    if (sig == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    sig[pos++] = op;
+    for (size_t i = 0; i < nprocs; i++) {
+        size_t n   = strnlen(procs[i].nspace, PMIX_MAX_NSLEN);
+        uint32_t r = procs[i].rank;
+
+        memcpy(sig + pos, procs[i].nspace, n);
+        pos += n;
+        sig[pos++] = '\0';
+        for (int b = 0; b < 4; b++) {
+            sig[pos++] = (uint8_t)(r >> (8 * b));
+        }
+    }
+    *sig_p = sig;
+    *len_p = len;
+    return PMIX_SUCCESS;
+}
+
+/* ---- tracker lifetime ---- */
+
+static void coll_free(coll_t *coll)
+{
+    rdp_timer_destroy(coll->timer);
+    PMIX_INFO_FREE(coll->info, coll->ninfo);
+    rdp_free(coll->procs);
+    rdp_free(coll->parts);
+    rdp_free(coll->key);
+    rdp_free(coll);
+}
+
+static void coll_remove(coll_t *coll)
+{
+    rdp_hash_remove(&rdp_srv.colls, coll->key, coll->keylen);
+    rdp_hash_remove_u64(&rdp_srv.coll_ids, coll->id);
+    coll_free(coll);
+}
+
+static bool client_departed(const char *nspace, pmix_rank_t rank)
+{
+    rdp_srv_client_t *c = rdp_srv_client_find(nspace, rank);
+
+    return c != NULL
+           && (c->state == RDP_SRV_CLIENT_FINALIZED
+               || c->state == RDP_SRV_CLIENT_TERMINATED);
+}
+
+/* Free a finished tracker once no participant can still arrive. */
+static void coll_maybe_free(coll_t *coll)
+{
+    if (coll->state != COLL_DONE) {
+        return;
+    }
+    for (size_t i = 0; i < coll->nparts; i++) {
+        const lpart_t *p = &coll->parts[i];
+
+        if (!p->arrived && !client_departed(p->nspace, p->rank)) {
+            return;
+        }
+    }
+    coll_remove(coll);
+}
+
+static lpart_t *coll_part(coll_t *coll, const char *nspace, pmix_rank_t rank)
+{
+    for (size_t i = 0; i < coll->nparts; i++) {
+        if (coll->parts[i].rank == rank
+            && strncmp(coll->parts[i].nspace, nspace, PMIX_MAX_NSLEN) == 0) {
+            return &coll->parts[i];
+        }
+    }
+    return NULL;
+}
+
+/* ---- result bundles ---- */
+
+/* Bundle of the participants' committed data: every participant when
+ * @a local_only is false (masks by locality), else only this node's,
+ * remote-visible part (what goes to the host). */
+static pmix_status_t pack_parts_bundle(const coll_t *coll, bool local_only,
+                                       rdp_buf_t *buf)
+{
+    rdp_buf_t sets, sect;
+    uint32_t nsets       = 0;
+    pmix_status_t status = PMIX_SUCCESS;
+
+    rdp_buf_init(&sets);
+    rdp_buf_init(&sect);
+    for (size_t i = 0; status == PMIX_SUCCESS && i < coll->nprocs;) {
+        const char *nspace   = coll->procs[i].nspace;
+        rdp_srv_nspace_t *ns = rdp_srv_nspace_find(nspace);
+        uint32_t nsect       = 0;
+        size_t j             = i;
+
+        sect.size = 0;
+        for (; j < coll->nprocs
+               && strncmp(coll->procs[j].nspace, nspace, PMIX_MAX_NSLEN) == 0;
+             j++) {
+            pmix_rank_t lo = coll->procs[j].rank, hi = lo;
+
+            if (ns == NULL) {
+                continue;
+            }
+            if (lo == PMIX_RANK_WILDCARD) {
+                if (ns->size == 0) {
+                    continue;
+                }
+                lo = 0;
+                hi = ns->size - 1;
+            }
+            for (pmix_rank_t r = lo; status == PMIX_SUCCESS && r <= hi; r++) {
+                bool local = rdp_srv_nspace_is_local(ns, r);
+                uint32_t mask;
+
+                if ((local_only && !local)
+                    || !rdp_kvs_has_rank(rdp_srv.modex, nspace, r)) {
+                    continue;
+                }
+                mask   = local_only ? RDP_SCOPES_REMOTE
+                                    : (local ? RDP_SCOPES_LOCAL : RDP_SCOPES_ALL);
+                status = rdp_srv_pack_proc_section(nspace, r, mask, &sect);
+                nsect++;
+            }
+        }
+        if (status == PMIX_SUCCESS && nsect > 0) {
+            status = rdp_pack_string(&sets, nspace);
+            if (status == PMIX_SUCCESS) {
+                status = rdp_pack_u32(&sets, nsect);
+            }
+            if (status == PMIX_SUCCESS) {
+                status = rdp_buf_append(&sets, sect.data, sect.size);
+            }
+            nsets++;
+        }
+        i = j;
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_pack_u32(buf, nsets);
+    }
+    if (status == PMIX_SUCCESS && sets.size > 0) {
+        status = rdp_buf_append(buf, sets.data, sets.size);
+    }
+    rdp_buf_cleanup(&sets);
+    rdp_buf_cleanup(&sect);
+    return status;
+}
+
+/* Answer every arrived participant, then retire the tracker. */
+static void coll_finish(coll_t *coll, pmix_status_t status)
+{
+    rdp_ipc_blob_t *blob = NULL;
+    rdp_buf_t buf;
+
+    if (coll->state == COLL_DONE) {
+        return;
+    }
+    coll->state  = COLL_DONE;
+    coll->status = status;
+    if (coll->timer != NULL) {
+        rdp_timer_cancel(coll->timer);
+    }
+    rdp_buf_init(&buf);
+    if (status == PMIX_SUCCESS && coll->op == COLL_FENCE) {
+        pmix_status_t st = rdp_pack_i32(&buf, PMIX_SUCCESS);
+
+        if (st == PMIX_SUCCESS) {
+            st = rdp_pack_u8(&buf, coll->collect ? 1 : 0);
+        }
+        if (st == PMIX_SUCCESS && coll->collect) {
+            /* packed once; every participant gets the same bytes */
+            st = pack_parts_bundle(coll, false, &buf);
+        }
+        if (st != PMIX_SUCCESS) {
+            rdp_log_error(SERVER, "cannot pack fence result: %s",
+                          PMIx_Error_string(st));
+            coll->status = status = st;
+            buf.size              = 0;
+        }
+    }
+    if (buf.size == 0 && rdp_pack_i32(&buf, status) != PMIX_SUCCESS) {
+        rdp_buf_cleanup(&buf);
+        coll_maybe_free(coll);
+        return;
+    }
+    if (rdp_ipc_blob_create(&buf, &blob) != PMIX_SUCCESS) {
+        rdp_buf_cleanup(&buf);
+        coll_maybe_free(coll);
+        return;
+    }
+    rdp_buf_cleanup(&buf);
+    for (size_t i = 0; i < coll->nparts; i++) {
+        rdp_srv_peer_t *peer;
+
+        if (!coll->parts[i].arrived) {
+            continue;
+        }
+        peer = rdp_srv_peer_find(coll->parts[i].peer_id);
+        if (peer != NULL && peer->state == RDP_SRV_PEER_READY) {
+            rdp_ipc_send_blob(peer->conn, coll->reply_cmd, coll->parts[i].tag,
+                              blob);
+        }
+    }
+    rdp_ipc_blob_unref(blob);
+    if (status != PMIX_SUCCESS) {
+        rdp_log_debug(SERVER, "collective %" PRIu64 " failed: %s", coll->id,
+                      PMIx_Error_string(status));
+    }
+    coll_maybe_free(coll);
+}
+
+static void coll_timeout(void *arg)
+{
+    coll_t *coll = arg;
+
+    rdp_log_warn(SERVER,
+                 "collective %" PRIu64 " timed out with %zu of %zu "
+                 "local participants",
+                 coll->id, coll->narrived, coll->nparts);
+    coll_finish(coll, PMIX_ERR_TIMEOUT);
+}
+
+/* ---- host upcalls ---- */
+
+typedef struct coll_hop {
+    uint64_t coll_id;
+    char *data; /* what we gave the host: valid until it calls */
+    size_t ndata;
+    pmix_status_t status;
+    void *rdata; /* what the host returned (copied) */
+    size_t nrdata;
+} coll_hop_t;
+
+static void coll_hop_free(coll_hop_t *hop)
+{
+    rdp_free(hop->data);
+    rdp_free(hop->rdata);
+    rdp_free(hop);
+}
+
+static void coll_host_done_on_loop(void *arg)
+{
+    coll_hop_t *hop = arg;
+    coll_t *coll;
+    pmix_status_t status = hop->status;
+
+    if (!rdp_srv.active) {
+        coll_hop_free(hop);
+        return;
+    }
+    coll = rdp_hash_get_u64(&rdp_srv.coll_ids, hop->coll_id);
+    if (coll != NULL && coll->state == COLL_HOST) {
+        if (status == PMIX_SUCCESS && hop->nrdata > 0) {
+            status = rdp_srv_store_bundles(hop->rdata, hop->nrdata);
+        }
+        coll_finish(coll, status);
+    }
+    coll_hop_free(hop);
+}
+
+static void coll_hop_post(coll_hop_t *hop)
+{
+    if (rdp_rt.loop == NULL
+        || rdp_loop_post(rdp_rt.loop, coll_host_done_on_loop, hop)
+               != PMIX_SUCCESS) {
+        coll_hop_free(hop);
+    }
+}
+
+/* pmix_modex_cbfunc_t for fence_nb: any thread */
+static void fence_cb(pmix_status_t status, const char *data, size_t ndata,
+                     void *cbdata, pmix_release_cbfunc_t release_fn,
+                     void *release_cbdata)
+{
+    coll_hop_t *hop = cbdata;
+
+    hop->status = status;
+    if (status == PMIX_SUCCESS && data != NULL && ndata > 0) {
+        hop->rdata = rdp_malloc(ndata);
+        if (hop->rdata == NULL) {
+            hop->status = PMIX_ERR_NOMEM;
+        } else {
+            memcpy(hop->rdata, data, ndata);
+            hop->nrdata = ndata;
+        }
+    }
+    if (release_fn != NULL) {
+        release_fn(release_cbdata);
+    }
+    coll_hop_post(hop);
+}
+
+/* pmix_op_cbfunc_t for connect/disconnect: any thread */
+static void connect_cb(pmix_status_t status, void *cbdata)
+{
+    coll_hop_t *hop = cbdata;
+
+    hop->status = status;
+    coll_hop_post(hop);
+}
+
+static bool host_handles(uint8_t op)
+{
+    switch (op) {
+    case COLL_FENCE:
+        return rdp_srv.host.fence_nb != NULL;
+    case COLL_CONNECT:
+        return rdp_srv.host.connect != NULL;
+    case COLL_DISCONNECT:
+        return rdp_srv.host.disconnect != NULL;
+    default:
+        return false;
+    }
+}
+
+/* Every local participant is here. */
+static void coll_all_arrived(coll_t *coll)
+{
+    coll_hop_t *hop;
+    pmix_status_t rc;
+
+    if (!host_handles(coll->op)) {
+        /* all participants are local (checked at creation) */
+        coll_finish(coll, PMIX_SUCCESS);
+        return;
+    }
+    hop = rdp_calloc(1, sizeof(*hop));
+    if (hop == NULL) {
+        coll_finish(coll, PMIX_ERR_NOMEM);
+        return;
+    }
+    hop->coll_id = coll->id;
+    if (coll->op == COLL_FENCE && coll->collect) {
+        rdp_buf_t buf;
+
+        rdp_buf_init(&buf);
+        rc = pack_parts_bundle(coll, true, &buf);
+        if (rc != PMIX_SUCCESS) {
+            rdp_buf_cleanup(&buf);
+            coll_hop_free(hop);
+            coll_finish(coll, rc);
+            return;
+        }
+        hop->data = rdp_buf_take(&buf, &hop->ndata);
+    }
+    coll->state = COLL_HOST;
+    switch (coll->op) {
+    case COLL_FENCE:
+        rc = rdp_srv.host.fence_nb(coll->procs, coll->nprocs, coll->info,
+                                   coll->ninfo, hop->data, hop->ndata, fence_cb,
+                                   hop);
+        break;
+    case COLL_CONNECT:
+        rc = rdp_srv.host.connect(coll->procs, coll->nprocs, coll->info,
+                                  coll->ninfo, connect_cb, hop);
+        break;
+    default:
+        rc = rdp_srv.host.disconnect(coll->procs, coll->nprocs, coll->info,
+                                     coll->ninfo, connect_cb, hop);
+        break;
+    }
+    if (rc == PMIX_SUCCESS) {
+        return;
+    }
+    /* the host will not call back */
+    coll_hop_free(hop);
+    coll_finish(coll, rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc);
+}
+
+/* ---- creating a tracker ---- */
+
+/* Local participants of the canonical set; all_local tells whether the
+ * set has no process elsewhere. */
+static pmix_status_t coll_build_parts(coll_t *coll)
+{
+    size_t n = 0;
+
+    coll->all_local = true;
+    for (size_t i = 0; i < coll->nprocs; i++) {
+        rdp_srv_nspace_t *ns = rdp_srv_nspace_find(coll->procs[i].nspace);
+
+        if (coll->procs[i].rank == PMIX_RANK_WILDCARD) {
+            n += ns->nlocal;
+            if (ns->nlocal < ns->size) {
+                coll->all_local = false;
+            }
+        } else if (rdp_srv_nspace_is_local(ns, coll->procs[i].rank)) {
+            n++;
+        } else {
+            coll->all_local = false;
+        }
+    }
+    coll->parts = rdp_calloc(n + 1, sizeof(*coll->parts));
+    if (coll->parts == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < coll->nprocs; i++) {
+        rdp_srv_nspace_t *ns = rdp_srv_nspace_find(coll->procs[i].nspace);
+
+        if (coll->procs[i].rank == PMIX_RANK_WILDCARD) {
+            for (size_t k = 0; k < ns->nlocal; k++) {
+                coll->parts[coll->nparts].nspace = coll->procs[i].nspace;
+                coll->parts[coll->nparts].rank   = ns->local_ranks[k];
+                coll->nparts++;
+            }
+        } else if (rdp_srv_nspace_is_local(ns, coll->procs[i].rank)) {
+            coll->parts[coll->nparts].nspace = coll->procs[i].nspace;
+            coll->parts[coll->nparts].rank   = coll->procs[i].rank;
+            coll->nparts++;
+        }
+    }
+    return PMIX_SUCCESS;
+}
+
+static void read_directives(coll_t *coll, double *timeout_p)
+{
+    for (size_t i = 0; i < coll->ninfo; i++) {
+        const pmix_info_t *in = &coll->info[i];
+
+        if (PMIX_CHECK_KEY(in, PMIX_COLLECT_DATA)) {
+            coll->collect = PMIX_INFO_TRUE(in);
+        } else if (PMIX_CHECK_KEY(in, PMIX_TIMEOUT)) {
+            uint64_t t;
+
+            if (rdp_srv_value_to_u64(&in->value, &t)) {
+                *timeout_p = (double)t;
+            }
+        }
+    }
+}
+
+/* Takes @a procs, @a info and @a key. */
+static pmix_status_t coll_create(uint8_t op, uint16_t reply_cmd,
+                                 pmix_proc_t *procs, size_t nprocs,
+                                 pmix_info_t *info, size_t ninfo, uint8_t *key,
+                                 size_t keylen, coll_t **coll_p)
+{
+    coll_t *coll   = rdp_calloc(1, sizeof(*coll));
+    double timeout = 0;
+    pmix_status_t status;
+
+    if (coll == NULL) {
+        rdp_free(procs);
+        PMIX_INFO_FREE(info, ninfo);
+        rdp_free(key);
+        return PMIX_ERR_NOMEM;
+    }
+    coll->id        = rdp_srv_next_id();
+    coll->op        = op;
+    coll->reply_cmd = reply_cmd;
+    coll->procs     = procs;
+    coll->nprocs    = nprocs;
+    coll->info      = info;
+    coll->ninfo     = ninfo;
+    coll->key       = key;
+    coll->keylen    = keylen;
+    read_directives(coll, &timeout);
+    status = coll_build_parts(coll);
+    if (status != PMIX_SUCCESS) {
+        coll_free(coll);
+        return status;
+    }
+    status = rdp_hash_set(&rdp_srv.colls, key, keylen, coll, NULL);
+    if (status != PMIX_SUCCESS) {
+        coll_free(coll);
+        return status;
+    }
+    status = rdp_hash_set_u64(&rdp_srv.coll_ids, coll->id, coll, NULL);
+    if (status != PMIX_SUCCESS) {
+        rdp_hash_remove(&rdp_srv.colls, key, keylen);
+        coll_free(coll);
+        return status;
+    }
+
+    /* decided now for everyone: not possible, or already doomed */
+    if (!coll->all_local && !host_handles(op)) {
+        rdp_log_error(SERVER,
+                      "collective over processes on other nodes "
+                      "needs the host's %s upcall, which it does "
+                      "not provide",
+                      op == COLL_FENCE     ? "fence_nb"
+                      : op == COLL_CONNECT ? "connect"
+                                           : "disconnect");
+        coll->state  = COLL_DONE;
+        coll->status = PMIX_ERR_NOT_SUPPORTED;
+    } else {
+        for (size_t i = 0; i < coll->nparts; i++) {
+            if (client_departed(coll->parts[i].nspace, coll->parts[i].rank)) {
+                coll->state  = COLL_DONE;
+                coll->status = PMIX_ERR_PROC_TERM_WO_SYNC;
+                break;
+            }
+        }
+    }
+    if (coll->state == COLL_GATHER && timeout > 0) {
+        if (rdp_timer_create(rdp_rt.loop, coll_timeout, coll, &coll->timer)
+            == PMIX_SUCCESS) {
+            rdp_timer_start(coll->timer, timeout);
+        }
+    }
+    *coll_p = coll;
+    return PMIX_SUCCESS;
+}
+
+/* ---- a participant arrives ---- */
+
+static bool set_contains(const pmix_proc_t *procs, size_t n,
+                         const pmix_proc_t *p)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (strncmp(procs[i].nspace, p->nspace, PMIX_MAX_NSLEN) == 0
+            && (procs[i].rank == p->rank
+                || procs[i].rank == PMIX_RANK_WILDCARD)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static pmix_status_t next_key(rdp_srv_client_t *client, const uint8_t *sig,
+                              size_t siglen, uint8_t **key_p, size_t *keylen_p)
+{
+    uint64_t seq =
+        (uint64_t)(uintptr_t)rdp_hash_get(&client->coll_seq, sig, siglen) + 1;
+    uint8_t *key;
+    pmix_status_t status;
+
+    status = rdp_hash_set(&client->coll_seq, sig, siglen,
+                          (void *)(uintptr_t)seq, NULL);
+    if (status != PMIX_SUCCESS) {
+        return status;
+    }
+    key = rdp_malloc(siglen + sizeof(seq));
+    if (key == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    memcpy(key, sig, siglen);
+    memcpy(key + siglen, &seq, sizeof(seq));
+    *key_p    = key;
+    *keylen_p = siglen + sizeof(seq);
+    return PMIX_SUCCESS;
+}
+
+void rdp_srv_coll_request(rdp_srv_peer_t *peer, uint16_t cmd, uint32_t tag,
+                          rdp_rbuf_t *rb)
+{
+    rdp_srv_client_t *client = peer->client;
+    uint16_t reply_cmd       = (uint16_t)(cmd + 1);
+    uint8_t op               = cmd == RDP_CMD_FENCE           ? COLL_FENCE
+                               : cmd == RDP_CMD_CONNECT_PROCS ? COLL_CONNECT
+                                                              : COLL_DISCONNECT;
+    pmix_proc_t *procs       = NULL;
+    size_t nprocs            = 0;
+    pmix_info_t *info        = NULL;
+    size_t ninfo             = 0;
+    uint8_t *sig = NULL, *key = NULL;
+    size_t siglen, keylen;
+    coll_t *coll;
+    lpart_t *part;
+    pmix_status_t status;
+
+    status = rdp_unpack_proc_array(rb, &procs, &nprocs);
+    if (status == PMIX_SUCCESS) {
+        status = rdp_unpack_info_array(rb, &info, &ninfo);
+    }
+    if (status == PMIX_SUCCESS && rb->left != 0) {
+        status = PMIX_ERR_UNPACK_FAILURE;
+    }
+    if (status != PMIX_SUCCESS) {
+        rdp_log_error(SERVER,
+                      "malformed collective request %u from %s:%u: "
+                      "%s; connection closed",
+                      cmd, client->proc.nspace, client->proc.rank,
+                      PMIx_Error_string(status));
+        rdp_free(procs);
+        PMIX_INFO_FREE(info, ninfo);
+        rdp_srv_peer_drop(peer, status);
+        return;
+    }
+    if (nprocs == 0) {
+        status = PMIX_ERR_BAD_PARAM;
+        goto reply;
+    }
+    for (size_t i = 0; i < nprocs; i++) {
+        rdp_srv_nspace_t *ns;
+
+        if (procs[i].rank >= PMIX_RANK_VALID
+            && procs[i].rank != PMIX_RANK_WILDCARD) {
+            status = PMIX_ERR_BAD_PARAM;
+            goto reply;
+        }
+        ns = rdp_srv_nspace_find(procs[i].nspace);
+        if (ns == NULL || !ns->registered) {
+            status = PMIX_ERR_NOT_FOUND;
+            goto reply;
+        }
+        if (procs[i].rank != PMIX_RANK_WILDCARD && !ns->nodata
+            && procs[i].rank >= ns->size) {
+            status = PMIX_ERR_BAD_PARAM;
+            goto reply;
+        }
+    }
+    nprocs = rdp_srv_procs_canonical(procs, nprocs);
+    if (!set_contains(procs, nprocs, &client->proc)) {
+        rdp_log_error(SERVER,
+                      "%s:%u asked for a collective it is not part "
+                      "of",
+                      client->proc.nspace, client->proc.rank);
+        status = PMIX_ERR_BAD_PARAM;
+        goto reply;
+    }
+    status = rdp_srv_coll_signature(op, procs, nprocs, &sig, &siglen);
+    if (status == PMIX_SUCCESS) {
+        status = next_key(client, sig, siglen, &key, &keylen);
+    }
+    rdp_free(sig);
+    if (status != PMIX_SUCCESS) {
+        goto reply;
+    }
+    coll = rdp_hash_get(&rdp_srv.colls, key, keylen);
+    if (coll == NULL) {
+        status = coll_create(op, reply_cmd, procs, nprocs, info, ninfo, key,
+                             keylen, &coll);
+        procs  = NULL;
+        info   = NULL;
+        ninfo  = 0;
+        key    = NULL;
+        if (status != PMIX_SUCCESS) {
+            goto reply;
+        }
+    }
+    rdp_free(key);
+    rdp_free(procs);
+    PMIX_INFO_FREE(info, ninfo);
+
+    part = coll_part(coll, client->proc.nspace, client->proc.rank);
+    if (part == NULL || part->arrived) {
+        /* cannot happen for a well-behaved local client */
+        rdp_log_error(SERVER,
+                      "%s:%u is not an expected participant of "
+                      "collective %" PRIu64,
+                      client->proc.nspace, client->proc.rank, coll->id);
+        rdp_srv_reply_status(peer, reply_cmd, tag, PMIX_ERR_BAD_PARAM);
+        return;
+    }
+    part->arrived = true;
+    part->peer_id = peer->id;
+    part->tag     = tag;
+    coll->narrived++;
+    if (coll->state == COLL_DONE) {
+        rdp_srv_reply_status(peer, reply_cmd, tag, coll->status);
+        coll_maybe_free(coll);
+        return;
+    }
+    if (coll->narrived == coll->nparts && coll->state == COLL_GATHER) {
+        coll_all_arrived(coll);
+    }
+    return;
+
+reply:
+    rdp_free(key);
+    rdp_free(procs);
+    PMIX_INFO_FREE(info, ninfo);
+    rdp_srv_reply_status(peer, reply_cmd, tag, status);
+}
+
+/* ---- departures ---- */
+
+static coll_t **snapshot(size_t *n_p)
+{
+    rdp_hash_entry_t *ent;
+    coll_t **all;
+    size_t i, n = 0;
+
+    all = rdp_calloc(rdp_srv.coll_ids.count + 1, sizeof(*all));
+    if (all == NULL) {
+        rdp_log_error(SERVER, "out of memory walking collectives");
+        *n_p = 0;
+        return NULL;
+    }
+    rdp_hash_for_each(ent, &rdp_srv.coll_ids, i) {
+        all[n++] = ent->value;
+    }
+    *n_p = n;
+    return all;
+}
+
+void rdp_srv_coll_client_gone(rdp_srv_client_t *client)
+{
+    size_t n;
+    coll_t **all = snapshot(&n);
+
+    for (size_t i = 0; i < n; i++) {
+        coll_t *coll  = all[i];
+        lpart_t *part = coll_part(coll, client->proc.nspace, client->proc.rank);
+
+        if (part == NULL) {
+            continue;
+        }
+        if (coll->state != COLL_DONE
+            && (!part->arrived || client->state == RDP_SRV_CLIENT_TERMINATED)) {
+            rdp_log_info(SERVER, "%s:%u left: collective %" PRIu64 " fails",
+                         client->proc.nspace, client->proc.rank, coll->id);
+            coll_finish(coll, PMIX_ERR_PROC_TERM_WO_SYNC);
+        } else {
+            coll_maybe_free(coll);
+        }
+    }
+    rdp_free(all);
+}
+
+void rdp_srv_coll_nspace_gone(rdp_srv_nspace_t *ns)
+{
+    size_t n;
+    coll_t **all = snapshot(&n);
+
+    for (size_t i = 0; i < n; i++) {
+        coll_t *coll  = all[i];
+        bool involved = false;
+
+        for (size_t k = 0; k < coll->nprocs && !involved; k++) {
+            involved =
+                strncmp(coll->procs[k].nspace, ns->name, PMIX_MAX_NSLEN) == 0;
+        }
+        if (!involved) {
+            continue;
+        }
+        uint64_t id = coll->id;
+
+        if (coll->state != COLL_DONE) {
+            coll_finish(coll, PMIX_ERR_NOT_FOUND);
+        }
+        /* coll_finish may have freed it already */
+        coll = rdp_hash_get_u64(&rdp_srv.coll_ids, id);
+        if (coll != NULL) {
+            coll_remove(coll);
+        }
+    }
+    rdp_free(all);
+}
+
+void rdp_srv_coll_cleanup(void)
+{
+    size_t n;
+    coll_t **all = snapshot(&n);
+
+    for (size_t i = 0; i < n; i++) {
+        coll_remove(all[i]);
+    }
+    rdp_free(all);
+}

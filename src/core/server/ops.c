@@ -1,0 +1,853 @@
+/* ops.c - finalize, abort, events, job control, pub/sub, spawn, query, log */
+#include "config.h"
+#include "core/server/server_int.h"
+#include "core/util/alloc.h"
+#include "core/util/log.h"
+
+#include <string.h>
+
+/* Inputs unpacked from a request, kept until the host calls back. */
+typedef struct op_in {
+    pmix_proc_t proc; /* the requester (stable copy for the host) */
+    pmix_proc_t source;
+    pmix_info_t *info;
+    size_t ninfo;
+    pmix_info_t *info2;
+    size_t ninfo2;
+    pmix_proc_t *procs;
+    size_t nprocs;
+    char **keys;
+    pmix_app_t *apps;
+    size_t napps;
+    pmix_query_t *queries;
+    size_t nqueries;
+    char *msg;
+} op_in_t;
+
+static void op_in_free(void *arg)
+{
+    op_in_t *in = arg;
+
+    if (in == NULL) {
+        return;
+    }
+    PMIX_INFO_FREE(in->info, in->ninfo);
+    PMIX_INFO_FREE(in->info2, in->ninfo2);
+    rdp_free(in->procs);
+    pmix_argv_free(in->keys);
+    PMIX_APP_FREE(in->apps, in->napps);
+    PMIX_QUERY_FREE(in->queries, in->nqueries);
+    rdp_free(in->msg);
+    rdp_free(in);
+}
+
+static op_in_t *op_in_create(const rdp_srv_peer_t *peer)
+{
+    op_in_t *in = rdp_calloc(1, sizeof(*in));
+
+    if (in != NULL && peer != NULL && peer->client != NULL) {
+        in->proc = peer->client->proc;
+    }
+    return in;
+}
+
+/* A malformed request closes the connection. */
+static void bad_request(rdp_srv_peer_t *peer, const char *what,
+                        pmix_status_t status)
+{
+    rdp_srv_client_t *c = peer->client;
+
+    rdp_log_error(SERVER,
+                  "malformed %s request from %s:%u: %s; connection "
+                  "closed",
+                  what, c != NULL ? c->proc.nspace : "?",
+                  c != NULL ? c->proc.rank : PMIX_RANK_UNDEF,
+                  PMIx_Error_string(status));
+    rdp_srv_peer_drop(peer, status);
+}
+
+/* Attach @a in to a new hostop answering @a cmd. NULL on NOMEM (then @a in
+ * is freed and the status replied). */
+static rdp_srv_hostop_t *hostop_with(rdp_srv_peer_t *peer, uint16_t cmd,
+                                     uint32_t tag, op_in_t *in)
+{
+    rdp_srv_hostop_t *op = rdp_srv_hostop_create(peer, cmd, tag);
+
+    if (op == NULL) {
+        op_in_free(in);
+        if (peer != NULL) {
+            rdp_srv_reply_status(peer, cmd, tag, PMIX_ERR_NOMEM);
+        }
+        return NULL;
+    }
+    op->ctx     = in;
+    op->free_fn = op_in_free;
+    return op;
+}
+
+/* pmix_info_cbfunc_t whose cbdata is a hostop: any thread */
+static void hostop_info_cb(pmix_status_t status, pmix_info_t *info,
+                           size_t ninfo, void *cbdata,
+                           pmix_release_cbfunc_t release_fn,
+                           void *release_cbdata)
+{
+    rdp_srv_hostop_t *op = cbdata;
+
+    if (status == PMIX_SUCCESS || status == PMIX_QUERY_PARTIAL_SUCCESS) {
+        pmix_status_t st = rdp_pack_info_array(&op->reply, info, ninfo);
+
+        if (st != PMIX_SUCCESS) {
+            status = st;
+        }
+    }
+    if (release_fn != NULL) {
+        release_fn(release_cbdata);
+    }
+    rdp_srv_hostop_complete(op, status);
+}
+
+/* ---- FINALIZE ---- */
+
+void rdp_srv_handle_finalize(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb)
+{
+    rdp_srv_client_t *client = peer->client;
+    rdp_srv_hostop_t *op;
+    op_in_t *in;
+    pmix_status_t rc;
+
+    if (rb->left != 0) {
+        bad_request(peer, "finalize", PMIX_ERR_UNPACK_FAILURE);
+        return;
+    }
+    client->state = RDP_SRV_CLIENT_FINALIZED;
+    rdp_log_debug(SERVER, "client %s:%u finalized", client->proc.nspace,
+                  client->proc.rank);
+    rdp_srv_coll_client_gone(client);
+    if (!rdp_kvs_has_rank(rdp_srv.modex, client->proc.nspace,
+                          client->proc.rank)) {
+        rdp_srv_modex_fail(client->proc.nspace, client->proc.rank,
+                           PMIX_ERR_NOT_FOUND);
+    }
+    in = op_in_create(peer);
+    if (in == NULL) {
+        rdp_srv_reply_status(peer, RDP_CMD_FINALIZE_ACK, tag, PMIX_ERR_NOMEM);
+        rdp_srv_peer_drop(peer, PMIX_SUCCESS);
+        return;
+    }
+    op = hostop_with(peer, RDP_CMD_FINALIZE_ACK, tag, in);
+    if (op == NULL) {
+        rdp_srv_peer_drop(peer, PMIX_SUCCESS);
+        return;
+    }
+    op->close_after = true;
+    if (rdp_srv.host.client_finalized == NULL) {
+        rdp_srv_hostop_complete(op, PMIX_SUCCESS);
+        return;
+    }
+    rc = rdp_srv.host.client_finalized(&in->proc, client->server_object,
+                                       rdp_srv_hostop_op_cb, op);
+    rdp_srv_hostop_started(op, rc);
+}
+
+/* ---- ABORT ---- */
+
+void rdp_srv_handle_abort(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb)
+{
+    op_in_t *in = op_in_create(peer);
+    rdp_srv_hostop_t *op;
+    int32_t code;
+    pmix_status_t status, rc;
+
+    if (in == NULL) {
+        rdp_srv_reply_status(peer, RDP_CMD_ABORT_ACK, tag, PMIX_ERR_NOMEM);
+        return;
+    }
+    status = rdp_unpack_i32(rb, &code);
+    if (status == PMIX_SUCCESS) {
+        status = rdp_unpack_string(rb, &in->msg);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_unpack_proc_array(rb, &in->procs, &in->nprocs);
+    }
+    if (status == PMIX_SUCCESS && rb->left != 0) {
+        status = PMIX_ERR_UNPACK_FAILURE;
+    }
+    if (status != PMIX_SUCCESS) {
+        op_in_free(in);
+        bad_request(peer, "abort", status);
+        return;
+    }
+    rdp_log_info(SERVER, "%s:%u called abort (status %d): %s", in->proc.nspace,
+                 in->proc.rank, code, in->msg == NULL ? "" : in->msg);
+    if (rdp_srv.host.abort == NULL) {
+        op_in_free(in);
+        rdp_srv_reply_status(peer, RDP_CMD_ABORT_ACK, tag,
+                             PMIX_ERR_NOT_SUPPORTED);
+        return;
+    }
+    op = hostop_with(peer, RDP_CMD_ABORT_ACK, tag, in);
+    if (op == NULL) {
+        return;
+    }
+    rc = rdp_srv.host.abort(&in->proc, peer->client->server_object, code,
+                            in->msg, in->procs, in->nprocs,
+                            rdp_srv_hostop_op_cb, op);
+    rdp_srv_hostop_started(op, rc);
+}
+
+/* ---- events ---- */
+
+static bool proc_matches(const pmix_proc_t *want, const pmix_proc_t *p)
+{
+    return strncmp(want->nspace, p->nspace, PMIX_MAX_NSLEN) == 0
+           && (want->rank == PMIX_RANK_WILDCARD || want->rank == p->rank);
+}
+
+/* Is @a target in the custom range given by PMIX_EVENT_CUSTOM_RANGE? */
+static bool custom_range_has(const pmix_info_t *info, size_t ninfo,
+                             const pmix_proc_t *target)
+{
+    for (size_t i = 0; i < ninfo; i++) {
+        const pmix_value_t *v = &info[i].value;
+
+        if (!PMIX_CHECK_KEY(&info[i], PMIX_EVENT_CUSTOM_RANGE)) {
+            continue;
+        }
+        if (v->type == PMIX_PROC && v->data.proc != NULL) {
+            return proc_matches(v->data.proc, target);
+        }
+        if (v->type == PMIX_DATA_ARRAY && v->data.darray != NULL
+            && v->data.darray->type == PMIX_PROC
+            && v->data.darray->array != NULL) {
+            const pmix_proc_t *p = v->data.darray->array;
+
+            for (size_t k = 0; k < v->data.darray->size; k++) {
+                if (proc_matches(&p[k], target)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+    return false;
+}
+
+static bool in_range(pmix_data_range_t range, const pmix_proc_t *source,
+                     const pmix_info_t *info, size_t ninfo,
+                     const pmix_proc_t *target)
+{
+    switch (range) {
+    case PMIX_RANGE_PROC_LOCAL:
+    case PMIX_RANGE_RM:
+        return false;
+    case PMIX_RANGE_NAMESPACE:
+        return strncmp(source->nspace, target->nspace, PMIX_MAX_NSLEN) == 0;
+    case PMIX_RANGE_CUSTOM:
+        return custom_range_has(info, ninfo, target);
+    default:
+        return true; /* undef, local, session, global */
+    }
+}
+
+/* Send the event to this node's clients in range, except @a except. */
+static void notify_clients(pmix_status_t code, const pmix_proc_t *source,
+                           pmix_data_range_t range, const pmix_info_t *info,
+                           size_t ninfo, uint64_t except)
+{
+    rdp_hash_entry_t *ent;
+    rdp_ipc_blob_t *blob;
+    rdp_buf_t buf;
+    size_t i;
+    pmix_status_t status;
+
+    if (range == PMIX_RANGE_PROC_LOCAL || range == PMIX_RANGE_RM) {
+        return;
+    }
+    rdp_buf_init(&buf);
+    status = rdp_pack_i32(&buf, code);
+    if (status == PMIX_SUCCESS) {
+        status = rdp_pack_proc(&buf, source);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_pack_info_array(&buf, info, ninfo);
+    }
+    if (status != PMIX_SUCCESS
+        || rdp_ipc_blob_create(&buf, &blob) != PMIX_SUCCESS) {
+        rdp_log_error(SERVER, "cannot pack event %s", PMIx_Error_string(code));
+        rdp_buf_cleanup(&buf);
+        return;
+    }
+    rdp_buf_cleanup(&buf);
+    rdp_hash_for_each(ent, &rdp_srv.peers, i) {
+        rdp_srv_peer_t *peer = ent->value;
+
+        if (peer->id == except || peer->state != RDP_SRV_PEER_READY
+            || peer->client == NULL
+            || peer->client->state != RDP_SRV_CLIENT_CONNECTED
+            || !in_range(range, source, info, ninfo, &peer->client->proc)) {
+            continue;
+        }
+        rdp_ipc_send_blob(peer->conn, RDP_CMD_EVENT, 0, blob);
+    }
+    rdp_ipc_blob_unref(blob);
+}
+
+static bool range_leaves_node(pmix_data_range_t range)
+{
+    return range == PMIX_RANGE_NAMESPACE || range == PMIX_RANGE_SESSION
+           || range == PMIX_RANGE_GLOBAL || range == PMIX_RANGE_CUSTOM
+           || range == PMIX_RANGE_RM;
+}
+
+void rdp_srv_handle_notify(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb)
+{
+    op_in_t *in = op_in_create(peer);
+    int32_t code;
+    uint8_t range;
+    pmix_status_t status;
+
+    if (in == NULL) {
+        rdp_srv_reply_status(peer, RDP_CMD_NOTIFY_ACK, tag, PMIX_ERR_NOMEM);
+        return;
+    }
+    status = rdp_unpack_i32(rb, &code);
+    if (status == PMIX_SUCCESS) {
+        status = rdp_unpack_proc(rb, &in->source);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_unpack_u8(rb, &range);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_unpack_info_array(rb, &in->info, &in->ninfo);
+    }
+    if (status == PMIX_SUCCESS && rb->left != 0) {
+        status = PMIX_ERR_UNPACK_FAILURE;
+    }
+    if (status != PMIX_SUCCESS) {
+        op_in_free(in);
+        bad_request(peer, "notify", status);
+        return;
+    }
+    notify_clients(code, &in->source, range, in->info, in->ninfo, peer->id);
+    /* the server process's own handlers */
+    if (range != PMIX_RANGE_PROC_LOCAL
+        && (range != PMIX_RANGE_NAMESPACE
+            || strncmp(in->source.nspace, rdp_rt.myproc.nspace, PMIX_MAX_NSLEN)
+                   == 0)
+        && (range != PMIX_RANGE_CUSTOM
+            || custom_range_has(in->info, in->ninfo, &rdp_rt.myproc))) {
+        status =
+            rdp_event_deliver(code, &in->source, range, in->info, in->ninfo);
+        if (status != PMIX_SUCCESS) {
+            rdp_log_debug(SERVER, "local delivery of event %d: %s", code,
+                          PMIx_Error_string(status));
+        }
+    }
+    rdp_srv_reply_status(peer, RDP_CMD_NOTIFY_ACK, tag, PMIX_SUCCESS);
+    if (range_leaves_node(range) && rdp_srv.host.notify_event != NULL) {
+        rdp_srv_hostop_t *op = hostop_with(NULL, RDP_CMD_INVALID, 0, in);
+        pmix_status_t rc;
+
+        if (op == NULL) {
+            return;
+        }
+        rc = rdp_srv.host.notify_event(code, &in->source, range, in->info,
+                                       in->ninfo, rdp_srv_hostop_op_cb, op);
+        rdp_srv_hostop_started(op, rc);
+        return;
+    }
+    op_in_free(in);
+}
+
+/* PMIx_Notify_event called in the server process: its handlers already
+ * ran; reach the clients. The host is not told: it is the likely
+ * originator and would see its own event again. */
+pmix_status_t rdp_srv_event_forward(pmix_status_t code,
+                                    const pmix_proc_t *source,
+                                    pmix_data_range_t range,
+                                    const pmix_info_t *info, size_t ninfo,
+                                    pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    if (!rdp_srv.active) {
+        return PMIX_ERR_INIT;
+    }
+    notify_clients(code, source != NULL ? source : &rdp_rt.myproc, range, info,
+                   ninfo, 0);
+    rdp_srv_post_op_cb(cbfunc, PMIX_SUCCESS, cbdata);
+    return PMIX_SUCCESS;
+}
+
+/* ---- JOB_CONTROL ---- */
+
+static bool has_job_directives(const pmix_info_t *info, size_t ninfo)
+{
+    for (size_t i = 0; i < ninfo; i++) {
+        if (strncmp(info[i].key, "pmix.jctrl.", 11) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+void rdp_srv_handle_job_control(rdp_srv_peer_t *peer, uint32_t tag,
+                                rdp_rbuf_t *rb)
+{
+    op_in_t *in = op_in_create(peer);
+    rdp_srv_hostop_t *op;
+    bool handled = false;
+    pmix_status_t status, rc;
+
+    if (in == NULL) {
+        rdp_srv_reply_status(peer, RDP_CMD_JOB_CONTROL_ACK, tag,
+                             PMIX_ERR_NOMEM);
+        return;
+    }
+    status = rdp_unpack_proc_array(rb, &in->procs, &in->nprocs);
+    if (status == PMIX_SUCCESS) {
+        status = rdp_unpack_info_array(rb, &in->info, &in->ninfo);
+    }
+    if (status == PMIX_SUCCESS && rb->left != 0) {
+        status = PMIX_ERR_UNPACK_FAILURE;
+    }
+    if (status != PMIX_SUCCESS) {
+        op_in_free(in);
+        bad_request(peer, "job control", status);
+        return;
+    }
+    status =
+        rdp_srv_cleanup_register(peer->client, in->info, in->ninfo, &handled);
+    if (handled
+        && (status != PMIX_SUCCESS
+            || !has_job_directives(in->info, in->ninfo))) {
+        op_in_free(in);
+        if (status != PMIX_SUCCESS) {
+            rdp_srv_reply_status(peer, RDP_CMD_JOB_CONTROL_ACK, tag, status);
+            return;
+        }
+        op = rdp_srv_hostop_create(peer, RDP_CMD_JOB_CONTROL_ACK, tag);
+        if (op == NULL) {
+            rdp_srv_reply_status(peer, RDP_CMD_JOB_CONTROL_ACK, tag,
+                                 PMIX_ERR_NOMEM);
+            return;
+        }
+        op->empty_reply = RDP_SRV_EMPTY_INFOS;
+        rdp_srv_hostop_complete(op, PMIX_SUCCESS);
+        return;
+    }
+    if (rdp_srv.host.job_control == NULL) {
+        op_in_free(in);
+        rdp_srv_reply_status(peer, RDP_CMD_JOB_CONTROL_ACK, tag,
+                             PMIX_ERR_NOT_SUPPORTED);
+        return;
+    }
+    op = hostop_with(peer, RDP_CMD_JOB_CONTROL_ACK, tag, in);
+    if (op == NULL) {
+        return;
+    }
+    op->empty_reply = RDP_SRV_EMPTY_INFOS;
+    rc = rdp_srv.host.job_control(&in->proc, in->procs, in->nprocs, in->info,
+                                  in->ninfo, hostop_info_cb, op);
+    rdp_srv_hostop_started(op, rc);
+}
+
+/* ---- PUBLISH / LOOKUP / UNPUBLISH ---- */
+
+/* strs := u32 count, count x str; NULL-terminated argv. */
+static pmix_status_t unpack_strs(rdp_rbuf_t *rb, char ***keys_p)
+{
+    uint32_t n;
+    char **keys;
+    pmix_status_t status = rdp_unpack_u32(rb, &n);
+
+    if (status != PMIX_SUCCESS) {
+        return status;
+    }
+    if (n > rb->left / 4) {
+        return PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER;
+    }
+    keys = rdp_calloc((size_t)n + 1, sizeof(char *));
+    if (keys == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        status = rdp_unpack_string(rb, &keys[i]);
+        if (status == PMIX_SUCCESS && keys[i] == NULL) {
+            status = PMIX_ERR_BAD_PARAM;
+        }
+        if (status != PMIX_SUCCESS) {
+            pmix_argv_free(keys);
+            return status;
+        }
+    }
+    *keys_p = keys;
+    return PMIX_SUCCESS;
+}
+
+/* pmix_lookup_cbfunc_t: any thread */
+static void lookup_cb(pmix_status_t status, pmix_pdata_t data[], size_t ndata,
+                      void *cbdata)
+{
+    rdp_srv_hostop_t *op = cbdata;
+
+    if (status == PMIX_SUCCESS) {
+        pmix_status_t st = rdp_pack_pdata_array(&op->reply, data, ndata);
+
+        if (st != PMIX_SUCCESS) {
+            status = st;
+        }
+    }
+    rdp_srv_hostop_complete(op, status);
+}
+
+void rdp_srv_handle_pubsub(rdp_srv_peer_t *peer, uint16_t cmd, uint32_t tag,
+                           rdp_rbuf_t *rb)
+{
+    uint16_t reply = (uint16_t)(cmd + 1);
+    op_in_t *in    = op_in_create(peer);
+    rdp_srv_hostop_t *op;
+    bool supported;
+    pmix_status_t status, rc;
+
+    if (in == NULL) {
+        rdp_srv_reply_status(peer, reply, tag, PMIX_ERR_NOMEM);
+        return;
+    }
+    status = PMIX_SUCCESS;
+    if (cmd != RDP_CMD_PUBLISH) {
+        status = unpack_strs(rb, &in->keys);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_unpack_info_array(rb, &in->info, &in->ninfo);
+    }
+    if (status == PMIX_SUCCESS && rb->left != 0) {
+        status = PMIX_ERR_UNPACK_FAILURE;
+    }
+    if (status != PMIX_SUCCESS) {
+        op_in_free(in);
+        bad_request(peer, "publish/lookup", status);
+        return;
+    }
+    supported = (cmd == RDP_CMD_PUBLISH && rdp_srv.host.publish != NULL)
+                || (cmd == RDP_CMD_LOOKUP && rdp_srv.host.lookup != NULL)
+                || (cmd == RDP_CMD_UNPUBLISH && rdp_srv.host.unpublish != NULL);
+    if (!supported) {
+        op_in_free(in);
+        rdp_srv_reply_status(peer, reply, tag, PMIX_ERR_NOT_SUPPORTED);
+        return;
+    }
+    op = hostop_with(peer, reply, tag, in);
+    if (op == NULL) {
+        return;
+    }
+    if (cmd == RDP_CMD_PUBLISH) {
+        rc = rdp_srv.host.publish(&in->proc, in->info, in->ninfo,
+                                  rdp_srv_hostop_op_cb, op);
+    } else if (cmd == RDP_CMD_LOOKUP) {
+        op->empty_reply = RDP_SRV_EMPTY_PDATA;
+        rc = rdp_srv.host.lookup(&in->proc, in->keys, in->info, in->ninfo,
+                                 lookup_cb, op);
+    } else {
+        rc = rdp_srv.host.unpublish(&in->proc, in->keys, in->info, in->ninfo,
+                                    rdp_srv_hostop_op_cb, op);
+    }
+    rdp_srv_hostop_started(op, rc);
+}
+
+/* ---- SPAWN ---- */
+
+/* pmix_spawn_cbfunc_t: any thread */
+static void spawn_cb(pmix_status_t status, pmix_nspace_t nspace, void *cbdata)
+{
+    rdp_srv_hostop_t *op = cbdata;
+
+    if (status == PMIX_SUCCESS) {
+        pmix_status_t st = rdp_pack_string(&op->reply, nspace);
+
+        if (st != PMIX_SUCCESS) {
+            status = st;
+        }
+    }
+    rdp_srv_hostop_complete(op, status);
+}
+
+void rdp_srv_handle_spawn(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb)
+{
+    op_in_t *in = op_in_create(peer);
+    rdp_srv_hostop_t *op;
+    pmix_status_t status, rc;
+
+    if (in == NULL) {
+        rdp_srv_reply_status(peer, RDP_CMD_SPAWN_ACK, tag, PMIX_ERR_NOMEM);
+        return;
+    }
+    status = rdp_unpack_info_array(rb, &in->info, &in->ninfo);
+    if (status == PMIX_SUCCESS) {
+        status = rdp_unpack_app_array(rb, &in->apps, &in->napps);
+    }
+    if (status == PMIX_SUCCESS && rb->left != 0) {
+        status = PMIX_ERR_UNPACK_FAILURE;
+    }
+    if (status != PMIX_SUCCESS) {
+        op_in_free(in);
+        bad_request(peer, "spawn", status);
+        return;
+    }
+    if (rdp_srv.host.spawn == NULL) {
+        op_in_free(in);
+        rdp_srv_reply_status(peer, RDP_CMD_SPAWN_ACK, tag,
+                             PMIX_ERR_NOT_SUPPORTED);
+        return;
+    }
+    op = hostop_with(peer, RDP_CMD_SPAWN_ACK, tag, in);
+    if (op == NULL) {
+        return;
+    }
+    op->empty_reply = RDP_SRV_EMPTY_STRING;
+    rc = rdp_srv.host.spawn(&in->proc, in->info, in->ninfo, in->apps, in->napps,
+                            spawn_cb, op);
+    rdp_srv_hostop_started(op, rc);
+}
+
+/* ---- QUERY ---- */
+
+static const char *qualifier_nspace(const pmix_query_t *q,
+                                    const pmix_proc_t *requester)
+{
+    for (size_t i = 0; i < q->nqual; i++) {
+        if (PMIX_CHECK_KEY(&q->qualifiers[i], PMIX_NSPACE)
+            && q->qualifiers[i].value.type == PMIX_STRING
+            && q->qualifiers[i].value.data.string != NULL) {
+            return q->qualifiers[i].value.data.string;
+        }
+    }
+    return requester->nspace;
+}
+
+static pmix_proc_state_t proc_state_of(const rdp_srv_client_t *c)
+{
+    if (c == NULL) {
+        return PMIX_PROC_STATE_UNDEF;
+    }
+    switch (c->state) {
+    case RDP_SRV_CLIENT_CONNECTED:
+    case RDP_SRV_CLIENT_CONNECTING:
+        return PMIX_PROC_STATE_CONNECTED;
+    case RDP_SRV_CLIENT_FINALIZED:
+        return PMIX_PROC_STATE_TERMINATED;
+    case RDP_SRV_CLIENT_TERMINATED:
+        return PMIX_PROC_STATE_TERM_WO_SYNC;
+    default:
+        return PMIX_PROC_STATE_LAUNCH_UNDERWAY;
+    }
+}
+
+/* A data array of pmix_proc_info_t for @a ns (local ranks only if asked). */
+static pmix_status_t proc_table(rdp_srv_nspace_t *ns, bool local_only,
+                                pmix_value_t *val)
+{
+    size_t n              = local_only ? ns->nlocal : ns->size;
+    pmix_data_array_t *da = rdp_calloc(1, sizeof(*da));
+    pmix_proc_info_t *pi;
+
+    if (da == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    pi = rdp_calloc(n + 1, sizeof(*pi));
+    if (pi == NULL) {
+        rdp_free(da);
+        return PMIX_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < n; i++) {
+        pmix_rank_t r = local_only ? ns->local_ranks[i] : (pmix_rank_t)i;
+        const pmix_value_t *h =
+            rdp_kvs_peek(ns->info, RDP_SRV_KVS_JOB, r, PMIX_HOSTNAME);
+        rdp_srv_client_t *c = rdp_hash_get_u64(&ns->clients, r);
+
+        PMIX_LOAD_PROCID(&pi[i].proc, ns->name, r);
+        if (h != NULL && h->type == PMIX_STRING && h->data.string != NULL) {
+            pi[i].hostname = rdp_strdup(h->data.string);
+        }
+        pi[i].pid   = c != NULL ? c->pid : 0;
+        pi[i].state = proc_state_of(c);
+    }
+    da->type         = PMIX_PROC_INFO;
+    da->size         = n;
+    da->array        = pi;
+    val->type        = PMIX_DATA_ARRAY;
+    val->data.darray = da;
+    return PMIX_SUCCESS;
+}
+
+static void free_results(pmix_info_t *res, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        pmix_value_t *v = &res[i].value;
+
+        if (v->type == PMIX_STRING) {
+            rdp_free(v->data.string);
+        } else if (v->type == PMIX_DATA_ARRAY && v->data.darray != NULL) {
+            pmix_proc_info_t *pi = v->data.darray->array;
+
+            for (size_t k = 0; k < v->data.darray->size; k++) {
+                rdp_free(pi[k].hostname);
+                rdp_free(pi[k].executable_name);
+            }
+            rdp_free(pi);
+            rdp_free(v->data.darray);
+        }
+    }
+    rdp_free(res);
+}
+
+/* Answer what we know without a host: namespaces, job size, proc tables. */
+static pmix_status_t local_query(const pmix_proc_t *requester,
+                                 const pmix_query_t *q, size_t nq,
+                                 rdp_buf_t *reply)
+{
+    size_t cap = 0, n = 0, asked = 0;
+    pmix_info_t *res;
+    pmix_status_t status = PMIX_SUCCESS;
+
+    for (size_t i = 0; i < nq; i++) {
+        cap += pmix_argv_count(q[i].keys);
+    }
+    res = rdp_calloc(cap + 1, sizeof(*res));
+    if (res == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    for (size_t i = 0; status == PMIX_SUCCESS && i < nq; i++) {
+        for (size_t k = 0; q[i].keys != NULL && q[i].keys[k] != NULL; k++) {
+            const char *key = q[i].keys[k];
+            rdp_srv_nspace_t *ns =
+                rdp_srv_nspace_find(qualifier_nspace(&q[i], requester));
+            pmix_info_t *out = &res[n];
+
+            asked++;
+            PMIX_LOAD_KEY(out->key, key);
+            if (strcmp(key, PMIX_QUERY_NAMESPACES) == 0) {
+                rdp_srv_nspace_t *it;
+                size_t len = 1;
+                char *s;
+
+                rdp_list_for_each(it, &rdp_srv.nspaces, link) {
+                    len += strlen(it->name) + 1;
+                }
+                s = rdp_calloc(1, len);
+                if (s == NULL) {
+                    status = PMIX_ERR_NOMEM;
+                    break;
+                }
+                rdp_list_for_each(it, &rdp_srv.nspaces, link) {
+                    if (!it->registered) {
+                        continue;
+                    }
+                    if (s[0] != '\0') {
+                        strcat(s, ",");
+                    }
+                    strcat(s, it->name);
+                }
+                out->value.type        = PMIX_STRING;
+                out->value.data.string = s;
+                n++;
+            } else if (strcmp(key, PMIX_JOB_SIZE) == 0 && ns != NULL
+                       && ns->registered) {
+                out->value.type        = PMIX_UINT32;
+                out->value.data.uint32 = ns->size;
+                n++;
+            } else if ((strcmp(key, PMIX_QUERY_PROC_TABLE) == 0
+                        || strcmp(key, PMIX_QUERY_LOCAL_PROC_TABLE) == 0)
+                       && ns != NULL && ns->registered) {
+                status = proc_table(
+                    ns, strcmp(key, PMIX_QUERY_LOCAL_PROC_TABLE) == 0,
+                    &out->value);
+                if (status == PMIX_SUCCESS) {
+                    n++;
+                }
+            }
+        }
+    }
+    if (status == PMIX_SUCCESS) {
+        status = n == 0      ? PMIX_ERR_NOT_FOUND
+                 : n < asked ? PMIX_QUERY_PARTIAL_SUCCESS
+                             : PMIX_SUCCESS;
+        if (n > 0 && rdp_pack_info_array(reply, res, n) != PMIX_SUCCESS) {
+            status = PMIX_ERR_NOMEM;
+        }
+    }
+    free_results(res, n);
+    return status;
+}
+
+void rdp_srv_handle_query(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb)
+{
+    op_in_t *in = op_in_create(peer);
+    rdp_srv_hostop_t *op;
+    pmix_status_t status, rc;
+
+    if (in == NULL) {
+        rdp_srv_reply_status(peer, RDP_CMD_QUERY_ACK, tag, PMIX_ERR_NOMEM);
+        return;
+    }
+    status = rdp_unpack_query_array(rb, &in->queries, &in->nqueries);
+    if (status == PMIX_SUCCESS && rb->left != 0) {
+        status = PMIX_ERR_UNPACK_FAILURE;
+    }
+    if (status != PMIX_SUCCESS) {
+        op_in_free(in);
+        bad_request(peer, "query", status);
+        return;
+    }
+    op = hostop_with(peer, RDP_CMD_QUERY_ACK, tag, in);
+    if (op == NULL) {
+        return;
+    }
+    op->empty_reply = RDP_SRV_EMPTY_INFOS;
+    if (rdp_srv.host.query == NULL) {
+        /* a partial answer still carries its infos */
+        status = local_query(&in->proc, in->queries, in->nqueries, &op->reply);
+        rdp_srv_hostop_complete(op, status);
+        return;
+    }
+    rc = rdp_srv.host.query(&in->proc, in->queries, in->nqueries,
+                            hostop_info_cb, op);
+    rdp_srv_hostop_started(op, rc);
+}
+
+/* ---- LOG ---- */
+
+void rdp_srv_handle_log(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb)
+{
+    op_in_t *in = op_in_create(peer);
+    rdp_srv_hostop_t *op;
+    pmix_status_t status;
+
+    if (in == NULL) {
+        rdp_srv_reply_status(peer, RDP_CMD_LOG_ACK, tag, PMIX_ERR_NOMEM);
+        return;
+    }
+    status = rdp_unpack_info_array(rb, &in->info, &in->ninfo);
+    if (status == PMIX_SUCCESS) {
+        status = rdp_unpack_info_array(rb, &in->info2, &in->ninfo2);
+    }
+    if (status == PMIX_SUCCESS && rb->left != 0) {
+        status = PMIX_ERR_UNPACK_FAILURE;
+    }
+    if (status != PMIX_SUCCESS) {
+        op_in_free(in);
+        bad_request(peer, "log", status);
+        return;
+    }
+    if (rdp_srv.host.log == NULL) {
+        op_in_free(in);
+        rdp_srv_reply_status(peer, RDP_CMD_LOG_ACK, tag,
+                             PMIX_ERR_NOT_SUPPORTED);
+        return;
+    }
+    op = hostop_with(peer, RDP_CMD_LOG_ACK, tag, in);
+    if (op == NULL) {
+        return;
+    }
+    /* void upcall: the host always calls back */
+    rdp_srv.host.log(&in->proc, in->info, in->ninfo, in->info2, in->ninfo2,
+                     rdp_srv_hostop_op_cb, op);
+}

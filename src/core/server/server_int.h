@@ -1,0 +1,285 @@
+/* server_int.h - private state of the PMIx server library */
+#ifndef RDP_CORE_SERVER_SERVER_INT_H
+#define RDP_CORE_SERVER_SERVER_INT_H
+
+#include <pmix.h>
+#include <pmix_server.h>
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "core/common/runtime.h"
+#include "core/ipc/ipc.h"
+#include "core/kvs/kvs.h"
+#include "core/loop/loop.h"
+#include "core/util/hash.h"
+#include "core/util/list.h"
+#include "core/wire/proto.h"
+#include "core/wire/wire.h"
+
+/*
+ * Everything here belongs to the loop thread (rdp_rt.loop) unless a field
+ * says otherwise.  Public entry points validate and post; host completion
+ * functions copy what they need and post.
+ *
+ * Registered job data of an nspace lives in its own kvs (ns->info) under
+ * three pseudo-namespaces: "J" (rank WILDCARD = JOB section, rank r = PROC
+ * section of r), "A" (rank = appnum) and "N" (rank = node id).  Data that
+ * processes commit lives in srv->modex under the real nspace.
+ */
+#define RDP_SRV_KVS_JOB  "J"
+#define RDP_SRV_KVS_APP  "A"
+#define RDP_SRV_KVS_NODE "N"
+
+typedef struct rdp_srv_nspace rdp_srv_nspace_t;
+typedef struct rdp_srv_client rdp_srv_client_t;
+typedef struct rdp_srv_peer rdp_srv_peer_t;
+
+typedef struct rdp_srv_node {
+    char *name;
+    uint32_t id;
+} rdp_srv_node_t;
+
+struct rdp_srv_nspace {
+    rdp_list_t link; /* srv.nspaces */
+    char name[PMIX_MAX_NSLEN + 1];
+    bool registered;          /* register_nspace completed */
+    bool nodata;              /* PMIX_REGISTER_NODATA */
+    uint32_t size;            /* job size (0 if unknown) */
+    int nlocalprocs;          /* as given by the host */
+    pmix_rank_t *local_ranks; /* ranks on this node, ascending */
+    size_t nlocal;
+    rdp_srv_node_t *nodes; /* nodes that host this job */
+    size_t nnodes;
+    uint32_t *appnums; /* APP sections present */
+    size_t napps;
+    rdp_kvs_t *info;    /* registered data (see above) */
+    rdp_hash_t clients; /* rank (u64) -> rdp_srv_client_t */
+    /* the job's sections packed once for CONNECT and GET replies */
+    uint8_t *sections;
+    size_t sections_len;
+    uint32_t nsections;
+    bool sections_valid;
+    rdp_ipc_blob_t *connect_blob; /* CONNECT_ACK payload, same for all */
+    rdp_list_t cleanups;          /* rdp_srv_cleanup_t */
+};
+
+enum rdp_srv_client_state {
+    RDP_SRV_CLIENT_REGISTERED = 0, /* never connected */
+    RDP_SRV_CLIENT_CONNECTING,     /* host client_connected pending */
+    RDP_SRV_CLIENT_CONNECTED,
+    RDP_SRV_CLIENT_FINALIZED, /* called PMIx_Finalize */
+    RDP_SRV_CLIENT_TERMINATED /* left without finalizing */
+};
+
+struct rdp_srv_client {
+    pmix_proc_t proc;
+    rdp_srv_nspace_t *ns;
+    uid_t uid;
+    gid_t gid;
+    void *server_object; /* host's, opaque */
+    char token[33];      /* hex; empty if none was generated */
+    enum rdp_srv_client_state state;
+    rdp_srv_peer_t *peer; /* while connecting/connected */
+    pid_t pid;            /* from SO_PEERCRED at connect */
+    rdp_hash_t coll_seq;  /* collective signature -> count */
+};
+
+enum rdp_srv_peer_state {
+    RDP_SRV_PEER_NEW = 0,    /* waiting for CONNECT */
+    RDP_SRV_PEER_CONNECTING, /* CONNECT accepted, host upcall pending */
+    RDP_SRV_PEER_READY,
+    RDP_SRV_PEER_CLOSING
+};
+
+struct rdp_srv_peer {
+    uint64_t id; /* never reused; host callbacks use it */
+    rdp_ipc_conn_t *conn;
+    rdp_ipc_cred_t cred;
+    enum rdp_srv_peer_state state;
+    rdp_srv_client_t *client; /* set once CONNECT is accepted */
+    uint32_t connect_tag;
+};
+
+typedef struct rdp_server {
+    bool active;
+    pmix_server_module_t host; /* copied at init */
+    char *hostname;            /* "this node" */
+    char *tmpdir;              /* base session tmpdir */
+    char *system_tmpdir;
+    char *rendezvous_dir; /* <tmpdir>/rdpmix.<host>.<pid> */
+    char *socket_path;
+    char *uri; /* "rdpmix.<pid>;unix:<socket path>" */
+    rdp_ipc_listener_t *listener;
+    rdp_list_t nspaces;  /* rdp_srv_nspace_t */
+    rdp_hash_t peers;    /* id -> rdp_srv_peer_t */
+    uint64_t next_id;    /* peers, collectives, requests */
+    rdp_kvs_t *modex;    /* committed data */
+    rdp_kvs_t *scratch;  /* discard target when skipping data */
+    rdp_hash_t colls;    /* key bytes -> rdp_srv_coll_t */
+    rdp_hash_t coll_ids; /* id -> rdp_srv_coll_t */
+    rdp_hash_t waits;    /* "nspace\0rank" -> rdp_srv_waitq_t */
+    rdp_hash_t dmdx_out; /* "nspace\0rank" -> (void*)1 host asked */
+} rdp_server_t;
+
+extern rdp_server_t rdp_srv;
+
+/* ---- server.c: helpers ---- */
+/** True between PMIx_server_init and its finalize (any thread). */
+bool rdp_srv_initialized(void);
+uint64_t rdp_srv_next_id(void);
+/** Post @a cbfunc(@a status, @a cbdata) to the loop (never inline). */
+void rdp_srv_post_op_cb(pmix_op_cbfunc_t cbfunc, pmix_status_t status,
+                        void *cbdata);
+/** Unsigned integer of any integer type; false if not integral/negative. */
+bool rdp_srv_value_to_u64(const pmix_value_t *val, uint64_t *out_p);
+/** Key "nspace\0rank" for per-rank tables; @a key must hold
+ * PMIX_MAX_NSLEN + 6 bytes. Returns its length. */
+size_t rdp_srv_rank_key(const char *nspace, pmix_rank_t rank, char *key);
+#define RDP_SRV_RANK_KEY_MAX (PMIX_MAX_NSLEN + 1 + 5)
+/** True when two host names denote the same node (short names match
+ * when either side has no domain). */
+bool rdp_srv_host_eq(const char *a, const char *b);
+
+/* ---- nspace.c ---- */
+rdp_srv_nspace_t *rdp_srv_nspace_find(const char *name);
+/** Find or create an (unregistered) entry. */
+pmix_status_t rdp_srv_nspace_get(const char *name, rdp_srv_nspace_t **ns_p);
+bool rdp_srv_nspace_is_local(const rdp_srv_nspace_t *ns, pmix_rank_t rank);
+/** Pack a bundle set of the job's registered data (JOB, APP, NODE and
+ * PROC sections) plus @a nextra further sections already in @a extra. */
+pmix_status_t rdp_srv_nspace_pack_set(rdp_srv_nspace_t *ns,
+                                      const rdp_buf_t *extra, uint32_t nextra,
+                                      rdp_buf_t *buf);
+/** True if @a key is registered for (ns, rank) or job-wide. */
+/** The CONNECT_ACK payload of this job (status, bundle), packed once;
+ * borrowed (the nspace keeps its reference). NULL when out of memory. */
+rdp_ipc_blob_t *rdp_srv_nspace_connect_blob(rdp_srv_nspace_t *ns);
+bool rdp_srv_nspace_has_key(const rdp_srv_nspace_t *ns, pmix_rank_t rank,
+                            const char *key);
+void rdp_srv_nspace_destroy(rdp_srv_nspace_t *ns);
+/** Ingest job info into @a ns (exported for the unit tests, loop thread). */
+pmix_status_t rdp_srv_nspace_ingest(rdp_srv_nspace_t *ns, int nlocalprocs,
+                                    const pmix_info_t *info, size_t ninfo);
+
+/* ---- client.c ---- */
+rdp_srv_client_t *rdp_srv_client_find(const char *nspace, pmix_rank_t rank);
+void rdp_srv_client_destroy(rdp_srv_client_t *client);
+
+/* ---- conn.c ---- */
+void rdp_srv_accept_cb(rdp_ipc_conn_t *conn, const rdp_ipc_cred_t *cred,
+                       void *arg);
+rdp_srv_peer_t *rdp_srv_peer_find(uint64_t id);
+/** Close a peer's connection (logged by the caller). */
+void rdp_srv_peer_drop(rdp_srv_peer_t *peer, pmix_status_t why);
+/** Send a reply made of a status only. */
+void rdp_srv_reply_status(rdp_srv_peer_t *peer, uint16_t cmd, uint32_t tag,
+                          pmix_status_t status);
+/** Reply with the bytes of @a buf (which start with the status). */
+void rdp_srv_reply_buf(rdp_srv_peer_t *peer, uint16_t cmd, uint32_t tag,
+                       rdp_buf_t *buf);
+/** A client's process left (disconnect without finalize, deregister). */
+void rdp_srv_client_gone(rdp_srv_client_t *client, pmix_status_t why);
+void rdp_srv_close_all(void);
+
+/* ---- coll.c ---- */
+void rdp_srv_coll_request(rdp_srv_peer_t *peer, uint16_t cmd, uint32_t tag,
+                          rdp_rbuf_t *rb);
+/** Fail pending collectives that wait for @a client. */
+void rdp_srv_coll_client_gone(rdp_srv_client_t *client);
+void rdp_srv_coll_nspace_gone(rdp_srv_nspace_t *ns);
+void rdp_srv_coll_cleanup(void);
+
+/** Build the canonical participant list of a collective: sorted by
+ * (nspace, rank), duplicates and ranks covered by a WILDCARD removed.
+ * Sorts @a procs in place and returns the new count. */
+size_t rdp_srv_procs_canonical(pmix_proc_t *procs, size_t nprocs);
+/** Key bytes for (op, canonical procs); malloc'ed. */
+pmix_status_t rdp_srv_coll_signature(uint8_t op, const pmix_proc_t *procs,
+                                     size_t nprocs, uint8_t **sig_p,
+                                     size_t *len_p);
+
+/* ---- modex.c ---- */
+void rdp_srv_handle_commit(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb);
+void rdp_srv_handle_get(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb);
+/** Data of (nspace, rank) arrived: answer everyone waiting for it. */
+void rdp_srv_modex_ready(const char *nspace, pmix_rank_t rank);
+/** Fail every waiter of (nspace, rank) (or of the whole nspace when rank
+ * is PMIX_RANK_WILDCARD) with @a status. */
+void rdp_srv_modex_fail(const char *nspace, pmix_rank_t rank,
+                        pmix_status_t status);
+/** Pack a PROC section of (nspace, rank)'s committed data under
+ * @a scope_mask. */
+pmix_status_t rdp_srv_pack_proc_section(const char *nspace, pmix_rank_t rank,
+                                        uint32_t scope_mask, rdp_buf_t *buf);
+/** Store the PROC sections of 1..n concatenated bundles (from the host)
+ * for ranks that are not local; returns the number of bundles read. */
+pmix_status_t rdp_srv_store_bundles(const void *data, size_t len);
+void rdp_srv_modex_cleanup(void);
+
+/* ---- ops.c ---- */
+void rdp_srv_handle_finalize(rdp_srv_peer_t *peer, uint32_t tag,
+                             rdp_rbuf_t *rb);
+void rdp_srv_handle_abort(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb);
+void rdp_srv_handle_notify(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb);
+void rdp_srv_handle_job_control(rdp_srv_peer_t *peer, uint32_t tag,
+                                rdp_rbuf_t *rb);
+void rdp_srv_handle_pubsub(rdp_srv_peer_t *peer, uint16_t cmd, uint32_t tag,
+                           rdp_rbuf_t *rb);
+void rdp_srv_handle_spawn(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb);
+void rdp_srv_handle_query(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb);
+void rdp_srv_handle_log(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb);
+pmix_status_t rdp_srv_event_forward(pmix_status_t code,
+                                    const pmix_proc_t *source,
+                                    pmix_data_range_t range,
+                                    const pmix_info_t *info, size_t ninfo,
+                                    pmix_op_cbfunc_t cbfunc, void *cbdata);
+
+/* ---- cleanup.c ---- */
+typedef struct rdp_srv_cleanup rdp_srv_cleanup_t;
+/** Handle the cleanup directives of a JOB_CONTROL request; sets
+ * *handled_p when @a info held any. */
+pmix_status_t rdp_srv_cleanup_register(rdp_srv_client_t *client,
+                                       const pmix_info_t *info, size_t ninfo,
+                                       bool *handled_p);
+/** Run (and free) the cleanups registered by the clients of @a ns. */
+void rdp_srv_cleanup_run(rdp_srv_nspace_t *ns);
+/** Free without running. */
+void rdp_srv_cleanup_discard(rdp_srv_nspace_t *ns);
+
+/* ---- hostop: a pending host upcall answered to a peer ---- */
+typedef struct rdp_srv_hostop {
+    uint64_t peer_id;
+    uint16_t reply_cmd;
+    uint32_t tag;
+    pmix_status_t status;
+    rdp_buf_t reply;     /* packed after the status, may be empty */
+    bool close_after;    /* close the connection after replying */
+    uint8_t empty_reply; /* RDP_SRV_EMPTY_*: success payload to
+                                    send when the host returned nothing */
+    void *ctx;           /* per-operation data freed by free_fn */
+    void (*free_fn)(void *ctx);
+    void (*done_fn)(struct rdp_srv_hostop *op); /* extra loop-side work */
+} rdp_srv_hostop_t;
+
+enum {
+    RDP_SRV_EMPTY_NONE = 0,
+    RDP_SRV_EMPTY_INFOS, /* an empty info array */
+    RDP_SRV_EMPTY_PDATA, /* an empty pdata array */
+    RDP_SRV_EMPTY_STRING /* a NULL string */
+};
+
+rdp_srv_hostop_t *rdp_srv_hostop_create(rdp_srv_peer_t *peer, uint16_t cmd,
+                                        uint32_t tag);
+/** Complete from any thread: posts the reply to the loop. */
+void rdp_srv_hostop_complete(rdp_srv_hostop_t *op, pmix_status_t status);
+/** Free without replying (the upcall failed and the caller replies). */
+void rdp_srv_hostop_free(rdp_srv_hostop_t *op);
+/** A pmix_op_cbfunc_t whose cbdata is an rdp_srv_hostop_t. */
+void rdp_srv_hostop_op_cb(pmix_status_t status, void *cbdata);
+/** Resolve the return of a host upcall taking @a op as cbdata: SUCCESS
+ * waits, OPERATION_SUCCEEDED completes now, anything else replies it. */
+void rdp_srv_hostop_started(rdp_srv_hostop_t *op, pmix_status_t rc);
+
+#endif
