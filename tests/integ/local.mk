@@ -9,3 +9,12 @@ tests_integ_mpi_basic_LDADD   = $(MPI_LIBS)
 TESTS += tests/integ/test_ompi.sh
 endif
 EXTRA_DIST += tests/integ/test_ompi.sh
+
+# the client against a real server: mini_host forks N client_basic ranks
+check_PROGRAMS += tests/integ/mini_host tests/integ/client_basic
+tests_integ_mini_host_SOURCES    = tests/integ/mini_host.c
+tests_integ_mini_host_LDADD      = libpmix.la
+tests_integ_client_basic_SOURCES = tests/integ/client_basic.c
+tests_integ_client_basic_LDADD   = libpmix.la
+TESTS      += tests/integ/test_basic.sh
+EXTRA_DIST += tests/integ/test_basic.sh

@@ -1,0 +1,187 @@
+/* client_basic.c - a PMIx client checking the basics against a real server
+ *
+ * usage: client_basic N      (run as N ranks of one job, e.g. by mini_host)
+ *
+ * Init (twice, refcounted), job/node/proc info with the Standard's types,
+ * Put/Commit/Fence with PMIX_COLLECT_DATA and Get of every peer's data,
+ * then a second round without collection (data fetched on demand),
+ * Resolve_peers, Finalize.  Prints "rank R of N ok" on success.
+ */
+#include <pmix.h>
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static pmix_proc_t me;
+
+static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void fail(const char *fmt, ...)
+{
+    va_list ap;
+
+    fprintf(stderr, "client_basic rank %u: FAILED ", me.rank);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    exit(1);
+}
+
+static pmix_value_t *get(const pmix_proc_t *proc, const char *key,
+                         pmix_data_type_t type)
+{
+    pmix_value_t *val = NULL;
+    pmix_status_t rc  = PMIx_Get(proc, key, NULL, 0, &val);
+
+    if (rc != PMIX_SUCCESS || val == NULL) {
+        fail("PMIx_Get(%s:%u, %s): %s", proc->nspace, proc->rank, key,
+             PMIx_Error_string(rc));
+    }
+    if (val->type != type) {
+        fail("PMIx_Get(%s:%u, %s): type %s, expected %s", proc->nspace,
+             proc->rank, key, PMIx_Data_type_string(val->type),
+             PMIx_Data_type_string(type));
+    }
+    return val;
+}
+
+static uint32_t get_u32(const pmix_proc_t *proc, const char *key)
+{
+    pmix_value_t *v = get(proc, key, PMIX_UINT32);
+    uint32_t u      = v->data.uint32;
+
+    PMIX_VALUE_RELEASE(v);
+    return u;
+}
+
+static void check_str(const pmix_proc_t *proc, const char *key,
+                      const char *want)
+{
+    pmix_value_t *v = get(proc, key, PMIX_STRING);
+
+    if (strcmp(v->data.string, want) != 0) {
+        fail("%s of %s:%u is '%s', expected '%s'", key, proc->nspace,
+             proc->rank, v->data.string, want);
+    }
+    PMIX_VALUE_RELEASE(v);
+}
+
+static void put_str(pmix_scope_t scope, const char *key, const char *s)
+{
+    pmix_value_t v;
+    pmix_status_t rc;
+
+    PMIX_VALUE_LOAD(&v, s, PMIX_STRING);
+    rc = PMIx_Put(scope, key, &v);
+    PMIX_VALUE_DESTRUCT(&v);
+    if (rc != PMIX_SUCCESS) {
+        fail("PMIx_Put(%s): %s", key, PMIx_Error_string(rc));
+    }
+}
+
+static void fence(int collect)
+{
+    pmix_info_t info;
+    bool flag = collect != 0;
+    pmix_status_t rc;
+
+    PMIX_INFO_CONSTRUCT(&info);
+    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &flag, PMIX_BOOL);
+    rc = PMIx_Fence(NULL, 0, &info, 1);
+    PMIX_INFO_DESTRUCT(&info);
+    if (rc != PMIX_SUCCESS) {
+        fail("PMIx_Fence(collect %d): %s", collect, PMIx_Error_string(rc));
+    }
+}
+
+int main(int argc, char **argv)
+{
+    pmix_proc_t wild, peer, again;
+    pmix_value_t *v;
+    pmix_proc_t *peers = NULL;
+    size_t npeers      = 0;
+    pmix_status_t rc;
+    char key[64], want[64];
+    uint32_t n;
+
+    if (argc != 2 || atoi(argv[1]) <= 0) {
+        fprintf(stderr, "usage: client_basic N\n");
+        return 2;
+    }
+    n  = (uint32_t)atoi(argv[1]);
+    rc = PMIx_Init(&me, NULL, 0);
+    if (rc != PMIX_SUCCESS) {
+        fail("PMIx_Init: %s", PMIx_Error_string(rc));
+    }
+    rc = PMIx_Init(&again, NULL, 0);
+    if (rc != PMIX_SUCCESS || !PMIX_CHECK_PROCID(&me, &again)) {
+        fail("second PMIx_Init: %s", PMIx_Error_string(rc));
+    }
+    PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
+
+    /* job and node info */
+    if (get_u32(&wild, PMIX_JOB_SIZE) != n) {
+        fail("job size is not %u", n);
+    }
+    if (get_u32(&wild, PMIX_LOCAL_SIZE) != n) {
+        fail("local size is not %u", n);
+    }
+    v = get(&wild, PMIX_LOCAL_PEERS, PMIX_STRING);
+    PMIX_VALUE_RELEASE(v);
+    v = get(&me, PMIX_LOCAL_RANK, PMIX_UINT16);
+    if (v->data.uint16 != me.rank) {
+        fail("local rank %u", v->data.uint16);
+    }
+    PMIX_VALUE_RELEASE(v);
+    if (get_u32(&me, PMIX_APPNUM) != 0) {
+        fail("appnum is not 0");
+    }
+
+    /* round 1: collect */
+    snprintf(key, sizeof(key), "basic.%u", me.rank);
+    snprintf(want, sizeof(want), "value-%u", me.rank);
+    put_str(PMIX_GLOBAL, key, want);
+    put_str(PMIX_LOCAL, "basic.local", want);
+    check_str(&me, key, want);
+    if (PMIx_Commit() != PMIX_SUCCESS) {
+        fail("PMIx_Commit");
+    }
+    fence(1);
+    for (uint32_t r = 0; r < n; r++) {
+        PMIX_LOAD_PROCID(&peer, me.nspace, r);
+        snprintf(key, sizeof(key), "basic.%u", r);
+        snprintf(want, sizeof(want), "value-%u", r);
+        check_str(&peer, key, want);
+        check_str(&peer, "basic.local", want);
+    }
+
+    /* round 2: no collection; peers' new data comes on demand */
+    snprintf(want, sizeof(want), "second-%u", me.rank);
+    put_str(PMIX_GLOBAL, "basic.second", want);
+    if (PMIx_Commit() != PMIX_SUCCESS) {
+        fail("PMIx_Commit");
+    }
+    fence(0);
+    for (uint32_t r = 0; r < n; r++) {
+        PMIX_LOAD_PROCID(&peer, me.nspace, (n - 1 - r + me.rank) % n);
+        snprintf(want, sizeof(want), "second-%u", peer.rank);
+        check_str(&peer, "basic.second", want);
+    }
+
+    rc = PMIx_Resolve_peers(NULL, me.nspace, &peers, &npeers);
+    if (rc != PMIX_SUCCESS || npeers != n) {
+        fail("PMIx_Resolve_peers: %s, %zu peers", PMIx_Error_string(rc),
+             npeers);
+    }
+    free(peers);
+    fence(0);
+    if (PMIx_Finalize(NULL, 0) != PMIX_SUCCESS
+        || PMIx_Finalize(NULL, 0) != PMIX_SUCCESS) {
+        fail("PMIx_Finalize");
+    }
+    printf("rank %u of %u ok\n", me.rank, n);
+    return 0;
+}
