@@ -705,6 +705,18 @@ static void server_events_reach_handlers(void **state)
     assert_int_equal(PMIx_Finalize(NULL, 0), PMIX_SUCCESS);
 }
 
+static int default_calls;
+
+static void default_handler(size_t id, pmix_status_t status,
+                            const pmix_proc_t *source, pmix_info_t info[],
+                            size_t ninfo, pmix_info_t *results, size_t nresults,
+                            pmix_event_notification_cbfunc_fn_t cbfunc,
+                            void *cbdata)
+{
+    default_calls++;
+    cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
+}
+
 static void declaring_a_model_notifies_local_handlers(void **state)
 {
     pmix_status_t code = PMIX_MODEL_DECLARED;
@@ -717,6 +729,12 @@ static void declaring_a_model_notifies_local_handlers(void **state)
     assert_true(
         PMIx_Register_event_handler(&code, 1, NULL, 0, ev_handler, NULL, NULL)
         >= 0);
+    /* Open MPI's default handler aborts on codes it does not know: the
+     * declaration must not reach default handlers */
+    default_calls = 0;
+    assert_true(PMIx_Register_event_handler(NULL, 0, NULL, 0, default_handler,
+                                            NULL, NULL)
+                >= 0);
     memset(info, 0, sizeof(info));
     PMIX_INFO_LOAD(&info[0], PMIX_PROGRAMMING_MODEL, "MPI", PMIX_STRING);
     PMIX_INFO_LOAD(&info[1], PMIX_MODEL_LIBRARY_NAME, "OpenMPI", PMIX_STRING);
@@ -727,6 +745,7 @@ static void declaring_a_model_notifies_local_handlers(void **state)
     assert_int_equal(get_str(0, PMIX_MODEL_LIBRARY_NAME, NULL, 0, s, sizeof(s)),
                      PMIX_SUCCESS);
     assert_string_equal(s, "OpenMPI");
+    assert_int_equal(default_calls, 0);
     PMIX_INFO_DESTRUCT(&info[0]);
     PMIX_INFO_DESTRUCT(&info[1]);
     rdp_wait_cleanup(&ev_wait);

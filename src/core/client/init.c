@@ -209,7 +209,9 @@ static pmix_status_t model_on_loop(void *arg)
     size_t n = 0;
     pmix_status_t status;
 
-    model = rdp_calloc(ctx->ninfo, sizeof(*model));
+    /* one more for PMIX_EVENT_NON_DEFAULT: default handlers (Open MPI's
+     * aborts on codes it does not know) are not told */
+    model = rdp_calloc(ctx->ninfo + 1, sizeof(*model));
     if (model == NULL) {
         return PMIX_ERR_NOMEM;
     }
@@ -230,6 +232,10 @@ static pmix_status_t model_on_loop(void *arg)
     status = PMIX_SUCCESS;
     if (n > 0) {
         rdp_log_debug(CLIENT, "programming model declared (%zu keys)", n);
+        PMIX_LOAD_KEY(model[n].key, PMIX_EVENT_NON_DEFAULT);
+        model[n].value.type      = PMIX_BOOL;
+        model[n].value.data.flag = true;
+        n++;
         status = rdp_event_deliver(PMIX_MODEL_DECLARED, &rdp_rt.myproc,
                                    PMIX_RANGE_PROC_LOCAL, model, n);
     }
