@@ -60,3 +60,27 @@ tests_unit_test_client_api_t_CFLAGS  = $(RDP_TEST_CFLAGS)
 tests_unit_test_client_api_t_LDADD   = $(RDP_TEST_LIBS)
 TESTS += tests/unit/test_client_api.t
 endif
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_regex.t
+tests_unit_test_regex_t_SOURCES = tests/unit/test_regex.c
+tests_unit_test_regex_t_CFLAGS  = $(RDP_TEST_CFLAGS)
+tests_unit_test_regex_t_LDADD   = $(RDP_TEST_LIBS)
+TESTS += tests/unit/test_regex.t
+endif
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_server_nspace.t
+tests_unit_test_server_nspace_t_SOURCES = tests/unit/test_server_nspace.c
+tests_unit_test_server_nspace_t_CFLAGS  = $(RDP_TEST_CFLAGS)
+tests_unit_test_server_nspace_t_LDADD   = $(RDP_TEST_LIBS)
+TESTS += tests/unit/test_server_nspace.t
+endif
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_server_coll.t
+tests_unit_test_server_coll_t_SOURCES = tests/unit/test_server_coll.c
+tests_unit_test_server_coll_t_CFLAGS  = $(RDP_TEST_CFLAGS)
+tests_unit_test_server_coll_t_LDADD   = $(RDP_TEST_LIBS)
+TESTS += tests/unit/test_server_coll.t
+endif

@@ -1,0 +1,149 @@
+/* test_server_coll.c - keys of the server's collective trackers */
+#include "config.h"
+#include "core/server/server_int.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+static void load(pmix_proc_t *p, const char *ns, pmix_rank_t r)
+{
+    memset(p, 0, sizeof(*p));
+    PMIX_LOAD_PROCID(p, ns, r);
+}
+
+/* Signature of a participant list after canonicalization. */
+static void sig_of(uint8_t op, pmix_proc_t *procs, size_t n, uint8_t **sig_p,
+                   size_t *len_p)
+{
+    n = rdp_srv_procs_canonical(procs, n);
+    assert_int_equal(rdp_srv_coll_signature(op, procs, n, sig_p, len_p),
+                     PMIX_SUCCESS);
+}
+
+static bool same_sig(uint8_t opa, pmix_proc_t *a, size_t na, uint8_t opb,
+                     pmix_proc_t *b, size_t nb)
+{
+    uint8_t *sa, *sb;
+    size_t la, lb;
+    bool eq;
+
+    sig_of(opa, a, na, &sa, &la);
+    sig_of(opb, b, nb, &sb, &lb);
+    eq = la == lb && memcmp(sa, sb, la) == 0;
+    free(sa);
+    free(sb);
+    return eq;
+}
+
+static void canonical_sorts_and_dedups(void **state)
+{
+    pmix_proc_t p[5];
+    size_t n;
+
+    load(&p[0], "b", 1);
+    load(&p[1], "a", 2);
+    load(&p[2], "a", 0);
+    load(&p[3], "a", 2);
+    load(&p[4], "b", 1);
+    n = rdp_srv_procs_canonical(p, 5);
+    assert_int_equal(n, 3);
+    assert_string_equal(p[0].nspace, "a");
+    assert_int_equal(p[0].rank, 0);
+    assert_int_equal(p[1].rank, 2);
+    assert_string_equal(p[2].nspace, "b");
+    assert_int_equal(rdp_srv_procs_canonical(p, 0), 0);
+}
+
+static void wildcard_covers_its_nspace(void **state)
+{
+    pmix_proc_t p[4];
+    size_t n;
+
+    load(&p[0], "a", 3);
+    load(&p[1], "a", PMIX_RANK_WILDCARD);
+    load(&p[2], "a", 0);
+    load(&p[3], "c", 5);
+    n = rdp_srv_procs_canonical(p, 4);
+    assert_int_equal(n, 2);
+    assert_string_equal(p[0].nspace, "a");
+    assert_int_equal(p[0].rank, PMIX_RANK_WILDCARD);
+    assert_string_equal(p[1].nspace, "c");
+}
+
+static void order_does_not_change_the_key(void **state)
+{
+    pmix_proc_t a[3], b[3];
+
+    load(&a[0], "job", 0);
+    load(&a[1], "job", 1);
+    load(&a[2], "other", 7);
+    load(&b[0], "other", 7);
+    load(&b[1], "job", 1);
+    load(&b[2], "job", 0);
+    assert_true(same_sig(1, a, 3, 1, b, 3));
+}
+
+static void different_sets_and_ops_get_different_keys(void **state)
+{
+    pmix_proc_t a[2], b[2];
+
+    load(&a[0], "job", 0);
+    load(&a[1], "job", 1);
+    load(&b[0], "job", 0);
+    load(&b[1], "job", 2);
+    assert_false(same_sig(1, a, 2, 1, b, 2));
+
+    load(&a[0], "job", 0);
+    load(&a[1], "job", 1);
+    load(&b[0], "job", 0);
+    load(&b[1], "job", 1);
+    assert_false(same_sig(1, a, 2, 2, b, 2)); /* fence vs connect */
+
+    /* a subset is another set */
+    load(&a[0], "job", 0);
+    load(&b[0], "job", 0);
+    load(&b[1], "job", 1);
+    assert_false(same_sig(1, a, 1, 1, b, 2));
+
+    /* nspace boundaries are unambiguous */
+    load(&a[0], "ab", 0);
+    load(&b[0], "a", 0);
+    load(&b[1], "b", 0);
+    assert_false(same_sig(1, a, 1, 1, b, 2));
+
+    /* WILDCARD is not rank 0 */
+    load(&a[0], "job", PMIX_RANK_WILDCARD);
+    load(&b[0], "job", 0);
+    assert_false(same_sig(1, a, 1, 1, b, 1));
+}
+
+static void wildcard_and_explicit_ranks_share_a_key(void **state)
+{
+    pmix_proc_t a[1], b[3];
+
+    load(&a[0], "job", PMIX_RANK_WILDCARD);
+    load(&b[0], "job", 4);
+    load(&b[1], "job", PMIX_RANK_WILDCARD);
+    load(&b[2], "job", 1);
+    assert_true(same_sig(1, a, 1, 1, b, 3));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(canonical_sorts_and_dedups),
+        cmocka_unit_test(wildcard_covers_its_nspace),
+        cmocka_unit_test(order_does_not_change_the_key),
+        cmocka_unit_test(different_sets_and_ops_get_different_keys),
+        cmocka_unit_test(wildcard_and_explicit_ranks_share_a_key),
+    };
+
+    return cmocka_run_group_tests_name("server_coll", tests, NULL, NULL);
+}
