@@ -1,0 +1,38 @@
+#!/bin/sh
+# test_hostile.sh - rank 0 of a job sends malformed and forged messages to
+# its server while the good ranks still complete a fence with data (TAP;
+# every scenario has a timeout).
+builddir=${top_builddir:-.}
+host="$builddir/tests/integ/mini_host"
+client="$builddir/tests/integ/hostile_client"
+n=0
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+echo "1..4"
+
+scenario() {
+    np=$1
+    what=$2
+    n=$((n + 1))
+    if timeout -k 5 90 "$host" "$np" "$client" "$np" \
+        >"$tmp/out" 2>"$tmp/err"
+    then rc=0; else rc=$?; fi
+    oks=$(grep -c "^rank [0-9]* of $np ok" "$tmp/out")
+    refused=$(grep -c "as expected" "$tmp/out")
+    if [ "$rc" -eq 0 ] && [ "$oks" -eq "$np" ] && [ "$refused" -gt 0 ]; then
+        echo "ok $n - $np ranks, $what ($refused attacks refused)"
+    else
+        echo "not ok $n - $np ranks, $what: exit $rc, $oks of $np ok"
+        sed 's/^/# /' "$tmp/out" "$tmp/err" | tail -40
+        fail=1
+    fi
+}
+
+export MINI_HOST_TIMEOUT=80
+MINI_HOST_FENCE_UPCALL=0 scenario 1 "fences in the server"
+MINI_HOST_FENCE_UPCALL=0 scenario 4 "fences in the server"
+MINI_HOST_FENCE_UPCALL=1 scenario 2 "fences through the host"
+MINI_HOST_FENCE_UPCALL=1 scenario 6 "fences through the host"
+exit $fail
