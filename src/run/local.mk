@@ -1,1 +1,23 @@
-# src/run/local.mk - build rules for src/run
+# src/run/local.mk - build rules for src/run: rdpmixd and rdpmix-run
+
+# code shared by the two programs (and their unit tests)
+noinst_LTLIBRARIES += src/run/librdprun.la
+src_run_librdprun_la_SOURCES = src/run/ctl.c src/run/chan.c src/run/iof.c \
+                               src/run/util.c src/run/spawn.c \
+                               src/run/jobinfo.c
+noinst_HEADERS += src/run/ctl.h src/run/chan.h src/run/iof.h \
+                  src/run/util.h src/run/spawn.h src/run/jobinfo.h
+
+RDP_RUN_CPPFLAGS = $(AM_CPPFLAGS) \
+                   -DRDPMIX_LIBDIR='"$(rdpmixlibdir)"' \
+                   -DRDPMIX_BINDIR='"$(bindir)"' \
+                   -DRDPMIX_BUILD_LIBDIR='"$(abs_top_builddir)/.libs"'
+
+# each daemon links the library statically: it owns one copy of its state
+bin_PROGRAMS += src/run/rdpmixd src/run/rdpmix-run
+src_run_rdpmixd_SOURCES     = src/run/rdpmixd.c
+src_run_rdpmixd_CPPFLAGS    = $(RDP_RUN_CPPFLAGS)
+src_run_rdpmixd_LDADD       = src/run/librdprun.la librdp.la
+src_run_rdpmix_run_SOURCES  = src/run/rdpmix_run.c
+src_run_rdpmix_run_CPPFLAGS = $(RDP_RUN_CPPFLAGS)
+src_run_rdpmix_run_LDADD    = src/run/librdprun.la librdp.la

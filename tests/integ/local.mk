@@ -19,6 +19,17 @@ tests_integ_client_basic_LDADD   = libpmix.la
 TESTS      += tests/integ/test_basic.sh
 EXTRA_DIST += tests/integ/test_basic.sh
 
+# rdpmix-run and rdpmixd (src/run): processes, output, exit statuses,
+# signals, and a PMIx client checking the job info it is given
+check_PROGRAMS += tests/integ/run_client
+tests_integ_run_client_SOURCES = tests/integ/run_client.c
+tests_integ_run_client_LDADD   = libpmix.la
+tests_integ_run_client_LDFLAGS = -no-install
+TESTS += tests/integ/test_run_basic.sh tests/integ/test_run_kill.sh \
+         tests/integ/test_run_pmix.sh
+EXTRA_DIST += tests/integ/test_run_common.sh tests/integ/test_run_basic.sh \
+              tests/integ/test_run_kill.sh tests/integ/test_run_pmix.sh
+
 # a job whose rank 0 attacks its server; the good ranks must still finish
 check_PROGRAMS += tests/integ/hostile_client
 tests_integ_hostile_client_SOURCES = tests/integ/hostile_client.c

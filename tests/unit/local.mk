@@ -84,3 +84,20 @@ tests_unit_test_server_coll_t_CFLAGS  = $(RDP_TEST_CFLAGS)
 tests_unit_test_server_coll_t_LDADD   = $(RDP_TEST_LIBS)
 TESTS += tests/unit/test_server_coll.t
 endif
+
+# rdpmix-run / rdpmixd internals (src/run)
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_run_ctl.t tests/unit/test_run_iof.t \
+                  tests/unit/test_run_chan.t
+tests_unit_test_run_ctl_t_SOURCES  = tests/unit/test_run_ctl.c
+tests_unit_test_run_ctl_t_CFLAGS   = $(RDP_TEST_CFLAGS)
+tests_unit_test_run_ctl_t_LDADD    = src/run/librdprun.la $(RDP_TEST_LIBS)
+tests_unit_test_run_iof_t_SOURCES  = tests/unit/test_run_iof.c
+tests_unit_test_run_iof_t_CFLAGS   = $(RDP_TEST_CFLAGS)
+tests_unit_test_run_iof_t_LDADD    = src/run/librdprun.la $(RDP_TEST_LIBS)
+tests_unit_test_run_chan_t_SOURCES = tests/unit/test_run_chan.c
+tests_unit_test_run_chan_t_CFLAGS  = $(RDP_TEST_CFLAGS)
+tests_unit_test_run_chan_t_LDADD   = src/run/librdprun.la $(RDP_TEST_LIBS)
+TESTS += tests/unit/test_run_ctl.t tests/unit/test_run_iof.t \
+         tests/unit/test_run_chan.t
+endif

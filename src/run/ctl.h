@@ -1,0 +1,174 @@
+/* ctl.h - launcher <-> daemon control channel: commands and payloads */
+#ifndef RDP_RUN_CTL_H
+#define RDP_RUN_CTL_H
+
+#include <pmix_common.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/wire/wire.h"
+
+/*
+ * rdpmix-run listens on a TCP port; every rdpmixd it starts connects to
+ * it and proves with HELLO that it knows the per-job secret.  Each message
+ * is an rdp_msg_hdr_t (wire.h) whose cmd is an enum rdp_ctl_cmd, followed
+ * by a payload packed with wire.h.  Payloads (notation as in proto.h;
+ * strs = u32 count + that many str):
+ *
+ *   HELLO     d->l  bytes secret, u32 node_id, u32 pid, str node_name,
+ *                   str tmpdir
+ *   LAUNCH    l->d  str nspace, u32 job_size, u32 nnodes,
+ *                   nnodes x (str name, u32 nranks, nranks x u32 rank),
+ *                   str mapby, str rankby, strs argv, strs env, str cwd,
+ *                   u32 flags
+ *   LAUNCHED  d->l  i32 status, str error, u32 n, n x (u32 rank, u32 pid)
+ *   IO        d->l  u32 rank, u8 channel, bytes data (empty = end of file)
+ *   EXIT      d->l  report: u32 rank, u32 pid, u8 how, i32 value,
+ *   ABORT     d->l          str detail (rdp_ctl_report_t)
+ *   KILL      l->d  u8 mode, i32 signo
+ *   DONE      d->l  (empty) every local rank ended, all output sent
+ *   SHUTDOWN  l->d  (empty) clean up and exit
+ *
+ * A node's ranks are listed in the LAUNCH of every daemon, so each knows
+ * the whole map (node names, which ranks live where).  Unpackers check
+ * every count against the bytes left and the cross-field invariants
+ * (each rank of the job on exactly one node, non-empty argv ...).
+ */
+enum rdp_ctl_cmd {
+    RDP_CTL_HELLO    = 101,
+    RDP_CTL_LAUNCH   = 102,
+    RDP_CTL_LAUNCHED = 103,
+    RDP_CTL_IO       = 104,
+    RDP_CTL_EXIT     = 105,
+    RDP_CTL_ABORT    = 106,
+    RDP_CTL_KILL     = 107,
+    RDP_CTL_DONE     = 108,
+    RDP_CTL_SHUTDOWN = 109
+};
+
+/** Bytes of the per-job secret (sent hex-encoded to the daemon). */
+#define RDP_CTL_SECRET_LEN 32
+/** Largest message before a peer has said HELLO. */
+#define RDP_CTL_MAX_HELLO 4096
+/** Largest message on an authenticated channel. */
+#define RDP_CTL_MAX_MSG (64u << 20)
+/** Largest job accepted in a LAUNCH. */
+#define RDP_CTL_MAX_JOB_SIZE (1u << 22)
+
+enum rdp_ctl_channel {
+    RDP_CTL_STDOUT = 1,
+    RDP_CTL_STDERR = 2
+};
+
+/** What a rank report says (EXIT: how it ended; ABORT: ABORTED). */
+enum rdp_ctl_report_how {
+    RDP_CTL_EXITED          = 0, /* value = exit code */
+    RDP_CTL_SIGNALED        = 1, /* value = signal number */
+    RDP_CTL_FAILED_TO_START = 2, /* value = errno; detail says what failed */
+    RDP_CTL_ABORTED         = 3  /* value = PMIx_Abort status; detail = its
+                                    message */
+};
+
+enum rdp_ctl_kill_mode {
+    RDP_CTL_KILL_TERMINATE = 0, /* SIGTERM, then SIGKILL after a grace */
+    RDP_CTL_KILL_NOW       = 1, /* SIGKILL */
+    RDP_CTL_KILL_SIGNAL    = 2  /* deliver signo to every live rank */
+};
+
+/* LAUNCH.flags */
+#define RDP_CTL_FLAG_TAG_OUTPUT 0x1u
+
+typedef struct rdp_ctl_hello {
+    uint8_t secret[RDP_CTL_SECRET_LEN];
+    uint32_t node_id;
+    uint32_t pid;
+    char *node_name; /* owned */
+    char *tmpdir;    /* owned; the daemon's session directory */
+} rdp_ctl_hello_t;
+
+typedef struct rdp_ctl_node {
+    char *name; /* owned */
+    uint32_t nranks;
+    uint32_t *ranks; /* owned, nranks entries */
+} rdp_ctl_node_t;
+
+typedef struct rdp_ctl_launch {
+    char *nspace;
+    uint32_t job_size;
+    uint32_t nnodes;
+    rdp_ctl_node_t *nodes; /* nnodes entries */
+    char *mapby;
+    char *rankby;
+    char **argv; /* NULL-terminated, at least one entry */
+    char **env;  /* NULL-terminated "NAME=value" additions */
+    char *cwd;   /* may be NULL: the daemon's own */
+    uint32_t flags;
+} rdp_ctl_launch_t;
+
+typedef struct rdp_ctl_report {
+    uint32_t rank;
+    uint32_t pid;
+    uint8_t how; /* enum rdp_ctl_report_how */
+    int32_t value;
+    char *detail; /* owned; may be NULL */
+} rdp_ctl_report_t;
+
+typedef struct rdp_ctl_io {
+    uint32_t rank;
+    uint8_t channel;  /* enum rdp_ctl_channel */
+    const void *data; /* borrowed from the received payload */
+    size_t len;
+} rdp_ctl_io_t;
+
+typedef struct rdp_ctl_kill {
+    uint8_t mode; /* enum rdp_ctl_kill_mode */
+    int32_t signo;
+} rdp_ctl_kill_t;
+
+/* All pack functions append to @a buf and leave it unchanged on error.
+ * All unpack functions read a whole payload (trailing bytes are an error),
+ * fill the caller's struct only on success and free what they allocated
+ * on failure. The matching _cleanup frees the owned members. */
+
+pmix_status_t rdp_ctl_hello_pack(rdp_buf_t *buf, const rdp_ctl_hello_t *m);
+pmix_status_t rdp_ctl_hello_unpack(const void *data, size_t len,
+                                   rdp_ctl_hello_t *m_p);
+void rdp_ctl_hello_cleanup(rdp_ctl_hello_t *m);
+
+pmix_status_t rdp_ctl_launch_pack(rdp_buf_t *buf, const rdp_ctl_launch_t *m);
+pmix_status_t rdp_ctl_launch_unpack(const void *data, size_t len,
+                                    rdp_ctl_launch_t *m_p);
+void rdp_ctl_launch_cleanup(rdp_ctl_launch_t *m);
+
+/** LAUNCHED: @a ranks/@a pids are @a n borrowed entries. */
+pmix_status_t rdp_ctl_launched_pack(rdp_buf_t *buf, pmix_status_t status,
+                                    const char *error, const uint32_t *ranks,
+                                    const uint32_t *pids, uint32_t n);
+/** *error_p (may be NULL), *ranks_p and *pids_p (NULL when *n_p is 0)
+ * are malloc'ed. */
+pmix_status_t rdp_ctl_launched_unpack(const void *data, size_t len,
+                                      pmix_status_t *status_p, char **error_p,
+                                      uint32_t **ranks_p, uint32_t **pids_p,
+                                      uint32_t *n_p);
+
+pmix_status_t rdp_ctl_io_pack(rdp_buf_t *buf, uint32_t rank, uint8_t channel,
+                              const void *data, size_t len);
+/** Zero-copy: m_p->data points into @a data. */
+pmix_status_t rdp_ctl_io_unpack(const void *data, size_t len,
+                                rdp_ctl_io_t *m_p);
+
+/** Payload of EXIT and ABORT. */
+pmix_status_t rdp_ctl_report_pack(rdp_buf_t *buf, const rdp_ctl_report_t *m);
+pmix_status_t rdp_ctl_report_unpack(const void *data, size_t len,
+                                    rdp_ctl_report_t *m_p);
+void rdp_ctl_report_cleanup(rdp_ctl_report_t *m);
+
+pmix_status_t rdp_ctl_kill_pack(rdp_buf_t *buf, const rdp_ctl_kill_t *m);
+pmix_status_t rdp_ctl_kill_unpack(const void *data, size_t len,
+                                  rdp_ctl_kill_t *m_p);
+
+/** Free a NULL-terminated malloc'ed string vector; accepts NULL. */
+void rdp_ctl_strv_free(char **v);
+
+#endif

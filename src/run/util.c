@@ -1,0 +1,212 @@
+/* util.c - small helpers shared by rdpmix-run and rdpmixd */
+#include "config.h"
+#include "run/util.h"
+#include "core/util/alloc.h"
+#include "core/util/log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+pmix_status_t rdp_run_random(void *buf, size_t len)
+{
+    uint8_t *p = buf;
+
+    while (len > 0) {
+        ssize_t n = getrandom(p, len, 0);
+
+        if (n < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            rdp_log_error(RUN, "getrandom failed: %m");
+            return PMIX_ERR_IN_ERRNO;
+        }
+        p += n;
+        len -= (size_t)n;
+    }
+    return PMIX_SUCCESS;
+}
+
+void rdp_run_hex_encode(const uint8_t *data, size_t len, char *out)
+{
+    static const char digits[] = "0123456789abcdef";
+
+    for (size_t i = 0; i < len; i++) {
+        out[2 * i]     = digits[data[i] >> 4];
+        out[2 * i + 1] = digits[data[i] & 0xf];
+    }
+    out[2 * len] = '\0';
+}
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9') {
+        return c - '0';
+    }
+    if (c >= 'a' && c <= 'f') {
+        return c - 'a' + 10;
+    }
+    if (c >= 'A' && c <= 'F') {
+        return c - 'A' + 10;
+    }
+    return -1;
+}
+
+int rdp_run_hex_decode(const char *hex, uint8_t *out, size_t len)
+{
+    if (strlen(hex) != 2 * len) {
+        return -1;
+    }
+    for (size_t i = 0; i < len; i++) {
+        int hi = hexval(hex[2 * i]);
+        int lo = hexval(hex[2 * i + 1]);
+
+        if (hi < 0 || lo < 0) {
+            return -1;
+        }
+        out[i] = (uint8_t)(hi << 4 | lo);
+    }
+    return 0;
+}
+
+int rdp_run_secret_equal(const uint8_t *a, const uint8_t *b, size_t len)
+{
+    volatile uint8_t diff = 0;
+
+    for (size_t i = 0; i < len; i++) {
+        diff |= a[i] ^ b[i];
+    }
+    return diff == 0;
+}
+
+pmix_status_t rdp_run_exe_dir(char **dir_p)
+{
+    char path[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+    char *slash;
+    size_t len;
+
+    if (n <= 0) {
+        rdp_log_error(RUN, "cannot read /proc/self/exe: %m");
+        return PMIX_ERR_NOT_FOUND;
+    }
+    path[n] = '\0';
+    slash   = strrchr(path, '/');
+    if (slash == NULL) {
+        return PMIX_ERR_NOT_FOUND;
+    }
+    *slash = '\0';
+    len    = strlen(path);
+    if (len >= 6 && strcmp(path + len - 6, "/.libs") == 0) {
+        path[len - 6] = '\0';
+    }
+    if (path[0] == '\0') {
+        strcpy(path, "/");
+    }
+    *dir_p = rdp_strdup(path);
+    return *dir_p == NULL ? PMIX_ERR_NOMEM : PMIX_SUCCESS;
+}
+
+static int rm_entry(const char *path, const struct stat *sb, int type,
+                    struct FTW *ftw)
+{
+    int rc = (type == FTW_DP) ? rmdir(path) : unlink(path);
+
+    if (rc != 0 && errno != ENOENT) {
+        rdp_log_debug(RUN, "cannot remove %s: %m", path);
+        return -1;
+    }
+    return 0;
+}
+
+int rdp_run_rmtree(const char *path)
+{
+    return nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+}
+
+int rdp_run_write_all(int fd, const void *data, size_t len)
+{
+    const char *p = data;
+
+    while (len > 0) {
+        ssize_t n = write(fd, p, len);
+
+        if (n < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            return -1;
+        }
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+int rdp_run_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *v_p)
+{
+    char *end;
+    unsigned long long v;
+
+    if (s == NULL || *s < '0' || *s > '9') {
+        return -1;
+    }
+    errno = 0;
+    v     = strtoull(s, &end, 10);
+    if (errno != 0 || *end != '\0' || v < min || v > max) {
+        return -1;
+    }
+    *v_p = (uint32_t)v;
+    return 0;
+}
+
+double rdp_run_env_seconds(const char *name, double dflt)
+{
+    const char *s = getenv(name);
+    char *end;
+    double v;
+
+    if (s == NULL || *s == '\0') {
+        return dflt;
+    }
+    v = strtod(s, &end);
+    if (*end != '\0' || !(v >= 0) || v > 1e6) {
+        rdp_log_warn(RUN, "ignoring %s: not a number of seconds", name);
+        return dflt;
+    }
+    return v;
+}
+
+void rdp_run_signal_desc(int signo, char *buf, size_t len)
+{
+    const char *name = strsignal(signo);
+
+    snprintf(buf, len, "%d (%s)", signo, name != NULL ? name : "unknown");
+}
+
+int rdp_run_set_cloexec(int fd)
+{
+    int flags = fcntl(fd, F_GETFD);
+
+    if (flags < 0) {
+        return -1;
+    }
+    return fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
+}
+
+int rdp_run_set_nonblock(int fd)
+{
+    int flags = fcntl(fd, F_GETFL);
+
+    if (flags < 0) {
+        return -1;
+    }
+    return fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+}

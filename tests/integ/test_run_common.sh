@@ -1,0 +1,90 @@
+# test_run_common.sh - helpers sourced by the test_run_*.sh TAP scripts
+# (rdpmix-run and rdpmixd).  Every job runs under timeout(1).
+builddir=${top_builddir:-.}
+builddir=$(cd "$builddir" && pwd)
+RUN=${RDPMIX_TEST_RUN:-$builddir/src/run/rdpmix-run}
+tnum=0
+tfail=0
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/rdpmix-test.XXXXXX")
+# the daemons' tmpdirs go here, so tests can check they are removed
+export TMPDIR="$tmp/td"
+mkdir -p "$TMPDIR"
+trap 'rm -rf "$tmp"' EXIT
+# fast escalation in tests
+export RDPMIX_KILL_GRACE=${RDPMIX_KILL_GRACE:-1}
+
+ok() {
+    tnum=$((tnum + 1))
+    echo "ok $tnum - $1"
+}
+
+not_ok() {
+    tnum=$((tnum + 1))
+    echo "not ok $tnum - $1"
+    tfail=1
+    for f in out err; do
+        [ -s "$tmp/$f" ] && sed "s/^/# $f: /" "$tmp/$f" | head -20
+    done
+    echo "# exit status: $rc"
+}
+
+# check DESCRIPTION COMMAND...: ok if COMMAND succeeds
+check() {
+    desc=$1
+    shift
+    if "$@"; then ok "$desc"; else not_ok "$desc"; fi
+}
+
+# check_that DESCRIPTION 'SHELL CONDITION': for compound conditions
+check_that() {
+    if eval "$2"; then ok "$1"; else not_ok "$1"; fi
+}
+
+# job [timeout] ARGS...: run rdpmix-run ARGS; sets rc, fills $tmp/out, err
+job() {
+    secs=60
+    case $1 in [0-9]*) secs=$1; shift ;; esac
+    t0=$(date +%s)
+    timeout -k 5 "$secs" "$RUN" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+    rc=$?
+    elapsed=$(($(date +%s) - t0))
+}
+
+# poll 'CONDITION': true as soon as CONDITION holds, false after 10 s
+poll() {
+    _i=0
+    until eval "$1"; do
+        _i=$((_i + 1))
+        [ $_i -ge 100 ] && return 1
+        sleep 0.1
+    done
+    return 0
+}
+
+# no process with exactly this command line is left (allowing 10 s)
+none_left() {
+    _pat=$1
+    poll '! pgrep -fx "$_pat" >/dev/null 2>&1'
+}
+
+# the daemons removed their directories
+tmpdir_clean() {
+    [ -z "$(ls -A "$TMPDIR")" ]
+}
+
+# wait until N processes have exactly this command line
+wait_for() {
+    _pat=$1
+    _n=$2
+    poll '[ "$(pgrep -fx "$_pat" | wc -l)" -ge "$_n" ]'
+}
+
+# kill leftovers of a failed test (exact command line only)
+reap() {
+    for p in $(pgrep -fx "$1"); do kill -KILL "$p" 2>/dev/null; done
+}
+
+finish() {
+    echo "1..$tnum"
+    exit $tfail
+}

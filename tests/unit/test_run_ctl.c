@@ -1,0 +1,335 @@
+/* test_run_ctl.c - control channel payloads of rdpmix-run <-> rdpmixd */
+#include "config.h"
+#include "run/ctl.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+static uint32_t ranks0[] = {0, 2, 4};
+static uint32_t ranks1[] = {1, 3};
+static char *argv_ok[]   = {"/bin/prog", "-v", "x y", NULL};
+static char *env_ok[]    = {"A=1", "B=", "JSM_JSRUN_PORT=rdpmix", NULL};
+
+static void fill_launch(rdp_ctl_launch_t *m, rdp_ctl_node_t nodes[2])
+{
+    memset(m, 0, sizeof(*m));
+    nodes[0].name   = "node-a";
+    nodes[0].nranks = 3;
+    nodes[0].ranks  = ranks0;
+    nodes[1].name   = "node-b";
+    nodes[1].nranks = 2;
+    nodes[1].ranks  = ranks1;
+    m->nspace       = "rdpmix.1.abcd";
+    m->job_size     = 5;
+    m->nnodes       = 2;
+    m->nodes        = nodes;
+    m->mapby        = "by-slot";
+    m->rankby       = "by-slot";
+    m->argv         = argv_ok;
+    m->env          = env_ok;
+    m->cwd          = "/tmp";
+    m->flags        = RDP_CTL_FLAG_TAG_OUTPUT;
+}
+
+static void launch_roundtrip_keeps_every_field(void **state)
+{
+    rdp_ctl_node_t nodes[2];
+    rdp_ctl_launch_t in, out;
+    rdp_buf_t buf;
+
+    fill_launch(&in, nodes);
+    rdp_buf_init(&buf);
+    assert_int_equal(rdp_ctl_launch_pack(&buf, &in), PMIX_SUCCESS);
+    assert_int_equal(rdp_ctl_launch_unpack(buf.data, buf.size, &out),
+                     PMIX_SUCCESS);
+    assert_string_equal(out.nspace, in.nspace);
+    assert_int_equal(out.job_size, 5);
+    assert_int_equal(out.nnodes, 2);
+    assert_string_equal(out.nodes[1].name, "node-b");
+    assert_int_equal(out.nodes[0].nranks, 3);
+    assert_int_equal(out.nodes[0].ranks[2], 4);
+    assert_int_equal(out.nodes[1].ranks[1], 3);
+    assert_string_equal(out.mapby, "by-slot");
+    assert_string_equal(out.argv[2], "x y");
+    assert_null(out.argv[3]);
+    assert_string_equal(out.env[2], "JSM_JSRUN_PORT=rdpmix");
+    assert_null(out.env[3]);
+    assert_string_equal(out.cwd, "/tmp");
+    assert_int_equal(out.flags, RDP_CTL_FLAG_TAG_OUTPUT);
+    rdp_ctl_launch_cleanup(&out);
+    rdp_buf_cleanup(&buf);
+}
+
+static pmix_status_t launch_status(rdp_ctl_launch_t *m)
+{
+    rdp_ctl_launch_t out;
+    rdp_buf_t buf;
+    pmix_status_t status;
+
+    rdp_buf_init(&buf);
+    assert_int_equal(rdp_ctl_launch_pack(&buf, m), PMIX_SUCCESS);
+    status = rdp_ctl_launch_unpack(buf.data, buf.size, &out);
+    if (status == PMIX_SUCCESS) {
+        rdp_ctl_launch_cleanup(&out);
+    }
+    rdp_buf_cleanup(&buf);
+    return status;
+}
+
+static void launch_with_a_bad_map_is_rejected(void **state)
+{
+    rdp_ctl_node_t nodes[2];
+    rdp_ctl_launch_t m;
+    uint32_t dup[] = {0, 1};
+    uint32_t big[] = {1, 7};
+    char *noargv[] = {NULL};
+    char *badenv[] = {"NOEQUALS", NULL};
+
+    fill_launch(&m, nodes);
+    m.job_size = 6; /* rank 5 on no node */
+    assert_int_not_equal(launch_status(&m), PMIX_SUCCESS);
+
+    fill_launch(&m, nodes);
+    nodes[1].ranks = dup; /* rank 0 twice */
+    assert_int_not_equal(launch_status(&m), PMIX_SUCCESS);
+
+    fill_launch(&m, nodes);
+    nodes[1].ranks = big; /* rank 7 >= job size */
+    assert_int_not_equal(launch_status(&m), PMIX_SUCCESS);
+
+    fill_launch(&m, nodes);
+    nodes[1].name = "node-a"; /* two nodes of one name */
+    assert_int_not_equal(launch_status(&m), PMIX_SUCCESS);
+
+    fill_launch(&m, nodes);
+    m.argv = noargv;
+    assert_int_not_equal(launch_status(&m), PMIX_SUCCESS);
+
+    fill_launch(&m, nodes);
+    m.env = badenv;
+    assert_int_not_equal(launch_status(&m), PMIX_SUCCESS);
+
+    fill_launch(&m, nodes);
+    m.job_size      = 0;
+    nodes[0].nranks = 0;
+    nodes[1].nranks = 0;
+    assert_int_not_equal(launch_status(&m), PMIX_SUCCESS);
+}
+
+/* Every proper prefix of a valid payload fails cleanly (ASan sees leaks
+ * and over-reads), and so does the payload with a byte appended. */
+static void truncated_payloads_fail_cleanly(void **state)
+{
+    rdp_ctl_node_t nodes[2];
+    rdp_ctl_launch_t in, out;
+    rdp_ctl_hello_t hello = {.node_id = 3, .pid = 42};
+    rdp_ctl_hello_t hout;
+    rdp_ctl_report_t rep = {.rank   = 1,
+                            .pid    = 9,
+                            .how    = RDP_CTL_ABORTED,
+                            .value  = 5,
+                            .detail = "bye"};
+    rdp_ctl_report_t rout;
+    rdp_buf_t buf;
+
+    fill_launch(&in, nodes);
+    rdp_buf_init(&buf);
+    assert_int_equal(rdp_ctl_launch_pack(&buf, &in), PMIX_SUCCESS);
+    for (size_t len = 0; len < buf.size; len++) {
+        assert_int_not_equal(rdp_ctl_launch_unpack(buf.data, len, &out),
+                             PMIX_SUCCESS);
+    }
+    assert_int_equal(rdp_pack_u8(&buf, 0), PMIX_SUCCESS);
+    assert_int_not_equal(rdp_ctl_launch_unpack(buf.data, buf.size, &out),
+                         PMIX_SUCCESS);
+    rdp_buf_cleanup(&buf);
+
+    memset(hello.secret, 0xab, sizeof(hello.secret));
+    hello.node_name = "n0";
+    hello.tmpdir    = "/tmp/rdpmixd.x";
+    rdp_buf_init(&buf);
+    assert_int_equal(rdp_ctl_hello_pack(&buf, &hello), PMIX_SUCCESS);
+    for (size_t len = 0; len < buf.size; len++) {
+        assert_int_not_equal(rdp_ctl_hello_unpack(buf.data, len, &hout),
+                             PMIX_SUCCESS);
+    }
+    assert_int_equal(rdp_ctl_hello_unpack(buf.data, buf.size, &hout),
+                     PMIX_SUCCESS);
+    assert_memory_equal(hout.secret, hello.secret, sizeof(hello.secret));
+    assert_int_equal(hout.node_id, 3);
+    assert_int_equal(hout.pid, 42);
+    assert_string_equal(hout.node_name, "n0");
+    assert_string_equal(hout.tmpdir, "/tmp/rdpmixd.x");
+    rdp_ctl_hello_cleanup(&hout);
+    rdp_buf_cleanup(&buf);
+
+    rdp_buf_init(&buf);
+    assert_int_equal(rdp_ctl_report_pack(&buf, &rep), PMIX_SUCCESS);
+    for (size_t len = 0; len < buf.size; len++) {
+        assert_int_not_equal(rdp_ctl_report_unpack(buf.data, len, &rout),
+                             PMIX_SUCCESS);
+    }
+    assert_int_equal(rdp_ctl_report_unpack(buf.data, buf.size, &rout),
+                     PMIX_SUCCESS);
+    assert_int_equal(rout.how, RDP_CTL_ABORTED);
+    assert_int_equal(rout.value, 5);
+    assert_string_equal(rout.detail, "bye");
+    rdp_ctl_report_cleanup(&rout);
+    rdp_buf_cleanup(&buf);
+}
+
+static void hello_with_a_short_secret_is_rejected(void **state)
+{
+    rdp_ctl_hello_t out;
+    rdp_buf_t buf;
+
+    rdp_buf_init(&buf);
+    assert_int_equal(rdp_pack_bytes(&buf, "short", 5), PMIX_SUCCESS);
+    assert_int_equal(rdp_pack_u32(&buf, 0), PMIX_SUCCESS);
+    assert_int_equal(rdp_pack_u32(&buf, 1), PMIX_SUCCESS);
+    assert_int_equal(rdp_pack_string(&buf, "n0"), PMIX_SUCCESS);
+    assert_int_equal(rdp_pack_string(&buf, NULL), PMIX_SUCCESS);
+    assert_int_not_equal(rdp_ctl_hello_unpack(buf.data, buf.size, &out),
+                         PMIX_SUCCESS);
+    rdp_buf_cleanup(&buf);
+}
+
+static void io_roundtrip_is_zero_copy_and_checks_the_channel(void **state)
+{
+    rdp_ctl_io_t m;
+    rdp_buf_t buf;
+
+    rdp_buf_init(&buf);
+    assert_int_equal(rdp_ctl_io_pack(&buf, 7, RDP_CTL_STDERR, "abc", 3),
+                     PMIX_SUCCESS);
+    assert_int_equal(rdp_ctl_io_unpack(buf.data, buf.size, &m), PMIX_SUCCESS);
+    assert_int_equal(m.rank, 7);
+    assert_int_equal(m.channel, RDP_CTL_STDERR);
+    assert_int_equal(m.len, 3);
+    assert_memory_equal(m.data, "abc", 3);
+    assert_true((const uint8_t *)m.data > buf.data
+                && (const uint8_t *)m.data < buf.data + buf.size);
+    rdp_buf_cleanup(&buf);
+
+    rdp_buf_init(&buf);
+    assert_int_equal(rdp_ctl_io_pack(&buf, 7, 3, "abc", 3), PMIX_SUCCESS);
+    assert_int_not_equal(rdp_ctl_io_unpack(buf.data, buf.size, &m),
+                         PMIX_SUCCESS);
+    rdp_buf_cleanup(&buf);
+
+    /* end of file: an empty chunk */
+    rdp_buf_init(&buf);
+    assert_int_equal(rdp_ctl_io_pack(&buf, 1, RDP_CTL_STDOUT, NULL, 0),
+                     PMIX_SUCCESS);
+    assert_int_equal(rdp_ctl_io_unpack(buf.data, buf.size, &m), PMIX_SUCCESS);
+    assert_int_equal(m.len, 0);
+    rdp_buf_cleanup(&buf);
+}
+
+static void launched_carries_the_pids(void **state)
+{
+    uint32_t ranks[] = {4, 5}, pids[] = {100, 101};
+    uint32_t *r = NULL, *p = NULL, n = 0;
+    pmix_status_t st;
+    char *error = NULL;
+    rdp_buf_t buf;
+
+    rdp_buf_init(&buf);
+    assert_int_equal(
+        rdp_ctl_launched_pack(&buf, PMIX_SUCCESS, NULL, ranks, pids, 2),
+        PMIX_SUCCESS);
+    assert_int_equal(
+        rdp_ctl_launched_unpack(buf.data, buf.size, &st, &error, &r, &p, &n),
+        PMIX_SUCCESS);
+    assert_int_equal(st, PMIX_SUCCESS);
+    assert_null(error);
+    assert_int_equal(n, 2);
+    assert_int_equal(r[1], 5);
+    assert_int_equal(p[1], 101);
+    free(r);
+    free(p);
+    for (size_t len = 0; len < buf.size; len++) {
+        assert_int_not_equal(
+            rdp_ctl_launched_unpack(buf.data, len, &st, &error, &r, &p, &n),
+            PMIX_SUCCESS);
+    }
+    rdp_buf_cleanup(&buf);
+
+    rdp_buf_init(&buf);
+    assert_int_equal(
+        rdp_ctl_launched_pack(&buf, PMIX_ERR_NOMEM, "oops", NULL, NULL, 0),
+        PMIX_SUCCESS);
+    assert_int_equal(
+        rdp_ctl_launched_unpack(buf.data, buf.size, &st, &error, &r, &p, &n),
+        PMIX_SUCCESS);
+    assert_int_equal(st, PMIX_ERR_NOMEM);
+    assert_string_equal(error, "oops");
+    assert_int_equal(n, 0);
+    free(error);
+    rdp_buf_cleanup(&buf);
+}
+
+static void kill_orders_check_mode_and_signal(void **state)
+{
+    rdp_ctl_kill_t in = {.mode = RDP_CTL_KILL_SIGNAL, .signo = 15}, out;
+    rdp_buf_t buf;
+
+    rdp_buf_init(&buf);
+    assert_int_equal(rdp_ctl_kill_pack(&buf, &in), PMIX_SUCCESS);
+    assert_int_equal(rdp_ctl_kill_unpack(buf.data, buf.size, &out),
+                     PMIX_SUCCESS);
+    assert_int_equal(out.mode, RDP_CTL_KILL_SIGNAL);
+    assert_int_equal(out.signo, 15);
+    rdp_buf_cleanup(&buf);
+
+    in.signo = 0;
+    rdp_buf_init(&buf);
+    assert_int_equal(rdp_ctl_kill_pack(&buf, &in), PMIX_SUCCESS);
+    assert_int_not_equal(rdp_ctl_kill_unpack(buf.data, buf.size, &out),
+                         PMIX_SUCCESS);
+    rdp_buf_cleanup(&buf);
+
+    in.mode = 9;
+    rdp_buf_init(&buf);
+    assert_int_equal(rdp_ctl_kill_pack(&buf, &in), PMIX_SUCCESS);
+    assert_int_not_equal(rdp_ctl_kill_unpack(buf.data, buf.size, &out),
+                         PMIX_SUCCESS);
+    rdp_buf_cleanup(&buf);
+}
+
+/* A hostile count must not make the unpacker allocate for it. */
+static void huge_counts_are_rejected_before_allocating(void **state)
+{
+    rdp_ctl_launch_t out;
+    rdp_buf_t buf;
+
+    rdp_buf_init(&buf);
+    assert_int_equal(rdp_pack_string(&buf, "ns"), PMIX_SUCCESS);
+    assert_int_equal(rdp_pack_u32(&buf, 1u << 30), PMIX_SUCCESS);
+    assert_int_equal(rdp_pack_u32(&buf, 0xffffffffu), PMIX_SUCCESS);
+    assert_int_not_equal(rdp_ctl_launch_unpack(buf.data, buf.size, &out),
+                         PMIX_SUCCESS);
+    rdp_buf_cleanup(&buf);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(launch_roundtrip_keeps_every_field),
+        cmocka_unit_test(launch_with_a_bad_map_is_rejected),
+        cmocka_unit_test(truncated_payloads_fail_cleanly),
+        cmocka_unit_test(hello_with_a_short_secret_is_rejected),
+        cmocka_unit_test(io_roundtrip_is_zero_copy_and_checks_the_channel),
+        cmocka_unit_test(launched_carries_the_pids),
+        cmocka_unit_test(kill_orders_check_mode_and_signal),
+        cmocka_unit_test(huge_counts_are_rejected_before_allocating),
+    };
+
+    return cmocka_run_group_tests_name("run_ctl", tests, NULL, NULL);
+}
