@@ -192,9 +192,11 @@ void rdp_client_conn_closed(rdp_ipc_conn_t *conn, pmix_status_t why, void *arg)
     client_req_t **reqs = NULL;
     size_t n            = 0, i;
     rdp_hash_entry_t *e;
+    /* read now: failing the FINALIZE request below may finish finalize */
+    int finalizing = rdp_client.finalizing;
 
     rdp_client.conn = NULL;
-    if (!rdp_client.finalizing) {
+    if (!finalizing) {
         rdp_log_error(CLIENT, "lost connection to the server: %s",
                       PMIx_Error_string(why));
     }
@@ -218,8 +220,8 @@ void rdp_client_conn_closed(rdp_ipc_conn_t *conn, pmix_status_t why, void *arg)
         rdp_log_error(CLIENT, "out of memory failing %zu requests",
                       rdp_client.pending.count);
     }
-    if (rdp_client.finalizing) {
-        rdp_client_finalize_finish();
+    if (finalizing) {
+        rdp_client_finalize_finish(); /* no-op if already finished */
         return;
     }
     rdp_event_forward = NULL;
