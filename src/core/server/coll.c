@@ -393,19 +393,9 @@ static void fence_cb(pmix_status_t status, const char *data, size_t ndata,
 {
     coll_hop_t *hop = cbdata;
 
-    hop->status = status;
-    if (status == PMIX_SUCCESS && data != NULL && ndata > 0) {
-        hop->rdata = rdp_malloc(ndata);
-        if (hop->rdata == NULL) {
-            hop->status = PMIX_ERR_NOMEM;
-        } else {
-            memcpy(hop->rdata, data, ndata);
-            hop->nrdata = ndata;
-        }
-    }
-    if (release_fn != NULL) {
-        release_fn(release_cbdata);
-    }
+    hop->status =
+        rdp_srv_take_host_data(status, data, ndata, release_fn, release_cbdata,
+                               &hop->rdata, &hop->nrdata);
     coll_hop_post(hop);
 }
 

@@ -473,19 +473,9 @@ static void dmdx_cb(pmix_status_t status, const char *data, size_t ndata,
 {
     dmdx_req_t *req = cbdata;
 
-    req->status = status;
-    if (status == PMIX_SUCCESS && ndata > 0 && data != NULL) {
-        req->data = rdp_malloc(ndata);
-        if (req->data == NULL) {
-            req->status = PMIX_ERR_NOMEM;
-        } else {
-            memcpy(req->data, data, ndata);
-            req->ndata = ndata;
-        }
-    }
-    if (release_fn != NULL) {
-        release_fn(release_cbdata);
-    }
+    req->status =
+        rdp_srv_take_host_data(status, data, ndata, release_fn, release_cbdata,
+                               &req->data, &req->ndata);
     if (rdp_rt.loop == NULL
         || rdp_loop_post(rdp_rt.loop, dmdx_done_on_loop, req) != PMIX_SUCCESS) {
         dmdx_req_free(req);

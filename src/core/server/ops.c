@@ -22,7 +22,24 @@ typedef struct op_in {
     pmix_query_t *queries;
     size_t nqueries;
     char *msg;
+    int32_t code;
+    uint8_t range;
 } op_in_t;
+
+/* Request payload fields, in wire order (see proto.h). */
+enum op_field {
+    F_END = 0,
+    F_CODE,   /* i32 */
+    F_MSG,    /* str, may be NULL */
+    F_PROCS,  /* procs */
+    F_SOURCE, /* proc */
+    F_RANGE,  /* u8 */
+    F_INFOS,  /* infos */
+    F_INFOS2, /* a second infos */
+    F_KEYS,   /* strs */
+    F_APPS,   /* app array */
+    F_QUERIES /* query array */
+};
 
 static void op_in_free(void *arg)
 {
@@ -82,6 +99,87 @@ static rdp_srv_hostop_t *hostop_with(rdp_srv_peer_t *peer, uint16_t cmd,
     }
     op->ctx     = in;
     op->free_fn = op_in_free;
+    return op;
+}
+
+static pmix_status_t unpack_strs(rdp_rbuf_t *rb, char ***keys_p);
+
+/* Unpack a request laid out as @a fields; on a malformed one the
+ * connection is closed and NULL returned (as on NOMEM, replied). */
+static op_in_t *parse_request(rdp_srv_peer_t *peer, uint16_t reply,
+                              uint32_t tag, rdp_rbuf_t *rb, const char *what,
+                              const uint8_t *fields)
+{
+    op_in_t *in          = op_in_create(peer);
+    pmix_status_t status = PMIX_SUCCESS;
+
+    if (in == NULL) {
+        rdp_srv_reply_status(peer, reply, tag, PMIX_ERR_NOMEM);
+        return NULL;
+    }
+    for (const uint8_t *f = fields; status == PMIX_SUCCESS && *f != F_END;
+         f++) {
+        switch (*f) {
+        case F_CODE:
+            status = rdp_unpack_i32(rb, &in->code);
+            break;
+        case F_MSG:
+            status = rdp_unpack_string(rb, &in->msg);
+            break;
+        case F_PROCS:
+            status = rdp_unpack_proc_array(rb, &in->procs, &in->nprocs);
+            break;
+        case F_SOURCE:
+            status = rdp_unpack_proc(rb, &in->source);
+            break;
+        case F_RANGE:
+            status = rdp_unpack_u8(rb, &in->range);
+            break;
+        case F_INFOS:
+            status = rdp_unpack_info_array(rb, &in->info, &in->ninfo);
+            break;
+        case F_INFOS2:
+            status = rdp_unpack_info_array(rb, &in->info2, &in->ninfo2);
+            break;
+        case F_KEYS:
+            status = unpack_strs(rb, &in->keys);
+            break;
+        case F_APPS:
+            status = rdp_unpack_app_array(rb, &in->apps, &in->napps);
+            break;
+        default:
+            status = rdp_unpack_query_array(rb, &in->queries, &in->nqueries);
+            break;
+        }
+    }
+    if (status == PMIX_SUCCESS && rb->left != 0) {
+        status = PMIX_ERR_UNPACK_FAILURE;
+    }
+    if (status != PMIX_SUCCESS) {
+        op_in_free(in);
+        bad_request(peer, what, status);
+        return NULL;
+    }
+    return in;
+}
+
+/* A hostop carrying @a in when the host provides the upcall; otherwise
+ * replies PMIX_ERR_NOT_SUPPORTED and returns NULL. */
+static rdp_srv_hostop_t *upcall_op(rdp_srv_peer_t *peer, uint16_t reply,
+                                   uint32_t tag, op_in_t *in, bool provided,
+                                   uint8_t empty_reply)
+{
+    rdp_srv_hostop_t *op;
+
+    if (!provided) {
+        op_in_free(in);
+        rdp_srv_reply_status(peer, reply, tag, PMIX_ERR_NOT_SUPPORTED);
+        return NULL;
+    }
+    op = hostop_with(peer, reply, tag, in);
+    if (op != NULL) {
+        op->empty_reply = empty_reply;
+    }
     return op;
 }
 
@@ -153,46 +251,24 @@ void rdp_srv_handle_finalize(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb)
 
 void rdp_srv_handle_abort(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb)
 {
-    op_in_t *in = op_in_create(peer);
+    static const uint8_t layout[] = {F_CODE, F_MSG, F_PROCS, F_END};
     rdp_srv_hostop_t *op;
-    int32_t code;
-    pmix_status_t status, rc;
+    op_in_t *in;
 
+    in = parse_request(peer, RDP_CMD_ABORT_ACK, tag, rb, "abort", layout);
     if (in == NULL) {
-        rdp_srv_reply_status(peer, RDP_CMD_ABORT_ACK, tag, PMIX_ERR_NOMEM);
-        return;
-    }
-    status = rdp_unpack_i32(rb, &code);
-    if (status == PMIX_SUCCESS) {
-        status = rdp_unpack_string(rb, &in->msg);
-    }
-    if (status == PMIX_SUCCESS) {
-        status = rdp_unpack_proc_array(rb, &in->procs, &in->nprocs);
-    }
-    if (status == PMIX_SUCCESS && rb->left != 0) {
-        status = PMIX_ERR_UNPACK_FAILURE;
-    }
-    if (status != PMIX_SUCCESS) {
-        op_in_free(in);
-        bad_request(peer, "abort", status);
         return;
     }
     rdp_log_info(SERVER, "%s:%u called abort (status %d): %s", in->proc.nspace,
-                 in->proc.rank, code, in->msg == NULL ? "" : in->msg);
-    if (rdp_srv.host.abort == NULL) {
-        op_in_free(in);
-        rdp_srv_reply_status(peer, RDP_CMD_ABORT_ACK, tag,
-                             PMIX_ERR_NOT_SUPPORTED);
-        return;
+                 in->proc.rank, in->code, in->msg == NULL ? "" : in->msg);
+    op = upcall_op(peer, RDP_CMD_ABORT_ACK, tag, in, rdp_srv.host.abort != NULL,
+                   RDP_SRV_EMPTY_NONE);
+    if (op != NULL) {
+        rdp_srv_hostop_started(
+            op, rdp_srv.host.abort(&in->proc, peer->client->server_object,
+                                   in->code, in->msg, in->procs, in->nprocs,
+                                   rdp_srv_hostop_op_cb, op));
     }
-    op = hostop_with(peer, RDP_CMD_ABORT_ACK, tag, in);
-    if (op == NULL) {
-        return;
-    }
-    rc = rdp_srv.host.abort(&in->proc, peer->client->server_object, code,
-                            in->msg, in->procs, in->nprocs,
-                            rdp_srv_hostop_op_cb, op);
-    rdp_srv_hostop_started(op, rc);
 }
 
 /* ---- events ---- */
@@ -301,59 +377,40 @@ static bool range_leaves_node(pmix_data_range_t range)
 
 void rdp_srv_handle_notify(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb)
 {
-    op_in_t *in = op_in_create(peer);
-    int32_t code;
-    uint8_t range;
+    static const uint8_t layout[] = {F_CODE, F_SOURCE, F_RANGE, F_INFOS, F_END};
+    op_in_t *in;
     pmix_status_t status;
 
+    in = parse_request(peer, RDP_CMD_NOTIFY_ACK, tag, rb, "notify", layout);
     if (in == NULL) {
-        rdp_srv_reply_status(peer, RDP_CMD_NOTIFY_ACK, tag, PMIX_ERR_NOMEM);
         return;
     }
-    status = rdp_unpack_i32(rb, &code);
-    if (status == PMIX_SUCCESS) {
-        status = rdp_unpack_proc(rb, &in->source);
-    }
-    if (status == PMIX_SUCCESS) {
-        status = rdp_unpack_u8(rb, &range);
-    }
-    if (status == PMIX_SUCCESS) {
-        status = rdp_unpack_info_array(rb, &in->info, &in->ninfo);
-    }
-    if (status == PMIX_SUCCESS && rb->left != 0) {
-        status = PMIX_ERR_UNPACK_FAILURE;
-    }
-    if (status != PMIX_SUCCESS) {
-        op_in_free(in);
-        bad_request(peer, "notify", status);
-        return;
-    }
-    notify_clients(code, &in->source, range, in->info, in->ninfo, peer->id);
+    notify_clients(in->code, &in->source, in->range, in->info, in->ninfo,
+                   peer->id);
     /* the server process's own handlers */
-    if (range != PMIX_RANGE_PROC_LOCAL
-        && (range != PMIX_RANGE_NAMESPACE
+    if (in->range != PMIX_RANGE_PROC_LOCAL
+        && (in->range != PMIX_RANGE_NAMESPACE
             || strncmp(in->source.nspace, rdp_rt.myproc.nspace, PMIX_MAX_NSLEN)
                    == 0)
-        && (range != PMIX_RANGE_CUSTOM
+        && (in->range != PMIX_RANGE_CUSTOM
             || custom_range_has(in->info, in->ninfo, &rdp_rt.myproc))) {
-        status =
-            rdp_event_deliver(code, &in->source, range, in->info, in->ninfo);
+        status = rdp_event_deliver(in->code, &in->source, in->range, in->info,
+                                   in->ninfo);
         if (status != PMIX_SUCCESS) {
-            rdp_log_debug(SERVER, "local delivery of event %d: %s", code,
+            rdp_log_debug(SERVER, "local delivery of event %d: %s", in->code,
                           PMIx_Error_string(status));
         }
     }
     rdp_srv_reply_status(peer, RDP_CMD_NOTIFY_ACK, tag, PMIX_SUCCESS);
-    if (range_leaves_node(range) && rdp_srv.host.notify_event != NULL) {
+    if (range_leaves_node(in->range) && rdp_srv.host.notify_event != NULL) {
         rdp_srv_hostop_t *op = hostop_with(NULL, RDP_CMD_INVALID, 0, in);
-        pmix_status_t rc;
 
-        if (op == NULL) {
-            return;
+        if (op != NULL) {
+            rdp_srv_hostop_started(
+                op, rdp_srv.host.notify_event(in->code, &in->source, in->range,
+                                              in->info, in->ninfo,
+                                              rdp_srv_hostop_op_cb, op));
         }
-        rc = rdp_srv.host.notify_event(code, &in->source, range, in->info,
-                                       in->ninfo, rdp_srv_hostop_op_cb, op);
-        rdp_srv_hostop_started(op, rc);
         return;
     }
     op_in_free(in);
@@ -392,26 +449,15 @@ static bool has_job_directives(const pmix_info_t *info, size_t ninfo)
 void rdp_srv_handle_job_control(rdp_srv_peer_t *peer, uint32_t tag,
                                 rdp_rbuf_t *rb)
 {
-    op_in_t *in = op_in_create(peer);
+    static const uint8_t layout[] = {F_PROCS, F_INFOS, F_END};
     rdp_srv_hostop_t *op;
     bool handled = false;
-    pmix_status_t status, rc;
+    op_in_t *in;
+    pmix_status_t status;
 
+    in = parse_request(peer, RDP_CMD_JOB_CONTROL_ACK, tag, rb, "job control",
+                       layout);
     if (in == NULL) {
-        rdp_srv_reply_status(peer, RDP_CMD_JOB_CONTROL_ACK, tag,
-                             PMIX_ERR_NOMEM);
-        return;
-    }
-    status = rdp_unpack_proc_array(rb, &in->procs, &in->nprocs);
-    if (status == PMIX_SUCCESS) {
-        status = rdp_unpack_info_array(rb, &in->info, &in->ninfo);
-    }
-    if (status == PMIX_SUCCESS && rb->left != 0) {
-        status = PMIX_ERR_UNPACK_FAILURE;
-    }
-    if (status != PMIX_SUCCESS) {
-        op_in_free(in);
-        bad_request(peer, "job control", status);
         return;
     }
     status =
@@ -419,35 +465,22 @@ void rdp_srv_handle_job_control(rdp_srv_peer_t *peer, uint32_t tag,
     if (handled
         && (status != PMIX_SUCCESS
             || !has_job_directives(in->info, in->ninfo))) {
-        op_in_free(in);
-        if (status != PMIX_SUCCESS) {
-            rdp_srv_reply_status(peer, RDP_CMD_JOB_CONTROL_ACK, tag, status);
-            return;
+        /* cleanup registration is ours alone: answer it here */
+        op = hostop_with(peer, RDP_CMD_JOB_CONTROL_ACK, tag, in);
+        if (op != NULL) {
+            op->empty_reply = RDP_SRV_EMPTY_INFOS;
+            rdp_srv_hostop_complete(op, status);
         }
-        op = rdp_srv_hostop_create(peer, RDP_CMD_JOB_CONTROL_ACK, tag);
-        if (op == NULL) {
-            rdp_srv_reply_status(peer, RDP_CMD_JOB_CONTROL_ACK, tag,
-                                 PMIX_ERR_NOMEM);
-            return;
-        }
-        op->empty_reply = RDP_SRV_EMPTY_INFOS;
-        rdp_srv_hostop_complete(op, PMIX_SUCCESS);
         return;
     }
-    if (rdp_srv.host.job_control == NULL) {
-        op_in_free(in);
-        rdp_srv_reply_status(peer, RDP_CMD_JOB_CONTROL_ACK, tag,
-                             PMIX_ERR_NOT_SUPPORTED);
-        return;
+    op = upcall_op(peer, RDP_CMD_JOB_CONTROL_ACK, tag, in,
+                   rdp_srv.host.job_control != NULL, RDP_SRV_EMPTY_INFOS);
+    if (op != NULL) {
+        rdp_srv_hostop_started(
+            op,
+            rdp_srv.host.job_control(&in->proc, in->procs, in->nprocs, in->info,
+                                     in->ninfo, hostop_info_cb, op));
     }
-    op = hostop_with(peer, RDP_CMD_JOB_CONTROL_ACK, tag, in);
-    if (op == NULL) {
-        return;
-    }
-    op->empty_reply = RDP_SRV_EMPTY_INFOS;
-    rc = rdp_srv.host.job_control(&in->proc, in->procs, in->nprocs, in->info,
-                                  in->ninfo, hostop_info_cb, op);
-    rdp_srv_hostop_started(op, rc);
 }
 
 /* ---- PUBLISH / LOOKUP / UNPUBLISH ---- */
@@ -502,53 +535,42 @@ static void lookup_cb(pmix_status_t status, pmix_pdata_t data[], size_t ndata,
 void rdp_srv_handle_pubsub(rdp_srv_peer_t *peer, uint16_t cmd, uint32_t tag,
                            rdp_rbuf_t *rb)
 {
-    uint16_t reply = (uint16_t)(cmd + 1);
-    op_in_t *in    = op_in_create(peer);
+    static const uint8_t publish[] = {F_INFOS, F_END};
+    static const uint8_t keyed[]   = {F_KEYS, F_INFOS, F_END};
+    uint16_t reply                 = (uint16_t)(cmd + 1);
+    pmix_server_module_t *h        = &rdp_srv.host;
     rdp_srv_hostop_t *op;
-    bool supported;
-    pmix_status_t status, rc;
+    op_in_t *in;
+    pmix_status_t rc;
 
+    in = parse_request(peer, reply, tag, rb, "publish/lookup",
+                       cmd == RDP_CMD_PUBLISH ? publish : keyed);
     if (in == NULL) {
-        rdp_srv_reply_status(peer, reply, tag, PMIX_ERR_NOMEM);
-        return;
-    }
-    status = PMIX_SUCCESS;
-    if (cmd != RDP_CMD_PUBLISH) {
-        status = unpack_strs(rb, &in->keys);
-    }
-    if (status == PMIX_SUCCESS) {
-        status = rdp_unpack_info_array(rb, &in->info, &in->ninfo);
-    }
-    if (status == PMIX_SUCCESS && rb->left != 0) {
-        status = PMIX_ERR_UNPACK_FAILURE;
-    }
-    if (status != PMIX_SUCCESS) {
-        op_in_free(in);
-        bad_request(peer, "publish/lookup", status);
-        return;
-    }
-    supported = (cmd == RDP_CMD_PUBLISH && rdp_srv.host.publish != NULL)
-                || (cmd == RDP_CMD_LOOKUP && rdp_srv.host.lookup != NULL)
-                || (cmd == RDP_CMD_UNPUBLISH && rdp_srv.host.unpublish != NULL);
-    if (!supported) {
-        op_in_free(in);
-        rdp_srv_reply_status(peer, reply, tag, PMIX_ERR_NOT_SUPPORTED);
-        return;
-    }
-    op = hostop_with(peer, reply, tag, in);
-    if (op == NULL) {
         return;
     }
     if (cmd == RDP_CMD_PUBLISH) {
-        rc = rdp_srv.host.publish(&in->proc, in->info, in->ninfo,
-                                  rdp_srv_hostop_op_cb, op);
+        op = upcall_op(peer, reply, tag, in, h->publish != NULL,
+                       RDP_SRV_EMPTY_NONE);
+        if (op == NULL) {
+            return;
+        }
+        rc = h->publish(&in->proc, in->info, in->ninfo, rdp_srv_hostop_op_cb,
+                        op);
     } else if (cmd == RDP_CMD_LOOKUP) {
-        op->empty_reply = RDP_SRV_EMPTY_PDATA;
-        rc = rdp_srv.host.lookup(&in->proc, in->keys, in->info, in->ninfo,
-                                 lookup_cb, op);
+        op = upcall_op(peer, reply, tag, in, h->lookup != NULL,
+                       RDP_SRV_EMPTY_PDATA);
+        if (op == NULL) {
+            return;
+        }
+        rc = h->lookup(&in->proc, in->keys, in->info, in->ninfo, lookup_cb, op);
     } else {
-        rc = rdp_srv.host.unpublish(&in->proc, in->keys, in->info, in->ninfo,
-                                    rdp_srv_hostop_op_cb, op);
+        op = upcall_op(peer, reply, tag, in, h->unpublish != NULL,
+                       RDP_SRV_EMPTY_NONE);
+        if (op == NULL) {
+            return;
+        }
+        rc = h->unpublish(&in->proc, in->keys, in->info, in->ninfo,
+                          rdp_srv_hostop_op_cb, op);
     }
     rdp_srv_hostop_started(op, rc);
 }
@@ -572,40 +594,21 @@ static void spawn_cb(pmix_status_t status, pmix_nspace_t nspace, void *cbdata)
 
 void rdp_srv_handle_spawn(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb)
 {
-    op_in_t *in = op_in_create(peer);
+    static const uint8_t layout[] = {F_INFOS, F_APPS, F_END};
     rdp_srv_hostop_t *op;
-    pmix_status_t status, rc;
+    op_in_t *in;
 
+    in = parse_request(peer, RDP_CMD_SPAWN_ACK, tag, rb, "spawn", layout);
     if (in == NULL) {
-        rdp_srv_reply_status(peer, RDP_CMD_SPAWN_ACK, tag, PMIX_ERR_NOMEM);
         return;
     }
-    status = rdp_unpack_info_array(rb, &in->info, &in->ninfo);
-    if (status == PMIX_SUCCESS) {
-        status = rdp_unpack_app_array(rb, &in->apps, &in->napps);
+    op = upcall_op(peer, RDP_CMD_SPAWN_ACK, tag, in, rdp_srv.host.spawn != NULL,
+                   RDP_SRV_EMPTY_STRING);
+    if (op != NULL) {
+        rdp_srv_hostop_started(op, rdp_srv.host.spawn(&in->proc, in->info,
+                                                      in->ninfo, in->apps,
+                                                      in->napps, spawn_cb, op));
     }
-    if (status == PMIX_SUCCESS && rb->left != 0) {
-        status = PMIX_ERR_UNPACK_FAILURE;
-    }
-    if (status != PMIX_SUCCESS) {
-        op_in_free(in);
-        bad_request(peer, "spawn", status);
-        return;
-    }
-    if (rdp_srv.host.spawn == NULL) {
-        op_in_free(in);
-        rdp_srv_reply_status(peer, RDP_CMD_SPAWN_ACK, tag,
-                             PMIX_ERR_NOT_SUPPORTED);
-        return;
-    }
-    op = hostop_with(peer, RDP_CMD_SPAWN_ACK, tag, in);
-    if (op == NULL) {
-        return;
-    }
-    op->empty_reply = RDP_SRV_EMPTY_STRING;
-    rc = rdp_srv.host.spawn(&in->proc, in->info, in->ninfo, in->apps, in->napps,
-                            spawn_cb, op);
-    rdp_srv_hostop_started(op, rc);
 }
 
 /* ---- QUERY ---- */
@@ -780,21 +783,12 @@ static pmix_status_t local_query(const pmix_proc_t *requester,
 
 void rdp_srv_handle_query(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb)
 {
-    op_in_t *in = op_in_create(peer);
+    static const uint8_t layout[] = {F_QUERIES, F_END};
     rdp_srv_hostop_t *op;
-    pmix_status_t status, rc;
+    op_in_t *in;
 
+    in = parse_request(peer, RDP_CMD_QUERY_ACK, tag, rb, "query", layout);
     if (in == NULL) {
-        rdp_srv_reply_status(peer, RDP_CMD_QUERY_ACK, tag, PMIX_ERR_NOMEM);
-        return;
-    }
-    status = rdp_unpack_query_array(rb, &in->queries, &in->nqueries);
-    if (status == PMIX_SUCCESS && rb->left != 0) {
-        status = PMIX_ERR_UNPACK_FAILURE;
-    }
-    if (status != PMIX_SUCCESS) {
-        op_in_free(in);
-        bad_request(peer, "query", status);
         return;
     }
     op = hostop_with(peer, RDP_CMD_QUERY_ACK, tag, in);
@@ -804,50 +798,32 @@ void rdp_srv_handle_query(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb)
     op->empty_reply = RDP_SRV_EMPTY_INFOS;
     if (rdp_srv.host.query == NULL) {
         /* a partial answer still carries its infos */
-        status = local_query(&in->proc, in->queries, in->nqueries, &op->reply);
-        rdp_srv_hostop_complete(op, status);
+        rdp_srv_hostop_complete(
+            op, local_query(&in->proc, in->queries, in->nqueries, &op->reply));
         return;
     }
-    rc = rdp_srv.host.query(&in->proc, in->queries, in->nqueries,
-                            hostop_info_cb, op);
-    rdp_srv_hostop_started(op, rc);
+    rdp_srv_hostop_started(op, rdp_srv.host.query(&in->proc, in->queries,
+                                                  in->nqueries, hostop_info_cb,
+                                                  op));
 }
 
 /* ---- LOG ---- */
 
 void rdp_srv_handle_log(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb)
 {
-    op_in_t *in = op_in_create(peer);
+    static const uint8_t layout[] = {F_INFOS, F_INFOS2, F_END};
     rdp_srv_hostop_t *op;
-    pmix_status_t status;
+    op_in_t *in;
 
+    in = parse_request(peer, RDP_CMD_LOG_ACK, tag, rb, "log", layout);
     if (in == NULL) {
-        rdp_srv_reply_status(peer, RDP_CMD_LOG_ACK, tag, PMIX_ERR_NOMEM);
         return;
     }
-    status = rdp_unpack_info_array(rb, &in->info, &in->ninfo);
-    if (status == PMIX_SUCCESS) {
-        status = rdp_unpack_info_array(rb, &in->info2, &in->ninfo2);
+    op = upcall_op(peer, RDP_CMD_LOG_ACK, tag, in, rdp_srv.host.log != NULL,
+                   RDP_SRV_EMPTY_NONE);
+    if (op != NULL) {
+        /* a void upcall: the host always calls back */
+        rdp_srv.host.log(&in->proc, in->info, in->ninfo, in->info2, in->ninfo2,
+                         rdp_srv_hostop_op_cb, op);
     }
-    if (status == PMIX_SUCCESS && rb->left != 0) {
-        status = PMIX_ERR_UNPACK_FAILURE;
-    }
-    if (status != PMIX_SUCCESS) {
-        op_in_free(in);
-        bad_request(peer, "log", status);
-        return;
-    }
-    if (rdp_srv.host.log == NULL) {
-        op_in_free(in);
-        rdp_srv_reply_status(peer, RDP_CMD_LOG_ACK, tag,
-                             PMIX_ERR_NOT_SUPPORTED);
-        return;
-    }
-    op = hostop_with(peer, RDP_CMD_LOG_ACK, tag, in);
-    if (op == NULL) {
-        return;
-    }
-    /* void upcall: the host always calls back */
-    rdp_srv.host.log(&in->proc, in->info, in->ninfo, in->info2, in->ninfo2,
-                     rdp_srv_hostop_op_cb, op);
 }

@@ -145,6 +145,27 @@ bool rdp_srv_host_eq(const char *a, const char *b)
     return la == lb && la > 0 && memcmp(a, b, la) == 0;
 }
 
+pmix_status_t rdp_srv_take_host_data(pmix_status_t status, const char *data,
+                                     size_t ndata,
+                                     pmix_release_cbfunc_t release_fn,
+                                     void *release_cbdata, void **copy_p,
+                                     size_t *ncopy_p)
+{
+    if (status == PMIX_SUCCESS && data != NULL && ndata > 0) {
+        *copy_p = rdp_malloc(ndata);
+        if (*copy_p == NULL) {
+            status = PMIX_ERR_NOMEM;
+        } else {
+            memcpy(*copy_p, data, ndata);
+            *ncopy_p = ndata;
+        }
+    }
+    if (release_fn != NULL) {
+        release_fn(release_cbdata);
+    }
+    return status;
+}
+
 /* ---- host operations answered to a peer ---- */
 
 rdp_srv_hostop_t *rdp_srv_hostop_create(rdp_srv_peer_t *peer, uint16_t cmd,

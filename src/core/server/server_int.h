@@ -132,6 +132,14 @@ uint64_t rdp_srv_next_id(void);
 /** Post @a cbfunc(@a status, @a cbdata) to the loop (never inline). */
 void rdp_srv_post_op_cb(pmix_op_cbfunc_t cbfunc, pmix_status_t status,
                         void *cbdata);
+/** Copy what a host hands to a pmix_modex_cbfunc_t into *copy_p (malloc'ed,
+ * left alone when there is nothing), then release the host's buffer.
+ * Any thread. Returns @a status, or PMIX_ERR_NOMEM. */
+pmix_status_t rdp_srv_take_host_data(pmix_status_t status, const char *data,
+                                     size_t ndata,
+                                     pmix_release_cbfunc_t release_fn,
+                                     void *release_cbdata, void **copy_p,
+                                     size_t *ncopy_p);
 /** Unsigned integer of any integer type; false if not integral/negative. */
 bool rdp_srv_value_to_u64(const pmix_value_t *val, uint64_t *out_p);
 /** Key "nspace\0rank" for per-rank tables; @a key must hold
