@@ -782,6 +782,61 @@ static void losing_the_server_fails_requests_and_notifies(void **state)
     assert_int_equal(PMIx_Finalize(NULL, 0), PMIX_SUCCESS);
 }
 
+static pmix_status_t inside_fence, inside_get_local, inside_get_remote;
+static pmix_status_t inside_resolve;
+
+static void blocking_handler(size_t id, pmix_status_t status,
+                             const pmix_proc_t *source, pmix_info_t info[],
+                             size_t ninfo, pmix_info_t *results,
+                             size_t nresults,
+                             pmix_event_notification_cbfunc_fn_t cbfunc,
+                             void *cbdata)
+{
+    pmix_proc_t p;
+    pmix_value_t *v = NULL;
+    pmix_proc_t *peers;
+    size_t npeers;
+    pmix_nspace_t ns;
+
+    PMIX_LOAD_NSPACE(ns, NS);
+    inside_fence = PMIx_Fence(NULL, 0, NULL, 0);
+    PMIX_LOAD_PROCID(&p, NS, PMIX_RANK_WILDCARD);
+    inside_get_local = PMIx_Get(&p, PMIX_JOB_SIZE, NULL, 0, &v);
+    if (v != NULL) {
+        PMIX_VALUE_RELEASE(v);
+    }
+    PMIX_LOAD_PROCID(&p, NS, 1);
+    inside_get_remote = PMIx_Get(&p, "never.fetched", NULL, 0, &v);
+    inside_resolve    = PMIx_Resolve_peers(NULL, ns, &peers, &npeers);
+    if (inside_resolve == PMIX_SUCCESS) {
+        free(peers);
+    }
+    cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
+    rdp_wait_signal(&ev_wait, PMIX_SUCCESS);
+}
+
+static void blocking_calls_in_handlers_do_not_deadlock(void **state)
+{
+    pmix_status_t code = -555;
+
+    assert_int_equal(PMIx_Init(NULL, NULL, 0), PMIX_SUCCESS);
+    rdp_wait_init(&ev_wait);
+    assert_true(PMIx_Register_event_handler(&code, 1, NULL, 0, blocking_handler,
+                                            NULL, NULL)
+                >= 0);
+    assert_int_equal(PMIx_Notify_event(code, NULL, PMIX_RANGE_PROC_LOCAL, NULL,
+                                       0, NULL, NULL),
+                     PMIX_SUCCESS);
+    rdp_wait_wait(&ev_wait);
+    /* what needs the server is refused; what we hold is answered */
+    assert_int_equal(inside_fence, PMIX_ERR_WOULD_BLOCK);
+    assert_int_equal(inside_get_remote, PMIX_ERR_WOULD_BLOCK);
+    assert_int_equal(inside_get_local, PMIX_SUCCESS);
+    assert_int_equal(inside_resolve, PMIX_SUCCESS);
+    rdp_wait_cleanup(&ev_wait);
+    assert_int_equal(PMIx_Finalize(NULL, 0), PMIX_SUCCESS);
+}
+
 static void host_without_upcalls_answers_not_supported(void **state)
 {
     pmix_info_t info;
@@ -871,6 +926,7 @@ int main(void)
         T(server_events_reach_handlers),
         T(declaring_a_model_notifies_local_handlers),
         T(losing_the_server_fails_requests_and_notifies),
+        T(blocking_calls_in_handlers_do_not_deadlock),
         T(host_without_upcalls_answers_not_supported),
         T(without_a_server_init_makes_a_singleton),
         T(unreachable_server_fails_init),
