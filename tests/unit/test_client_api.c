@@ -232,6 +232,19 @@ static int handle_get(int fd, uint32_t tag, rdp_rbuf_t *rb)
         rdp_pack_info_array(&b, NULL, 0);
         send_msg(fd, RDP_CMD_EVENT, 0, &b);
     }
+    if (strcmp(ns, "other.ns") == 0 && rank == PMIX_RANK_WILDCARD) {
+        /* a job we were not told about at connect: two ranks on n0 */
+        rdp_buf_init(&b);
+        rdp_pack_i32(&b, PMIX_SUCCESS);
+        rdp_pack_u32(&b, 1);
+        w_set(&b, "other.ns", 2);
+        w_section(&b, RDP_SECT_JOB, PMIX_RANK_WILDCARD, NULL, 1);
+        w_u32(&b, PMIX_JOB_SIZE, 2);
+        w_section(&b, RDP_SECT_NODE, 0, "n0", 1);
+        w_str(&b, PMIX_LOCAL_PEERS, "0,1");
+        send_msg(fd, RDP_CMD_GET_ACK, tag, &b);
+        goto out;
+    }
     if (rank != 1) {
         send_status(fd, RDP_CMD_GET_ACK, tag, PMIX_ERR_NOT_FOUND);
         goto out;
@@ -640,6 +653,24 @@ static void get_asks_the_server_unless_optional(void **state)
     rdp_wait_cleanup(&cb.wait);
     assert_int_equal(PMIx_Get_nb(&p, "k", NULL, 0, NULL, NULL),
                      PMIX_ERR_BAD_PARAM);
+    /* peers of a job we never heard of: its job data is fetched first */
+    {
+        pmix_nspace_t other;
+        pmix_proc_t *peers = NULL;
+        size_t npeers      = 0;
+        char *nodes        = NULL;
+
+        PMIX_LOAD_NSPACE(other, "other.ns");
+        assert_int_equal(PMIx_Resolve_peers(NULL, other, &peers, &npeers),
+                         PMIX_SUCCESS);
+        assert_int_equal(npeers, 2);
+        assert_string_equal(peers[1].nspace, "other.ns");
+        assert_int_equal(peers[1].rank, 1);
+        free(peers);
+        assert_int_equal(PMIx_Resolve_nodes(other, &nodes), PMIX_SUCCESS);
+        assert_string_equal(nodes, "n0");
+        free(nodes);
+    }
     assert_int_equal(PMIx_Finalize(NULL, 0), PMIX_SUCCESS);
 }
 

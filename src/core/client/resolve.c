@@ -9,8 +9,9 @@
  * Answered from what the client holds (job info received at connect,
  * fence results and fetched data): node sections' PMIX_LOCAL_PEERS and
  * PMIX_HOSTNAME, job-level PMIX_LOCAL_PEERS for our own node, and
- * per-proc PMIX_HOSTNAME.  Both run on the loop thread without waiting,
- * so they are safe inside event handlers too.
+ * per-proc PMIX_HOSTNAME.  The job data of an nspace we do not hold is
+ * fetched from the server first, except inside event handlers (the
+ * library's thread), where only what we hold is used.
  */
 
 typedef struct resolve_args {
@@ -43,6 +44,35 @@ static pmix_status_t nodes_on_loop(void *arg)
                                           &ra->nodelist);
 }
 
+static pmix_status_t knows_on_loop(void *arg)
+{
+    if (rdp_client.uncommitted == NULL) {
+        return PMIX_ERR_INIT;
+    }
+    return rdp_client_store_knows(&rdp_client.store, arg) ? PMIX_SUCCESS
+                                                          : PMIX_ERR_NOT_FOUND;
+}
+
+/* Job data of an nspace we never heard of (spawned, connected) is asked
+ * from the server first, when we may wait for it. */
+static void fetch_unknown_nspace(const char *nspace)
+{
+    pmix_proc_t wild;
+    pmix_value_t *val = NULL;
+
+    if (nspace == NULL || nspace[0] == '\0' || rdp_loop_on_loop(rdp_rt.loop)
+        || rdp_runtime_call_sync(knows_on_loop, (void *)nspace)
+               != PMIX_ERR_NOT_FOUND) {
+        return;
+    }
+    memset(&wild, 0, sizeof(wild));
+    PMIX_LOAD_NSPACE(wild.nspace, nspace);
+    wild.rank = PMIX_RANK_WILDCARD;
+    if (PMIx_Get(&wild, NULL, NULL, 0, &val) == PMIX_SUCCESS) {
+        PMIX_VALUE_RELEASE(val);
+    }
+}
+
 static int nspace_ok(const char *nspace)
 {
     return nspace == NULL
@@ -62,6 +92,7 @@ pmix_status_t PMIx_Resolve_peers(const char *nodename,
     if (procs == NULL || nprocs == NULL || !nspace_ok(nspace)) {
         return PMIX_ERR_BAD_PARAM;
     }
+    fetch_unknown_nspace(nspace);
     status = rdp_runtime_call_sync(peers_on_loop, &ra);
     if (status != PMIX_SUCCESS) {
         *procs  = NULL;
@@ -84,6 +115,7 @@ pmix_status_t PMIx_Resolve_nodes(const pmix_nspace_t nspace, char **nodelist)
     if (nodelist == NULL || !nspace_ok(nspace)) {
         return PMIX_ERR_BAD_PARAM;
     }
+    fetch_unknown_nspace(nspace);
     status = rdp_runtime_call_sync(nodes_on_loop, &ra);
     if (status != PMIX_SUCCESS) {
         *nodelist = NULL;
