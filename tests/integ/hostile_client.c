@@ -12,6 +12,9 @@
  * wrong or missing token, and its own already connected identity.  Each
  * must be refused (an error reply where the protocol has one) and closed,
  * while the good clients of the job still complete.
+ * With HOSTILE_LEAVER=1 the last rank instead exits right after Init
+ * without finalizing: the others' fence must fail with
+ * PMIX_ERR_PROC_TERM_WO_SYNC instead of hanging.
  * Prints "rank R of N ok" on success.
  */
 #include "config.h"
@@ -338,6 +341,7 @@ int main(int argc, char **argv)
     waiter_t w[2];
     char buf[64];
     bool collect = true;
+    const char *env;
     int n;
     pmix_status_t rc;
 
@@ -361,6 +365,22 @@ int main(int argc, char **argv)
     }
     PMIX_VALUE_RELEASE(v);
 
+    env = getenv("HOSTILE_LEAVER");
+    if (env != NULL && atoi(env) != 0 && n > 1) {
+        if (me.rank == (pmix_rank_t)n - 1) {
+            printf("rank %u of %d ok\n", me.rank, n);
+            fflush(stdout);
+            _exit(0); /* gone without PMIx_Finalize */
+        }
+        PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
+        rc = PMIx_Fence(NULL, 0, &info, 1);
+        if (rc != PMIX_ERR_PROC_TERM_WO_SYNC) {
+            fail("fence with a departed rank: %s", PMIx_Error_string(rc));
+        }
+        PMIx_Finalize(NULL, 0);
+        printf("rank %u of %d ok\n", me.rank, n);
+        return 0;
+    }
     if (me.rank == 0) {
         attack(n);
     }

@@ -10,7 +10,7 @@ fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-echo "1..4"
+echo "1..6"
 
 scenario() {
     np=$1
@@ -21,8 +21,10 @@ scenario() {
     then rc=0; else rc=$?; fi
     oks=$(grep -c "^rank [0-9]* of $np ok" "$tmp/out")
     refused=$(grep -c "as expected" "$tmp/out")
+    note="$refused attacks refused"
+    if [ -n "$HOSTILE_LEAVER" ]; then refused=1; note="no hang"; fi
     if [ "$rc" -eq 0 ] && [ "$oks" -eq "$np" ] && [ "$refused" -gt 0 ]; then
-        echo "ok $n - $np ranks, $what ($refused attacks refused)"
+        echo "ok $n - $np ranks, $what ($note)"
     else
         echo "not ok $n - $np ranks, $what: exit $rc, $oks of $np ok"
         sed 's/^/# /' "$tmp/out" "$tmp/err" | tail -40
@@ -35,4 +37,6 @@ MINI_HOST_FENCE_UPCALL=0 scenario 1 "fences in the server"
 MINI_HOST_FENCE_UPCALL=0 scenario 4 "fences in the server"
 MINI_HOST_FENCE_UPCALL=1 scenario 2 "fences through the host"
 MINI_HOST_FENCE_UPCALL=1 scenario 6 "fences through the host"
+HOSTILE_LEAVER=1 MINI_HOST_FENCE_UPCALL=0 scenario 3 "a rank leaves, the fence fails"
+HOSTILE_LEAVER=1 MINI_HOST_FENCE_UPCALL=1 scenario 4 "a rank leaves, the host fence fails"
 exit $fail
