@@ -12,6 +12,10 @@
  * wrong or missing token, and its own already connected identity.  Each
  * must be refused (an error reply where the protocol has one) and closed,
  * while the good clients of the job still complete.
+ * With HOSTILE_CLEANUP_DIR=path rank 0 also creates that directory (a
+ * subdirectory, files, and a symlink to HOSTILE_CLEANUP_KEEP) and registers
+ * it for recursive cleanup with PMIx_Job_control; the test checks that it
+ * is gone after the job and that the symlink's target survived.
  * With HOSTILE_LEAVER=1 the last rank instead exits right after Init
  * without finalizing: the others' fence must fail with
  * PMIX_ERR_PROC_TERM_WO_SYNC instead of hanging.
@@ -31,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -286,6 +291,51 @@ static void attack(int n)
     }
 }
 
+/* Build a tree to be removed at the end of the job and register it. */
+static void register_cleanup(const char *dir)
+{
+    const char *keep = getenv("HOSTILE_CLEANUP_KEEP");
+    char path[4096];
+    pmix_info_t info[2];
+    bool yes = true;
+    FILE *f;
+    pmix_status_t rc;
+
+    snprintf(path, sizeof(path), "%s/sub", dir);
+    if (mkdir(dir, 0700) != 0 || mkdir(path, 0700) != 0) {
+        fail("mkdir %s: %s", path, strerror(errno));
+    }
+    snprintf(path, sizeof(path), "%s/sub/file", dir);
+    f = fopen(path, "w");
+    if (f == NULL) {
+        fail("fopen %s: %s", path, strerror(errno));
+    }
+    fputs("x\n", f);
+    fclose(f);
+    if (keep != NULL) {
+        snprintf(path, sizeof(path), "%s/sub/link", dir);
+        if (symlink(keep, path) != 0) {
+            fail("symlink: %s", strerror(errno));
+        }
+    }
+    PMIX_INFO_LOAD(&info[0], PMIX_REGISTER_CLEANUP_DIR, dir, PMIX_STRING);
+    PMIX_INFO_LOAD(&info[1], PMIX_CLEANUP_RECURSIVE, &yes, PMIX_BOOL);
+    rc = PMIx_Job_control(NULL, 0, info, 2, NULL, NULL);
+    if (rc != PMIX_SUCCESS) {
+        fail("cleanup registration: %s", PMIx_Error_string(rc));
+    }
+    PMIX_INFO_DESTRUCT(&info[0]);
+    PMIX_INFO_DESTRUCT(&info[1]);
+    /* relative and dot-dot paths are refused */
+    PMIX_INFO_LOAD(&info[0], PMIX_REGISTER_CLEANUP, "/tmp/../etc/passwd",
+                   PMIX_STRING);
+    rc = PMIx_Job_control(NULL, 0, info, 1, NULL, NULL);
+    if (rc != PMIX_ERR_BAD_PARAM) {
+        fail("a .. cleanup path was not refused: %s", PMIx_Error_string(rc));
+    }
+    PMIX_INFO_DESTRUCT(&info[0]);
+}
+
 /* ---- the good part ---- */
 
 static pmix_value_t *get(const pmix_proc_t *proc, const char *key,
@@ -383,6 +433,10 @@ int main(int argc, char **argv)
     }
     if (me.rank == 0) {
         attack(n);
+        env = getenv("HOSTILE_CLEANUP_DIR");
+        if (env != NULL) {
+            register_cleanup(env);
+        }
     }
 
     snprintf(buf, sizeof(buf), "value-%u", me.rank);

@@ -34,9 +34,18 @@ scenario() {
 
 export MINI_HOST_TIMEOUT=80
 MINI_HOST_FENCE_UPCALL=0 scenario 1 "fences in the server"
-MINI_HOST_FENCE_UPCALL=0 scenario 4 "fences in the server"
+touch "$tmp/keep"
+HOSTILE_CLEANUP_DIR="$tmp/cleanme" HOSTILE_CLEANUP_KEEP="$tmp/keep" \
+    MINI_HOST_FENCE_UPCALL=0 scenario 4 "fences in the server, cleanup"
+unset HOSTILE_CLEANUP_DIR HOSTILE_CLEANUP_KEEP
+if [ -e "$tmp/cleanme" ] || [ ! -f "$tmp/keep" ]; then
+    echo "# registered cleanup: directory left behind or link target removed"
+    ls -lR "$tmp" | sed 's/^/# /'
+    fail=1
+fi
 MINI_HOST_FENCE_UPCALL=1 scenario 2 "fences through the host"
 MINI_HOST_FENCE_UPCALL=1 scenario 6 "fences through the host"
 HOSTILE_LEAVER=1 MINI_HOST_FENCE_UPCALL=0 scenario 3 "a rank leaves, the fence fails"
 HOSTILE_LEAVER=1 MINI_HOST_FENCE_UPCALL=1 scenario 4 "a rank leaves, the host fence fails"
+unset HOSTILE_LEAVER
 exit $fail
