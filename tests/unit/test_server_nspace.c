@@ -200,6 +200,10 @@ static void maps_give_every_derived_key(void **state)
     expect_rank(ns, RDP_SRV_KVS_NODE, 1, PMIX_LOCALLDR, 2);
     expect_u32(ns, RDP_SRV_KVS_APP, 0, PMIX_APP_SIZE, 6);
     expect_rank(ns, RDP_SRV_KVS_APP, 0, PMIX_APPLDR, 0);
+    /* app- and node-level keys are known for each of their procs */
+    assert_true(rdp_srv_nspace_has_key(ns, 3, PMIX_APP_SIZE));
+    assert_true(rdp_srv_nspace_has_key(ns, 5, PMIX_LOCAL_PEERS));
+    assert_false(rdp_srv_nspace_has_key(ns, 5, "no.such.key"));
     /* no cpuset given: no locality string is invented */
     assert_null(rdp_kvs_peek(ns->info, J, 3, PMIX_LOCALITY_STRING));
 }

@@ -598,7 +598,7 @@ void rdp_srv_handle_get(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb)
         goto reply_status;
     }
     target = rdp_hash_get_u64(&ns->clients, rank);
-    if (immediate
+    if (immediate || target == me /* its own data comes only from itself */
         || (target != NULL
             && (target->state == RDP_SRV_CLIENT_FINALIZED
                 || target->state == RDP_SRV_CLIENT_TERMINATED))) {

@@ -145,18 +145,46 @@ bool rdp_srv_nspace_is_local(const rdp_srv_nspace_t *ns, pmix_rank_t rank)
                   != NULL;
 }
 
+/* Id of the rank's app or node section, from its PROC section. */
+static bool section_of(const rdp_srv_nspace_t *ns, pmix_rank_t rank,
+                       const char *idkey, uint32_t *id_p)
+{
+    const pmix_value_t *v =
+        rdp_kvs_peek(ns->info, RDP_SRV_KVS_JOB, rank, idkey);
+    uint64_t u;
+
+    if (v == NULL || !rdp_srv_value_to_u64(v, &u) || u > UINT32_MAX) {
+        return false;
+    }
+    *id_p = (uint32_t)u;
+    return true;
+}
+
 bool rdp_srv_nspace_has_key(const rdp_srv_nspace_t *ns, pmix_rank_t rank,
                             const char *key)
 {
+    uint32_t id;
+
     if (key == NULL) {
         return false;
     }
-    if (rank != PMIX_RANK_WILDCARD
-        && rdp_kvs_peek(ns->info, RDP_SRV_KVS_JOB, rank, key) != NULL) {
+    if (rdp_kvs_peek(ns->info, RDP_SRV_KVS_JOB, PMIX_RANK_WILDCARD, key)
+        != NULL) {
         return true;
     }
-    return rdp_kvs_peek(ns->info, RDP_SRV_KVS_JOB, PMIX_RANK_WILDCARD, key)
-           != NULL;
+    if (rank == PMIX_RANK_WILDCARD) {
+        return false;
+    }
+    if (rdp_kvs_peek(ns->info, RDP_SRV_KVS_JOB, rank, key) != NULL) {
+        return true;
+    }
+    /* app- and node-level keys asked about one of their procs */
+    if (section_of(ns, rank, PMIX_APPNUM, &id)
+        && rdp_kvs_peek(ns->info, RDP_SRV_KVS_APP, id, key) != NULL) {
+        return true;
+    }
+    return section_of(ns, rank, PMIX_NODEID, &id)
+           && rdp_kvs_peek(ns->info, RDP_SRV_KVS_NODE, id, key) != NULL;
 }
 
 /* ---- the map being built from the host's info ---- */
