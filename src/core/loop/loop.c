@@ -122,8 +122,9 @@ pmix_status_t rdp_loop_run(rdp_loop_t *loop)
 {
     int rc;
 
-    loop->runner  = pthread_self();
-    loop->running = 1;
+    /* on_loop() may be called from other threads at any time */
+    __atomic_store_n(&loop->runner, pthread_self(), __ATOMIC_RELEASE);
+    __atomic_store_n(&loop->running, 1, __ATOMIC_RELEASE);
     pthread_mutex_lock(&loop->lock);
     /* work posted before the loop started still has to run */
     if (!rdp_list_is_empty(&loop->queue)) {
@@ -131,7 +132,7 @@ pmix_status_t rdp_loop_run(rdp_loop_t *loop)
     }
     pthread_mutex_unlock(&loop->lock);
     rc = event_base_loop(loop->base, EVLOOP_NO_EXIT_ON_EMPTY);
-    loop->running = 0;
+    __atomic_store_n(&loop->running, 0, __ATOMIC_RELEASE);
     return (rc < 0) ? PMIX_ERROR : PMIX_SUCCESS;
 }
 
@@ -211,7 +212,9 @@ pmix_status_t rdp_loop_post(rdp_loop_t *loop, rdp_loop_fn_t fn, void *arg)
 
 int rdp_loop_on_loop(const rdp_loop_t *loop)
 {
-    return loop->running && pthread_equal(loop->runner, pthread_self());
+    return __atomic_load_n(&loop->running, __ATOMIC_ACQUIRE)
+           && pthread_equal(__atomic_load_n(&loop->runner, __ATOMIC_ACQUIRE),
+                            pthread_self());
 }
 
 /* ---- timers ---- */
