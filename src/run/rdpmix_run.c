@@ -378,6 +378,8 @@ static void on_hello(conn_t *c, const void *payload, size_t len)
         goto reject;
     }
     node = &L.nodes[m.node_id];
+    /* every daemon is our child for now (daemons started over ssh or
+     * srun will be checked by the secret alone) */
     if (node->pid != (pid_t)m.pid) {
         say("rejected a control connection from pid %u for node %u (the "
             "daemon is pid %d)",
@@ -761,7 +763,8 @@ static void usage(FILE *f)
         "  -x VAR[=value]        export VAR (with this value, or the one it\n"
         "                        has here) to the ranks; repeatable\n"
         "  --timeout SECONDS     end the job after SECONDS (exit status "
-        "124)\n"
+        "124;\n"
+        "                        0: no limit)\n"
         "  --no-ompi             do not set JSM_JSRUN_PORT (the Open MPI\n"
         "                        direct-launch trigger set by default)\n"
         "  -h, --help            this text\n"

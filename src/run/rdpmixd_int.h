@@ -1,0 +1,124 @@
+/* rdpmixd_int.h - state shared by the files of rdpmixd (private) */
+#ifndef RDP_RUN_RDPMIXD_INT_H
+#define RDP_RUN_RDPMIXD_INT_H
+
+#include <pmix_common.h>
+#include <pmix_server.h>
+
+#include <sys/types.h>
+
+#include "core/loop/loop.h"
+#include "run/chan.h"
+#include "run/ctl.h"
+
+/*
+ * rdpmixd.c owns the daemon's life (arguments, PMIx server, control
+ * channel, shutdown); rdpmixd_job.c owns the job (registration, the
+ * ranks' processes, output and exits, the host upcalls).  All of it runs
+ * on the daemon's loop, in the main thread, except the upcalls, which the
+ * server calls on its own thread and which only post to the loop.
+ */
+
+#define IO_CHUNK      65536
+#define IO_HIGH_WATER (8u << 20) /* stop reading ranks' pipes above this */
+#define IO_LOW_WATER  (1u << 20) /* resume below this */
+#define SERVER_WAIT   30.0       /* bound on each server API completion */
+
+enum rank_state {
+    RANK_NEW     = 0,
+    RANK_RUNNING = 1,
+    RANK_ENDED   = 2
+};
+
+struct rank_proc;
+
+typedef struct rank_pipe {
+    struct rank_proc *rp;
+    int channel; /* RDP_CTL_STDOUT / RDP_CTL_STDERR */
+    int fd;
+    rdp_fdwatch_t *watch;
+} rank_pipe_t;
+
+typedef struct rank_proc {
+    pmix_proc_t proc;
+    uint32_t local_rank;
+    enum rank_state state;
+    pid_t pid;
+    int registered;
+    int connected;
+    int finalized;
+    rank_pipe_t out;
+    rank_pipe_t err;
+    int status_fd;
+} rank_proc_t;
+
+typedef struct daemon {
+    rdp_loop_t *loop;
+    rdp_run_chan_t *chan;
+    rdp_sigwatch_t *sig_chld, *sig_term, *sig_int, *sig_hup;
+    rdp_timer_t *grace_timer;
+    double grace;
+
+    /* identity, from the command line */
+    char *ctl_addr;
+    int secret_fd;
+    uint8_t secret[RDP_CTL_SECRET_LEN];
+    uint32_t node_id;
+    char *node_name;
+    char *dvm_nspace;
+
+    char *tmpdir;
+    char *nsdir;
+    char *libdir;
+    int devnull;
+    int server_up;
+
+    /* the job */
+    int have_job;
+    int launch_done;
+    rdp_ctl_launch_t launch;
+    pmix_nspace_t nspace;
+    int nspace_registered;
+    rank_proc_t *ranks;
+    uint32_t nlocal;
+    uint32_t nended;
+    char **procdirs;
+    int done_sent;
+    int io_paused;
+
+    int terminating;
+    int stopping;
+    int lost_launcher;
+    int exit_code;
+} daemon_t;
+
+extern daemon_t rdp_run_dmn;
+
+/* rdpmixd.c */
+/** Print "rdpmixd (node N): ..." on stderr. */
+void rdp_run_dmn_say(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
+/** Send to rdpmix-run; takes @a buf's bytes (may be NULL). */
+void rdp_run_dmn_send(uint16_t cmd, rdp_buf_t *buf);
+
+/* rdpmixd_job.c */
+/** Upcalls of the host module (fence_nb, direct_modex stay NULL). */
+extern pmix_server_module_t rdp_run_dmn_module;
+/** Handle a LAUNCH payload: register, fork and report. */
+void rdp_run_dmn_launch(const void *payload, size_t len);
+/** SIGTERM every rank now, SIGKILL after the grace period. */
+void rdp_run_dmn_terminate(void);
+/** Signal every running rank's process group (and, with @a include_ended,
+ * the groups of ranks that ended, for what they left behind). */
+void rdp_run_dmn_signal_ranks(int signo, int include_ended);
+/** Stop the loop once nothing is left to wait for without a launcher. */
+void rdp_run_dmn_check_stop(void);
+void rdp_run_dmn_sigchld_cb(int signo, void *arg);
+void rdp_run_dmn_grace_cb(void *arg);
+void rdp_run_dmn_drain_cb(rdp_run_chan_t *chan, void *arg);
+/** After the loop: SIGKILL and reap whatever still runs. */
+void rdp_run_dmn_reap_remaining(void);
+/** Deregister the clients and the namespace from the server. */
+void rdp_run_dmn_deregister_all(void);
+
+#endif
