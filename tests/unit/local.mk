@@ -101,3 +101,20 @@ tests_unit_test_run_chan_t_LDADD   = src/run/librdprun.la $(RDP_TEST_LIBS)
 TESTS += tests/unit/test_run_ctl.t tests/unit/test_run_iof.t \
          tests/unit/test_run_chan.t
 endif
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_topo.t
+tests_unit_test_topo_t_SOURCES = tests/unit/test_topo.c
+tests_unit_test_topo_t_CFLAGS  = $(RDP_TEST_CFLAGS)
+tests_unit_test_topo_t_LDADD   = $(RDP_TEST_LIBS)
+TESTS += tests/unit/test_topo.t
+endif
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_data_api.t
+tests_unit_test_data_api_t_SOURCES = tests/unit/test_data_api.c \
+                                     tests/unit/wire_testgen.h
+tests_unit_test_data_api_t_CFLAGS  = $(RDP_TEST_CFLAGS)
+tests_unit_test_data_api_t_LDADD   = $(RDP_TEST_LIBS)
+TESTS += tests/unit/test_data_api.t
+endif
