@@ -85,6 +85,14 @@ tests_unit_test_server_coll_t_LDADD   = $(RDP_TEST_LIBS)
 TESTS += tests/unit/test_server_coll.t
 endif
 
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_coll_sched.t
+tests_unit_test_coll_sched_t_SOURCES = tests/unit/test_coll_sched.c
+tests_unit_test_coll_sched_t_CFLAGS  = $(RDP_TEST_CFLAGS)
+tests_unit_test_coll_sched_t_LDADD   = $(RDP_TEST_LIBS)
+TESTS += tests/unit/test_coll_sched.t
+endif
+
 # rdpmix-run / rdpmixd internals (src/run)
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_run_ctl.t tests/unit/test_run_iof.t \
@@ -117,4 +125,12 @@ tests_unit_test_data_api_t_SOURCES = tests/unit/test_data_api.c \
 tests_unit_test_data_api_t_CFLAGS  = $(RDP_TEST_CFLAGS)
 tests_unit_test_data_api_t_LDADD   = $(RDP_TEST_LIBS)
 TESTS += tests/unit/test_data_api.t
+endif
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_coll_engine.t
+tests_unit_test_coll_engine_t_SOURCES = tests/unit/test_coll_engine.c
+tests_unit_test_coll_engine_t_CFLAGS  = $(RDP_TEST_CFLAGS)
+tests_unit_test_coll_engine_t_LDADD   = $(RDP_TEST_LIBS)
+TESTS += tests/unit/test_coll_engine.t
 endif

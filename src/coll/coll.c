@@ -1,0 +1,1519 @@
+/* coll.c - the collective executor: runs schedules over a tl */
+#include "config.h"
+#include "coll/coll.h"
+#include "coll/msg.h"
+#include "core/util/alloc.h"
+#include "core/util/hash.h"
+#include "core/util/list.h"
+#include "core/util/log.h"
+
+#include <assert.h>
+#include <string.h>
+
+#include <pmix.h>
+
+/*
+ * Data layout.  Every block the engine holds is stored as
+ * [12-byte block header][bytes] in memory it owns or keeps: my own block is
+ * copied once into such a buffer at start, and a received message's payload
+ * is a run of them, kept as it arrived (a kept transport descriptor, the
+ * buffer a rendezvous payload was fetched into, or one copy of a borrowed
+ * eager payload).  blocks[r].data points at the bytes of rank r's block, so
+ * its header is at data - 12 and forwarding blocks needs no copy: the iov
+ * of a send points at those runs, merged where they are contiguous.
+ *
+ * Lifetimes.  A collective is RUNNING (in the key hash and the running
+ * list), then DONE (waiting in the done list for its deferred callback),
+ * then CALLED; it is freed once called back and no send or fetch of it is
+ * in flight (pending_io == 0), since those still point into its buffers.
+ */
+
+enum coll_state {
+    COLL_RUNNING = 0,
+    COLL_DONE    = 1,
+    COLL_CALLED  = 2
+};
+
+enum step_state {
+    STEP_WAITING  = 0,
+    STEP_FETCHING = 1,
+    STEP_RECEIVED = 2
+};
+
+typedef struct coll_key {
+    uint64_t sig;
+    uint64_t opid;
+    uint32_t kind;
+    uint32_t zero; /* padding, always 0 so the key bytes are defined */
+} coll_key_t;
+
+typedef struct coll coll_t;
+
+/* A received message: its header and the bytes it brought. */
+typedef struct rx {
+    rdp_list_t link; /* early bucket, coll->segs, or engine->orphans */
+    rdp_coll_engine_t *engine;
+    coll_t *coll; /* owner once attached to a collective */
+    rdp_coll_hdr_t hdr;
+    coll_key_t key;
+    uint8_t *buf; /* owned copy or fetch target */
+    void *desc;   /* kept KEEPABLE descriptor, released at free */
+    const uint8_t *data;
+    size_t len;
+    int fetching;
+    int orphan; /* its owner went away during the fetch */
+} rx_t;
+
+typedef struct early {
+    coll_key_t key;
+    rdp_list_t msgs;
+} early_t;
+
+/* A send in flight: the header and iov array must outlive it. */
+typedef struct sreq {
+    rdp_list_t link; /* engine->sends */
+    rdp_coll_engine_t *engine;
+    coll_t *coll; /* NULL for aborts */
+    uint32_t peer;
+    uint8_t hdr[RDP_COLL_HDR_LEN];
+    size_t iovcnt;
+    rdp_iov_t iov[];
+} sreq_t;
+
+struct coll {
+    rdp_list_t link; /* engine->running, ->done or ->zombies */
+    rdp_coll_engine_t *engine;
+    coll_key_t key;
+    enum rdp_coll_kind kind;
+    enum rdp_coll_alg alg;
+    enum rdp_coll_size_class size_class;
+    enum coll_state state;
+    uint32_t n;
+    uint32_t rank;
+    uint32_t *parts;
+    rdp_coll_block_t *blocks; /* n entries for an allgather, else NULL */
+    uint8_t *own;             /* [block header][my bytes] */
+    uint8_t *steps;           /* enum step_state per step */
+    uint32_t nsteps;
+    uint32_t cur;
+    int entered;     /* sends of step cur posted */
+    rdp_list_t segs; /* rx_t holding received blocks */
+    size_t pending_io;
+    pmix_status_t status;
+    uint32_t failed_peer;
+    rdp_coll_cb_t cb;
+    void *cbarg;
+    rdp_timer_t *timer;
+    double deadline; /* loop-less timeout, 0: none */
+    uint64_t msgs_sent;
+    uint64_t bytes_sent;
+};
+
+/* Bounded memory of keys: a hash over a FIFO ring, oldest evicted. */
+typedef struct keymem {
+    rdp_hash_t map; /* key -> (void *)(slot + 1) */
+    coll_key_t *ring;
+    size_t cap;
+    size_t next;
+    size_t count;
+} keymem_t;
+
+struct rdp_coll_engine {
+    const rdp_tl_ops_t *ops;
+    void *ctx;
+    rdp_tl_upcalls_t up;
+    int bound;
+    uint32_t nuniverse;
+    uint32_t me;
+    rdp_loop_t *loop;
+    enum rdp_coll_alg forced;
+    rdp_hash_t colls; /* key -> running coll_t */
+    rdp_list_t running;
+    rdp_list_t done;
+    rdp_list_t zombies;
+    rdp_hash_t early; /* key -> early_t */
+    size_t early_msgs;
+    size_t early_bytes;
+    size_t early_max_msgs;
+    size_t early_max_bytes;
+    keymem_t finished;  /* ran here; late messages are dropped */
+    keymem_t poisoned;  /* lost a message to overflow; start fails */
+    uint8_t *failed;    /* per universe index */
+    rdp_list_t sends;   /* sreq_t in flight */
+    rdp_list_t orphans; /* rx_t fetching for nobody */
+    rdp_timer_t *defer;
+    rdp_coll_engine_stats_t stats;
+};
+
+#define ENGINE_ASSERT_OWNER(_e)             \
+    do {                                    \
+        if ((_e)->loop != NULL) {           \
+            RDP_ASSERT_ON_LOOP((_e)->loop); \
+        }                                   \
+    } while (0)
+
+static void coll_advance(coll_t *coll);
+static void coll_free(coll_t *coll);
+static void coll_finish(coll_t *coll, pmix_status_t status,
+                        uint32_t failed_peer, int tell_others);
+static void fetch_done(void *arg, pmix_status_t status);
+
+/* ---- small helpers ---- */
+
+uint64_t rdp_coll_signature(const uint32_t *parts, uint32_t nparts)
+{
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a over the LE encoding */
+    uint8_t le[4];
+
+    rdp_coll_put_u32(le, nparts);
+    for (int b = 0; b < 4; b++) {
+        h = (h ^ le[b]) * 1099511628211ULL;
+    }
+    for (uint32_t i = 0; i < nparts; i++) {
+        rdp_coll_put_u32(le, parts[i]);
+        for (int b = 0; b < 4; b++) {
+            h = (h ^ le[b]) * 1099511628211ULL;
+        }
+    }
+    return h;
+}
+
+static void make_key(coll_key_t *key, uint32_t kind, uint64_t sig,
+                     uint64_t opid)
+{
+    memset(key, 0, sizeof(*key));
+    key->kind = kind;
+    key->sig  = sig;
+    key->opid = opid;
+}
+
+/* index of universe index @a u in the sorted @a parts, or -1 */
+static int64_t find_part(const uint32_t *parts, uint32_t n, uint32_t u)
+{
+    uint32_t lo = 0;
+    uint32_t hi = n;
+
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (parts[mid] == u) {
+            return mid;
+        }
+        if (parts[mid] < u) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return -1;
+}
+
+static const char *kind_name(uint32_t kind)
+{
+    return kind == RDP_COLL_BARRIER ? "barrier" : "allgather";
+}
+
+/* ---- key memory ---- */
+
+static pmix_status_t keymem_init(keymem_t *km, size_t cap)
+{
+    pmix_status_t status = rdp_hash_init(&km->map, cap);
+
+    if (status != PMIX_SUCCESS) {
+        return status;
+    }
+    km->ring = rdp_calloc(cap, sizeof(*km->ring));
+    if (km->ring == NULL) {
+        rdp_hash_cleanup(&km->map);
+        return PMIX_ERR_NOMEM;
+    }
+    km->cap   = cap;
+    km->next  = 0;
+    km->count = 0;
+    return PMIX_SUCCESS;
+}
+
+static void keymem_cleanup(keymem_t *km)
+{
+    rdp_hash_cleanup(&km->map);
+    rdp_free(km->ring);
+    km->ring = NULL;
+}
+
+static int keymem_has(const keymem_t *km, const coll_key_t *key)
+{
+    return rdp_hash_get(&km->map, key, sizeof(*key)) != NULL;
+}
+
+static void keymem_add(keymem_t *km, const coll_key_t *key)
+{
+    size_t slot = km->next;
+
+    if (keymem_has(km, key)) {
+        return;
+    }
+    if (km->count == km->cap) {
+        coll_key_t *old = &km->ring[slot];
+        /* a key removed earlier leaves a stale slot: remove only if it
+         * still maps here */
+        if (rdp_hash_get(&km->map, old, sizeof(*old))
+            == (void *)(uintptr_t)(slot + 1)) {
+            rdp_hash_remove(&km->map, old, sizeof(*old));
+        }
+    } else {
+        km->count++;
+    }
+    km->ring[slot] = *key;
+    /* on allocation failure the key is simply not remembered */
+    (void)rdp_hash_set(&km->map, key, sizeof(*key),
+                       (void *)(uintptr_t)(slot + 1), NULL);
+    km->next = (slot + 1) % km->cap;
+}
+
+static void keymem_remove(keymem_t *km, const coll_key_t *key)
+{
+    rdp_hash_remove(&km->map, key, sizeof(*key));
+}
+
+/* ---- received messages ---- */
+
+static void rx_free(rx_t *rx)
+{
+    rdp_coll_engine_t *engine = rx->engine;
+
+    if (rx->fetching) {
+        /* the transport still writes into rx->buf: free on completion */
+        rx->orphan = 1;
+        rx->coll   = NULL;
+        rdp_list_del(&rx->link);
+        rdp_list_push_back(&engine->orphans, &rx->link);
+        return;
+    }
+    rdp_list_del(&rx->link);
+    if (rx->desc != NULL) {
+        engine->ops->release(engine->ctx, rx->desc);
+    }
+    rdp_free(rx->buf);
+    rdp_free(rx);
+}
+
+/* Free without telling the transport (after unbind). */
+static void rx_free_unbound(rx_t *rx)
+{
+    if (rx->desc != NULL) {
+        rx->engine->ops->release(rx->engine->ctx, rx->desc);
+    }
+    rdp_free(rx->buf);
+    rdp_free(rx);
+}
+
+static rx_t *rx_create(rdp_coll_engine_t *engine, const rdp_coll_hdr_t *hdr)
+{
+    rx_t *rx = rdp_calloc(1, sizeof(*rx));
+
+    if (rx == NULL) {
+        rdp_log_error(COLL, "cannot allocate a receive record");
+        return NULL;
+    }
+    rdp_list_init(&rx->link);
+    rx->engine = engine;
+    rx->hdr    = *hdr;
+    make_key(&rx->key, hdr->kind, hdr->sig, hdr->opid);
+    return rx;
+}
+
+/*
+ * Take the payload of @a trx into @a rx, the cheapest way the transport
+ * allows: keep a KEEPABLE descriptor, start fetching an RNDV payload, copy
+ * a BORROWED one.  Returns the upcall's disposition through *disp_p.
+ */
+static pmix_status_t rx_take_payload(rx_t *rx, const rdp_tl_rx_t *trx,
+                                     enum rdp_tl_rx_disp *disp_p)
+{
+    rdp_coll_engine_t *engine = rx->engine;
+    pmix_status_t status;
+
+    rx->len = trx->len;
+    if (trx->len == 0) {
+        *disp_p = RDP_TL_RX_DONE;
+        return PMIX_SUCCESS;
+    }
+    switch (trx->kind) {
+    case RDP_TL_DATA_KEEPABLE:
+        rx->desc = trx->desc;
+        rx->data = trx->data;
+        *disp_p  = RDP_TL_RX_KEPT;
+        return PMIX_SUCCESS;
+    case RDP_TL_DATA_RNDV:
+        rx->buf = rdp_malloc(trx->len);
+        if (rx->buf == NULL) {
+            rdp_log_error(COLL, "cannot allocate %zu bytes for a payload",
+                          trx->len);
+            return PMIX_ERR_NOMEM;
+        }
+        rx->data     = rx->buf;
+        rx->fetching = 1;
+        status  = engine->ops->fetch(engine->ctx, trx->desc, rx->buf, trx->len,
+                                     fetch_done, rx);
+        *disp_p = RDP_TL_RX_KEPT; /* the desc is consumed either way */
+        if (status == PMIX_OPERATION_SUCCEEDED) {
+            rx->fetching = 0;
+            return PMIX_SUCCESS;
+        }
+        if (status != PMIX_SUCCESS) {
+            rx->fetching = 0;
+            rdp_log_warn(COLL, "cannot fetch a %zu-byte payload from %u: %s",
+                         trx->len, rx->hdr.sender, PMIx_Error_string(status));
+            return status;
+        }
+        return PMIX_SUCCESS;
+    case RDP_TL_DATA_BORROWED:
+    default:
+        rx->buf = rdp_malloc(trx->len);
+        if (rx->buf == NULL) {
+            rdp_log_error(COLL, "cannot allocate %zu bytes for a payload",
+                          trx->len);
+            return PMIX_ERR_NOMEM;
+        }
+        memcpy(rx->buf, trx->data, trx->len);
+        rx->data = rx->buf;
+        *disp_p  = RDP_TL_RX_DONE;
+        return PMIX_SUCCESS;
+    }
+}
+
+/* ---- sends ---- */
+
+static void sreq_done(void *arg, pmix_status_t status)
+{
+    sreq_t *req  = arg;
+    coll_t *coll = req->coll;
+
+    rdp_list_del(&req->link);
+    if (coll != NULL) {
+        assert(coll->pending_io > 0);
+        coll->pending_io--;
+        if (status != PMIX_SUCCESS && coll->state == COLL_RUNNING) {
+            rdp_log_warn(COLL, "%s %016llx:%llu step %u: send to %u failed: %s",
+                         kind_name(coll->kind),
+                         (unsigned long long)coll->key.sig,
+                         (unsigned long long)coll->key.opid, coll->cur,
+                         req->peer, PMIx_Error_string(status));
+            coll_finish(coll, PMIX_ERR_UNREACH, req->peer, 1);
+        }
+        if (coll->state == COLL_CALLED && coll->pending_io == 0) {
+            rdp_list_del(&coll->link);
+            coll_free(coll);
+        }
+    }
+    rdp_free(req);
+}
+
+/* Hand @a req to the transport; on PMIX_SUCCESS it is in flight. */
+static pmix_status_t sreq_post(sreq_t *req)
+{
+    rdp_coll_engine_t *engine = req->engine;
+    pmix_status_t status;
+
+    rdp_list_push_back(&engine->sends, &req->link);
+    if (req->coll != NULL) {
+        req->coll->pending_io++;
+    }
+    status =
+        engine->ops->send(engine->ctx, req->peer, req->hdr, RDP_COLL_HDR_LEN,
+                          req->iov, req->iovcnt, sreq_done, req);
+    if (status == PMIX_SUCCESS) {
+        return PMIX_SUCCESS;
+    }
+    rdp_list_del(&req->link);
+    if (req->coll != NULL) {
+        req->coll->pending_io--;
+    }
+    rdp_free(req);
+    return status == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : status;
+}
+
+static void fill_hdr(rdp_coll_hdr_t *h, const coll_t *coll, uint8_t type)
+{
+    memset(h, 0, sizeof(*h));
+    h->type   = type;
+    h->kind   = (uint8_t)coll->kind;
+    h->alg    = (uint8_t)coll->alg;
+    h->sig    = coll->key.sig;
+    h->opid   = coll->key.opid;
+    h->nparts = coll->n;
+    h->sender = coll->engine->me;
+    h->aux    = UINT32_MAX;
+    h->flags  = (uint32_t)coll->size_class & RDP_COLL_FLAG_SIZE_MASK;
+}
+
+/* Tell every other live participant that @a coll failed. */
+static void send_aborts(coll_t *coll)
+{
+    rdp_coll_engine_t *engine = coll->engine;
+    rdp_coll_hdr_t h;
+    pmix_status_t status;
+
+    fill_hdr(&h, coll, RDP_COLL_MSG_ABORT);
+    h.status = coll->status;
+    h.aux    = coll->failed_peer;
+    for (uint32_t i = 0; i < coll->n; i++) {
+        uint32_t peer = coll->parts[i];
+        sreq_t *req;
+
+        if (peer == engine->me || engine->failed[peer]) {
+            continue;
+        }
+        req = rdp_calloc(1, sizeof(*req));
+        if (req == NULL) {
+            rdp_log_error(COLL, "cannot allocate an abort message for %u",
+                          peer);
+            continue;
+        }
+        req->engine = engine;
+        req->peer   = peer;
+        rdp_coll_hdr_encode(&h, req->hdr);
+        status = sreq_post(req);
+        if (status != PMIX_SUCCESS) {
+            rdp_log_debug(COLL, "cannot send an abort to %u: %s", peer,
+                          PMIx_Error_string(status));
+        }
+    }
+}
+
+/* Post the sends of step @a step: the blocks of @a x, pointed at in place. */
+static pmix_status_t post_step_send(coll_t *coll, uint32_t step,
+                                    const rdp_sched_xfer_t *x)
+{
+    uint32_t nblocks = rdp_sched_xfer_nblocks(x);
+    rdp_coll_hdr_t h;
+    uint64_t bytes = 0;
+    sreq_t *req;
+    pmix_status_t status;
+
+    req = rdp_calloc(1, sizeof(*req) + (size_t)nblocks * sizeof(rdp_iov_t));
+    if (req == NULL) {
+        rdp_log_error(COLL, "cannot allocate a send of %u blocks", nblocks);
+        return PMIX_ERR_NOMEM;
+    }
+    req->engine = coll->engine;
+    req->coll   = coll;
+    req->peer   = coll->parts[x->peer];
+    for (uint32_t r = 0; r < x->nranges; r++) {
+        for (uint32_t i = 0; i < x->ranges[r].count; i++) {
+            uint32_t b = x->ranges[r].first + i;
+            const rdp_coll_block_t *blk;
+            const uint8_t *start;
+            size_t len;
+
+            if (b >= coll->n) {
+                b -= coll->n;
+            }
+            blk = &coll->blocks[b];
+            if (blk->data == NULL) {
+                /* the schedules guarantee this never happens */
+                rdp_log_error(COLL, "step %u: block %u to send is missing",
+                              step, b);
+                rdp_free(req);
+                return PMIX_ERROR;
+            }
+            start = (const uint8_t *)blk->data - RDP_COLL_BLK_HDR_LEN;
+            len   = RDP_COLL_BLK_HDR_LEN + (size_t)blk->len;
+            bytes += len;
+            if (req->iovcnt > 0
+                && (const uint8_t *)req->iov[req->iovcnt - 1].base
+                           + req->iov[req->iovcnt - 1].len
+                       == start) {
+                req->iov[req->iovcnt - 1].len += len;
+            } else {
+                req->iov[req->iovcnt].base = start;
+                req->iov[req->iovcnt].len  = len;
+                req->iovcnt++;
+            }
+        }
+    }
+    fill_hdr(&h, coll, RDP_COLL_MSG_DATA);
+    h.step    = step;
+    h.nblocks = nblocks;
+    rdp_coll_hdr_encode(&h, req->hdr);
+    status = sreq_post(req);
+    if (status == PMIX_SUCCESS) {
+        coll->msgs_sent++;
+        coll->bytes_sent += bytes;
+    }
+    return status;
+}
+
+/* ---- completion ---- */
+
+static void coll_free(coll_t *coll)
+{
+    rx_t *rx;
+    rx_t *tmp;
+
+    rdp_list_for_each_safe(rx, tmp, &coll->segs, link) {
+        rx_free(rx);
+    }
+    rdp_timer_destroy(coll->timer);
+    rdp_free(coll->parts);
+    rdp_free(coll->blocks);
+    rdp_free(coll->own);
+    rdp_free(coll->steps);
+    rdp_free(coll);
+}
+
+/* Run due callbacks; free collectives whose I/O has drained. */
+static size_t run_done(rdp_coll_engine_t *engine)
+{
+    rdp_list_t *item;
+    size_t ran = 0;
+
+    while ((item = rdp_list_pop_front(&engine->done)) != NULL) {
+        coll_t *coll = rdp_container_of(item, coll_t, link);
+        rdp_coll_result_t res;
+
+        memset(&res, 0, sizeof(res));
+        res.status      = coll->status;
+        res.kind        = coll->kind;
+        res.alg         = coll->alg;
+        res.opid        = coll->key.opid;
+        res.failed_peer = coll->failed_peer;
+        res.nsteps      = coll->cur;
+        res.msgs_sent   = coll->msgs_sent;
+        res.bytes_sent  = coll->bytes_sent;
+        if (coll->status == PMIX_SUCCESS && coll->kind == RDP_COLL_ALLGATHER) {
+            res.blocks  = coll->blocks;
+            res.nblocks = coll->n;
+        }
+        coll->state = COLL_CALLED;
+        engine->stats.completed++;
+        ran++;
+        coll->cb(&res, coll->cbarg);
+        if (coll->pending_io == 0) {
+            coll_free(coll);
+        } else {
+            /* freed by the last send or fetch completion */
+            rdp_list_push_back(&engine->zombies, &coll->link);
+        }
+    }
+    return ran;
+}
+
+static void defer_fired(void *arg)
+{
+    run_done(arg);
+}
+
+static void schedule_done(rdp_coll_engine_t *engine)
+{
+    if (engine->defer != NULL) {
+        rdp_timer_start(engine->defer, 0);
+    }
+}
+
+/* End @a coll with @a status (once); callback deferred. */
+static void coll_finish(coll_t *coll, pmix_status_t status,
+                        uint32_t failed_peer, int tell_others)
+{
+    rdp_coll_engine_t *engine = coll->engine;
+
+    if (coll->state != COLL_RUNNING) {
+        return;
+    }
+    coll->state       = COLL_DONE;
+    coll->status      = status;
+    coll->failed_peer = failed_peer;
+    rdp_hash_remove(&engine->colls, &coll->key, sizeof(coll->key));
+    keymem_add(&engine->finished, &coll->key);
+    rdp_list_del(&coll->link);
+    rdp_list_push_back(&engine->done, &coll->link);
+    if (coll->timer != NULL) {
+        rdp_timer_cancel(coll->timer);
+    }
+    if (status != PMIX_SUCCESS) {
+        if (failed_peer != UINT32_MAX) {
+            rdp_log_info(
+                COLL, "%s %016llx:%llu step %u/%u failed (peer %u): %s",
+                kind_name(coll->kind), (unsigned long long)coll->key.sig,
+                (unsigned long long)coll->key.opid, coll->cur, coll->nsteps,
+                failed_peer, PMIx_Error_string(status));
+        } else {
+            rdp_log_info(COLL, "%s %016llx:%llu step %u/%u failed: %s",
+                         kind_name(coll->kind),
+                         (unsigned long long)coll->key.sig,
+                         (unsigned long long)coll->key.opid, coll->cur,
+                         coll->nsteps, PMIx_Error_string(status));
+        }
+        if (tell_others) {
+            send_aborts(coll);
+        }
+    }
+    schedule_done(engine);
+}
+
+static void coll_timeout(void *arg)
+{
+    coll_t *coll = arg;
+
+    rdp_log_warn(COLL, "%s %016llx:%llu timed out at step %u/%u",
+                 kind_name(coll->kind), (unsigned long long)coll->key.sig,
+                 (unsigned long long)coll->key.opid, coll->cur, coll->nsteps);
+    coll_finish(coll, PMIX_ERR_TIMEOUT, UINT32_MAX, 1);
+}
+
+/* ---- receiving into a collective ---- */
+
+enum hdr_verdict {
+    HDR_OK,
+    HDR_DROP,
+    HDR_MISMATCH
+};
+
+/* Check a DATA header against the running @a coll; on HDR_OK fill *x with
+ * the receive side of that step. */
+static enum hdr_verdict
+check_data_hdr(const coll_t *coll, const rdp_coll_hdr_t *h, rdp_sched_xfer_t *x)
+{
+    rdp_sched_step_t st;
+
+    if (h->alg != coll->alg) {
+        rdp_log_error(COLL,
+                      "%s %016llx:%llu: server %u runs %s, this one %s "
+                      "(RDPMIX_COLL_ALG and the size class must be identical "
+                      "on every server)",
+                      kind_name(coll->kind), (unsigned long long)h->sig,
+                      (unsigned long long)h->opid, h->sender,
+                      rdp_coll_alg_name(h->alg), rdp_coll_alg_name(coll->alg));
+        return HDR_MISMATCH;
+    }
+    if (h->nparts != coll->n || h->step >= coll->nsteps
+        || rdp_sched_step(coll->alg, coll->rank, coll->n, h->step, &st)
+               != PMIX_SUCCESS
+        || st.recv.peer < 0 || coll->parts[st.recv.peer] != h->sender
+        || h->nblocks != rdp_sched_xfer_nblocks(&st.recv)) {
+        rdp_log_warn(COLL,
+                     "%s %016llx:%llu: dropping an unexpected message from %u "
+                     "(step %u, %u blocks)",
+                     kind_name(coll->kind), (unsigned long long)h->sig,
+                     (unsigned long long)h->opid, h->sender, h->step,
+                     h->nblocks);
+        return HDR_DROP;
+    }
+    if (coll->steps[h->step] != STEP_WAITING) {
+        rdp_log_warn(COLL,
+                     "%s %016llx:%llu: dropping a duplicate of step %u "
+                     "from %u",
+                     kind_name(coll->kind), (unsigned long long)h->sig,
+                     (unsigned long long)h->opid, h->step, h->sender);
+        return HDR_DROP;
+    }
+    *x = st.recv;
+    return HDR_OK;
+}
+
+/* Walk the blocks of a payload expected to hold exactly the blocks of @a x.
+ * With @a ingest 0 only validate; with 1 record them (after validation). */
+static int walk_blocks(coll_t *coll, const rdp_sched_xfer_t *x,
+                       const uint8_t *p, size_t left, int ingest)
+{
+    for (uint32_t r = 0; r < x->nranges; r++) {
+        for (uint32_t i = 0; i < x->ranges[r].count; i++) {
+            uint32_t b = x->ranges[r].first + i;
+            uint64_t blen;
+
+            if (b >= coll->n) {
+                b -= coll->n;
+            }
+            if (left < RDP_COLL_BLK_HDR_LEN) {
+                return 0;
+            }
+            blen = rdp_coll_get_u64(p + 4);
+            if (rdp_coll_get_u32(p) != coll->parts[b]
+                || blen > left - RDP_COLL_BLK_HDR_LEN
+                || blen > RDP_COLL_MAX_BLOCK || coll->blocks[b].data != NULL) {
+                return 0;
+            }
+            if (ingest) {
+                coll->blocks[b].data = p + RDP_COLL_BLK_HDR_LEN;
+                coll->blocks[b].len  = blen;
+            }
+            p += RDP_COLL_BLK_HDR_LEN + blen;
+            left -= RDP_COLL_BLK_HDR_LEN + (size_t)blen;
+        }
+    }
+    return left == 0;
+}
+
+/* Validate and record a complete payload for its step; frees @a rx if it
+ * is malformed.  Returns 1 if the step was received. */
+static int ingest_rx(coll_t *coll, rx_t *rx)
+{
+    rdp_sched_step_t st;
+    uint32_t step = rx->hdr.step;
+
+    (void)rdp_sched_step(coll->alg, coll->rank, coll->n, step, &st);
+    if (coll->kind == RDP_COLL_BARRIER) {
+        if (rx->len != 0) {
+            goto err_malformed;
+        }
+    } else if (!walk_blocks(coll, &st.recv, rx->data, rx->len, 0)) {
+        goto err_malformed;
+    } else {
+        walk_blocks(coll, &st.recv, rx->data, rx->len, 1);
+    }
+    coll->steps[step] = STEP_RECEIVED;
+    return 1;
+
+err_malformed:
+    rdp_log_warn(COLL,
+                 "%s %016llx:%llu: dropping a malformed step %u "
+                 "payload (%zu bytes) from %u",
+                 kind_name(coll->kind), (unsigned long long)rx->hdr.sig,
+                 (unsigned long long)rx->hdr.opid, step, rx->len,
+                 rx->hdr.sender);
+    coll->engine->stats.dropped++;
+    coll->steps[step] = STEP_WAITING;
+    rx_free(rx);
+    return 0;
+}
+
+/* Apply an ABORT to a running collective. */
+static void apply_abort(coll_t *coll, const rdp_coll_hdr_t *h)
+{
+    pmix_status_t status = h->status;
+    uint32_t peer        = h->aux;
+
+    if (status >= 0) {
+        status = PMIX_ERR_UNREACH;
+    }
+    if (peer != UINT32_MAX && peer >= coll->engine->nuniverse) {
+        peer = UINT32_MAX;
+    }
+    rdp_log_debug(COLL, "%s %016llx:%llu: abort from %u", kind_name(coll->kind),
+                  (unsigned long long)h->sig, (unsigned long long)h->opid,
+                  h->sender);
+    coll_finish(coll, status, peer, 0);
+}
+
+/* Attach a message taken earlier (early queue) to the running @a coll.
+ * Consumes @a rx. */
+static void attach_rx(coll_t *coll, rx_t *rx)
+{
+    rdp_sched_xfer_t x;
+    enum hdr_verdict v;
+
+    rdp_list_del(&rx->link);
+    if (coll->state != COLL_RUNNING) {
+        rx_free(rx);
+        return;
+    }
+    if (rx->hdr.type == RDP_COLL_MSG_ABORT) {
+        apply_abort(coll, &rx->hdr);
+        rx_free(rx);
+        return;
+    }
+    v = check_data_hdr(coll, &rx->hdr, &x);
+    if (v != HDR_OK) {
+        coll->engine->stats.dropped++;
+        rx_free(rx);
+        if (v == HDR_MISMATCH) {
+            coll_finish(coll, PMIX_ERR_BAD_PARAM, UINT32_MAX, 1);
+        }
+        return;
+    }
+    rx->coll = coll;
+    rdp_list_push_back(&coll->segs, &rx->link);
+    if (rx->fetching) {
+        coll->steps[rx->hdr.step] = STEP_FETCHING;
+        coll->pending_io++;
+        return;
+    }
+    ingest_rx(coll, rx);
+}
+
+static void fetch_done(void *arg, pmix_status_t status)
+{
+    rx_t *rx                  = arg;
+    rdp_coll_engine_t *engine = rx->engine;
+    coll_t *coll              = rx->coll;
+
+    rx->fetching = 0;
+    if (rx->orphan) {
+        rdp_list_del(&rx->link);
+        rx_free(rx);
+        return;
+    }
+    if (coll == NULL) {
+        /* still in the early queue */
+        if (status != PMIX_SUCCESS) {
+            rdp_log_warn(COLL, "fetching an early payload from %u failed: %s",
+                         rx->hdr.sender, PMIx_Error_string(status));
+            engine->early_msgs--;
+            engine->early_bytes -= rx->len;
+            rx_free(rx);
+        }
+        return;
+    }
+    coll->pending_io--;
+    if (coll->state != COLL_RUNNING) {
+        rx_free(rx);
+        if (coll->state == COLL_CALLED && coll->pending_io == 0) {
+            rdp_list_del(&coll->link);
+            coll_free(coll);
+        }
+        return;
+    }
+    if (status != PMIX_SUCCESS) {
+        rdp_log_warn(COLL, "fetching step %u from %u failed: %s", rx->hdr.step,
+                     rx->hdr.sender, PMIx_Error_string(status));
+        coll->steps[rx->hdr.step] = STEP_WAITING;
+        rx_free(rx);
+        coll_finish(coll, PMIX_ERR_UNREACH, rx->hdr.sender, 1);
+        return;
+    }
+    if (ingest_rx(coll, rx)) {
+        coll_advance(coll);
+    }
+}
+
+/* Run the schedule as far as the received steps allow. */
+static void coll_advance(coll_t *coll)
+{
+    rdp_sched_step_t st;
+    pmix_status_t status;
+
+    while (coll->state == COLL_RUNNING) {
+        if (coll->cur == coll->nsteps) {
+            coll_finish(coll, PMIX_SUCCESS, UINT32_MAX, 0);
+            return;
+        }
+        (void)rdp_sched_step(coll->alg, coll->rank, coll->n, coll->cur, &st);
+        if (!coll->entered) {
+            coll->entered = 1;
+            if (st.send.peer >= 0) {
+                status = post_step_send(coll, coll->cur, &st.send);
+                if (status != PMIX_SUCCESS) {
+                    if (status == PMIX_ERR_NOMEM) {
+                        coll_finish(coll, status, UINT32_MAX, 1);
+                    } else {
+                        coll_finish(coll, PMIX_ERR_UNREACH,
+                                    coll->parts[st.send.peer], 1);
+                    }
+                    return;
+                }
+            }
+        }
+        if (st.recv.peer >= 0 && coll->steps[coll->cur] != STEP_RECEIVED) {
+            return;
+        }
+        coll->cur++;
+        coll->entered = 0;
+    }
+}
+
+/* ---- early arrivals ---- */
+
+static void early_drop_key(rdp_coll_engine_t *engine, const coll_key_t *key)
+{
+    early_t *e = rdp_hash_remove(&engine->early, key, sizeof(*key));
+    rx_t *rx;
+    rx_t *tmp;
+
+    if (e == NULL) {
+        return;
+    }
+    rdp_list_for_each_safe(rx, tmp, &e->msgs, link) {
+        engine->early_msgs--;
+        engine->early_bytes -= rx->len;
+        rx_free(rx);
+    }
+    rdp_free(e);
+}
+
+static enum rdp_tl_rx_disp early_enqueue(rdp_coll_engine_t *engine,
+                                         const rdp_coll_hdr_t *h,
+                                         const rdp_tl_rx_t *trx)
+{
+    enum rdp_tl_rx_disp disp = RDP_TL_RX_DONE;
+    coll_key_t key;
+    early_t *e;
+    rx_t *rx;
+
+    make_key(&key, h->kind, h->sig, h->opid);
+    if (engine->early_msgs + 1 > engine->early_max_msgs
+        || trx->len > engine->early_max_bytes - engine->early_bytes) {
+        rdp_log_warn(COLL,
+                     "early-arrival queue full (%zu messages, %zu bytes): "
+                     "%s %016llx:%llu loses a message from %u and will fail",
+                     engine->early_msgs, engine->early_bytes,
+                     kind_name(h->kind), (unsigned long long)h->sig,
+                     (unsigned long long)h->opid, h->sender);
+        engine->stats.early_overflow++;
+        keymem_add(&engine->poisoned, &key);
+        early_drop_key(engine, &key);
+        return RDP_TL_RX_DONE;
+    }
+    e = rdp_hash_get(&engine->early, &key, sizeof(key));
+    if (e == NULL) {
+        e = rdp_calloc(1, sizeof(*e));
+        if (e == NULL) {
+            goto err_nomem;
+        }
+        e->key = key;
+        rdp_list_init(&e->msgs);
+        if (rdp_hash_set(&engine->early, &key, sizeof(key), e, NULL)
+            != PMIX_SUCCESS) {
+            rdp_free(e);
+            goto err_nomem;
+        }
+    }
+    rx = rx_create(engine, h);
+    if (rx == NULL) {
+        goto err_nomem;
+    }
+    if (rx_take_payload(rx, trx, &disp) != PMIX_SUCCESS) {
+        rdp_free(rx->buf);
+        rdp_free(rx);
+        goto err_nomem;
+    }
+    rdp_list_push_back(&e->msgs, &rx->link);
+    engine->early_msgs++;
+    engine->early_bytes += rx->len;
+    return disp;
+
+err_nomem:
+    /* losing a message is as fatal for its collective as an overflow */
+    keymem_add(&engine->poisoned, &key);
+    early_drop_key(engine, &key);
+    return disp;
+}
+
+/* ---- the transport's upcalls ---- */
+
+/* Header checks that need no collective. */
+static int hdr_sane(const rdp_coll_engine_t *engine, const rdp_coll_hdr_t *h,
+                    const rdp_tl_rx_t *trx)
+{
+    if (h->type != RDP_COLL_MSG_DATA && h->type != RDP_COLL_MSG_ABORT) {
+        return 0;
+    }
+    if (h->kind != RDP_COLL_BARRIER && h->kind != RDP_COLL_ALLGATHER) {
+        return 0;
+    }
+    if (h->nparts == 0 || h->nparts > engine->nuniverse
+        || h->sender >= engine->nuniverse || h->sender == engine->me) {
+        return 0;
+    }
+    if (trx->peer != RDP_TL_PEER_UNKNOWN && trx->peer != h->sender) {
+        return 0;
+    }
+    if (h->type == RDP_COLL_MSG_ABORT) {
+        return trx->len == 0;
+    }
+    if (h->alg == RDP_COLL_ALG_DISSEM) {
+        if (h->kind != RDP_COLL_BARRIER || h->nblocks != 0 || trx->len != 0) {
+            return 0;
+        }
+    } else if (h->kind != RDP_COLL_ALLGATHER
+               || (h->alg != RDP_COLL_ALG_RD && h->alg != RDP_COLL_ALG_BRUCK
+                   && h->alg != RDP_COLL_ALG_RING)) {
+        return 0;
+    }
+    if (h->step >= rdp_sched_nsteps(h->alg, h->nparts) || h->nblocks > h->nparts
+        || trx->len < (uint64_t)h->nblocks * RDP_COLL_BLK_HDR_LEN) {
+        return 0;
+    }
+    return 1;
+}
+
+static enum rdp_tl_rx_disp engine_recv(void *arg, const rdp_tl_rx_t *trx)
+{
+    rdp_coll_engine_t *engine = arg;
+    enum rdp_tl_rx_disp disp  = RDP_TL_RX_DONE;
+    rdp_sched_xfer_t x;
+    rdp_coll_hdr_t h;
+    coll_key_t key;
+    coll_t *coll;
+    rx_t *rx;
+
+    ENGINE_ASSERT_OWNER(engine);
+    if (rdp_coll_hdr_decode(trx->hdr, trx->hdr_len, &h) != PMIX_SUCCESS
+        || !hdr_sane(engine, &h, trx)) {
+        rdp_log_warn(COLL,
+                     "dropping a malformed message (%zu-byte header, "
+                     "%zu-byte payload) from peer %d",
+                     trx->hdr_len, trx->len,
+                     trx->peer == RDP_TL_PEER_UNKNOWN ? -1 : (int)trx->peer);
+        engine->stats.dropped++;
+        return RDP_TL_RX_DONE;
+    }
+    make_key(&key, h.kind, h.sig, h.opid);
+    coll = rdp_hash_get(&engine->colls, &key, sizeof(key));
+    if (coll == NULL) {
+        if (keymem_has(&engine->finished, &key)
+            || keymem_has(&engine->poisoned, &key)) {
+            rdp_log_debug(COLL,
+                          "%s %016llx:%llu is over here: dropping a "
+                          "late message from %u",
+                          kind_name(h.kind), (unsigned long long)h.sig,
+                          (unsigned long long)h.opid, h.sender);
+            engine->stats.dropped++;
+            return RDP_TL_RX_DONE;
+        }
+        return early_enqueue(engine, &h, trx);
+    }
+    if (h.type == RDP_COLL_MSG_ABORT) {
+        apply_abort(coll, &h);
+        return RDP_TL_RX_DONE;
+    }
+    switch (check_data_hdr(coll, &h, &x)) {
+    case HDR_DROP:
+        engine->stats.dropped++;
+        return RDP_TL_RX_DONE;
+    case HDR_MISMATCH:
+        engine->stats.dropped++;
+        coll_finish(coll, PMIX_ERR_BAD_PARAM, UINT32_MAX, 1);
+        return RDP_TL_RX_DONE;
+    case HDR_OK:
+        break;
+    }
+    /* validate in place before keeping or copying anything */
+    if (trx->kind != RDP_TL_DATA_RNDV && coll->kind == RDP_COLL_ALLGATHER
+        && !walk_blocks(coll, &x, trx->data, trx->len, 0)) {
+        rdp_log_warn(COLL,
+                     "%s %016llx:%llu: dropping a malformed step %u "
+                     "payload (%zu bytes) from %u",
+                     kind_name(coll->kind), (unsigned long long)h.sig,
+                     (unsigned long long)h.opid, h.step, trx->len, h.sender);
+        engine->stats.dropped++;
+        return RDP_TL_RX_DONE;
+    }
+    rx = rx_create(engine, &h);
+    if (rx == NULL) {
+        coll_finish(coll, PMIX_ERR_NOMEM, UINT32_MAX, 1);
+        return RDP_TL_RX_DONE;
+    }
+    if (rx_take_payload(rx, trx, &disp) != PMIX_SUCCESS) {
+        rdp_free(rx->buf);
+        rdp_free(rx);
+        coll_finish(coll, PMIX_ERR_NOMEM, UINT32_MAX, 1);
+        return disp;
+    }
+    rx->coll = coll;
+    rdp_list_push_back(&coll->segs, &rx->link);
+    if (rx->fetching) {
+        coll->steps[h.step] = STEP_FETCHING;
+        coll->pending_io++;
+        return disp;
+    }
+    if (ingest_rx(coll, rx)) {
+        coll_advance(coll);
+    }
+    return disp;
+}
+
+static void engine_peer_failed(void *arg, uint32_t peer, pmix_status_t status)
+{
+    rdp_coll_engine_t *engine = arg;
+    coll_t *coll;
+    coll_t *tmp;
+
+    ENGINE_ASSERT_OWNER(engine);
+    if (peer >= engine->nuniverse || peer == engine->me) {
+        rdp_log_warn(COLL, "ignoring a failure report for bad peer %u", peer);
+        return;
+    }
+    if (engine->failed[peer]) {
+        return;
+    }
+    rdp_log_info(COLL, "peer %u failed: %s", peer, PMIx_Error_string(status));
+    engine->failed[peer] = 1;
+    rdp_list_for_each_safe(coll, tmp, &engine->running, link) {
+        if (find_part(coll->parts, coll->n, peer) >= 0) {
+            coll_finish(coll, PMIX_ERR_UNREACH, peer, 1);
+        }
+    }
+}
+
+/* ---- engine ---- */
+
+pmix_status_t rdp_coll_engine_create(const rdp_coll_engine_config_t *cfg,
+                                     rdp_coll_engine_t **engine_p)
+{
+    rdp_coll_engine_t *engine;
+    pmix_status_t status;
+
+    if (cfg == NULL || engine_p == NULL || cfg->tl_ops == NULL
+        || cfg->tl_ops->bind == NULL || cfg->tl_ops->unbind == NULL
+        || cfg->tl_ops->send == NULL || cfg->tl_ops->fetch == NULL
+        || cfg->tl_ops->release == NULL || cfg->nuniverse == 0
+        || cfg->nuniverse > INT32_MAX || cfg->me >= cfg->nuniverse
+        || cfg->alg >= RDP_COLL_ALG_LAST || cfg->alg == RDP_COLL_ALG_DISSEM) {
+        rdp_log_error(COLL, "bad collective engine configuration");
+        return PMIX_ERR_BAD_PARAM;
+    }
+    engine = rdp_calloc(1, sizeof(*engine));
+    if (engine == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    engine->ops             = cfg->tl_ops;
+    engine->ctx             = cfg->tl_ctx;
+    engine->nuniverse       = cfg->nuniverse;
+    engine->me              = cfg->me;
+    engine->loop            = cfg->loop;
+    engine->early_max_msgs  = cfg->early_max_msgs != 0
+                                  ? cfg->early_max_msgs
+                                  : RDP_COLL_EARLY_MAX_MSGS_DEFAULT;
+    engine->early_max_bytes = cfg->early_max_bytes != 0
+                                  ? cfg->early_max_bytes
+                                  : RDP_COLL_EARLY_MAX_BYTES_DEFAULT;
+    rdp_list_init(&engine->running);
+    rdp_list_init(&engine->done);
+    rdp_list_init(&engine->zombies);
+    rdp_list_init(&engine->sends);
+    rdp_list_init(&engine->orphans);
+    engine->forced = cfg->alg;
+    if (engine->forced == RDP_COLL_ALG_AUTO) {
+        status = rdp_coll_alg_from_env(&engine->forced);
+        if (status != PMIX_SUCCESS) {
+            goto err_free;
+        }
+    }
+    status         = PMIX_ERR_NOMEM;
+    engine->failed = rdp_calloc(cfg->nuniverse, 1);
+    if (engine->failed == NULL) {
+        goto err_free;
+    }
+    if (rdp_hash_init(&engine->colls, 0) != PMIX_SUCCESS) {
+        goto err_failed;
+    }
+    if (rdp_hash_init(&engine->early, 0) != PMIX_SUCCESS) {
+        goto err_colls;
+    }
+    if (keymem_init(&engine->finished, RDP_COLL_KEY_MEMORY) != PMIX_SUCCESS) {
+        goto err_early;
+    }
+    if (keymem_init(&engine->poisoned, RDP_COLL_KEY_MEMORY) != PMIX_SUCCESS) {
+        goto err_finished;
+    }
+    if (engine->loop != NULL) {
+        status =
+            rdp_timer_create(engine->loop, defer_fired, engine, &engine->defer);
+        if (status != PMIX_SUCCESS) {
+            goto err_poisoned;
+        }
+    }
+    engine->up.recv        = engine_recv;
+    engine->up.peer_failed = engine_peer_failed;
+    status = engine->ops->bind(engine->ctx, &engine->up, engine);
+    if (status != PMIX_SUCCESS) {
+        rdp_log_error(COLL, "cannot bind to transport %s: %s",
+                      engine->ops->name != NULL ? engine->ops->name : "?",
+                      PMIx_Error_string(status));
+        goto err_defer;
+    }
+    engine->bound = 1;
+    *engine_p     = engine;
+    return PMIX_SUCCESS;
+
+err_defer:
+    rdp_timer_destroy(engine->defer);
+err_poisoned:
+    keymem_cleanup(&engine->poisoned);
+err_finished:
+    keymem_cleanup(&engine->finished);
+err_early:
+    rdp_hash_cleanup(&engine->early);
+err_colls:
+    rdp_hash_cleanup(&engine->colls);
+err_failed:
+    rdp_free(engine->failed);
+err_free:
+    rdp_free(engine);
+    return status;
+}
+
+static void free_coll_list_unbound(rdp_list_t *list)
+{
+    rdp_list_t *item;
+
+    while ((item = rdp_list_pop_front(list)) != NULL) {
+        coll_t *coll = rdp_container_of(item, coll_t, link);
+        rdp_list_t *ri;
+
+        while ((ri = rdp_list_pop_front(&coll->segs)) != NULL) {
+            rx_free_unbound(rdp_container_of(ri, rx_t, link));
+        }
+        coll_free(coll);
+    }
+}
+
+void rdp_coll_engine_destroy(rdp_coll_engine_t *engine)
+{
+    rdp_list_t *item;
+    rdp_hash_entry_t *ent;
+    size_t i;
+
+    if (engine == NULL) {
+        return;
+    }
+    /* after unbind nothing calls back and no buffer is read or written */
+    if (engine->bound) {
+        engine->ops->unbind(engine->ctx);
+        engine->bound = 0;
+    }
+    while ((item = rdp_list_pop_front(&engine->sends)) != NULL) {
+        rdp_free(rdp_container_of(item, sreq_t, link));
+    }
+    while ((item = rdp_list_pop_front(&engine->orphans)) != NULL) {
+        rx_free_unbound(rdp_container_of(item, rx_t, link));
+    }
+    free_coll_list_unbound(&engine->running);
+    free_coll_list_unbound(&engine->done);
+    free_coll_list_unbound(&engine->zombies);
+    rdp_hash_for_each(ent, &engine->early, i) {
+        early_t *e = ent->value;
+
+        while ((item = rdp_list_pop_front(&e->msgs)) != NULL) {
+            rx_free_unbound(rdp_container_of(item, rx_t, link));
+        }
+        rdp_free(e);
+    }
+    rdp_hash_cleanup(&engine->early);
+    rdp_hash_cleanup(&engine->colls);
+    keymem_cleanup(&engine->finished);
+    keymem_cleanup(&engine->poisoned);
+    rdp_timer_destroy(engine->defer);
+    rdp_free(engine->failed);
+    rdp_free(engine);
+}
+
+size_t rdp_coll_engine_progress(rdp_coll_engine_t *engine)
+{
+    coll_t *coll;
+    coll_t *tmp;
+    double now = 0;
+
+    if (engine == NULL) {
+        return 0;
+    }
+    ENGINE_ASSERT_OWNER(engine);
+    rdp_list_for_each_safe(coll, tmp, &engine->running, link) {
+        if (coll->deadline > 0) {
+            if (now == 0) {
+                now = rdp_time_now();
+            }
+            if (now >= coll->deadline) {
+                coll_timeout(coll);
+            }
+        }
+    }
+    return run_done(engine);
+}
+
+size_t rdp_coll_engine_active(const rdp_coll_engine_t *engine)
+{
+    return rdp_list_length(&engine->running) + rdp_list_length(&engine->done);
+}
+
+void rdp_coll_engine_get_stats(const rdp_coll_engine_t *engine,
+                               rdp_coll_engine_stats_t *stats_p)
+{
+    *stats_p             = engine->stats;
+    stats_p->early_msgs  = engine->early_msgs;
+    stats_p->early_bytes = engine->early_bytes;
+}
+
+/* ---- starting a collective ---- */
+
+static pmix_status_t check_args(const rdp_coll_engine_t *engine,
+                                const rdp_coll_args_t *args, int64_t *rank_p)
+{
+    int64_t rank;
+
+    if (args->kind != RDP_COLL_BARRIER && args->kind != RDP_COLL_ALLGATHER) {
+        rdp_log_error(COLL, "unknown collective kind %d", (int)args->kind);
+        return PMIX_ERR_BAD_PARAM;
+    }
+    if (args->parts == NULL || args->nparts == 0
+        || args->nparts > engine->nuniverse) {
+        rdp_log_error(COLL, "collective with %u participants out of %u",
+                      args->nparts, engine->nuniverse);
+        return PMIX_ERR_BAD_PARAM;
+    }
+    for (uint32_t i = 0; i < args->nparts; i++) {
+        if (args->parts[i] >= engine->nuniverse
+            || (i > 0 && args->parts[i] <= args->parts[i - 1])) {
+            rdp_log_error(COLL,
+                          "participant list not sorted, unique and "
+                          "below %u (entry %u)",
+                          engine->nuniverse, i);
+            return PMIX_ERR_BAD_PARAM;
+        }
+    }
+    rank = find_part(args->parts, args->nparts, engine->me);
+    if (rank < 0) {
+        rdp_log_error(COLL, "server %u is not among the participants",
+                      engine->me);
+        return PMIX_ERR_BAD_PARAM;
+    }
+    if (args->kind == RDP_COLL_ALLGATHER
+        && ((args->data == NULL && args->len != 0)
+            || (uint64_t)args->len > RDP_COLL_MAX_BLOCK)) {
+        rdp_log_error(COLL, "bad allgather contribution (%zu bytes)",
+                      args->len);
+        return PMIX_ERR_BAD_PARAM;
+    }
+    if (args->size_class > RDP_COLL_SIZE_LARGE) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    *rank_p = rank;
+    return PMIX_SUCCESS;
+}
+
+static pmix_status_t coll_create(rdp_coll_engine_t *engine,
+                                 const rdp_coll_args_t *args, uint32_t rank,
+                                 coll_t **coll_p)
+{
+    coll_t *coll = rdp_calloc(1, sizeof(*coll));
+
+    if (coll == NULL) {
+        goto err_nomem;
+    }
+    rdp_list_init(&coll->link);
+    rdp_list_init(&coll->segs);
+    coll->engine      = engine;
+    coll->kind        = args->kind;
+    coll->size_class  = args->size_class;
+    coll->n           = args->nparts;
+    coll->rank        = rank;
+    coll->failed_peer = UINT32_MAX;
+    make_key(&coll->key, args->kind,
+             rdp_coll_signature(args->parts, args->nparts), args->opid);
+    coll->alg =
+        rdp_coll_select(args->kind, coll->n, args->size_class, engine->forced);
+    coll->nsteps = rdp_sched_nsteps(coll->alg, coll->n);
+    coll->parts  = rdp_malloc((size_t)coll->n * sizeof(*coll->parts));
+    coll->steps  = rdp_calloc(coll->nsteps + 1, 1);
+    if (coll->parts == NULL || coll->steps == NULL) {
+        goto err_free;
+    }
+    memcpy(coll->parts, args->parts, (size_t)coll->n * sizeof(*coll->parts));
+    if (coll->kind == RDP_COLL_ALLGATHER) {
+        coll->blocks = rdp_calloc(coll->n, sizeof(*coll->blocks));
+        coll->own    = rdp_malloc(RDP_COLL_BLK_HDR_LEN + args->len);
+        if (coll->blocks == NULL || coll->own == NULL) {
+            goto err_free;
+        }
+        for (uint32_t i = 0; i < coll->n; i++) {
+            coll->blocks[i].origin = coll->parts[i];
+        }
+        rdp_coll_put_u32(coll->own, engine->me);
+        rdp_coll_put_u64(coll->own + 4, args->len);
+        if (args->len > 0) {
+            memcpy(coll->own + RDP_COLL_BLK_HDR_LEN, args->data, args->len);
+        }
+        coll->blocks[rank].data = coll->own + RDP_COLL_BLK_HDR_LEN;
+        coll->blocks[rank].len  = args->len;
+    }
+    if (args->timeout > 0) {
+        if (engine->loop != NULL) {
+            if (rdp_timer_create(engine->loop, coll_timeout, coll, &coll->timer)
+                != PMIX_SUCCESS) {
+                goto err_free;
+            }
+            rdp_timer_start(coll->timer, args->timeout);
+        } else {
+            coll->deadline = rdp_time_now() + args->timeout;
+        }
+    }
+    *coll_p = coll;
+    return PMIX_SUCCESS;
+
+err_free:
+    coll_free(coll);
+err_nomem:
+    rdp_log_error(COLL, "cannot allocate a collective of %u participants",
+                  args->nparts);
+    return PMIX_ERR_NOMEM;
+}
+
+pmix_status_t rdp_coll_start(rdp_coll_engine_t *engine,
+                             const rdp_coll_args_t *args, rdp_coll_cb_t cb,
+                             void *cbarg)
+{
+    coll_t *coll;
+    early_t *early;
+    int64_t rank;
+    pmix_status_t status;
+
+    if (engine == NULL || args == NULL || cb == NULL) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    ENGINE_ASSERT_OWNER(engine);
+    status = check_args(engine, args, &rank);
+    if (status != PMIX_SUCCESS) {
+        return status;
+    }
+    status = coll_create(engine, args, (uint32_t)rank, &coll);
+    if (status != PMIX_SUCCESS) {
+        return status;
+    }
+    if (rdp_hash_get(&engine->colls, &coll->key, sizeof(coll->key)) != NULL) {
+        rdp_log_error(COLL, "%s %016llx:%llu is already running",
+                      kind_name(coll->kind), (unsigned long long)coll->key.sig,
+                      (unsigned long long)coll->key.opid);
+        coll_free(coll);
+        return PMIX_ERR_EXISTS;
+    }
+    status =
+        rdp_hash_set(&engine->colls, &coll->key, sizeof(coll->key), coll, NULL);
+    if (status != PMIX_SUCCESS) {
+        coll_free(coll);
+        return status;
+    }
+    coll->cb    = cb;
+    coll->cbarg = cbarg;
+    rdp_list_push_back(&engine->running, &coll->link);
+    keymem_remove(&engine->finished, &coll->key);
+    engine->stats.started++;
+    rdp_log_debug(COLL,
+                  "%s %016llx:%llu: %u participants, rank %u, %s, "
+                  "%u steps",
+                  kind_name(coll->kind), (unsigned long long)coll->key.sig,
+                  (unsigned long long)coll->key.opid, coll->n, coll->rank,
+                  rdp_coll_alg_name(coll->alg), coll->nsteps);
+
+    if (keymem_has(&engine->poisoned, &coll->key)) {
+        keymem_remove(&engine->poisoned, &coll->key);
+        rdp_log_error(COLL,
+                      "%s %016llx:%llu lost a message to early-arrival "
+                      "queue overflow",
+                      kind_name(coll->kind), (unsigned long long)coll->key.sig,
+                      (unsigned long long)coll->key.opid);
+        early_drop_key(engine, &coll->key);
+        coll_finish(coll, PMIX_ERR_OUT_OF_RESOURCE, UINT32_MAX, 1);
+        return PMIX_SUCCESS;
+    }
+    for (uint32_t i = 0; i < coll->n; i++) {
+        if (engine->failed[coll->parts[i]]) {
+            early_drop_key(engine, &coll->key);
+            coll_finish(coll, PMIX_ERR_UNREACH, coll->parts[i], 1);
+            return PMIX_SUCCESS;
+        }
+    }
+    early = rdp_hash_remove(&engine->early, &coll->key, sizeof(coll->key));
+    if (early != NULL) {
+        rdp_list_t *item;
+
+        while ((item = rdp_list_pop_front(&early->msgs)) != NULL) {
+            rx_t *rx = rdp_container_of(item, rx_t, link);
+
+            engine->early_msgs--;
+            engine->early_bytes -= rx->len;
+            attach_rx(coll, rx);
+        }
+        rdp_free(early);
+    }
+    coll_advance(coll);
+    return PMIX_SUCCESS;
+}

@@ -1,0 +1,158 @@
+/* coll.h - the collective engine: many concurrent collectives over a tl */
+#ifndef RDP_COLL_COLL_H
+#define RDP_COLL_COLL_H
+
+#include <pmix_common.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "coll/sched.h"
+#include "coll/select.h"
+#include "coll/tl.h"
+#include "core/loop/loop.h"
+
+/*
+ * One engine per server, over one transport that reaches the P servers of
+ * the universe (indices 0..P-1; this server is `me`).  A collective runs
+ * over a subset of the universe, the participants: a sorted list of
+ * distinct universe indices that includes `me` and that every participant
+ * passes identically.  It is keyed by (kind, participant signature, opid);
+ * the caller makes opid unique per participant set (a group id hash, a
+ * PMIX_CONNECT_ID hash, or a per-signature sequence number) and never
+ * reuses a key while an earlier collective with that key may still have
+ * messages in flight.
+ *
+ * Threads: the engine belongs to the thread that runs @a loop (or, without
+ * a loop, to the thread that calls rdp_coll_engine_progress), which must
+ * also be the transport's thread.  Completion callbacks never run inside
+ * rdp_coll_start nor inside a transport upcall: they run from the loop (a
+ * zero-delay timer) or from rdp_coll_engine_progress.
+ *
+ * Failure statuses handed to the completion callback:
+ *   PMIX_ERR_UNREACH          a participant failed (transport report or an
+ *                             abort message from another participant);
+ *                             result.failed_peer names it when known
+ *   PMIX_ERR_TIMEOUT          args.timeout passed
+ *   PMIX_ERR_OUT_OF_RESOURCE  early-arrival queue overflow lost a message
+ *                             of this collective
+ *   PMIX_ERR_BAD_PARAM        participants disagree on the algorithm
+ *                             (RDPMIX_COLL_ALG or size class differ)
+ *   PMIX_ERR_NOMEM            out of memory
+ * A participant that fails a collective sends an abort (carrying that
+ * status) to every other live participant, so nobody waits for a timeout.
+ */
+
+typedef struct rdp_coll_engine rdp_coll_engine_t;
+
+/* Early-arrival queue bounds (messages of collectives not started here). */
+#define RDP_COLL_EARLY_MAX_MSGS_DEFAULT  4096u
+#define RDP_COLL_EARLY_MAX_BYTES_DEFAULT (64u * 1024u * 1024u)
+/** Keys remembered as finished (late messages for them are dropped) and as
+ * failed by overflow (their start fails at once). */
+#define RDP_COLL_KEY_MEMORY 4096u
+/** Largest block the engine accepts (a sanity bound, not a protocol one). */
+#define RDP_COLL_MAX_BLOCK ((uint64_t)1 << 40)
+
+typedef struct rdp_coll_engine_config {
+    const rdp_tl_ops_t *tl_ops; /**< borrowed; must outlive the engine */
+    void *tl_ctx;               /**< borrowed; the engine binds to it */
+    uint32_t nuniverse;         /**< P, >= 1 */
+    uint32_t me;                /**< this server's index, < P */
+    /** Loop for timers and deferred callbacks; NULL: the owner calls
+     * rdp_coll_engine_progress (tests, simulations). Borrowed. */
+    rdp_loop_t *loop;
+    size_t early_max_msgs;  /**< 0: RDP_COLL_EARLY_MAX_MSGS_DEFAULT */
+    size_t early_max_bytes; /**< 0: RDP_COLL_EARLY_MAX_BYTES_DEFAULT */
+    /** AUTO: read RDPMIX_COLL_ALG; anything else forces that allgather
+     * algorithm (tests). */
+    enum rdp_coll_alg alg;
+} rdp_coll_engine_config_t;
+
+/** Create an engine and bind it to the transport.  PMIX_ERR_BAD_PARAM for a
+ * bad config or RDPMIX_COLL_ALG value, PMIX_ERR_NOMEM, or the bind error.
+ * @param [in] cfg  borrowed; copied */
+pmix_status_t rdp_coll_engine_create(const rdp_coll_engine_config_t *cfg,
+                                     rdp_coll_engine_t **engine_p);
+
+/** Unbind from the transport and free everything.  Collectives still
+ * pending are abandoned: their callbacks never run.  Accepts NULL.  Must
+ * not be called from inside a completion callback. */
+void rdp_coll_engine_destroy(rdp_coll_engine_t *engine);
+
+/** Loop-less engines only: run due completion callbacks and expire
+ * timeouts.  Returns how many callbacks ran. */
+size_t rdp_coll_engine_progress(rdp_coll_engine_t *engine);
+
+/** Number of collectives started and not yet called back. */
+size_t rdp_coll_engine_active(const rdp_coll_engine_t *engine);
+
+/** Counters, for tests and rdpmix-info. */
+typedef struct rdp_coll_engine_stats {
+    uint64_t started;
+    uint64_t completed;      /**< callbacks run, any status */
+    uint64_t early_msgs;     /**< messages now in the early queue */
+    uint64_t early_bytes;    /**< payload bytes they hold */
+    uint64_t early_overflow; /**< messages lost to the bound */
+    uint64_t dropped;        /**< malformed, stale or unexpected messages */
+} rdp_coll_engine_stats_t;
+
+void rdp_coll_engine_get_stats(const rdp_coll_engine_t *engine,
+                               rdp_coll_engine_stats_t *stats_p);
+
+/** One participant's contribution, as handed to the completion callback. */
+typedef struct rdp_coll_block {
+    const void *data; /**< borrowed: valid during the callback only */
+    uint64_t len;
+    uint32_t origin; /**< universe index of the contributor */
+} rdp_coll_block_t;
+
+/** What the completion callback gets; everything borrowed for the call. */
+typedef struct rdp_coll_result {
+    pmix_status_t status;
+    enum rdp_coll_kind kind;
+    enum rdp_coll_alg alg;
+    uint64_t opid;
+    /** Allgather success: nblocks == nparticipants, blocks[i] is the block
+     * of the i-th participant (sorted by universe index).  Otherwise NULL
+     * and 0. */
+    const rdp_coll_block_t *blocks;
+    uint32_t nblocks;
+    uint32_t failed_peer; /**< UINT32_MAX unless status names a peer */
+    uint32_t nsteps;      /**< schedule steps completed */
+    uint64_t msgs_sent;   /**< messages this server sent for it */
+    uint64_t bytes_sent;  /**< payload bytes of those messages */
+} rdp_coll_result_t;
+
+typedef void (*rdp_coll_cb_t)(const rdp_coll_result_t *result, void *arg);
+
+typedef struct rdp_coll_args {
+    enum rdp_coll_kind kind;
+    uint64_t opid;
+    const uint32_t *parts; /**< sorted distinct universe indices, incl. me */
+    uint32_t nparts;
+    const void *data; /**< allgather: my block (copied), may be NULL
+                                when len is 0; ignored by barriers */
+    size_t len;
+    enum rdp_coll_size_class size_class; /**< identical everywhere */
+    double timeout;                      /**< seconds; <= 0: none */
+} rdp_coll_args_t;
+
+/**
+ * Start a collective.  On PMIX_SUCCESS @a cb(result, @a cbarg) runs exactly
+ * once, later; on an error return it never runs.  Errors:
+ * PMIX_ERR_BAD_PARAM (unsorted/duplicate/out-of-range participants, me
+ * missing, unknown kind, a timeout without a loop is fine), PMIX_ERR_EXISTS
+ * (the same key is running), PMIX_ERR_NOMEM.  A collective including a peer
+ * already known to have failed is started and fails with PMIX_ERR_UNREACH.
+ * @param [in] args  borrowed; parts and data are copied before return
+ */
+pmix_status_t rdp_coll_start(rdp_coll_engine_t *engine,
+                             const rdp_coll_args_t *args, rdp_coll_cb_t cb,
+                             void *cbarg);
+
+/** The participant signature used in collective keys: a 64-bit hash of the
+ * sorted participant list. */
+uint64_t rdp_coll_signature(const uint32_t *parts, uint32_t nparts);
+
+#endif

@@ -1,0 +1,61 @@
+/* select.h - choosing a collective algorithm from facts all participants share */
+#ifndef RDP_COLL_SELECT_H
+#define RDP_COLL_SELECT_H
+
+#include <pmix_common.h>
+
+#include <stdint.h>
+
+#include "coll/sched.h"
+
+/** What a collective does. */
+enum rdp_coll_kind {
+    RDP_COLL_BARRIER   = 1, /**< no data: dissemination barrier */
+    RDP_COLL_ALLGATHER = 2  /**< every participant gets every block */
+};
+
+/**
+ * Size class of an allgather, which every participant must pass
+ * identically (never the local block size: it differs between servers).
+ * The usual source is the previous result over the same participants,
+ * which every participant received identically:
+ * rdp_coll_size_class_of(total bytes of that result, n).
+ */
+enum rdp_coll_size_class {
+    RDP_COLL_SIZE_UNKNOWN = 0, /**< treated as SMALL */
+    RDP_COLL_SIZE_SMALL   = 1,
+    RDP_COLL_SIZE_MEDIUM  = 2,
+    RDP_COLL_SIZE_LARGE   = 3
+};
+
+/* Thresholds, in average bytes per block.  Placeholders until bench/
+ * measures the crossovers over UCX (see docs/coll.md). */
+#define RDP_COLL_SMALL_MAX_BLOCK (16u * 1024u)
+#define RDP_COLL_LARGE_MIN_BLOCK (256u * 1024u)
+/** Ring only pays off while its n - 1 steps are few compared with the
+ * bandwidth it saves over log-step algorithms on congested links. */
+#define RDP_COLL_RING_MAX_PEERS 32u
+
+/** Size class of @a total_bytes spread over @a n blocks. */
+enum rdp_coll_size_class rdp_coll_size_class_of(uint64_t total_bytes,
+                                                uint32_t n);
+
+/** Parse an RDPMIX_COLL_ALG value: "recursive_doubling" (or "rd"),
+ * "bruck", "ring", "auto".  PMIX_ERR_BAD_PARAM for anything else. */
+pmix_status_t rdp_coll_alg_parse(const char *s, enum rdp_coll_alg *alg_p);
+
+/** Read RDPMIX_COLL_ALG (unset or empty: AUTO).  Logs and returns
+ * PMIX_ERR_BAD_PARAM for an unknown value. */
+pmix_status_t rdp_coll_alg_from_env(enum rdp_coll_alg *alg_p);
+
+/**
+ * The algorithm for a collective of @a n participants.  Barriers always
+ * use dissemination; an allgather uses @a forced when it is not AUTO, else
+ * ring for LARGE blocks over at most RDP_COLL_RING_MAX_PEERS participants,
+ * else recursive doubling for a power of two and Bruck otherwise.
+ */
+enum rdp_coll_alg rdp_coll_select(enum rdp_coll_kind kind, uint32_t n,
+                                  enum rdp_coll_size_class size_class,
+                                  enum rdp_coll_alg forced);
+
+#endif

@@ -1,0 +1,1349 @@
+/* test_coll_engine.c - the collective engine over the loopback transport */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "coll/coll.h"
+#include "coll/loopback.h"
+#include "coll/msg.h"
+#include "core/loop/loop.h"
+
+/* ---- harness ---- */
+
+static uint64_t base_seed;
+
+static uint64_t mix(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+/* block length of universe index u in operation opid, per length policy */
+enum len_policy {
+    LEN_SMALL, /* 0..40 bytes, some empty */
+    LEN_TINY,  /* 0..3 bytes (large P) */
+    LEN_BIG    /* 0, 1 MiB and a spread */
+};
+
+static size_t block_len(enum len_policy pol, uint32_t u, uint64_t opid)
+{
+    uint64_t h = mix(u * 1000003ULL + opid);
+
+    switch (pol) {
+    case LEN_TINY:
+        return (size_t)(h % 4);
+    case LEN_BIG:
+        if (u % 4 == 0) {
+            return 0;
+        }
+        if (u % 4 == 1) {
+            return 1u << 20;
+        }
+        return (size_t)(h % 70000);
+    default:
+        return (u % 7 == 3) ? 0 : (size_t)(h % 41);
+    }
+}
+
+static uint8_t block_byte(uint32_t u, uint64_t opid, size_t j)
+{
+    return (uint8_t)(u * 131u + opid * 7u + j * 13u + (j >> 8));
+}
+
+static void fill_block(uint8_t *buf, uint32_t u, uint64_t opid, size_t len)
+{
+    for (size_t j = 0; j < len; j++) {
+        buf[j] = block_byte(u, opid, j);
+    }
+}
+
+typedef struct sim sim_t;
+
+/* One started collective on one engine. */
+typedef struct op {
+    sim_t *sim;
+    uint32_t me;
+    enum rdp_coll_kind kind;
+    uint64_t opid;
+    uint32_t *parts;
+    uint32_t nparts;
+    enum len_policy pol;
+    int called;
+    pmix_status_t status;
+    uint32_t failed_peer;
+    uint32_t nsteps;
+    uint64_t msgs_sent;
+    enum rdp_coll_alg alg;
+    int data_ok;
+} op_t;
+
+struct sim {
+    uint32_t P;
+    uint64_t seed;
+    rdp_tl_loopback_t *lb;
+    rdp_coll_engine_t **eng;
+    op_t *ops; /* flat pool */
+    size_t nops;
+    size_t capops;
+    size_t ncalled;
+};
+
+static void sim_create(sim_t *sim, uint32_t P, uint64_t seed,
+                       enum rdp_coll_alg alg, size_t early_msgs,
+                       size_t early_bytes)
+{
+    memset(sim, 0, sizeof(*sim));
+    sim->P    = P;
+    sim->seed = seed;
+    assert_int_equal(rdp_tl_loopback_create(P, seed, &sim->lb), PMIX_SUCCESS);
+    sim->eng = calloc(P, sizeof(*sim->eng));
+    assert_non_null(sim->eng);
+    for (uint32_t i = 0; i < P; i++) {
+        rdp_coll_engine_config_t cfg = {0};
+
+        cfg.tl_ops          = rdp_tl_loopback_ops();
+        cfg.tl_ctx          = rdp_tl_loopback_ctx(sim->lb, i);
+        cfg.nuniverse       = P;
+        cfg.me              = i;
+        cfg.alg             = alg;
+        cfg.early_max_msgs  = early_msgs;
+        cfg.early_max_bytes = early_bytes;
+        assert_int_equal(rdp_coll_engine_create(&cfg, &sim->eng[i]),
+                         PMIX_SUCCESS);
+    }
+    sim->capops = 64;
+    sim->ops    = calloc(sim->capops, sizeof(*sim->ops));
+    assert_non_null(sim->ops);
+}
+
+static void sim_destroy(sim_t *sim)
+{
+    for (uint32_t i = 0; i < sim->P; i++) {
+        rdp_coll_engine_destroy(sim->eng[i]);
+    }
+    /* every kept descriptor was released by its engine */
+    assert_int_equal(rdp_tl_loopback_kept(sim->lb), 0);
+    rdp_tl_loopback_destroy(sim->lb);
+    for (size_t i = 0; i < sim->nops; i++) {
+        free(sim->ops[i].parts);
+    }
+    free(sim->ops);
+    free(sim->eng);
+}
+
+static void op_done(const rdp_coll_result_t *res, void *arg)
+{
+    op_t *op = arg;
+
+    if (op->called) {
+        fail_msg("engine %u op %llu: callback ran twice", op->me,
+                 (unsigned long long)op->opid);
+    }
+    op->called      = 1;
+    op->status      = res->status;
+    op->failed_peer = res->failed_peer;
+    op->nsteps      = res->nsteps;
+    op->msgs_sent   = res->msgs_sent;
+    op->alg         = res->alg;
+    op->data_ok     = 1;
+    op->sim->ncalled++;
+    if (res->status != PMIX_SUCCESS || op->kind != RDP_COLL_ALLGATHER) {
+        op->data_ok = res->blocks == NULL && res->nblocks == 0;
+        return;
+    }
+    if (res->nblocks != op->nparts) {
+        op->data_ok = 0;
+        return;
+    }
+    for (uint32_t i = 0; i < op->nparts; i++) {
+        const rdp_coll_block_t *b = &res->blocks[i];
+        uint32_t u                = op->parts[i];
+        size_t len                = block_len(op->pol, u, op->opid);
+        const uint8_t *d          = b->data;
+
+        if (b->origin != u || b->len != len || (len > 0 && d == NULL)) {
+            op->data_ok = 0;
+            return;
+        }
+        for (size_t j = 0; j < len; j++) {
+            if (d[j] != block_byte(u, op->opid, j)) {
+                op->data_ok = 0;
+                return;
+            }
+        }
+    }
+}
+
+/* Start (kind, opid) over @a parts on engine @a me; returns the op. */
+static op_t *sim_start_ex(sim_t *sim, uint32_t me, enum rdp_coll_kind kind,
+                          uint64_t opid, const uint32_t *parts, uint32_t nparts,
+                          enum len_policy pol, enum rdp_coll_size_class sc,
+                          double timeout)
+{
+    rdp_coll_args_t args = {0};
+    size_t len           = block_len(pol, me, opid);
+    uint8_t *data        = malloc(len > 0 ? len : 1);
+    op_t *op;
+
+    assert_non_null(data);
+    if (sim->nops == sim->capops) {
+        /* ops are referenced by pointer from engines: never realloc */
+        fail_msg("op pool exhausted");
+    }
+    op         = &sim->ops[sim->nops++];
+    op->sim    = sim;
+    op->me     = me;
+    op->kind   = kind;
+    op->opid   = opid;
+    op->pol    = pol;
+    op->nparts = nparts;
+    op->parts  = malloc(nparts * sizeof(*parts));
+    assert_non_null(op->parts);
+    memcpy(op->parts, parts, nparts * sizeof(*parts));
+    fill_block(data, me, opid, len);
+    args.kind       = kind;
+    args.opid       = opid;
+    args.parts      = parts;
+    args.nparts     = nparts;
+    args.data       = data;
+    args.len        = len;
+    args.size_class = sc;
+    args.timeout    = timeout;
+    assert_int_equal(rdp_coll_start(sim->eng[me], &args, op_done, op),
+                     PMIX_SUCCESS);
+    /* the engine copied the contribution */
+    memset(data, 0xee, len);
+    free(data);
+    return op;
+}
+
+static op_t *sim_start(sim_t *sim, uint32_t me, enum rdp_coll_kind kind,
+                       uint64_t opid, const uint32_t *parts, uint32_t nparts,
+                       enum len_policy pol)
+{
+    return sim_start_ex(sim, me, kind, opid, parts, nparts, pol,
+                        RDP_COLL_SIZE_SMALL, 0);
+}
+
+static void sim_reserve(sim_t *sim, size_t nops)
+{
+    assert_int_equal(sim->nops, 0);
+    free(sim->ops);
+    sim->capops = nops;
+    sim->ops    = calloc(nops, sizeof(*sim->ops));
+    assert_non_null(sim->ops);
+}
+
+/* Deliver everything and run callbacks until nothing moves. */
+static void sim_run(sim_t *sim)
+{
+    int moved;
+
+    do {
+        moved = 0;
+        while (rdp_tl_loopback_progress(sim->lb)) {
+            moved = 1;
+        }
+        for (uint32_t i = 0; i < sim->P; i++) {
+            if (rdp_coll_engine_progress(sim->eng[i]) > 0) {
+                moved = 1;
+            }
+        }
+    } while (moved);
+}
+
+/* Deliver at most @a n events. */
+static void sim_step(sim_t *sim, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!rdp_tl_loopback_progress(sim->lb)) {
+            break;
+        }
+    }
+}
+
+static uint32_t *iota(uint32_t n)
+{
+    uint32_t *p = malloc((n > 0 ? n : 1) * sizeof(*p));
+
+    assert_non_null(p);
+    for (uint32_t i = 0; i < n; i++) {
+        p[i] = i;
+    }
+    return p;
+}
+
+static uint32_t ceil_log2(uint32_t n)
+{
+    uint32_t k = 0;
+
+    while (((uint64_t)1 << k) < n) {
+        k++;
+    }
+    return k;
+}
+
+/* One allgather (or barrier) over the whole universe; checks results,
+ * step counts and message counts. */
+static void run_full(uint32_t P, enum rdp_coll_alg alg, enum rdp_coll_kind kind,
+                     enum len_policy pol, uint64_t seed, uint32_t holds)
+{
+    sim_t sim;
+    uint32_t *parts = iota(P);
+    uint32_t *order = iota(P);
+    uint32_t expect_steps;
+
+    sim_create(&sim, P, seed, alg, 0, 0);
+    sim_reserve(&sim, P);
+    rdp_tl_loopback_set_delays(sim.lb, holds);
+    /* start order shuffled: early arrivals for late starters */
+    for (uint32_t i = P; i-- > 1;) {
+        uint32_t j   = (uint32_t)(mix(seed + i) % (i + 1));
+        uint32_t tmp = order[i];
+        order[i]     = order[j];
+        order[j]     = tmp;
+    }
+    for (uint32_t i = 0; i < P; i++) {
+        sim_start(&sim, order[i], kind, 42, parts, P, pol);
+        if (i % 3 == 0) {
+            sim_step(&sim, P / 2);
+        }
+    }
+    sim_run(&sim);
+    assert_int_equal(sim.ncalled, P);
+    if (kind == RDP_COLL_BARRIER) {
+        alg = RDP_COLL_ALG_DISSEM;
+    }
+    expect_steps = rdp_sched_nsteps(alg, P);
+    for (uint32_t i = 0; i < P; i++) {
+        op_t *op = &sim.ops[i];
+
+        if (!op->called || op->status != PMIX_SUCCESS || !op->data_ok) {
+            fail_msg("P %u %s seed %llu: engine %u called %d status %d "
+                     "data %d",
+                     P, rdp_coll_alg_name(alg), (unsigned long long)seed,
+                     op->me, op->called, op->status, op->data_ok);
+        }
+        assert_int_equal(op->alg, alg);
+        assert_int_equal(op->nsteps, expect_steps);
+        if (alg != RDP_COLL_ALG_RD || (P & (P - 1)) == 0) {
+            /* one message per step, exactly */
+            assert_int_equal(op->msgs_sent, expect_steps);
+            assert_int_equal(rdp_tl_loopback_sent(sim.lb, op->me),
+                             expect_steps);
+        }
+    }
+    if (alg == RDP_COLL_ALG_BRUCK || alg == RDP_COLL_ALG_DISSEM
+        || (alg == RDP_COLL_ALG_RD && (P & (P - 1)) == 0)) {
+        assert_int_equal(expect_steps, ceil_log2(P));
+    } else if (alg == RDP_COLL_ALG_RING) {
+        assert_int_equal(expect_steps, P - 1);
+    }
+    for (uint32_t i = 0; i < P; i++) {
+        rdp_coll_engine_stats_t st;
+
+        rdp_coll_engine_get_stats(sim.eng[i], &st);
+        assert_int_equal(st.early_msgs, 0);
+        assert_int_equal(st.dropped, 0);
+        assert_int_equal(rdp_coll_engine_active(sim.eng[i]), 0);
+    }
+    sim_destroy(&sim);
+    free(order);
+    free(parts);
+}
+
+static const enum rdp_coll_alg allgathers[] = {
+    RDP_COLL_ALG_RD, RDP_COLL_ALG_BRUCK, RDP_COLL_ALG_RING};
+
+/* ---- tests ---- */
+
+static void every_algorithm_completes_for_every_p_up_to_64(void **state)
+{
+    for (uint32_t P = 1; P <= 64; P++) {
+        for (size_t a = 0; a < 3; a++) {
+            run_full(P, allgathers[a], RDP_COLL_ALLGATHER, LEN_SMALL,
+                     base_seed + P * 3 + a, 0);
+        }
+        run_full(P, RDP_COLL_ALG_AUTO, RDP_COLL_BARRIER, LEN_SMALL,
+                 base_seed + P, 0);
+    }
+}
+
+static void log_step_algorithms_scale_to_4096(void **state)
+{
+    static const uint32_t sizes[] = {127, 128, 129, 255,  256,  257,
+                                     511, 512, 513, 1023, 1024, 1025};
+    uint64_t rnd                  = mix(base_seed);
+
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+        run_full(sizes[i], RDP_COLL_ALG_BRUCK, RDP_COLL_ALLGATHER, LEN_TINY,
+                 base_seed + i, 0);
+        run_full(sizes[i], RDP_COLL_ALG_RD, RDP_COLL_ALLGATHER, LEN_TINY,
+                 base_seed + i, 0);
+    }
+    for (int i = 0; i < 2; i++) {
+        uint32_t P = 65 + (uint32_t)((rnd = mix(rnd)) % 1500);
+        printf("# random P %u\n", P);
+        run_full(P, RDP_COLL_ALG_BRUCK, RDP_COLL_ALLGATHER, LEN_TINY,
+                 base_seed + P, 0);
+        run_full(P, RDP_COLL_ALG_RD, RDP_COLL_ALLGATHER, LEN_TINY,
+                 base_seed + P, 0);
+    }
+    run_full(2048, RDP_COLL_ALG_RD, RDP_COLL_ALLGATHER, LEN_TINY, base_seed, 0);
+    run_full(2047, RDP_COLL_ALG_BRUCK, RDP_COLL_ALLGATHER, LEN_TINY, base_seed,
+             0);
+    run_full(4096, RDP_COLL_ALG_BRUCK, RDP_COLL_ALLGATHER, LEN_TINY, base_seed,
+             0);
+}
+
+static void barrier_and_ring_scale(void **state)
+{
+    static const uint32_t bsizes[] = {255,  256,  257,  1023, 1024,
+                                      1025, 2047, 2048, 4095, 4096};
+    static const uint32_t rsizes[] = {127, 128, 129, 255, 256, 257};
+
+    for (size_t i = 0; i < sizeof(bsizes) / sizeof(bsizes[0]); i++) {
+        run_full(bsizes[i], RDP_COLL_ALG_AUTO, RDP_COLL_BARRIER, LEN_TINY,
+                 base_seed + i, 0);
+    }
+    for (size_t i = 0; i < sizeof(rsizes) / sizeof(rsizes[0]); i++) {
+        run_full(rsizes[i], RDP_COLL_ALG_RING, RDP_COLL_ALLGATHER, LEN_TINY,
+                 base_seed + i, 0);
+    }
+}
+
+static void random_delivery_orders_with_many_seeds(void **state)
+{
+    static const uint32_t sizes[] = {2, 3, 5, 8, 13, 16, 24, 33};
+
+    for (uint64_t s = 0; s < 12; s++) {
+        for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+            for (size_t a = 0; a < 3; a++) {
+                run_full(sizes[i], allgathers[a], RDP_COLL_ALLGATHER, LEN_SMALL,
+                         mix(base_seed + s * 100 + i), 4);
+            }
+            run_full(sizes[i], RDP_COLL_ALG_AUTO, RDP_COLL_BARRIER, LEN_SMALL,
+                     mix(base_seed + s * 100 + i), 4);
+        }
+    }
+}
+
+static void blocks_of_zero_bytes_and_one_mib_travel_intact(void **state)
+{
+    for (size_t a = 0; a < 3; a++) {
+        run_full(6, allgathers[a], RDP_COLL_ALLGATHER, LEN_BIG, base_seed + a,
+                 2);
+        run_full(8, allgathers[a], RDP_COLL_ALLGATHER, LEN_BIG, base_seed + a,
+                 2);
+    }
+}
+
+static void every_payload_delivery_mode_works(void **state)
+{
+    static const enum rdp_tl_loopback_mode modes[] = {RDP_TL_LOOPBACK_BORROWED,
+                                                      RDP_TL_LOOPBACK_KEEPABLE,
+                                                      RDP_TL_LOOPBACK_RNDV};
+
+    for (size_t m = 0; m < 3; m++) {
+        for (size_t a = 0; a < 3; a++) {
+            sim_t sim;
+            uint32_t *parts = iota(11);
+
+            sim_create(&sim, 11, base_seed + m, allgathers[a], 0, 0);
+            sim_reserve(&sim, 11);
+            rdp_tl_loopback_set_mode(sim.lb, modes[m]);
+            for (uint32_t i = 0; i < 11; i++) {
+                sim_start(&sim, 10 - i, RDP_COLL_ALLGATHER, 7, parts, 11,
+                          LEN_SMALL);
+                sim_step(&sim, 3);
+            }
+            sim_run(&sim);
+            for (uint32_t i = 0; i < 11; i++) {
+                assert_true(sim.ops[i].called);
+                assert_int_equal(sim.ops[i].status, PMIX_SUCCESS);
+                assert_true(sim.ops[i].data_ok);
+            }
+            sim_destroy(&sim);
+            free(parts);
+        }
+    }
+}
+
+/* Several collectives over overlapping sets, started in different orders
+ * on different engines, their messages interleaved. */
+static void concurrent_collectives_on_overlapping_sets(void **state)
+{
+    enum {
+        P     = 16,
+        NSETS = 6
+    };
+    uint32_t sets[NSETS][P];
+    uint32_t nset[NSETS] = {0};
+    enum rdp_coll_kind kinds[NSETS];
+    uint64_t opids[NSETS];
+
+    for (uint64_t seed = 0; seed < 8; seed++) {
+        sim_t sim;
+        size_t expected = 0;
+
+        memset(nset, 0, sizeof(nset));
+        for (uint32_t u = 0; u < P; u++) {
+            sets[0][nset[0]++] = u; /* everyone */
+            if (u % 2 == 0) {
+                sets[1][nset[1]++] = u; /* evens */
+            }
+            if (u < 10) {
+                sets[2][nset[2]++] = u; /* 0..9 */
+            }
+            sets[3][nset[3]++] = u; /* everyone, other id */
+            if (u % 3 != 1) {
+                sets[4][nset[4]++] = u; /* barrier */
+            }
+            if (u >= 5) {
+                sets[5][nset[5]++] = u; /* 5..15 */
+            }
+        }
+        for (int s = 0; s < NSETS; s++) {
+            kinds[s] = s == 4 ? RDP_COLL_BARRIER : RDP_COLL_ALLGATHER;
+            opids[s] = s == 3 ? 43 : 42; /* same sig, different opid */
+            expected += nset[s];
+        }
+        sim_create(&sim, P, mix(base_seed + seed), RDP_COLL_ALG_AUTO, 0, 0);
+        sim_reserve(&sim, expected);
+        rdp_tl_loopback_set_delays(sim.lb, 3);
+        for (uint32_t u = 0; u < P; u++) {
+            for (int k = 0; k < NSETS; k++) {
+                int s = (int)((u + k + seed) % NSETS);
+                if (u % 2 == 1) {
+                    s = NSETS - 1 - s; /* odd engines go the other way */
+                }
+                for (uint32_t i = 0; i < nset[s]; i++) {
+                    if (sets[s][i] == u) {
+                        sim_start(&sim, u, kinds[s], opids[s], sets[s], nset[s],
+                                  LEN_SMALL);
+                    }
+                }
+                sim_step(&sim, 5);
+            }
+        }
+        sim_run(&sim);
+        assert_int_equal(sim.ncalled, expected);
+        for (size_t i = 0; i < sim.nops; i++) {
+            if (sim.ops[i].status != PMIX_SUCCESS || !sim.ops[i].data_ok) {
+                fail_msg("seed %llu: engine %u op %llu status %d data %d",
+                         (unsigned long long)seed, sim.ops[i].me,
+                         (unsigned long long)sim.ops[i].opid, sim.ops[i].status,
+                         sim.ops[i].data_ok);
+            }
+        }
+        sim_destroy(&sim);
+    }
+}
+
+static void dead_peer_fails_the_collective_everywhere(void **state)
+{
+    for (uint64_t seed = 0; seed < 10; seed++) {
+        for (size_t a = 0; a < 3; a++) {
+            enum {
+                P    = 24,
+                DEAD = 5
+            };
+            uint32_t *parts = iota(P);
+            uint32_t sub[P];
+            uint32_t nsub = 0;
+            sim_t sim;
+
+            for (uint32_t u = 0; u < P; u++) {
+                if (u != DEAD) {
+                    sub[nsub++] = u;
+                }
+            }
+            sim_create(&sim, P, mix(base_seed + seed * 7 + a), allgathers[a], 0,
+                       0);
+            sim_reserve(&sim, 2 * P);
+            rdp_tl_loopback_set_delays(sim.lb, 2);
+            for (uint32_t u = 0; u < P; u++) {
+                sim_start(&sim, u, RDP_COLL_ALLGATHER, 1, parts, P, LEN_SMALL);
+                if (u != DEAD) {
+                    /* a concurrent collective without the dead peer */
+                    sim_start(&sim, u, RDP_COLL_ALLGATHER, 2, sub, nsub,
+                              LEN_SMALL);
+                }
+            }
+            sim_step(&sim, (size_t)(mix(seed) % (P * 3)));
+            rdp_tl_loopback_kill(sim.lb, DEAD);
+            sim_run(&sim);
+            for (size_t i = 0; i < sim.nops; i++) {
+                op_t *op = &sim.ops[i];
+
+                if (op->me == DEAD) {
+                    continue;
+                }
+                if (!op->called) {
+                    fail_msg("seed %llu %s: engine %u op %llu hangs",
+                             (unsigned long long)seed,
+                             rdp_coll_alg_name(allgathers[a]), op->me,
+                             (unsigned long long)op->opid);
+                }
+                if (op->opid == 2) {
+                    assert_int_equal(op->status, PMIX_SUCCESS);
+                    assert_true(op->data_ok);
+                } else if (op->status != PMIX_SUCCESS) {
+                    /* success only if it finished before the death */
+                    assert_int_equal(op->status, PMIX_ERR_UNREACH);
+                    assert_int_equal(op->failed_peer, DEAD);
+                    assert_true(op->data_ok);
+                }
+            }
+            sim_destroy(&sim);
+            free(parts);
+        }
+    }
+}
+
+static void peer_dead_before_start_fails_every_survivor(void **state)
+{
+    enum {
+        P    = 9,
+        DEAD = 4
+    };
+    uint32_t *parts = iota(P);
+    sim_t sim;
+
+    sim_create(&sim, P, base_seed, RDP_COLL_ALG_AUTO, 0, 0);
+    sim_reserve(&sim, P);
+    /* half start before the death is known, half after */
+    for (uint32_t u = 0; u < P / 2; u++) {
+        if (u != DEAD) {
+            sim_start(&sim, u, RDP_COLL_ALLGATHER, 9, parts, P, LEN_SMALL);
+        }
+    }
+    rdp_tl_loopback_kill(sim.lb, DEAD);
+    sim_run(&sim);
+    for (uint32_t u = P / 2; u < P; u++) {
+        if (u != DEAD) {
+            sim_start(&sim, u, RDP_COLL_ALLGATHER, 9, parts, P, LEN_SMALL);
+        }
+    }
+    sim_run(&sim);
+    assert_int_equal(sim.ncalled, P - 1);
+    for (size_t i = 0; i < sim.nops; i++) {
+        assert_int_equal(sim.ops[i].status, PMIX_ERR_UNREACH);
+        assert_int_equal(sim.ops[i].failed_peer, DEAD);
+    }
+    sim_destroy(&sim);
+    free(parts);
+}
+
+static void silent_peer_times_out_without_a_loop(void **state)
+{
+    enum {
+        P      = 8,
+        SILENT = 3
+    };
+    uint32_t *parts = iota(P);
+    double t0;
+    sim_t sim;
+
+    sim_create(&sim, P, base_seed, RDP_COLL_ALG_BRUCK, 0, 0);
+    sim_reserve(&sim, P);
+    rdp_tl_loopback_drop(sim.lb, SILENT, UINT32_MAX);
+    for (uint32_t u = 0; u < P; u++) {
+        sim_start_ex(&sim, u, RDP_COLL_ALLGATHER, 5, parts, P, LEN_SMALL,
+                     RDP_COLL_SIZE_SMALL, 0.05);
+    }
+    sim_run(&sim);
+    /* the silent engine itself may get everything it needs */
+    assert_true(sim.ncalled <= 1);
+    t0 = rdp_time_now();
+    while (sim.ncalled < P && rdp_time_now() - t0 < 10) {
+        struct timespec ts = {0, 5 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+        sim_run(&sim);
+    }
+    assert_int_equal(sim.ncalled, P);
+    for (uint32_t i = 0; i < P; i++) {
+        if (sim.ops[i].me == SILENT && sim.ops[i].status == PMIX_SUCCESS) {
+            assert_true(sim.ops[i].data_ok);
+            continue;
+        }
+        assert_int_equal(sim.ops[i].status, PMIX_ERR_TIMEOUT);
+    }
+    sim_destroy(&sim);
+    free(parts);
+}
+
+/* The same, with a real loop thread: rdp_timer drives the timeout and the
+ * deferred callbacks, and nothing runs inside start or an upcall. */
+typedef struct looped {
+    rdp_loop_t *loop;
+    rdp_tl_loopback_t *lb;
+    rdp_coll_engine_t *eng[4];
+    uint32_t parts[4];
+    int called[4];
+    pmix_status_t status[4];
+    int ncalled;
+    int bad_thread;
+    rdp_wait_t wait;
+} looped_t;
+
+typedef struct looped_op {
+    looped_t *l;
+    int idx;
+} looped_op_t;
+
+static looped_op_t looped_ops[4];
+
+static void looped_pump(void *arg)
+{
+    looped_t *l = arg;
+
+    while (rdp_tl_loopback_progress(l->lb)) {
+    }
+}
+
+static void looped_done(const rdp_coll_result_t *res, void *arg)
+{
+    looped_op_t *op = arg;
+    looped_t *l     = op->l;
+
+    if (!rdp_loop_on_loop(l->loop)) {
+        l->bad_thread = 1;
+    }
+    l->called[op->idx]++;
+    l->status[op->idx] = res->status;
+    /* the aborts this failure sent need the loopback driven */
+    if (rdp_loop_post(l->loop, looped_pump, l) != PMIX_SUCCESS) {
+        l->bad_thread = 1;
+    }
+    if (++l->ncalled == 4) {
+        rdp_wait_signal(&l->wait, PMIX_SUCCESS);
+    }
+}
+
+static void looped_setup(void *arg)
+{
+    looped_t *l = arg;
+
+    for (int i = 0; i < 4; i++) {
+        rdp_coll_engine_config_t cfg = {0};
+
+        cfg.tl_ops    = rdp_tl_loopback_ops();
+        cfg.tl_ctx    = rdp_tl_loopback_ctx(l->lb, (uint32_t)i);
+        cfg.nuniverse = 4;
+        cfg.me        = (uint32_t)i;
+        cfg.loop      = l->loop;
+        if (rdp_coll_engine_create(&cfg, &l->eng[i]) != PMIX_SUCCESS) {
+            l->bad_thread = 1;
+        }
+        l->parts[i] = (uint32_t)i;
+    }
+    for (int i = 0; i < 4; i++) {
+        rdp_coll_args_t args = {0};
+
+        looped_ops[i].l   = l;
+        looped_ops[i].idx = i;
+        args.kind         = RDP_COLL_BARRIER;
+        args.opid         = 1;
+        args.parts        = l->parts;
+        args.nparts       = 4;
+        args.timeout      = i == 0 ? 0.05 : 30;
+        if (rdp_coll_start(l->eng[i], &args, looped_done, &looped_ops[i])
+            != PMIX_SUCCESS) {
+            l->bad_thread = 1;
+        }
+    }
+    looped_pump(l);
+    if (l->ncalled != 0) {
+        l->bad_thread = 1;
+    }
+}
+
+static void looped_teardown(void *arg)
+{
+    looped_t *l = arg;
+
+    looped_pump(l);
+    for (int i = 0; i < 4; i++) {
+        rdp_coll_engine_destroy(l->eng[i]);
+    }
+    rdp_wait_signal(&l->wait, PMIX_SUCCESS);
+}
+
+static void timeout_fires_from_a_loop_timer(void **state)
+{
+    looped_t *l = calloc(1, sizeof(*l));
+    double t0;
+
+    assert_non_null(l);
+    assert_int_equal(rdp_loop_create(&l->loop), PMIX_SUCCESS);
+    assert_int_equal(rdp_tl_loopback_create(4, base_seed, &l->lb),
+                     PMIX_SUCCESS);
+    /* engine 2 is silent, so nobody completes; engine 0 times out after
+     * 50 ms and its abort fails the others long before their 30 s */
+    rdp_tl_loopback_drop(l->lb, 2, UINT32_MAX);
+    rdp_wait_init(&l->wait);
+    assert_int_equal(rdp_loop_start_thread(l->loop), PMIX_SUCCESS);
+    t0 = rdp_time_now();
+    assert_int_equal(rdp_loop_post(l->loop, looped_setup, l), PMIX_SUCCESS);
+    assert_int_equal(rdp_wait_wait_for(&l->wait, 10), PMIX_SUCCESS);
+    assert_true(rdp_time_now() - t0 < 10);
+    rdp_wait_cleanup(&l->wait);
+    rdp_wait_init(&l->wait);
+    assert_int_equal(rdp_loop_post(l->loop, looped_teardown, l), PMIX_SUCCESS);
+    assert_int_equal(rdp_wait_wait(&l->wait), PMIX_SUCCESS);
+    rdp_loop_destroy(l->loop);
+    rdp_wait_cleanup(&l->wait);
+    assert_false(l->bad_thread);
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(l->called[i], 1);
+        if (i == 2 && l->status[i] == PMIX_SUCCESS) {
+            continue; /* the silent one may hear from everyone in time */
+        }
+        assert_int_equal(l->status[i], PMIX_ERR_TIMEOUT);
+    }
+    assert_int_equal(rdp_tl_loopback_kept(l->lb), 0);
+    rdp_tl_loopback_destroy(l->lb);
+    free(l);
+}
+
+static void early_queue_overflow_fails_the_collective_cleanly(void **state)
+{
+    enum {
+        P    = 5,
+        NOPS = 6
+    };
+    uint32_t *parts = iota(P);
+    sim_t sim;
+
+    /* engine 0 may queue only 4 early messages: in a ring without rank 0,
+     * rank 4 gets as far as sending its steps 0..3 to it */
+    sim_create(&sim, P, base_seed, RDP_COLL_ALG_RING, 4, 0);
+    sim_reserve(&sim, P * NOPS);
+    /* one at a time: the first fills the queue, the others overflow it */
+    for (uint64_t op = 0; op < NOPS; op++) {
+        for (uint32_t u = 1; u < P; u++) {
+            sim_start(&sim, u, RDP_COLL_ALLGATHER, 100 + op, parts, P,
+                      LEN_SMALL);
+        }
+        sim_run(&sim);
+    }
+    {
+        rdp_coll_engine_stats_t st;
+        rdp_coll_engine_get_stats(sim.eng[0], &st);
+        assert_true(st.early_overflow > 0);
+        assert_int_equal(st.early_msgs, 4);
+        assert_int_equal(st.early_overflow, NOPS - 1);
+    }
+    for (uint64_t op = 0; op < NOPS; op++) {
+        sim_start(&sim, 0, RDP_COLL_ALLGATHER, 100 + op, parts, P, LEN_SMALL);
+    }
+    sim_run(&sim);
+    assert_int_equal(sim.ncalled, P * NOPS);
+    {
+        int failed = 0;
+        int ok     = 0;
+
+        for (uint64_t op = 0; op < NOPS; op++) {
+            pmix_status_t st0 = PMIX_SUCCESS;
+            for (size_t i = 0; i < sim.nops; i++) {
+                if (sim.ops[i].opid == 100 + op && sim.ops[i].me == 0) {
+                    st0 = sim.ops[i].status;
+                }
+            }
+            /* every participant agrees: all succeed or all fail */
+            for (size_t i = 0; i < sim.nops; i++) {
+                if (sim.ops[i].opid != 100 + op) {
+                    continue;
+                }
+                if (st0 == PMIX_SUCCESS) {
+                    assert_int_equal(sim.ops[i].status, PMIX_SUCCESS);
+                    assert_true(sim.ops[i].data_ok);
+                } else {
+                    assert_int_equal(sim.ops[i].status,
+                                     PMIX_ERR_OUT_OF_RESOURCE);
+                }
+            }
+            if (st0 == PMIX_SUCCESS) {
+                ok++;
+            } else {
+                failed++;
+            }
+        }
+        assert_int_equal(failed, NOPS - 1);
+        assert_int_equal(ok, 1);
+    }
+    sim_destroy(&sim);
+    free(parts);
+}
+
+static void early_queue_byte_bound_is_enforced(void **state)
+{
+    enum {
+        P = 3
+    };
+    uint32_t *parts = iota(P);
+    rdp_coll_engine_stats_t st;
+    sim_t sim;
+
+    sim_create(&sim, P, base_seed, RDP_COLL_ALG_RING, 0, 64);
+    sim_reserve(&sim, P);
+    for (uint32_t u = 1; u < P; u++) {
+        sim_start(&sim, u, RDP_COLL_ALLGATHER, 1, parts, P, LEN_BIG);
+    }
+    sim_run(&sim);
+    rdp_coll_engine_get_stats(sim.eng[0], &st);
+    assert_true(st.early_overflow > 0);
+    assert_true(st.early_bytes <= 64);
+    sim_start(&sim, 0, RDP_COLL_ALLGATHER, 1, parts, P, LEN_BIG);
+    sim_run(&sim);
+    assert_int_equal(sim.ncalled, P);
+    for (uint32_t i = 0; i < P; i++) {
+        assert_int_equal(sim.ops[i].status, PMIX_ERR_OUT_OF_RESOURCE);
+    }
+    sim_destroy(&sim);
+    free(parts);
+}
+
+static void encode(uint8_t *out, uint8_t type, uint8_t kind, uint8_t alg,
+                   uint64_t sig, uint64_t opid, uint32_t nparts,
+                   uint32_t sender, uint32_t step, uint32_t nblocks)
+{
+    rdp_coll_hdr_t h = {0};
+
+    h.type    = type;
+    h.kind    = kind;
+    h.alg     = alg;
+    h.sig     = sig;
+    h.opid    = opid;
+    h.nparts  = nparts;
+    h.sender  = sender;
+    h.step    = step;
+    h.nblocks = nblocks;
+    h.aux     = UINT32_MAX;
+    rdp_coll_hdr_encode(&h, out);
+}
+
+static void put_block(uint8_t *p, uint32_t origin, uint64_t len)
+{
+    rdp_coll_put_u32(p, origin);
+    rdp_coll_put_u64(p + 4, len);
+}
+
+static void malformed_messages_are_dropped_without_harm(void **state)
+{
+    enum {
+        P = 4
+    };
+    uint32_t *parts = iota(P);
+    uint64_t sig    = rdp_coll_signature(parts, P);
+    uint8_t hdr[RDP_COLL_HDR_LEN];
+    uint8_t pay[64];
+    rdp_coll_engine_stats_t st;
+    size_t injected = 0;
+    sim_t sim;
+
+    /* Bruck on 4: at step 0 rank 0 receives block 1 from rank 1 */
+    sim_create(&sim, P, base_seed, RDP_COLL_ALG_BRUCK, 4, 0);
+    sim_reserve(&sim, P);
+    sim_start(&sim, 0, RDP_COLL_ALLGATHER, 77, parts, P, LEN_SMALL);
+
+#define INJECT(_src, _hlen, _plen)                                           \
+    do {                                                                     \
+        assert_int_equal(                                                    \
+            rdp_tl_loopback_inject(sim.lb, _src, 0, hdr, _hlen, pay, _plen), \
+            PMIX_SUCCESS);                                                   \
+        injected++;                                                          \
+    } while (0)
+
+    memset(pay, 0, sizeof(pay));
+    /* bad magic */
+    encode(hdr, RDP_COLL_MSG_DATA, RDP_COLL_ALLGATHER, RDP_COLL_ALG_BRUCK, sig,
+           77, P, 1, 0, 1);
+    hdr[0] ^= 0xff;
+    INJECT(1, sizeof(hdr), 12);
+    /* short header */
+    encode(hdr, RDP_COLL_MSG_DATA, RDP_COLL_ALLGATHER, RDP_COLL_ALG_BRUCK, sig,
+           77, P, 1, 0, 1);
+    INJECT(1, 20, 12);
+    /* header claims another sender than the transport saw */
+    INJECT(2, sizeof(hdr), 12);
+    /* bad version */
+    hdr[4] = 99;
+    INJECT(1, sizeof(hdr), 12);
+    /* unknown type and kind */
+    encode(hdr, 9, RDP_COLL_ALLGATHER, RDP_COLL_ALG_BRUCK, sig, 77, P, 1, 0, 1);
+    INJECT(1, sizeof(hdr), 12);
+    encode(hdr, RDP_COLL_MSG_DATA, 9, RDP_COLL_ALG_BRUCK, sig, 77, P, 1, 0, 1);
+    INJECT(1, sizeof(hdr), 12);
+    /* step beyond the schedule */
+    encode(hdr, RDP_COLL_MSG_DATA, RDP_COLL_ALLGATHER, RDP_COLL_ALG_BRUCK, sig,
+           77, P, 1, 7, 1);
+    INJECT(1, sizeof(hdr), 12);
+    /* nparts beyond the universe, sender out of range */
+    encode(hdr, RDP_COLL_MSG_DATA, RDP_COLL_ALLGATHER, RDP_COLL_ALG_BRUCK, sig,
+           77, 1000, 1, 0, 1);
+    INJECT(1, sizeof(hdr), 12);
+    encode(hdr, RDP_COLL_MSG_DATA, RDP_COLL_ALLGATHER, RDP_COLL_ALG_BRUCK, sig,
+           77, P, 1000, 0, 1);
+    INJECT(1, sizeof(hdr), 12);
+    /* truncated payload: says 1 block, has half a block header */
+    encode(hdr, RDP_COLL_MSG_DATA, RDP_COLL_ALLGATHER, RDP_COLL_ALG_BRUCK, sig,
+           77, P, 1, 0, 1);
+    INJECT(1, sizeof(hdr), 6);
+    /* block length running past the payload */
+    put_block(pay, 1, 1000);
+    INJECT(1, sizeof(hdr), 20);
+    /* block length that would overflow */
+    put_block(pay, 1, UINT64_MAX - 4);
+    INJECT(1, sizeof(hdr), 20);
+    /* wrong origin */
+    put_block(pay, 2, 0);
+    INJECT(1, sizeof(hdr), 12);
+    /* trailing garbage after the block */
+    put_block(pay, 1, 0);
+    INJECT(1, sizeof(hdr), 13);
+    /* right step, wrong sender for it (3 sends to 0 at step 1 only) */
+    encode(hdr, RDP_COLL_MSG_DATA, RDP_COLL_ALLGATHER, RDP_COLL_ALG_BRUCK, sig,
+           77, P, 3, 0, 1);
+    put_block(pay, 3, 0);
+    INJECT(3, sizeof(hdr), 12);
+    /* wrong block count for the step */
+    encode(hdr, RDP_COLL_MSG_DATA, RDP_COLL_ALLGATHER, RDP_COLL_ALG_BRUCK, sig,
+           77, P, 1, 0, 2);
+    INJECT(1, sizeof(hdr), 24);
+    /* abort with a payload */
+    encode(hdr, RDP_COLL_MSG_ABORT, RDP_COLL_ALLGATHER, RDP_COLL_ALG_BRUCK, sig,
+           77, P, 1, 0, 0);
+    INJECT(1, sizeof(hdr), 4);
+    /* barrier data with a payload */
+    encode(hdr, RDP_COLL_MSG_DATA, RDP_COLL_BARRIER, RDP_COLL_ALG_DISSEM, sig,
+           78, P, 1, 0, 0);
+    INJECT(1, sizeof(hdr), 4);
+    {
+        size_t before = injected;
+        /* unknown keys: 4 fit in the early queue, the rest overflow */
+        for (uint64_t k = 0; k < 10; k++) {
+            encode(hdr, RDP_COLL_MSG_DATA, RDP_COLL_ALLGATHER,
+                   RDP_COLL_ALG_BRUCK, sig ^ 0x5555, 1000 + k, P, 1, 0, 1);
+            put_block(pay, 1, 0);
+            INJECT(1, sizeof(hdr), 12);
+        }
+        injected = before;
+    }
+    sim_run(&sim);
+    rdp_coll_engine_get_stats(sim.eng[0], &st);
+    assert_int_equal(st.dropped, injected);
+    assert_int_equal(st.early_msgs, 4);
+    assert_int_equal(st.early_overflow, 6);
+    assert_int_equal(sim.ncalled, 0);
+    /* the collective itself still completes */
+    for (uint32_t u = 1; u < P; u++) {
+        sim_start(&sim, u, RDP_COLL_ALLGATHER, 77, parts, P, LEN_SMALL);
+    }
+    sim_run(&sim);
+    assert_int_equal(sim.ncalled, P);
+    for (uint32_t i = 0; i < P; i++) {
+        assert_int_equal(sim.ops[i].status, PMIX_SUCCESS);
+        assert_true(sim.ops[i].data_ok);
+    }
+#undef INJECT
+    sim_destroy(&sim);
+    free(parts);
+}
+
+static void duplicate_and_late_messages_are_dropped(void **state)
+{
+    enum {
+        P = 2
+    };
+    uint32_t parts[P] = {0, 1};
+    uint64_t sig      = rdp_coll_signature(parts, P);
+    uint8_t hdr[RDP_COLL_HDR_LEN];
+    uint8_t pay[12];
+    rdp_coll_engine_stats_t st;
+    sim_t sim;
+
+    sim_create(&sim, P, base_seed, RDP_COLL_ALG_RD, 0, 0);
+    sim_reserve(&sim, P);
+    sim_start(&sim, 0, RDP_COLL_ALLGATHER, 5, parts, P, LEN_SMALL);
+    sim_start(&sim, 1, RDP_COLL_ALLGATHER, 5, parts, P, LEN_SMALL);
+    sim_run(&sim);
+    assert_int_equal(sim.ncalled, P);
+    /* a copy of step 0 arriving after completion */
+    encode(hdr, RDP_COLL_MSG_DATA, RDP_COLL_ALLGATHER, RDP_COLL_ALG_RD, sig, 5,
+           P, 1, 0, 1);
+    put_block(pay, 1, 0);
+    assert_int_equal(rdp_tl_loopback_inject(sim.lb, 1, 0, hdr, sizeof(hdr), pay,
+                                            sizeof(pay)),
+                     PMIX_SUCCESS);
+    /* and a late abort */
+    encode(hdr, RDP_COLL_MSG_ABORT, RDP_COLL_ALLGATHER, RDP_COLL_ALG_RD, sig, 5,
+           P, 1, 0, 0);
+    assert_int_equal(
+        rdp_tl_loopback_inject(sim.lb, 1, 0, hdr, sizeof(hdr), NULL, 0),
+        PMIX_SUCCESS);
+    sim_run(&sim);
+    rdp_coll_engine_get_stats(sim.eng[0], &st);
+    assert_int_equal(st.dropped, 2);
+    assert_int_equal(st.early_msgs, 0);
+    sim_destroy(&sim);
+}
+
+static void algorithm_disagreement_fails_instead_of_hanging(void **state)
+{
+    enum {
+        P = 4
+    };
+    uint32_t *parts = iota(P);
+    rdp_tl_loopback_t *lb;
+    rdp_coll_engine_t *eng[P];
+    op_t ops[P];
+    sim_t fake = {0};
+
+    memset(ops, 0, sizeof(ops));
+    assert_int_equal(rdp_tl_loopback_create(P, base_seed, &lb), PMIX_SUCCESS);
+    for (uint32_t i = 0; i < P; i++) {
+        rdp_coll_engine_config_t cfg = {0};
+        rdp_coll_args_t args         = {0};
+
+        cfg.tl_ops    = rdp_tl_loopback_ops();
+        cfg.tl_ctx    = rdp_tl_loopback_ctx(lb, i);
+        cfg.nuniverse = P;
+        cfg.me        = i;
+        cfg.alg       = i == 2 ? RDP_COLL_ALG_RING : RDP_COLL_ALG_BRUCK;
+        assert_int_equal(rdp_coll_engine_create(&cfg, &eng[i]), PMIX_SUCCESS);
+        ops[i].sim  = &fake;
+        ops[i].me   = i;
+        ops[i].kind = RDP_COLL_ALLGATHER;
+        args.kind   = RDP_COLL_ALLGATHER;
+        args.opid   = 3;
+        args.parts  = parts;
+        args.nparts = P;
+        assert_int_equal(rdp_coll_start(eng[i], &args, op_done, &ops[i]),
+                         PMIX_SUCCESS);
+    }
+    for (int moved = 1; moved;) {
+        moved = 0;
+        while (rdp_tl_loopback_progress(lb)) {
+            moved = 1;
+        }
+        for (uint32_t i = 0; i < P; i++) {
+            moved |= rdp_coll_engine_progress(eng[i]) > 0;
+        }
+    }
+    for (uint32_t i = 0; i < P; i++) {
+        assert_true(ops[i].called);
+        assert_int_equal(ops[i].status, PMIX_ERR_BAD_PARAM);
+        rdp_coll_engine_destroy(eng[i]);
+    }
+    rdp_tl_loopback_destroy(lb);
+    free(parts);
+}
+
+static void start_validates_its_arguments(void **state)
+{
+    uint32_t good[3]     = {0, 1, 2};
+    uint32_t unsorted[3] = {0, 2, 1};
+    uint32_t dup[3]      = {0, 1, 1};
+    uint32_t range[2]    = {0, 9};
+    uint32_t nome[2]     = {1, 2};
+    rdp_coll_args_t args = {0};
+    op_t op              = {0};
+    sim_t sim;
+
+    sim_create(&sim, 3, base_seed, RDP_COLL_ALG_AUTO, 0, 0);
+    op.sim      = &sim;
+    op.kind     = RDP_COLL_ALLGATHER;
+    args.kind   = RDP_COLL_ALLGATHER;
+    args.opid   = 1;
+    args.parts  = unsorted;
+    args.nparts = 3;
+    assert_int_equal(rdp_coll_start(sim.eng[0], &args, op_done, &op),
+                     PMIX_ERR_BAD_PARAM);
+    args.parts = dup;
+    assert_int_equal(rdp_coll_start(sim.eng[0], &args, op_done, &op),
+                     PMIX_ERR_BAD_PARAM);
+    args.parts  = range;
+    args.nparts = 2;
+    assert_int_equal(rdp_coll_start(sim.eng[0], &args, op_done, &op),
+                     PMIX_ERR_BAD_PARAM);
+    args.parts = nome;
+    assert_int_equal(rdp_coll_start(sim.eng[0], &args, op_done, &op),
+                     PMIX_ERR_BAD_PARAM);
+    args.parts  = good;
+    args.nparts = 0;
+    assert_int_equal(rdp_coll_start(sim.eng[0], &args, op_done, &op),
+                     PMIX_ERR_BAD_PARAM);
+    args.nparts = 3;
+    args.len    = 5; /* data NULL */
+    assert_int_equal(rdp_coll_start(sim.eng[0], &args, op_done, &op),
+                     PMIX_ERR_BAD_PARAM);
+    args.len  = 0;
+    args.kind = (enum rdp_coll_kind)7;
+    assert_int_equal(rdp_coll_start(sim.eng[0], &args, op_done, &op),
+                     PMIX_ERR_BAD_PARAM);
+    args.kind = RDP_COLL_ALLGATHER;
+    assert_int_equal(rdp_coll_start(sim.eng[0], &args, NULL, &op),
+                     PMIX_ERR_BAD_PARAM);
+    assert_int_equal(rdp_coll_start(NULL, &args, op_done, &op),
+                     PMIX_ERR_BAD_PARAM);
+    /* a running key cannot start twice */
+    op.parts  = good;
+    op.nparts = 3;
+    assert_int_equal(rdp_coll_start(sim.eng[0], &args, op_done, &op),
+                     PMIX_SUCCESS);
+    assert_int_equal(rdp_coll_start(sim.eng[0], &args, op_done, &op),
+                     PMIX_ERR_EXISTS);
+    assert_false(op.called);
+    assert_int_equal(rdp_coll_engine_active(sim.eng[0]), 1);
+    /* destroying with a collective pending abandons it quietly */
+    op.parts = NULL;
+    sim_destroy(&sim);
+    assert_false(op.called);
+}
+
+static void engine_create_rejects_bad_configuration(void **state)
+{
+    rdp_tl_loopback_t *lb;
+    rdp_coll_engine_t *eng       = NULL;
+    rdp_coll_engine_config_t cfg = {0};
+
+    assert_int_equal(rdp_tl_loopback_create(2, 1, &lb), PMIX_SUCCESS);
+    cfg.tl_ops    = rdp_tl_loopback_ops();
+    cfg.tl_ctx    = rdp_tl_loopback_ctx(lb, 0);
+    cfg.nuniverse = 2;
+    cfg.me        = 2;
+    assert_int_equal(rdp_coll_engine_create(&cfg, &eng), PMIX_ERR_BAD_PARAM);
+    cfg.me        = 0;
+    cfg.nuniverse = 0;
+    assert_int_equal(rdp_coll_engine_create(&cfg, &eng), PMIX_ERR_BAD_PARAM);
+    cfg.nuniverse = 2;
+    cfg.alg       = RDP_COLL_ALG_DISSEM;
+    assert_int_equal(rdp_coll_engine_create(&cfg, &eng), PMIX_ERR_BAD_PARAM);
+    cfg.alg = RDP_COLL_ALG_AUTO;
+    setenv("RDPMIX_COLL_ALG", "bogus", 1);
+    assert_int_equal(rdp_coll_engine_create(&cfg, &eng), PMIX_ERR_BAD_PARAM);
+    setenv("RDPMIX_COLL_ALG", "ring", 1);
+    assert_int_equal(rdp_coll_engine_create(&cfg, &eng), PMIX_SUCCESS);
+    /* one binding per transport context */
+    {
+        rdp_coll_engine_t *eng2 = NULL;
+        assert_int_not_equal(rdp_coll_engine_create(&cfg, &eng2), PMIX_SUCCESS);
+        assert_null(eng2);
+    }
+    unsetenv("RDPMIX_COLL_ALG");
+    rdp_coll_engine_destroy(eng);
+    rdp_coll_engine_destroy(NULL);
+    assert_null(rdp_tl_loopback_ctx(lb, 2));
+    rdp_tl_loopback_destroy(lb);
+}
+
+static void single_participant_completes_later_not_inside_start(void **state)
+{
+    uint32_t me = 1;
+    sim_t sim;
+    op_t *op;
+
+    sim_create(&sim, 3, base_seed, RDP_COLL_ALG_AUTO, 0, 0);
+    op = sim_start(&sim, 1, RDP_COLL_ALLGATHER, 9, &me, 1, LEN_SMALL);
+    assert_false(op->called);
+    sim_run(&sim);
+    assert_true(op->called);
+    assert_int_equal(op->status, PMIX_SUCCESS);
+    assert_true(op->data_ok);
+    assert_int_equal(op->nsteps, 0);
+    assert_int_equal(op->msgs_sent, 0);
+    sim_destroy(&sim);
+}
+
+static void env_forces_the_algorithm(void **state)
+{
+    uint32_t *parts = iota(6);
+    sim_t sim;
+
+    setenv("RDPMIX_COLL_ALG", "ring", 1);
+    sim_create(&sim, 6, base_seed, RDP_COLL_ALG_AUTO, 0, 0);
+    unsetenv("RDPMIX_COLL_ALG");
+    sim_reserve(&sim, 6);
+    for (uint32_t u = 0; u < 6; u++) {
+        sim_start(&sim, u, RDP_COLL_ALLGATHER, 1, parts, 6, LEN_SMALL);
+    }
+    sim_run(&sim);
+    for (uint32_t u = 0; u < 6; u++) {
+        assert_int_equal(sim.ops[u].status, PMIX_SUCCESS);
+        assert_int_equal(sim.ops[u].alg, RDP_COLL_ALG_RING);
+        assert_int_equal(sim.ops[u].nsteps, 5);
+    }
+    sim_destroy(&sim);
+    free(parts);
+}
+
+static void destroy_with_messages_in_flight_is_clean(void **state)
+{
+    uint32_t *parts = iota(16);
+    sim_t sim;
+
+    for (int mode = 1; mode <= 3; mode++) {
+        sim_create(&sim, 16, base_seed + mode, RDP_COLL_ALG_BRUCK, 0, 0);
+        sim_reserve(&sim, 16);
+        rdp_tl_loopback_set_mode(sim.lb, (enum rdp_tl_loopback_mode)mode);
+        for (uint32_t u = 0; u < 16; u++) {
+            sim_start(&sim, u, RDP_COLL_ALLGATHER, 1, parts, 16, LEN_BIG);
+        }
+        sim_step(&sim, 20);
+        /* engines keep descriptors, fetches and sends in flight here */
+        sim_destroy(&sim);
+    }
+    free(parts);
+}
+
+static int setup_seed(void **state)
+{
+    const char *s = getenv("RDPMIX_TEST_SEED");
+
+    base_seed = s != NULL ? strtoull(s, NULL, 0) : (uint64_t)time(NULL);
+    printf("# RDPMIX_TEST_SEED=%llu\n", (unsigned long long)base_seed);
+    fflush(stdout);
+    return 0;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(every_algorithm_completes_for_every_p_up_to_64),
+        cmocka_unit_test(log_step_algorithms_scale_to_4096),
+        cmocka_unit_test(barrier_and_ring_scale),
+        cmocka_unit_test(random_delivery_orders_with_many_seeds),
+        cmocka_unit_test(blocks_of_zero_bytes_and_one_mib_travel_intact),
+        cmocka_unit_test(every_payload_delivery_mode_works),
+        cmocka_unit_test(concurrent_collectives_on_overlapping_sets),
+        cmocka_unit_test(dead_peer_fails_the_collective_everywhere),
+        cmocka_unit_test(peer_dead_before_start_fails_every_survivor),
+        cmocka_unit_test(silent_peer_times_out_without_a_loop),
+        cmocka_unit_test(timeout_fires_from_a_loop_timer),
+        cmocka_unit_test(early_queue_overflow_fails_the_collective_cleanly),
+        cmocka_unit_test(early_queue_byte_bound_is_enforced),
+        cmocka_unit_test(malformed_messages_are_dropped_without_harm),
+        cmocka_unit_test(duplicate_and_late_messages_are_dropped),
+        cmocka_unit_test(algorithm_disagreement_fails_instead_of_hanging),
+        cmocka_unit_test(start_validates_its_arguments),
+        cmocka_unit_test(engine_create_rejects_bad_configuration),
+        cmocka_unit_test(single_participant_completes_later_not_inside_start),
+        cmocka_unit_test(env_forces_the_algorithm),
+        cmocka_unit_test(destroy_with_messages_in_flight_is_clean),
+    };
+
+    return cmocka_run_group_tests_name("coll_engine", tests, setup_seed, NULL);
+}
