@@ -138,6 +138,8 @@ static void set_status(int status)
 /* ------------------------------------------------------------------ */
 /* output                                                               */
 
+static void end_job(void);
+
 static void write_out(int channel, const void *data, size_t len, void *arg)
 {
     int fd = channel == RDP_CTL_STDERR ? 2 : 1;
@@ -146,8 +148,13 @@ static void write_out(int channel, const void *data, size_t len, void *arg)
         return;
     }
     if (rdp_run_write_all(fd, data, len) != 0) {
-        /* e.g. the reader of our stdout went away: drop further output */
+        /* the reader went away (`rdpmix-run ... | head`): drop further
+         * output and end the job, as SIGPIPE would end a pipeline */
         L.out_broken[fd] = 1;
+        if (errno == EPIPE && !L.ending) {
+            set_status(128 + SIGPIPE);
+            end_job();
+        }
     }
 }
 
@@ -992,6 +999,7 @@ static void start_daemon(dnode_t *node)
     char *args[12];
     int sp[2];
     pid_t parent = getpid();
+    sigset_t all, old;
     pid_t pid;
 
     snprintf(ctl, sizeof(ctl), "127.0.0.1:%u", L.port);
@@ -1013,13 +1021,17 @@ static void start_daemon(dnode_t *node)
         say("cannot create a pipe: %s", strerror(errno));
         exit(1);
     }
+    /* signals stay blocked until the child has dropped our handlers (a
+     * signal caught in between would be reported into our loop) */
+    sigfillset(&all);
+    sigprocmask(SIG_BLOCK, &all, &old);
     pid = fork();
     if (pid < 0) {
         say("cannot start the daemon: %s", strerror(errno));
         exit(1);
     }
     if (pid == 0) {
-        sigset_t none;
+        struct sigaction sa;
 
         setpgid(0, 0);
         /* if rdpmix-run dies, the daemon ends the job and exits */
@@ -1027,9 +1039,13 @@ static void start_daemon(dnode_t *node)
         if (getppid() != parent) {
             _exit(1);
         }
-        signal(SIGPIPE, SIG_DFL);
-        sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, NULL);
+        memset(&sa, 0, sizeof(sa));
+        sa.sa_handler = SIG_DFL;
+        for (int sig = 1; sig < NSIG; sig++) {
+            sigaction(sig, &sa, NULL);
+        }
+        sigemptyset(&all);
+        sigprocmask(SIG_SETMASK, &all, NULL);
         if (dup2(sp[0], 0) < 0) {
             _exit(1);
         }
@@ -1047,6 +1063,7 @@ static void start_daemon(dnode_t *node)
         }
         _exit(127);
     }
+    sigprocmask(SIG_SETMASK, &old, NULL);
     setpgid(pid, pid);
     close(sp[0]);
     rdp_run_hex_encode(L.secret, sizeof(L.secret), hex);

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -70,6 +71,7 @@ static void child_main(const rdp_run_spawn_t *sp, pid_t parent, int out_w,
     struct sigaction sa;
     sigset_t none;
 
+    /* all signals are blocked here (see rdp_run_spawn_start) */
     setpgid(0, 0);
     if (sp->pdeathsig > 0) {
         prctl(PR_SET_PDEATHSIG, sp->pdeathsig);
@@ -102,21 +104,33 @@ pmix_status_t rdp_run_spawn_start(const rdp_run_spawn_t *sp,
 {
     int out[2] = {-1, -1}, err[2] = {-1, -1}, st[2] = {-1, -1};
     pid_t parent = getpid();
+    sigset_t all, old;
     pid_t pid;
+    int saved;
 
     if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0
         || pipe2(st, O_CLOEXEC) != 0) {
         rdp_log_error(RUN, "cannot create pipes for a rank: %m");
         goto err_pipes;
     }
+    /* Until the child has reset its signal handlers, a signal sent to it
+     * (the job may be terminated at once) would run the daemon's handler
+     * in the child, which reports it into the daemon's own loop: keep all
+     * signals blocked across fork; the child unblocks them after the
+     * reset, and what arrived meanwhile then acts by default. */
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
     pid = fork();
-    if (pid < 0) {
-        rdp_log_error(RUN, "cannot fork a rank: %m");
-        goto err_pipes;
-    }
     if (pid == 0) {
         child_main(sp, parent, out[1], err[1], st[1]);
         _exit(126); /* not reached */
+    }
+    saved = errno;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (pid < 0) {
+        errno = saved;
+        rdp_log_error(RUN, "cannot fork a rank: %m");
+        goto err_pipes;
     }
     /* also in the parent, so signals to -pid work before the child runs */
     setpgid(pid, pid);

@@ -70,6 +70,12 @@ echo "this must not reach the ranks" | timeout 30 "$RUN" -n 2 sh -c 'cat; echo e
 check "ranks read stdin from /dev/null" [ "$(cat "$tmp/out")" = "end
 end" ]
 
+# the reader of our output goes away: the job ends like a pipeline would
+(timeout -k 5 30 "$RUN" -n 2 yes </dev/null 2>"$tmp/err"; echo $? >"$tmp/rc") \
+    | head -1 >"$tmp/out"
+check_that "a closed output pipe ends the job with 141 (rdpmix-run yes | head -1)" \
+    '[ "$(cat "$tmp/out")" = "y" ] && [ "$(cat "$tmp/rc")" -eq 141 ] && [ ! -s "$tmp/err" ]'
+
 job -n 1 sh -c 'pwd'
 check "ranks start in rdpmix-run's directory" [ "$(cat "$tmp/out")" = "$(pwd)" ]
 

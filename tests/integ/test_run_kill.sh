@@ -24,6 +24,18 @@ check_that "an early non-zero exit ends the job with its status" \
 check "no process is left after a non-zero exit" none_left "$marker"
 reap "$marker"
 
+# the job is terminated while ranks are still being forked: a signal that
+# reaches a child before it dropped the daemon's handlers must not be
+# taken for a signal to the daemon
+bad=0
+for i in 1 2 3 4 5 6 7 8 9 10; do
+    job -n 16 sh -c "if [ \$PMIX_RANK = 0 ]; then exit 3; fi; exec $marker"
+    if [ "$rc" -ne 3 ] || grep -q rdpmixd "$tmp/err"; then bad=$((bad + 1)); fi
+done
+check "terminating a job that is still starting (10 x 16 ranks)" [ "$bad" -eq 0 ]
+check "no process is left after terminating a starting job" none_left "$marker"
+reap "$marker"
+
 # ranks that ignore SIGTERM get SIGKILL after the grace period
 job -n 2 sh -c "trap '' TERM; if [ \$PMIX_RANK = 0 ]; then exit 5; fi; $marker; true"
 check_that "ranks ignoring SIGTERM are killed after the grace period" \

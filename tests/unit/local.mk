@@ -134,3 +134,12 @@ tests_unit_test_coll_engine_t_CFLAGS  = $(RDP_TEST_CFLAGS)
 tests_unit_test_coll_engine_t_LDADD   = $(RDP_TEST_LIBS)
 TESTS += tests/unit/test_coll_engine.t
 endif
+
+# rdpmixd's fork/exec (src/run/spawn.c)
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_run_spawn.t
+tests_unit_test_run_spawn_t_SOURCES = tests/unit/test_run_spawn.c
+tests_unit_test_run_spawn_t_CFLAGS  = $(RDP_TEST_CFLAGS)
+tests_unit_test_run_spawn_t_LDADD   = src/run/librdprun.la $(RDP_TEST_LIBS)
+TESTS += tests/unit/test_run_spawn.t
+endif
