@@ -113,6 +113,7 @@ struct coll {
 typedef struct keymem {
     rdp_hash_t map; /* key -> (void *)(slot + 1) */
     coll_key_t *ring;
+    size_t size; /* slots allocated, grows up to cap */
     size_t cap;
     size_t next;
     size_t count;
@@ -162,19 +163,16 @@ static void fetch_done(void *arg, pmix_status_t status);
 
 uint64_t rdp_coll_signature(const uint32_t *parts, uint32_t nparts)
 {
-    uint64_t h = 1469598103934665603ULL; /* FNV-1a over the LE encoding */
-    uint8_t le[4];
+    /* FNV-1a style over the values (not their bytes), so every host gets
+     * the same signature whatever its byte order; a final mix spreads it */
+    uint64_t h = 1469598103934665603ULL ^ nparts;
 
-    rdp_coll_put_u32(le, nparts);
-    for (int b = 0; b < 4; b++) {
-        h = (h ^ le[b]) * 1099511628211ULL;
-    }
     for (uint32_t i = 0; i < nparts; i++) {
-        rdp_coll_put_u32(le, parts[i]);
-        for (int b = 0; b < 4; b++) {
-            h = (h ^ le[b]) * 1099511628211ULL;
-        }
+        h = (h ^ parts[i]) * 1099511628211ULL;
     }
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
     return h;
 }
 
@@ -216,20 +214,10 @@ static const char *kind_name(uint32_t kind)
 
 static pmix_status_t keymem_init(keymem_t *km, size_t cap)
 {
-    pmix_status_t status = rdp_hash_init(&km->map, cap);
-
-    if (status != PMIX_SUCCESS) {
-        return status;
-    }
-    km->ring = rdp_calloc(cap, sizeof(*km->ring));
-    if (km->ring == NULL) {
-        rdp_hash_cleanup(&km->map);
-        return PMIX_ERR_NOMEM;
-    }
-    km->cap   = cap;
-    km->next  = 0;
-    km->count = 0;
-    return PMIX_SUCCESS;
+    /* the ring grows on demand: most engines remember few keys */
+    memset(km, 0, sizeof(*km));
+    km->cap = cap;
+    return rdp_hash_init(&km->map, 0);
 }
 
 static void keymem_cleanup(keymem_t *km)
@@ -246,12 +234,26 @@ static int keymem_has(const keymem_t *km, const coll_key_t *key)
 
 static void keymem_add(keymem_t *km, const coll_key_t *key)
 {
-    size_t slot = km->next;
+    size_t slot;
 
     if (keymem_has(km, key)) {
         return;
     }
-    if (km->count == km->cap) {
+    if (km->count == km->size && km->size < km->cap) {
+        /* not wrapped yet: slots keep their places */
+        size_t nsize     = km->size == 0 ? 16 : km->size * 2;
+        coll_key_t *ring = NULL;
+
+        nsize = nsize < km->cap ? nsize : km->cap;
+        ring  = rdp_realloc(km->ring, nsize * sizeof(*ring));
+        if (ring == NULL) {
+            return; /* the key is simply not remembered */
+        }
+        km->ring = ring;
+        km->size = nsize;
+    }
+    slot = km->next;
+    if (km->count == km->size) {
         coll_key_t *old = &km->ring[slot];
         /* a key removed earlier leaves a stale slot: remove only if it
          * still maps here */
@@ -263,10 +265,9 @@ static void keymem_add(keymem_t *km, const coll_key_t *key)
         km->count++;
     }
     km->ring[slot] = *key;
-    /* on allocation failure the key is simply not remembered */
     (void)rdp_hash_set(&km->map, key, sizeof(*key),
                        (void *)(uintptr_t)(slot + 1), NULL);
-    km->next = (slot + 1) % km->cap;
+    km->next = (slot + 1 == km->cap) ? 0 : slot + 1;
 }
 
 static void keymem_remove(keymem_t *km, const coll_key_t *key)
@@ -782,6 +783,15 @@ static void apply_abort(coll_t *coll, const rdp_coll_hdr_t *h)
     pmix_status_t status = h->status;
     uint32_t peer        = h->aux;
 
+    if (find_part(coll->parts, coll->n, h->sender) < 0) {
+        rdp_log_warn(COLL,
+                     "%s %016llx:%llu: dropping an abort from %u, "
+                     "which does not take part",
+                     kind_name(coll->kind), (unsigned long long)h->sig,
+                     (unsigned long long)h->opid, h->sender);
+        coll->engine->stats.dropped++;
+        return;
+    }
     if (status >= 0) {
         status = PMIX_ERR_UNREACH;
     }

@@ -1309,6 +1309,72 @@ static void destroy_with_messages_in_flight_is_clean(void **state)
     free(parts);
 }
 
+static void abort_from_a_non_participant_is_ignored(void **state)
+{
+    uint32_t parts[2] = {0, 1};
+    uint64_t sig      = rdp_coll_signature(parts, 2);
+    uint8_t hdr[RDP_COLL_HDR_LEN];
+    rdp_coll_engine_stats_t st;
+    sim_t sim;
+
+    sim_create(&sim, 3, base_seed, RDP_COLL_ALG_AUTO, 0, 0);
+    sim_start(&sim, 0, RDP_COLL_ALLGATHER, 4, parts, 2, LEN_SMALL);
+    encode(hdr, RDP_COLL_MSG_ABORT, RDP_COLL_ALLGATHER, RDP_COLL_ALG_RD, sig, 4,
+           2, 2, 0, 0);
+    assert_int_equal(
+        rdp_tl_loopback_inject(sim.lb, 2, 0, hdr, sizeof(hdr), NULL, 0),
+        PMIX_SUCCESS);
+    sim_run(&sim);
+    rdp_coll_engine_get_stats(sim.eng[0], &st);
+    assert_int_equal(st.dropped, 1);
+    assert_int_equal(sim.ncalled, 0);
+    sim_start(&sim, 1, RDP_COLL_ALLGATHER, 4, parts, 2, LEN_SMALL);
+    sim_run(&sim);
+    assert_int_equal(sim.ncalled, 2);
+    assert_int_equal(sim.ops[0].status, PMIX_SUCCESS);
+    assert_int_equal(sim.ops[1].status, PMIX_SUCCESS);
+    sim_destroy(&sim);
+}
+
+/* Finished keys are remembered (late messages dropped) up to a bound; the
+ * oldest are forgotten first. */
+static void finished_key_memory_is_bounded(void **state)
+{
+    enum {
+        N = RDP_COLL_KEY_MEMORY + 100
+    };
+    uint32_t parts[2] = {0, 1};
+    uint64_t sig      = rdp_coll_signature(parts, 2);
+    uint8_t hdr[RDP_COLL_HDR_LEN];
+    rdp_coll_engine_stats_t st;
+    sim_t sim;
+
+    sim_create(&sim, 2, base_seed, RDP_COLL_ALG_AUTO, 0, 0);
+    sim_reserve(&sim, 2 * N);
+    for (uint64_t op = 0; op < N; op++) {
+        sim_start(&sim, 0, RDP_COLL_BARRIER, op, parts, 2, LEN_SMALL);
+        sim_start(&sim, 1, RDP_COLL_BARRIER, op, parts, 2, LEN_SMALL);
+        sim_run(&sim);
+    }
+    assert_int_equal(sim.ncalled, 2 * N);
+    /* late copies for the oldest (forgotten) and the newest (remembered) */
+    encode(hdr, RDP_COLL_MSG_DATA, RDP_COLL_BARRIER, RDP_COLL_ALG_DISSEM, sig,
+           0, 2, 1, 0, 0);
+    assert_int_equal(
+        rdp_tl_loopback_inject(sim.lb, 1, 0, hdr, sizeof(hdr), NULL, 0),
+        PMIX_SUCCESS);
+    encode(hdr, RDP_COLL_MSG_DATA, RDP_COLL_BARRIER, RDP_COLL_ALG_DISSEM, sig,
+           N - 1, 2, 1, 0, 0);
+    assert_int_equal(
+        rdp_tl_loopback_inject(sim.lb, 1, 0, hdr, sizeof(hdr), NULL, 0),
+        PMIX_SUCCESS);
+    sim_run(&sim);
+    rdp_coll_engine_get_stats(sim.eng[0], &st);
+    assert_int_equal(st.dropped, 1);
+    assert_int_equal(st.early_msgs, 1);
+    sim_destroy(&sim);
+}
+
 static int setup_seed(void **state)
 {
     const char *s = getenv("RDPMIX_TEST_SEED");
@@ -1343,6 +1409,8 @@ int main(void)
         cmocka_unit_test(single_participant_completes_later_not_inside_start),
         cmocka_unit_test(env_forces_the_algorithm),
         cmocka_unit_test(destroy_with_messages_in_flight_is_clean),
+        cmocka_unit_test(abort_from_a_non_participant_is_ignored),
+        cmocka_unit_test(finished_key_memory_is_bounded),
     };
 
     return cmocka_run_group_tests_name("coll_engine", tests, setup_seed, NULL);
