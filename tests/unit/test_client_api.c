@@ -98,6 +98,8 @@ static int send_msg(int fd, uint16_t cmd, uint32_t tag, rdp_buf_t *b)
     uint8_t raw[RDP_MSG_HDR_LEN];
     int rc;
 
+    w_end(b);
+    hdr.length = (uint32_t)b->size;
     rdp_msg_hdr_encode(&hdr, raw);
     rc = write_full(fd, raw, sizeof(raw));
     if (rc == 0 && b->size > 0) {

@@ -54,6 +54,7 @@ static void write_job(rdp_buf_t *b)
     w_str(b, "btl.tcp", "addr-3");
     w_section(b, RDP_SECT_PROC, 0, NULL, 1);
     w_str(b, PMIX_HOSTNAME, "n0");
+    w_end(b);
 }
 
 typedef struct fixture {
@@ -353,6 +354,7 @@ static void malformed_bundles_fail_cleanly(void **state)
     assert_int_equal(rdp_pack_string(&b, NS), PMIX_SUCCESS);
     assert_int_equal(rdp_pack_u32(&b, 1), PMIX_SUCCESS);
     w_section(&b, 77, 0, NULL, 0);
+    w_end(&b);
     rdp_rbuf_init(&rb, b.data, b.size);
     assert_int_equal(rdp_client_store_bundle(&fx->st, &rb),
                      PMIX_ERR_UNPACK_FAILURE);
@@ -363,6 +365,7 @@ static void malformed_bundles_fail_cleanly(void **state)
     assert_int_equal(rdp_pack_string(&b, NS), PMIX_SUCCESS);
     assert_int_equal(rdp_pack_u32(&b, 1), PMIX_SUCCESS);
     w_section(&b, RDP_SECT_PROC, PMIX_RANK_WILDCARD, NULL, 0);
+    w_end(&b);
     rdp_rbuf_init(&rb, b.data, b.size);
     assert_int_equal(rdp_client_store_bundle(&fx->st, &rb),
                      PMIX_ERR_UNPACK_FAILURE);

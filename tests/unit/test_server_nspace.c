@@ -412,6 +412,7 @@ static void packed_set_has_every_section(void **state)
     rdp_rbuf_t rb;
     pmix_nspace_t name;
     uint32_t nsect, counts[4] = {0};
+    size_t mark = 0;
     const pmix_value_t *v;
 
     add_str(&l, PMIX_NODE_MAP, "node01,node02");
@@ -420,10 +421,10 @@ static void packed_set_has_every_section(void **state)
 
     rdp_buf_init(&buf);
     rdp_buf_init(&extra);
-    assert_int_equal(rdp_pack_u8(&extra, RDP_SECT_PROC), PMIX_SUCCESS);
-    assert_int_equal(rdp_pack_u32(&extra, 2), PMIX_SUCCESS);
-    assert_int_equal(rdp_pack_string(&extra, NULL), PMIX_SUCCESS);
+    assert_int_equal(rdp_sect_pack_begin(&extra, RDP_SECT_PROC, 2, NULL, &mark),
+                     PMIX_SUCCESS);
     assert_int_equal(rdp_pack_u32(&extra, 0), PMIX_SUCCESS);
+    rdp_sect_pack_end(&extra, mark);
     assert_int_equal(rdp_srv_nspace_pack_set(ns, &extra, 1, &buf),
                      PMIX_SUCCESS);
     assert_int_equal(rdp_kvs_create(&kvs), PMIX_SUCCESS);
@@ -434,22 +435,20 @@ static void packed_set_has_every_section(void **state)
     assert_int_equal(rdp_unpack_u32(&rb, &nsect), PMIX_SUCCESS);
     assert_int_equal(nsect, 1 + 1 + 2 + 3 + 1);
     for (uint32_t i = 0; i < nsect; i++) {
-        uint8_t kind;
-        uint32_t id;
-        char *sname = NULL;
+        rdp_sect_t s;
         char sect[16];
 
-        assert_int_equal(rdp_unpack_u8(&rb, &kind), PMIX_SUCCESS);
-        assert_int_equal(rdp_unpack_u32(&rb, &id), PMIX_SUCCESS);
-        assert_int_equal(rdp_unpack_string(&rb, &sname), PMIX_SUCCESS);
-        assert_true(kind <= RDP_SECT_PROC);
-        counts[kind]++;
-        if (kind == RDP_SECT_NODE) {
-            assert_non_null(sname);
+        assert_int_equal(rdp_sect_unpack(&rb, &s), PMIX_SUCCESS);
+        assert_true(s.kind <= RDP_SECT_PROC);
+        counts[s.kind]++;
+        if (s.kind == RDP_SECT_NODE) {
+            assert_non_null(s.name);
         }
-        snprintf(sect, sizeof(sect), "k%u", kind);
-        assert_int_equal(rdp_kvs_unpack_rank(kvs, sect, id, &rb), PMIX_SUCCESS);
-        free(sname);
+        snprintf(sect, sizeof(sect), "k%u", s.kind);
+        assert_int_equal(rdp_kvs_unpack_rank(kvs, sect, s.id, &s.kv),
+                         PMIX_SUCCESS);
+        /* the section length covers exactly its kv list */
+        assert_int_equal(s.kv.left, 0);
     }
     assert_int_equal(rb.left, 0);
     assert_int_equal(counts[RDP_SECT_JOB], 1);

@@ -5,7 +5,9 @@
 #include "core/util/log.h"
 #include "core/wire/proto.h"
 
+#include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 
 /*
  * NULL procs means our whole nspace (PMIX_RANK_WILDCARD).  The server
@@ -15,6 +17,41 @@
  * timer.  A singleton's fence over itself completes locally.
  */
 
+/* The bundle of a FENCE_ACK in the memfd that came with it. */
+static pmix_status_t store_shm_bundle(rdp_rbuf_t *rb)
+{
+    const void *map;
+    uint64_t size;
+    rdp_rbuf_t mrb;
+    pmix_status_t status;
+    int fd = -1;
+
+    status = rdp_unpack_u64(rb, &size);
+    if (status != PMIX_SUCCESS) {
+        return status;
+    }
+    if (rdp_client.conn != NULL) {
+        fd = rdp_ipc_conn_take_fd(rdp_client.conn);
+    }
+    if (fd < 0 || size == 0 || size > SIZE_MAX) {
+        rdp_log_error(CLIENT, "fence result in shared memory without a "
+                              "usable descriptor");
+        if (fd >= 0) {
+            close(fd);
+        }
+        return PMIX_ERR_UNPACK_FAILURE;
+    }
+    status = rdp_ipc_memfd_map(fd, (size_t)size, &map);
+    close(fd);
+    if (status != PMIX_SUCCESS) {
+        return status;
+    }
+    rdp_rbuf_init(&mrb, map, (size_t)size);
+    status = rdp_client_store_bundle(&rdp_client.store, &mrb);
+    rdp_ipc_memfd_unmap(map, (size_t)size);
+    return status;
+}
+
 static void fence_finish(rdp_client_op_t *op, pmix_status_t status,
                          rdp_rbuf_t *rb)
 {
@@ -23,8 +60,20 @@ static void fence_finish(rdp_client_op_t *op, pmix_status_t status,
 
     if (status == PMIX_SUCCESS && rb != NULL) {
         status = rdp_unpack_u8(rb, &has_bundle);
-        if (status == PMIX_SUCCESS && has_bundle) {
-            status = rdp_client_store_bundle(&rdp_client.store, rb);
+        if (status == PMIX_SUCCESS) {
+            switch (has_bundle) {
+            case RDP_FENCE_NO_BUNDLE:
+                break;
+            case RDP_FENCE_BUNDLE_INLINE:
+                status = rdp_client_store_bundle(&rdp_client.store, rb);
+                break;
+            case RDP_FENCE_BUNDLE_MEMFD:
+                status = store_shm_bundle(rb);
+                break;
+            default:
+                status = PMIX_ERR_UNPACK_FAILURE;
+                break;
+            }
         }
         if (status != PMIX_SUCCESS) {
             rdp_log_error(CLIENT, "bad fence reply: %s",

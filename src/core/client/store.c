@@ -138,48 +138,46 @@ static pmix_status_t store_set(rdp_client_store_t *st, rdp_rbuf_t *rb)
         return status;
     }
     for (uint32_t s = 0; s < nsections; s++) {
-        uint8_t kind;
-        uint32_t id;
-        const char *name;
+        rdp_sect_t sect;
 
-        status = rdp_unpack_u8(rb, &kind);
-        if (status == PMIX_SUCCESS) {
-            status = rdp_unpack_u32(rb, &id);
-        }
-        if (status == PMIX_SUCCESS) {
-            status = rdp_unpack_string_view(rb, &name);
-        }
+        status = rdp_sect_unpack(rb, &sect);
         if (status != PMIX_SUCCESS) {
             return status;
         }
-        switch (kind) {
+        switch (sect.kind) {
         case RDP_SECT_JOB:
-            status =
-                rdp_kvs_unpack_rank(st->kvs, nspace, PMIX_RANK_WILDCARD, rb);
+            status = rdp_kvs_unpack_rank(st->kvs, nspace, PMIX_RANK_WILDCARD,
+                                         &sect.kv);
             if (status == PMIX_SUCCESS) {
                 status = rdp_client_store_add_nspace(st, nspace);
             }
             break;
         case RDP_SECT_APP:
-            status = rdp_kvs_unpack_rank(st->apps, nspace, id, rb);
+            status = rdp_kvs_unpack_rank(st->apps, nspace, sect.id, &sect.kv);
             break;
         case RDP_SECT_NODE:
-            status = rdp_kvs_unpack_rank(st->nodes, nspace, id, rb);
+            status = rdp_kvs_unpack_rank(st->nodes, nspace, sect.id, &sect.kv);
             if (status == PMIX_SUCCESS) {
-                status = store_node_names(st, nspace, id, name);
+                status = store_node_names(st, nspace, sect.id, sect.name);
             }
             break;
         case RDP_SECT_PROC:
-            if (id >= PMIX_RANK_VALID) {
-                rdp_log_error(CLIENT, "bundle section for invalid rank %u", id);
+            if (sect.id >= PMIX_RANK_VALID) {
+                rdp_log_error(CLIENT, "bundle section for invalid rank %u",
+                              sect.id);
                 return PMIX_ERR_UNPACK_FAILURE;
             }
-            status = rdp_kvs_unpack_rank(st->kvs, nspace, id, rb);
+            status = rdp_kvs_unpack_rank(st->kvs, nspace, sect.id, &sect.kv);
             break;
         default:
             rdp_log_error(CLIENT, "bundle section of unknown kind %u",
-                          (unsigned)kind);
+                          (unsigned)sect.kind);
             return PMIX_ERR_UNPACK_FAILURE;
+        }
+        if (status == PMIX_SUCCESS && sect.kv.left != 0) {
+            rdp_log_error(CLIENT, "bundle section has %zu trailing bytes",
+                          sect.kv.left);
+            status = PMIX_ERR_UNPACK_FAILURE;
         }
         if (status != PMIX_SUCCESS) {
             return status;

@@ -12,6 +12,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -22,6 +23,9 @@
 #define RX_CHUNK (64 * 1024)
 /* How long a closing connection may take to flush queued replies. */
 #define CLOSE_FLUSH_SECONDS 5.0
+/* Descriptors accepted per read, and queued per connection at most. */
+#define RX_FDS_PER_READ 4
+#define RX_FDQ_MAX      16
 
 struct rdp_ipc_blob {
     int refcount;
@@ -38,7 +42,16 @@ typedef struct tx_item {
     rdp_ipc_blob_t *blob;   /* shared payload, or NULL */
     size_t len;             /* payload length */
     size_t sent;            /* bytes of hdr+payload already written */
+    int fd;                 /* owned; passed with the first byte, or -1 */
 } tx_item_t;
+
+/* A descriptor that arrived with the stream bytes [begin, end) (absolute
+ * offsets): it belongs to the message whose header starts in that range. */
+typedef struct rx_fd {
+    int fd;
+    uint64_t begin;
+    uint64_t end;
+} rx_fd_t;
 
 enum conn_state {
     CONN_OPEN,
@@ -63,7 +76,12 @@ struct rdp_ipc_conn {
     size_t rx_cap;
     size_t rx_start;
     size_t rx_end;
+    uint64_t rx_abs;  /* stream offset of rx[rx_start] */
+    uint64_t msg_abs; /* stream offset of the message being delivered */
     size_t max_msg;
+    int accept_fds; /* connecting side only; a server never does */
+    rx_fd_t fdq[RX_FDQ_MAX];
+    size_t nfdq;
     rdp_list_t txq;
 };
 
@@ -122,6 +140,9 @@ void rdp_ipc_blob_unref(rdp_ipc_blob_t *blob)
 
 static void tx_item_free(tx_item_t *item)
 {
+    if (item->fd >= 0) {
+        close(item->fd);
+    }
     rdp_free(item->data);
     rdp_ipc_blob_unref(item->blob);
     rdp_free(item);
@@ -133,6 +154,9 @@ static void conn_free(rdp_ipc_conn_t *conn)
 
     while ((l = rdp_list_pop_front(&conn->txq)) != NULL) {
         tx_item_free(rdp_container_of(l, tx_item_t, link));
+    }
+    for (size_t i = 0; i < conn->nfdq; i++) {
+        close(conn->fdq[i].fd);
     }
     rdp_fdwatch_destroy(conn->rd_watch);
     rdp_fdwatch_destroy(conn->wr_watch);
@@ -233,6 +257,30 @@ void rdp_ipc_conn_close(rdp_ipc_conn_t *conn, pmix_status_t why)
 
 /* ---- sending ---- */
 
+/* sendmsg with one descriptor (SCM_RIGHTS) attached to the first byte. */
+static ssize_t send_with_fd(int sock, struct iovec *iov, int iovcnt, int fd)
+{
+    union {
+        char buf[CMSG_SPACE(sizeof(int))];
+        struct cmsghdr align;
+    } ctl;
+    struct msghdr msg;
+    struct cmsghdr *cm;
+
+    memset(&msg, 0, sizeof(msg));
+    memset(&ctl, 0, sizeof(ctl));
+    msg.msg_iov        = iov;
+    msg.msg_iovlen     = (size_t)iovcnt;
+    msg.msg_control    = ctl.buf;
+    msg.msg_controllen = sizeof(ctl.buf);
+    cm                 = CMSG_FIRSTHDR(&msg);
+    cm->cmsg_level     = SOL_SOCKET;
+    cm->cmsg_type      = SCM_RIGHTS;
+    cm->cmsg_len       = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+    return sendmsg(sock, &msg, MSG_NOSIGNAL);
+}
+
 /* Write as much of the queue as the socket takes. Returns an error status
  * on a hard socket error, PMIX_SUCCESS otherwise. */
 static pmix_status_t tx_flush(rdp_ipc_conn_t *conn)
@@ -260,7 +308,11 @@ static pmix_status_t tx_flush(rdp_ipc_conn_t *conn)
             iov[iovcnt].iov_len  = item->len - off;
             iovcnt++;
         }
-        n = writev(conn->fd, iov, iovcnt);
+        if (item->fd >= 0) {
+            n = send_with_fd(conn->fd, iov, iovcnt, item->fd);
+        } else {
+            n = writev(conn->fd, iov, iovcnt);
+        }
         if (n < 0) {
             if (errno == EAGAIN || errno == EWOULDBLOCK) {
                 return PMIX_SUCCESS;
@@ -271,6 +323,11 @@ static pmix_status_t tx_flush(rdp_ipc_conn_t *conn)
             rdp_log_debug(IPC, "write to pid %d failed: %m",
                           (int)conn->cred.pid);
             return PMIX_ERR_LOST_CONNECTION;
+        }
+        if (item->fd >= 0) {
+            /* the kernel holds its own reference now */
+            close(item->fd);
+            item->fd = -1;
         }
         item->sent += (size_t)n;
         if (item->sent == RDP_MSG_HDR_LEN + item->len) {
@@ -310,32 +367,36 @@ static void on_writable(int fd, int events, void *arg)
     update_write_watch(conn);
 }
 
+/* Queue one frame.  Takes @a data and @a fd (owned, or -1) whatever
+ * happens; takes a reference on @a blob when queued. */
 static pmix_status_t enqueue(rdp_ipc_conn_t *conn, uint16_t cmd, uint32_t tag,
-                             uint8_t *data, rdp_ipc_blob_t *blob, size_t len)
+                             uint8_t *data, rdp_ipc_blob_t *blob, size_t len,
+                             int fd)
 {
     rdp_msg_hdr_t hdr = {RDP_MSG_MAGIC, RDP_MSG_VERSION, cmd, tag, 0};
     tx_item_t *item;
     pmix_status_t status;
 
     if (conn->state != CONN_OPEN) {
-        rdp_free(data);
-        return PMIX_ERR_UNREACH;
+        status = PMIX_ERR_UNREACH;
+        goto err_free;
     }
     if (len > UINT32_MAX) {
         rdp_log_error(IPC, "message of %zu bytes exceeds the frame limit",
                       len);
-        rdp_free(data);
-        return PMIX_ERR_BAD_PARAM;
+        status = PMIX_ERR_BAD_PARAM;
+        goto err_free;
     }
     item = rdp_calloc(1, sizeof(*item));
     if (item == NULL) {
-        rdp_free(data);
-        return PMIX_ERR_NOMEM;
+        status = PMIX_ERR_NOMEM;
+        goto err_free;
     }
     hdr.length = (uint32_t)len;
     rdp_msg_hdr_encode(&hdr, item->hdr);
     item->data = data;
     item->len  = len;
+    item->fd   = fd;
     if (blob != NULL) {
         blob->refcount++;
         item->blob = blob;
@@ -353,6 +414,13 @@ static pmix_status_t enqueue(rdp_ipc_conn_t *conn, uint16_t cmd, uint32_t tag,
     }
     update_write_watch(conn);
     return PMIX_SUCCESS;
+
+err_free:
+    rdp_free(data);
+    if (fd >= 0) {
+        close(fd);
+    }
+    return status;
 }
 
 pmix_status_t rdp_ipc_send(rdp_ipc_conn_t *conn, uint16_t cmd, uint32_t tag,
@@ -361,13 +429,60 @@ pmix_status_t rdp_ipc_send(rdp_ipc_conn_t *conn, uint16_t cmd, uint32_t tag,
     size_t len;
     uint8_t *data = rdp_buf_take(buf, &len);
 
-    return enqueue(conn, cmd, tag, data, NULL, len);
+    return enqueue(conn, cmd, tag, data, NULL, len, -1);
 }
 
 pmix_status_t rdp_ipc_send_blob(rdp_ipc_conn_t *conn, uint16_t cmd,
                                 uint32_t tag, rdp_ipc_blob_t *blob)
 {
-    return enqueue(conn, cmd, tag, NULL, blob, blob->len);
+    return enqueue(conn, cmd, tag, NULL, blob, blob->len, -1);
+}
+
+/* A private duplicate of a caller's descriptor for one queued frame. */
+static pmix_status_t dup_fd(int fd, int *dup_p)
+{
+    int d;
+
+    if (fd < 0) {
+        rdp_log_error(IPC, "cannot pass descriptor %d", fd);
+        return PMIX_ERR_BAD_PARAM;
+    }
+    d = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    if (d < 0) {
+        rdp_log_error(IPC, "cannot duplicate descriptor %d: %m", fd);
+        return PMIX_ERR_OUT_OF_RESOURCE;
+    }
+    *dup_p = d;
+    return PMIX_SUCCESS;
+}
+
+pmix_status_t rdp_ipc_send_fd(rdp_ipc_conn_t *conn, uint16_t cmd, uint32_t tag,
+                              rdp_buf_t *buf, int fd)
+{
+    size_t len;
+    uint8_t *data = rdp_buf_take(buf, &len);
+    pmix_status_t status;
+    int d;
+
+    status = dup_fd(fd, &d);
+    if (status != PMIX_SUCCESS) {
+        rdp_free(data);
+        return status;
+    }
+    return enqueue(conn, cmd, tag, data, NULL, len, d);
+}
+
+pmix_status_t rdp_ipc_send_blob_fd(rdp_ipc_conn_t *conn, uint16_t cmd,
+                                   uint32_t tag, rdp_ipc_blob_t *blob, int fd)
+{
+    pmix_status_t status;
+    int d;
+
+    status = dup_fd(fd, &d);
+    if (status != PMIX_SUCCESS) {
+        return status;
+    }
+    return enqueue(conn, cmd, tag, NULL, blob, blob->len, d);
 }
 
 pmix_status_t rdp_ipc_send_copy(rdp_ipc_conn_t *conn, uint16_t cmd,
@@ -382,7 +497,7 @@ pmix_status_t rdp_ipc_send_copy(rdp_ipc_conn_t *conn, uint16_t cmd,
         }
         memcpy(copy, data, len);
     }
-    return enqueue(conn, cmd, tag, copy, NULL, len);
+    return enqueue(conn, cmd, tag, copy, NULL, len, -1);
 }
 
 /* ---- receiving ---- */
@@ -413,6 +528,100 @@ static pmix_status_t rx_reserve(rdp_ipc_conn_t *conn, size_t need)
     conn->rx     = nrx;
     conn->rx_cap = ncap;
     return PMIX_SUCCESS;
+}
+
+/* Close queued descriptors that arrived with bytes before stream offset
+ * @a abs: their message has been delivered. */
+static void fdq_drop_before(rdp_ipc_conn_t *conn, uint64_t abs)
+{
+    size_t n = 0;
+
+    while (n < conn->nfdq && conn->fdq[n].end <= abs) {
+        rdp_log_debug(IPC, "pid %d passed a descriptor nobody took; closed",
+                      (int)conn->cred.pid);
+        close(conn->fdq[n].fd);
+        n++;
+    }
+    if (n > 0) {
+        memmove(conn->fdq, conn->fdq + n, (conn->nfdq - n) * sizeof(rx_fd_t));
+        conn->nfdq -= n;
+    }
+}
+
+int rdp_ipc_conn_take_fd(rdp_ipc_conn_t *conn)
+{
+    int fd;
+
+    fdq_drop_before(conn, conn->msg_abs);
+    if (conn->nfdq == 0 || conn->fdq[0].begin > conn->msg_abs) {
+        return -1;
+    }
+    fd = conn->fdq[0].fd;
+    memmove(conn->fdq, conn->fdq + 1, (conn->nfdq - 1) * sizeof(rx_fd_t));
+    conn->nfdq--;
+    return fd;
+}
+
+/* Keep (or close) the descriptors a read brought with stream bytes
+ * [begin, end). */
+static void rx_take_fds(rdp_ipc_conn_t *conn, struct msghdr *msg,
+                        uint64_t begin, uint64_t end)
+{
+    struct cmsghdr *cm;
+
+    if (msg->msg_flags & MSG_CTRUNC) {
+        rdp_log_warn(IPC, "pid %d passed more descriptors than accepted",
+                     (int)conn->cred.pid);
+    }
+    for (cm = CMSG_FIRSTHDR(msg); cm != NULL; cm = CMSG_NXTHDR(msg, cm)) {
+        size_t nfd;
+
+        if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS) {
+            continue;
+        }
+        nfd = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (size_t i = 0; i < nfd; i++) {
+            int fd;
+
+            memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
+            if (!conn->accept_fds || conn->nfdq == RX_FDQ_MAX) {
+                rdp_log_warn(IPC, "pid %d passed a descriptor %s; closed",
+                             (int)conn->cred.pid,
+                             conn->accept_fds ? "beyond the queue limit"
+                                              : "to a server");
+                close(fd);
+                continue;
+            }
+            conn->fdq[conn->nfdq].fd    = fd;
+            conn->fdq[conn->nfdq].begin = begin;
+            conn->fdq[conn->nfdq].end   = end;
+            conn->nfdq++;
+        }
+    }
+}
+
+/* read() that also receives descriptors (SCM_RIGHTS, close-on-exec). */
+static ssize_t rx_read(rdp_ipc_conn_t *conn, void *dst, size_t room)
+{
+    union {
+        char buf[CMSG_SPACE(RX_FDS_PER_READ * sizeof(int))];
+        struct cmsghdr align;
+    } ctl;
+    struct iovec iov = {dst, room};
+    struct msghdr msg;
+    uint64_t begin = conn->rx_abs + (conn->rx_end - conn->rx_start);
+    ssize_t n;
+
+    memset(&msg, 0, sizeof(msg));
+    msg.msg_iov        = &iov;
+    msg.msg_iovlen     = 1;
+    msg.msg_control    = ctl.buf;
+    msg.msg_controllen = sizeof(ctl.buf);
+    n                  = recvmsg(conn->fd, &msg, MSG_CMSG_CLOEXEC);
+    if (n > 0 && msg.msg_controllen > 0) {
+        rx_take_fds(conn, &msg, begin, begin + (uint64_t)n);
+    }
+    return n;
 }
 
 /* Deliver every complete frame in the buffer. Returns the number of bytes
@@ -446,9 +655,14 @@ static pmix_status_t rx_parse(rdp_ipc_conn_t *conn, size_t *need_p)
             return PMIX_SUCCESS;
         }
         conn->rx_start += RDP_MSG_HDR_LEN + hdr.length;
+        conn->msg_abs = conn->rx_abs;
+        conn->rx_abs += RDP_MSG_HDR_LEN + hdr.length;
         conn->msg_cb(conn, &hdr,
                      conn->rx + conn->rx_start - hdr.length, hdr.length,
                      conn->arg);
+        /* descriptors that came with this message (or before it) and
+         * were not taken are closed */
+        fdq_drop_before(conn, conn->rx_abs);
     }
     *need_p = RDP_MSG_HDR_LEN;
     return PMIX_SUCCESS;
@@ -475,7 +689,7 @@ static void on_readable(int fd, int events, void *arg)
             return;
         }
         room = conn->rx_cap - conn->rx_end;
-        n    = read(conn->fd, conn->rx + conn->rx_end, room);
+        n    = rx_read(conn, conn->rx + conn->rx_end, room);
         if (n == 0) {
             rdp_ipc_conn_close(conn, PMIX_ERR_LOST_CONNECTION);
             return;
@@ -718,6 +932,7 @@ pmix_status_t rdp_ipc_connect(rdp_loop_t *loop, const char *path,
         close(fd);
         return status;
     }
+    conn->accept_fds = 1; /* the server passes shared-memory results */
     {
         struct ucred uc;
         socklen_t uclen = sizeof(uc);
@@ -817,7 +1032,110 @@ pmix_status_t rdp_ipc_sync_request(rdp_ipc_conn_t *conn, uint16_t cmd,
     }
     memcpy(reply, conn->rx + conn->rx_start + RDP_MSG_HDR_LEN, hdr.length);
     conn->rx_start += RDP_MSG_HDR_LEN + hdr.length;
+    conn->rx_abs += RDP_MSG_HDR_LEN + hdr.length;
     *hdr_p   = hdr;
     *reply_p = reply;
     return PMIX_SUCCESS;
+}
+
+/* ---- sealed shared memory ---- */
+
+pmix_status_t rdp_ipc_memfd_open(size_t len, int *fd_p, void **map_p)
+{
+    void *map;
+    int fd;
+
+    if (len == 0) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    fd = memfd_create("rdpmix", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (fd < 0) {
+        rdp_log_debug(IPC, "memfd_create failed: %m");
+        return PMIX_ERR_OUT_OF_RESOURCE;
+    }
+    if (ftruncate(fd, (off_t)len) != 0) {
+        rdp_log_debug(IPC, "cannot size a %zu-byte memfd: %m", len);
+        close(fd);
+        return PMIX_ERR_OUT_OF_RESOURCE;
+    }
+    map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (map == MAP_FAILED) {
+        rdp_log_debug(IPC, "cannot map a %zu-byte memfd: %m", len);
+        close(fd);
+        return PMIX_ERR_OUT_OF_RESOURCE;
+    }
+    *fd_p  = fd;
+    *map_p = map;
+    return PMIX_SUCCESS;
+}
+
+pmix_status_t rdp_ipc_memfd_seal(int fd, void *map, size_t len)
+{
+    /* a writable shared mapping would make F_SEAL_WRITE fail (EBUSY) */
+    munmap(map, len);
+    if (fcntl(fd, F_ADD_SEALS,
+              F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL)
+        != 0) {
+        rdp_log_debug(IPC, "cannot seal a memfd: %m");
+        close(fd);
+        return PMIX_ERR_OUT_OF_RESOURCE;
+    }
+    return PMIX_SUCCESS;
+}
+
+pmix_status_t rdp_ipc_memfd_create(const void *data, size_t len, int *fd_p)
+{
+    pmix_status_t status;
+    void *map;
+    int fd;
+
+    status = rdp_ipc_memfd_open(len, &fd, &map);
+    if (status != PMIX_SUCCESS) {
+        return status;
+    }
+    memcpy(map, data, len);
+    status = rdp_ipc_memfd_seal(fd, map, len);
+    if (status == PMIX_SUCCESS) {
+        *fd_p = fd;
+    }
+    return status;
+}
+
+pmix_status_t rdp_ipc_memfd_map(int fd, size_t len, const void **map_p)
+{
+    const int need = F_SEAL_SHRINK | F_SEAL_WRITE;
+    struct stat st;
+    void *map;
+    int seals;
+
+    if (fd < 0 || len == 0) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    /* only a memfd that can neither shrink (SIGBUS) nor change under us */
+    seals = fcntl(fd, F_GET_SEALS);
+    if (seals < 0 || (seals & need) != need) {
+        rdp_log_error(IPC, "shared memory from the server is not sealed");
+        return PMIX_ERR_BAD_PARAM;
+    }
+    if (fstat(fd, &st) != 0 || st.st_size < 0 || (uint64_t)st.st_size < len) {
+        rdp_log_error(IPC,
+                      "shared memory from the server is shorter than "
+                      "the %zu bytes announced",
+                      len);
+        return PMIX_ERR_BAD_PARAM;
+    }
+    map = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+    if (map == MAP_FAILED) {
+        rdp_log_error(IPC, "cannot map %zu bytes of shared memory: %m", len);
+        return PMIX_ERR_OUT_OF_RESOURCE;
+    }
+    *map_p = map;
+    return PMIX_SUCCESS;
+}
+
+void rdp_ipc_memfd_unmap(const void *map, size_t len)
+{
+    if (map != NULL && len > 0) {
+        munmap((void *)map, len);
+    }
 }

@@ -78,6 +78,24 @@ void rdp_ipc_blob_unref(rdp_ipc_blob_t *blob);
 pmix_status_t rdp_ipc_send_blob(rdp_ipc_conn_t *conn, uint16_t cmd,
                                 uint32_t tag, rdp_ipc_blob_t *blob);
 
+/**
+ * As rdp_ipc_send / rdp_ipc_send_blob, and pass a duplicate of @a fd with
+ * the message (SCM_RIGHTS on its first byte).  @a fd stays the caller's
+ * (borrowed; the queued duplicate is closed once written or dropped).
+ * Only a connection made with rdp_ipc_connect accepts descriptors: one a
+ * server receives is closed on arrival.
+ */
+pmix_status_t rdp_ipc_send_fd(rdp_ipc_conn_t *conn, uint16_t cmd, uint32_t tag,
+                              rdp_buf_t *buf, int fd);
+pmix_status_t rdp_ipc_send_blob_fd(rdp_ipc_conn_t *conn, uint16_t cmd,
+                                   uint32_t tag, rdp_ipc_blob_t *blob, int fd);
+/**
+ * Inside a msg callback: the descriptor that came with this message, now
+ * owned by the caller, or -1 if none did.  Descriptors that nobody takes
+ * are closed when their message's callback returns.
+ */
+int rdp_ipc_conn_take_fd(rdp_ipc_conn_t *conn);
+
 /** Queue a copy of borrowed bytes. */
 pmix_status_t rdp_ipc_send_copy(rdp_ipc_conn_t *conn, uint16_t cmd,
                                 uint32_t tag, const void *data, size_t len);
@@ -98,5 +116,24 @@ pmix_status_t rdp_ipc_sync_request(rdp_ipc_conn_t *conn, uint16_t cmd,
                                    uint32_t tag, const rdp_buf_t *payload,
                                    rdp_msg_hdr_t *hdr_p, void **reply_p,
                                    double timeout);
+
+/* ---- sealed shared memory for passing large read-only results ---- */
+
+/** A memfd of @a len bytes and a writable shared mapping of it.  Fill the
+ * mapping, then rdp_ipc_memfd_seal.  PMIX_ERR_OUT_OF_RESOURCE when the
+ * system has no memfd (callers fall back to inline bytes). */
+pmix_status_t rdp_ipc_memfd_open(size_t len, int *fd_p, void **map_p);
+/** Unmap @a map and seal @a fd against resizing and writing.  On error the
+ * fd is closed. */
+pmix_status_t rdp_ipc_memfd_seal(int fd, void *map, size_t len);
+/** A sealed memfd holding a copy of @a data (borrowed). *fd_p is owned. */
+pmix_status_t rdp_ipc_memfd_create(const void *data, size_t len, int *fd_p);
+/**
+ * Map a received memfd read-only after checking that it is sealed against
+ * shrinking and writing and holds at least @a len bytes.  @a fd stays the
+ * caller's (it may close it right away); unmap with rdp_ipc_memfd_unmap.
+ */
+pmix_status_t rdp_ipc_memfd_map(int fd, size_t len, const void **map_p);
+void rdp_ipc_memfd_unmap(const void *map, size_t len);
 
 #endif

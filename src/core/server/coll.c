@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /*
  * A tracker collects the local participants of one collective.  Its key
@@ -265,11 +266,61 @@ static pmix_status_t pack_parts_bundle(const coll_t *coll, bool local_only,
     return status;
 }
 
+/* Bundles from this size on go through shared memory (0: never). */
+static size_t shm_min(void)
+{
+    static size_t min = SIZE_MAX; /* loop thread only */
+    const char *s;
+    char *end;
+    unsigned long long v;
+
+    if (min != SIZE_MAX) {
+        return min;
+    }
+    min = RDP_FENCE_SHM_MIN_DEFAULT;
+    s   = getenv("RDPMIX_SHM_MIN");
+    if (s != NULL && *s != '\0') {
+        v = strtoull(s, &end, 0);
+        if (*end != '\0' || v >= SIZE_MAX) {
+            rdp_log_warn(SERVER, "ignoring invalid RDPMIX_SHM_MIN '%s'", s);
+        } else {
+            min = (size_t)v;
+        }
+    }
+    return min;
+}
+
+/* The fence reply is [i32 status][u8 INLINE][bundle] in @a buf; move a
+ * large bundle into a sealed memfd (*fd_p) and leave
+ * [i32 status][u8 MEMFD][u64 size] in @a buf.  Keeps the inline form
+ * when shared memory is not available. */
+static void bundle_to_shm(rdp_buf_t *buf, size_t hdrlen, int *fd_p)
+{
+    size_t len = buf->size - hdrlen;
+    size_t min = shm_min();
+    int fd;
+
+    *fd_p = -1;
+    if (min == 0 || len < min
+        || rdp_ipc_memfd_create(buf->data + hdrlen, len, &fd) != PMIX_SUCCESS) {
+        return;
+    }
+    buf->size             = hdrlen;
+    buf->data[hdrlen - 1] = RDP_FENCE_BUNDLE_MEMFD;
+    if (rdp_pack_u64(buf, len) != PMIX_SUCCESS) {
+        /* cannot fail: the buffer already held far more */
+        close(fd);
+        return;
+    }
+    *fd_p = fd;
+}
+
 /* Answer every arrived participant, then retire the tracker. */
 static void coll_finish(coll_t *coll, pmix_status_t status)
 {
     rdp_ipc_blob_t *blob = NULL;
     rdp_buf_t buf;
+    int shm_fd = -1;
 
     if (coll->state == COLL_DONE) {
         return;
@@ -284,11 +335,17 @@ static void coll_finish(coll_t *coll, pmix_status_t status)
         pmix_status_t st = rdp_pack_i32(&buf, PMIX_SUCCESS);
 
         if (st == PMIX_SUCCESS) {
-            st = rdp_pack_u8(&buf, coll->collect ? 1 : 0);
+            st = rdp_pack_u8(&buf, coll->collect ? RDP_FENCE_BUNDLE_INLINE
+                                                 : RDP_FENCE_NO_BUNDLE);
         }
         if (st == PMIX_SUCCESS && coll->collect) {
             /* packed once; every participant gets the same bytes */
+            size_t hdrlen = buf.size;
+
             st = pack_parts_bundle(coll, false, &buf);
+            if (st == PMIX_SUCCESS) {
+                bundle_to_shm(&buf, hdrlen, &shm_fd);
+            }
         }
         if (st != PMIX_SUCCESS) {
             rdp_log_error(SERVER, "cannot pack fence result: %s",
@@ -304,6 +361,9 @@ static void coll_finish(coll_t *coll, pmix_status_t status)
     }
     if (rdp_ipc_blob_create(&buf, &blob) != PMIX_SUCCESS) {
         rdp_buf_cleanup(&buf);
+        if (shm_fd >= 0) {
+            close(shm_fd);
+        }
         coll_maybe_free(coll);
         return;
     }
@@ -315,10 +375,20 @@ static void coll_finish(coll_t *coll, pmix_status_t status)
             continue;
         }
         peer = rdp_srv_peer_find(coll->parts[i].peer_id);
-        if (peer != NULL && peer->state == RDP_SRV_PEER_READY) {
+        if (peer == NULL || peer->state != RDP_SRV_PEER_READY) {
+            continue;
+        }
+        if (shm_fd >= 0) {
+            /* each queued reply holds its own duplicate of the memfd */
+            rdp_ipc_send_blob_fd(peer->conn, coll->reply_cmd,
+                                 coll->parts[i].tag, blob, shm_fd);
+        } else {
             rdp_ipc_send_blob(peer->conn, coll->reply_cmd, coll->parts[i].tag,
                               blob);
         }
+    }
+    if (shm_fd >= 0) {
+        close(shm_fd);
     }
     rdp_ipc_blob_unref(blob);
     if (status != PMIX_SUCCESS) {
@@ -343,7 +413,7 @@ static void coll_timeout(void *arg)
 
 typedef struct coll_hop {
     uint64_t coll_id;
-    char *data; /* what we gave the host: valid until it calls */
+    char *data; /* the fence blob until the host takes it */
     size_t ndata;
     pmix_status_t status;
     void *rdata; /* what the host returned (copied) */
@@ -467,6 +537,12 @@ static void coll_all_arrived(coll_t *coll)
         rc = rdp_srv.host.disconnect(coll->procs, coll->nprocs, coll->info,
                                      coll->ninfo, connect_cb, hop);
         break;
+    }
+    if (rc == PMIX_SUCCESS || rc == PMIX_OPERATION_SUCCEEDED) {
+        /* the fence blob now belongs to the host, which frees it (ORTE
+         * and PRRTE load it into a buffer of their own, as OpenPMIx
+         * servers expect); the hop is freed on this thread later */
+        hop->data = NULL;
     }
     if (rc == PMIX_SUCCESS) {
         return;

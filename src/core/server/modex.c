@@ -37,17 +37,16 @@ typedef struct waiter {
 pmix_status_t rdp_srv_pack_proc_section(const char *nspace, pmix_rank_t rank,
                                         uint32_t scope_mask, rdp_buf_t *buf)
 {
-    pmix_status_t status = rdp_pack_u8(buf, RDP_SECT_PROC);
+    size_t mark;
+    pmix_status_t status =
+        rdp_sect_pack_begin(buf, RDP_SECT_PROC, rank, NULL, &mark);
 
-    if (status == PMIX_SUCCESS) {
-        status = rdp_pack_u32(buf, rank);
-    }
-    if (status == PMIX_SUCCESS) {
-        status = rdp_pack_string(buf, NULL);
-    }
     if (status == PMIX_SUCCESS) {
         status =
             rdp_kvs_pack_rank(rdp_srv.modex, nspace, rank, scope_mask, buf);
+    }
+    if (status == PMIX_SUCCESS) {
+        rdp_sect_pack_end(buf, mark);
     }
     return status;
 }
@@ -348,32 +347,25 @@ pmix_status_t rdp_srv_store_bundles(const void *data, size_t len)
             }
             ns = rdp_srv_nspace_find(nspace);
             for (uint32_t k = 0; status == PMIX_SUCCESS && k < nsect; k++) {
-                uint8_t kind;
-                uint32_t id;
-                const char *name;
+                rdp_sect_t sect;
 
-                status = rdp_unpack_u8(&rb, &kind);
-                if (status == PMIX_SUCCESS) {
-                    status = rdp_unpack_u32(&rb, &id);
-                }
-                if (status == PMIX_SUCCESS) {
-                    status = rdp_unpack_string_view(&rb, &name);
-                }
+                status = rdp_sect_unpack(&rb, &sect);
                 if (status != PMIX_SUCCESS) {
                     break;
                 }
-                if (kind == RDP_SECT_PROC && ns != NULL && ns->registered
-                    && id < PMIX_RANK_VALID
-                    && !rdp_srv_nspace_is_local(ns, id)) {
-                    status =
-                        rdp_kvs_unpack_rank(rdp_srv.modex, nspace, id, &rb);
-                    if (status == PMIX_SUCCESS) {
-                        rdp_srv_modex_ready(nspace, id);
+                /* anything else is ours already, or not ours to keep:
+                 * the section length skips it */
+                if (sect.kind == RDP_SECT_PROC && ns != NULL && ns->registered
+                    && sect.id < PMIX_RANK_VALID
+                    && !rdp_srv_nspace_is_local(ns, sect.id)) {
+                    status = rdp_kvs_unpack_rank(rdp_srv.modex, nspace, sect.id,
+                                                 &sect.kv);
+                    if (status == PMIX_SUCCESS && sect.kv.left != 0) {
+                        status = PMIX_ERR_UNPACK_FAILURE;
                     }
-                } else {
-                    /* ours already, or not ours to keep: read past it */
-                    status = rdp_kvs_unpack_rank(rdp_srv.scratch, "-", 0, &rb);
-                    rdp_kvs_remove_nspace(rdp_srv.scratch, "-");
+                    if (status == PMIX_SUCCESS) {
+                        rdp_srv_modex_ready(nspace, sect.id);
+                    }
                 }
             }
         }

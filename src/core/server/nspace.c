@@ -1305,16 +1305,14 @@ static pmix_status_t pack_section(rdp_srv_nspace_t *ns, uint8_t kind,
                                   const char *sect, uint32_t id,
                                   const char *name, rdp_buf_t *buf)
 {
-    pmix_status_t status = rdp_pack_u8(buf, kind);
+    size_t mark;
+    pmix_status_t status = rdp_sect_pack_begin(buf, kind, id, name, &mark);
 
     if (status == PMIX_SUCCESS) {
-        status = rdp_pack_u32(buf, id);
-    }
-    if (status == PMIX_SUCCESS) {
-        status = rdp_pack_string(buf, name);
-    }
-    if (status == PMIX_SUCCESS) {
         status = rdp_kvs_pack_rank(ns->info, sect, id, RDP_SCOPES_ALL, buf);
+    }
+    if (status == PMIX_SUCCESS) {
+        rdp_sect_pack_end(buf, mark);
     }
     return status;
 }

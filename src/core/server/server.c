@@ -445,9 +445,6 @@ static pmix_status_t init_tables(void)
     if (status == PMIX_SUCCESS) {
         status = rdp_kvs_create(&rdp_srv.modex);
     }
-    if (status == PMIX_SUCCESS) {
-        status = rdp_kvs_create(&rdp_srv.scratch);
-    }
     return status;
 }
 
@@ -459,9 +456,7 @@ static void cleanup_tables(void)
     rdp_hash_cleanup(&rdp_srv.waits);
     rdp_hash_cleanup(&rdp_srv.dmdx_out);
     rdp_kvs_destroy(rdp_srv.modex);
-    rdp_kvs_destroy(rdp_srv.scratch);
-    rdp_srv.modex   = NULL;
-    rdp_srv.scratch = NULL;
+    rdp_srv.modex = NULL;
 }
 
 /* Replace characters that do not belong in a file name. */

@@ -116,7 +116,6 @@ typedef struct rdp_server {
     rdp_hash_t peers;    /* id -> rdp_srv_peer_t */
     uint64_t next_id;    /* peers, collectives, requests */
     rdp_kvs_t *modex;    /* committed data */
-    rdp_kvs_t *scratch;  /* discard target when skipping data */
     rdp_hash_t colls;    /* key bytes -> rdp_srv_coll_t */
     rdp_hash_t coll_ids; /* id -> rdp_srv_coll_t */
     rdp_hash_t waits;    /* "nspace\0rank" -> rdp_srv_waitq_t */

@@ -4,6 +4,11 @@
 
 #include <pmix_common.h>
 
+#include <endian.h>
+#include <string.h>
+
+#include "core/wire/wire.h"
+
 /*
  * Every message is an rdp_msg_hdr_t plus a payload packed with wire.h.
  * A request carries a non-zero tag chosen by the client; the reply (the
@@ -17,8 +22,10 @@
  *   bundle  := u32 nsets, nsets x set
  *   set     := str nspace, u32 nsections, nsections x section
  *   section := u8 kind (enum rdp_sect_kind), u32 id, str name,
- *              u32 nkv, nkv x (u8 scope, str key, value)
- *   (the kv list is exactly what rdp_kvs_pack_rank writes)
+ *              u64 kvlen, kvlen bytes of kv list
+ *   kv list := u32 nkv, nkv x (u8 scope, str key, value)
+ *   (the kv list is exactly what rdp_kvs_pack_rank writes; kvlen lets a
+ *   reader keep or skip a section without parsing its values)
  * A PROC section with nkv == 0 says "this rank exists/committed nothing".
  */
 enum rdp_sect_kind {
@@ -49,9 +56,12 @@ enum rdp_cmd {
     RDP_CMD_COMMIT = 7,
 
     /* procs (never empty: the client expands NULL to its own nspace with
-     * PMIX_RANK_WILDCARD), infos  ->  status, u8 has_bundle, [bundle]
-     * (a PROC section for every participant that committed data,
-     * when PMIX_COLLECT_DATA was true) */
+     * PMIX_RANK_WILDCARD), infos  ->  status, u8 has_bundle
+     * (enum rdp_fence_bundle), then for INLINE the bundle, for MEMFD a
+     * u64 size: the bundle is in a sealed memfd of at least that many
+     * bytes passed with this message (SCM_RIGHTS).  The bundle holds a
+     * PROC section for every participant that committed data, when
+     * PMIX_COLLECT_DATA was true. */
     RDP_CMD_FENCE     = 8,
     RDP_CMD_FENCE_ACK = 9,
 
@@ -101,6 +111,88 @@ enum rdp_cmd {
 
     RDP_CMD_MAX
 };
+
+enum rdp_fence_bundle {
+    RDP_FENCE_NO_BUNDLE     = 0,
+    RDP_FENCE_BUNDLE_INLINE = 1,
+    RDP_FENCE_BUNDLE_MEMFD  = 2
+};
+/* Bundles from this size on travel in shared memory (RDPMIX_SHM_MIN
+ * overrides; 0 = never). */
+#define RDP_FENCE_SHM_MIN_DEFAULT (64 * 1024)
+
+/* ---- sections (bundle helpers shared by every producer and reader) ---- */
+
+/** Write a section header with a kvlen placeholder; *mark_p remembers it
+ * for rdp_sect_pack_end, called after the kv list is appended. */
+static inline pmix_status_t rdp_sect_pack_begin(rdp_buf_t *buf, uint8_t kind,
+                                                uint32_t id, const char *name,
+                                                size_t *mark_p)
+{
+    size_t start         = buf->size;
+    pmix_status_t status = rdp_pack_u8(buf, kind);
+
+    if (status == PMIX_SUCCESS) {
+        status = rdp_pack_u32(buf, id);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_pack_string(buf, name);
+    }
+    if (status == PMIX_SUCCESS) {
+        *mark_p = buf->size;
+        status  = rdp_pack_u64(buf, 0);
+    }
+    if (status != PMIX_SUCCESS) {
+        buf->size = start;
+    }
+    return status;
+}
+
+/** Patch the kvlen of the section begun at @a mark. */
+static inline void rdp_sect_pack_end(rdp_buf_t *buf, size_t mark)
+{
+    uint64_t le = htole64((uint64_t)(buf->size - mark - sizeof(uint64_t)));
+
+    memcpy(buf->data + mark, &le, sizeof(le));
+}
+
+/** One section read from a bundle; name and kv point into the bundle. */
+typedef struct rdp_sect {
+    uint8_t kind;
+    uint32_t id;
+    const char *name; /* NULL when none */
+    rdp_rbuf_t kv;    /* exactly the kv list */
+} rdp_sect_t;
+
+/** Read a section header and step @a rb past its kv list (unparsed).
+ * PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER when kvlen overruns. */
+static inline pmix_status_t rdp_sect_unpack(rdp_rbuf_t *rb, rdp_sect_t *sect)
+{
+    rdp_rbuf_t save      = *rb;
+    uint64_t kvlen       = 0;
+    pmix_status_t status = rdp_unpack_u8(rb, &sect->kind);
+
+    if (status == PMIX_SUCCESS) {
+        status = rdp_unpack_u32(rb, &sect->id);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_unpack_string_view(rb, &sect->name);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_unpack_u64(rb, &kvlen);
+    }
+    if (status == PMIX_SUCCESS && kvlen > rb->left) {
+        status = PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER;
+    }
+    if (status != PMIX_SUCCESS) {
+        *rb = save;
+        return status;
+    }
+    rdp_rbuf_init(&sect->kv, rb->ptr, (size_t)kvlen);
+    rb->ptr += kvlen;
+    rb->left -= (size_t)kvlen;
+    return PMIX_SUCCESS;
+}
 
 /* Environment the server's setup_fork adds for a client, beyond the
  * Standard/legacy names (PMIX_NAMESPACE, PMIX_RANK, PMIX_SERVER_URI, ...):
