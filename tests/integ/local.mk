@@ -36,3 +36,9 @@ tests_integ_hostile_client_SOURCES = tests/integ/hostile_client.c
 tests_integ_hostile_client_LDADD   = librdp.la
 TESTS      += tests/integ/test_hostile.sh
 EXTRA_DIST += tests/integ/test_hostile.sh
+
+# Open MPI's own mpirun (ORTE) as the PMIx host, on our libpmix.so.2
+if HAVE_MPICC
+TESTS += tests/integ/test_mpirun_host.sh
+endif
+EXTRA_DIST += tests/integ/test_mpirun_host.sh

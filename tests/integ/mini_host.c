@@ -109,7 +109,7 @@ static pmix_status_t host_abort(const pmix_proc_t *proc, void *server_object,
     return PMIX_SUCCESS;
 }
 
-static void release_copy(void *cbdata)
+static void release_blob(void *cbdata)
 {
     free(cbdata);
 }
@@ -120,16 +120,9 @@ static pmix_status_t host_fence(const pmix_proc_t procs[], size_t nprocs,
                                 char *data, size_t ndata,
                                 pmix_modex_cbfunc_t cbfunc, void *cbdata)
 {
-    char *copy = NULL;
-
-    if (ndata > 0) {
-        copy = malloc(ndata);
-        if (copy == NULL) {
-            return PMIX_ERR_NOMEM;
-        }
-        memcpy(copy, data, ndata);
-    }
-    cbfunc(PMIX_SUCCESS, copy, ndata, cbdata, release_copy, copy);
+    /* the blob is ours (as with OpenPMIx): hand it back and free it in
+     * the release callback */
+    cbfunc(PMIX_SUCCESS, data, ndata, cbdata, release_blob, data);
     return PMIX_SUCCESS;
 }
 

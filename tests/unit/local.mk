@@ -145,6 +145,14 @@ TESTS += tests/unit/test_run_spawn.t
 endif
 
 if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_server_local_get.t
+tests_unit_test_server_local_get_t_SOURCES = tests/unit/test_server_local_get.c
+tests_unit_test_server_local_get_t_CFLAGS  = $(RDP_TEST_CFLAGS)
+tests_unit_test_server_local_get_t_LDADD   = $(RDP_TEST_LIBS)
+TESTS += tests/unit/test_server_local_get.t
+endif
+
+if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_coll_select.t
 tests_unit_test_coll_select_t_SOURCES = tests/unit/test_coll_select.c
 tests_unit_test_coll_select_t_CFLAGS  = $(RDP_TEST_CFLAGS)

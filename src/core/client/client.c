@@ -12,7 +12,10 @@ rdp_client_t rdp_client;
 
 int rdp_client_active(void)
 {
-    return __atomic_load_n(&rdp_client.refs, __ATOMIC_ACQUIRE) > 0;
+    if (__atomic_load_n(&rdp_client.refs, __ATOMIC_ACQUIRE) > 0) {
+        return 1;
+    }
+    return rdp_client_embed() == PMIX_SUCCESS;
 }
 
 /* ---------------------------------------------------------------- */
@@ -55,6 +58,9 @@ pmix_status_t rdp_client_request(uint16_t cmd, rdp_buf_t *payload,
         rdp_buf_cleanup(payload);
         if (rdp_client.mode == RDP_CLIENT_SINGLETON) {
             return PMIX_ERR_UNREACH;
+        }
+        if (rdp_client.mode == RDP_CLIENT_IN_SERVER) {
+            return PMIX_ERR_NOT_SUPPORTED; /* no server above us */
         }
         return PMIX_ERR_LOST_CONNECTION;
     }
@@ -343,6 +349,12 @@ pmix_status_t rdp_client_op_post(rdp_client_op_t *op)
     if (rdp_rt.loop == NULL) {
         rdp_client_op_free(op);
         return PMIX_ERR_INIT;
+    }
+    if (__atomic_load_n(&rdp_client.mode, __ATOMIC_ACQUIRE)
+        == RDP_CLIENT_IN_SERVER) {
+        /* a server process has no server of its own to ask */
+        rdp_client_op_free(op);
+        return PMIX_ERR_NOT_SUPPORTED;
     }
     status = rdp_loop_post(rdp_rt.loop, op_start, op);
     if (status != PMIX_SUCCESS) {

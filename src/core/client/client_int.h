@@ -37,8 +37,20 @@ typedef struct rdp_client {
 
 extern rdp_client_t rdp_client;
 
-/** True while PMIx_Init has been called more often than PMIx_Finalize. */
+/** True while PMIx_Init has been called more often than PMIx_Finalize,
+ * or when client-side calls are possible in a server or tool process
+ * (then the first call sets them up: rdp_client_embed). */
 int rdp_client_active(void);
+
+/**
+ * In a process initialised as a server or tool, set up the client-side
+ * state (mode RDP_CLIENT_IN_SERVER): PMIx_Store_internal, PMIx_Put (kept
+ * locally), PMIx_Get (through rdp_runtime_fetch), PMIx_Commit (nothing
+ * to send).  Calls that need a server of our own return
+ * PMIX_ERR_NOT_SUPPORTED.  Idempotent; any API thread.  PMIX_ERR_INIT
+ * when the process is neither a server nor a tool.
+ */
+pmix_status_t rdp_client_embed(void);
 
 /* ---- requests to the server (loop thread) ---- */
 

@@ -69,6 +69,31 @@ static void get_reply(pmix_status_t status, rdp_rbuf_t *rb, void *arg)
     get_complete(req, status, val);
 }
 
+/* In a server process: ask the server role for what it holds of the
+ * proc (registered job data, committed data), store it, look again. */
+static pmix_status_t get_in_server(const get_req_t *req, pmix_value_t **val_p)
+{
+    rdp_buf_t buf;
+    rdp_rbuf_t rb;
+    pmix_status_t status = PMIX_ERR_NOT_FOUND;
+
+    if (rdp_runtime_fetch == NULL) {
+        return status;
+    }
+    rdp_buf_init(&buf);
+    status = rdp_runtime_fetch(req->proc.nspace, req->proc.rank, &buf);
+    if (status == PMIX_SUCCESS) {
+        rdp_rbuf_init(&rb, buf.data, buf.size);
+        status = rdp_client_store_bundle(&rdp_client.store, &rb);
+    }
+    rdp_buf_cleanup(&buf);
+    if (status == PMIX_SUCCESS) {
+        status = rdp_client_store_lookup(&rdp_client.store, &req->proc,
+                                         req->key, &req->q, val_p);
+    }
+    return status;
+}
+
 static void get_start(void *arg)
 {
     get_req_t *req    = arg;
@@ -86,6 +111,11 @@ static void get_start(void *arg)
             get_complete(req, status, val);
             return;
         }
+    }
+    if (rdp_client.mode == RDP_CLIENT_IN_SERVER) {
+        status = get_in_server(req, &val);
+        get_complete(req, status, val);
+        return;
     }
     if (rdp_client.conn == NULL
         || !rdp_client_store_should_fetch(&rdp_client.store, &req->proc,
@@ -221,6 +251,10 @@ static pmix_status_t get_on_loop(get_req_t *req, pmix_value_t **val_p)
 
     status = rdp_client_store_lookup(&rdp_client.store, &req->proc, req->key,
                                      &req->q, &val);
+    if (status == PMIX_ERR_NOT_FOUND
+        && rdp_client.mode == RDP_CLIENT_IN_SERVER) {
+        status = get_in_server(req, &val);
+    }
     if (status == PMIX_ERR_NOT_FOUND && rdp_client.conn != NULL
         && rdp_client_store_should_fetch(&rdp_client.store, &req->proc,
                                          &req->q)) {

@@ -404,6 +404,77 @@ out:
     return status;
 }
 
+/* ---------------------------------------------------------------- */
+/* client-side functions in a server process                        */
+
+/* The last rdp_runtime_release, after the loop thread stopped. */
+static void embedded_cleanup(void)
+{
+    client_teardown();
+    __atomic_store_n(&rdp_client.mode, RDP_CLIENT_OFF, __ATOMIC_RELEASE);
+}
+
+static pmix_status_t embed_on_loop(void *arg)
+{
+    pmix_status_t status;
+
+    status = rdp_hash_init(&rdp_client.pending, 0);
+    if (status == PMIX_SUCCESS) {
+        status = rdp_kvs_create(&rdp_client.uncommitted);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_client_store_init(&rdp_client.store, rdp_rt.kvs,
+                                       &rdp_rt.myproc, arg);
+    }
+    if (status != PMIX_SUCCESS) {
+        client_teardown();
+        return status;
+    }
+    rdp_runtime_embedded_cleanup = embedded_cleanup;
+    return PMIX_SUCCESS;
+}
+
+pmix_status_t rdp_client_embed(void)
+{
+    enum rdp_role role;
+    char *hostname = NULL;
+    int up;
+    pmix_status_t status;
+
+    if (__atomic_load_n(&rdp_client.mode, __ATOMIC_ACQUIRE)
+        == RDP_CLIENT_IN_SERVER) {
+        return PMIX_SUCCESS;
+    }
+    pthread_mutex_lock(&init_lock);
+    if (rdp_client.mode == RDP_CLIENT_IN_SERVER) {
+        status = PMIX_SUCCESS;
+        goto out;
+    }
+    pthread_mutex_lock(&rdp_rt.lock);
+    role = rdp_rt.role;
+    up   = rdp_rt.refcount > 0;
+    pthread_mutex_unlock(&rdp_rt.lock);
+    if (!up || rdp_client.refs > 0
+        || (role != RDP_ROLE_SERVER && role != RDP_ROLE_TOOL)) {
+        status = PMIX_ERR_INIT;
+        goto out;
+    }
+    status = my_hostname(&hostname);
+    if (status == PMIX_SUCCESS) {
+        status = rdp_runtime_call_sync(embed_on_loop, hostname);
+    }
+    rdp_free(hostname);
+    if (status == PMIX_SUCCESS) {
+        rdp_log_debug(CLIENT, "client-side calls enabled in %s:%u",
+                      rdp_rt.myproc.nspace, rdp_rt.myproc.rank);
+        __atomic_store_n(&rdp_client.mode, RDP_CLIENT_IN_SERVER,
+                         __ATOMIC_RELEASE);
+    }
+out:
+    pthread_mutex_unlock(&init_lock);
+    return status;
+}
+
 pmix_status_t PMIx_Init(pmix_proc_t *proc, pmix_info_t info[], size_t ninfo)
 {
     pmix_status_t status;

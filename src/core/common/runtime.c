@@ -14,6 +14,9 @@ rdp_runtime_t rdp_rt = {
     .kvs      = NULL,
 };
 
+rdp_runtime_fetch_fn_t rdp_runtime_fetch;
+void (*rdp_runtime_embedded_cleanup)(void);
+
 pmix_status_t rdp_runtime_acquire(enum rdp_role role)
 {
     pmix_status_t status;
@@ -88,6 +91,10 @@ void rdp_runtime_release(void)
     rdp_rt.loop = NULL;
     /* joins the loop thread: from here on this thread owns all state */
     rdp_loop_destroy(loop);
+    if (rdp_runtime_embedded_cleanup != NULL) {
+        rdp_runtime_embedded_cleanup();
+        rdp_runtime_embedded_cleanup = NULL;
+    }
     rdp_event_cleanup();
     rdp_kvs_destroy(rdp_rt.kvs);
     rdp_rt.kvs  = NULL;

@@ -6,6 +6,7 @@
 
 #include "core/kvs/kvs.h"
 #include "core/loop/loop.h"
+#include "core/wire/wire.h"
 
 /*
  * A process uses the library as a client, a server or a tool (a server
@@ -62,6 +63,30 @@ pmix_status_t rdp_runtime_call(rdp_runtime_call_fn_t fn, void *arg);
  */
 typedef pmix_status_t (*rdp_runtime_sync_fn_t)(void *arg);
 pmix_status_t rdp_runtime_call_sync(rdp_runtime_sync_fn_t fn, void *arg);
+
+/* ---- client-side functions in a server process ---- */
+
+/**
+ * Set by the server role while it runs: packs into @a buf a bundle
+ * (proto.h format: u32 nsets, sets) of what this process holds for
+ * (@a nspace, @a rank): the nspace's registered job data and the
+ * committed data of @a rank (every rank for PMIX_RANK_WILDCARD or
+ * PMIX_RANK_UNDEF).  Client-side PMIx_Get in a server process reads
+ * through it.  Loop thread.  PMIX_ERR_NOT_FOUND for an nspace that was
+ * never registered; @a buf may hold partial data on error.
+ */
+typedef pmix_status_t (*rdp_runtime_fetch_fn_t)(const char *nspace,
+                                                pmix_rank_t rank,
+                                                rdp_buf_t *buf);
+extern rdp_runtime_fetch_fn_t rdp_runtime_fetch;
+
+/**
+ * Set by the client code when it keeps client-side state in a process
+ * whose role is server or tool (PMIx_Store_internal, PMIx_Get there);
+ * the last rdp_runtime_release calls it after the loop thread stopped and
+ * before the kvs goes away, then resets it to NULL.
+ */
+extern void (*rdp_runtime_embedded_cleanup)(void);
 
 /* ---- events (src/core/common/event.c) ---- */
 

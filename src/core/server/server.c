@@ -536,6 +536,7 @@ static pmix_status_t server_init_on_loop(void *arg)
     }
     rdp_rt.myproc     = me;
     rdp_event_forward = rdp_srv_event_forward;
+    rdp_runtime_fetch = rdp_srv_local_fetch;
     rdp_srv.active    = true;
     rdp_log_debug(SERVER, "server %s:%u listening on %s", me.nspace, me.rank,
                   rdp_srv.socket_path);
@@ -588,6 +589,7 @@ static pmix_status_t server_fini_on_loop(void *arg)
 
     RDP_ASSERT_ON_LOOP(rdp_rt.loop);
     rdp_event_forward = NULL;
+    rdp_runtime_fetch = NULL;
     rdp_srv.active    = false;
     rdp_ipc_listener_destroy(rdp_srv.listener);
     rdp_srv.listener = NULL;

@@ -225,6 +225,12 @@ pmix_status_t rdp_srv_pack_proc_section(const char *nspace, pmix_rank_t rank,
 pmix_status_t rdp_srv_store_bundles(const void *data, size_t len);
 void rdp_srv_modex_cleanup(void);
 
+/* ---- fetch.c ---- */
+/** rdp_runtime_fetch of the server role (runtime.h): registered job data
+ * of @a nspace and committed data of @a rank, as one bundle set. */
+pmix_status_t rdp_srv_local_fetch(const char *nspace, pmix_rank_t rank,
+                                  rdp_buf_t *buf);
+
 /* ---- ops.c ---- */
 void rdp_srv_handle_finalize(rdp_srv_peer_t *peer, uint32_t tag,
                              rdp_rbuf_t *rb);
