@@ -62,6 +62,11 @@ void rdp_tl_loopback_set_mode(rdp_tl_loopback_t *lb,
  * it arrives later than a uniform choice would make it. 0: off. */
 void rdp_tl_loopback_set_delays(rdp_tl_loopback_t *lb, uint32_t max_holds);
 
+/** With @a on, send and fetch copy at once and return
+ * PMIX_OPERATION_SUCCEEDED (their callbacks never run), as UCX does for
+ * small eager sends. */
+void rdp_tl_loopback_set_inline(rdp_tl_loopback_t *lb, int on);
+
 /** From now on silently drop messages from @a src to @a dst (either may be
  * UINT32_MAX: any); the sender sees a successful send. */
 void rdp_tl_loopback_drop(rdp_tl_loopback_t *lb, uint32_t src, uint32_t dst);

@@ -451,31 +451,35 @@ static void blocks_of_zero_bytes_and_one_mib_travel_intact(void **state)
 
 static void every_payload_delivery_mode_works(void **state)
 {
-    static const enum rdp_tl_loopback_mode modes[] = {RDP_TL_LOOPBACK_BORROWED,
-                                                      RDP_TL_LOOPBACK_KEEPABLE,
-                                                      RDP_TL_LOOPBACK_RNDV};
+    static const enum rdp_tl_loopback_mode modes[] = {
+        RDP_TL_LOOPBACK_BORROWED, RDP_TL_LOOPBACK_KEEPABLE,
+        RDP_TL_LOOPBACK_RNDV, RDP_TL_LOOPBACK_MIXED};
 
-    for (size_t m = 0; m < 3; m++) {
-        for (size_t a = 0; a < 3; a++) {
-            sim_t sim;
-            uint32_t *parts = iota(11);
+    /* inline: sends and fetches complete inside the call */
+    for (int inl = 0; inl < 2; inl++) {
+        for (size_t m = 0; m < 4; m++) {
+            for (size_t a = 0; a < 3; a++) {
+                sim_t sim;
+                uint32_t *parts = iota(11);
 
-            sim_create(&sim, 11, base_seed + m, allgathers[a], 0, 0);
-            sim_reserve(&sim, 11);
-            rdp_tl_loopback_set_mode(sim.lb, modes[m]);
-            for (uint32_t i = 0; i < 11; i++) {
-                sim_start(&sim, 10 - i, RDP_COLL_ALLGATHER, 7, parts, 11,
-                          LEN_SMALL);
-                sim_step(&sim, 3);
+                sim_create(&sim, 11, base_seed + m, allgathers[a], 0, 0);
+                sim_reserve(&sim, 11);
+                rdp_tl_loopback_set_mode(sim.lb, modes[m]);
+                rdp_tl_loopback_set_inline(sim.lb, inl);
+                for (uint32_t i = 0; i < 11; i++) {
+                    sim_start(&sim, 10 - i, RDP_COLL_ALLGATHER, 7, parts, 11,
+                              LEN_SMALL);
+                    sim_step(&sim, 3);
+                }
+                sim_run(&sim);
+                for (uint32_t i = 0; i < 11; i++) {
+                    assert_true(sim.ops[i].called);
+                    assert_int_equal(sim.ops[i].status, PMIX_SUCCESS);
+                    assert_true(sim.ops[i].data_ok);
+                }
+                sim_destroy(&sim);
+                free(parts);
             }
-            sim_run(&sim);
-            for (uint32_t i = 0; i < 11; i++) {
-                assert_true(sim.ops[i].called);
-                assert_int_equal(sim.ops[i].status, PMIX_SUCCESS);
-                assert_true(sim.ops[i].data_ok);
-            }
-            sim_destroy(&sim);
-            free(parts);
         }
     }
 }
