@@ -405,6 +405,7 @@ static void log_step_algorithms_scale_to_4096(void **state)
              0);
     run_full(4096, RDP_COLL_ALG_BRUCK, RDP_COLL_ALLGATHER, LEN_TINY, base_seed,
              0);
+    run_full(4096, RDP_COLL_ALG_RD, RDP_COLL_ALLGATHER, LEN_TINY, base_seed, 0);
 }
 
 static void barrier_and_ring_scale(void **state)
