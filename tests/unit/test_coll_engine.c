@@ -1418,5 +1418,9 @@ int main(void)
         cmocka_unit_test(finished_key_memory_is_bounded),
     };
 
+    /* e.g. RDPMIX_TEST_FILTER="dead_peer*" to run one scenario */
+    if (getenv("RDPMIX_TEST_FILTER") != NULL) {
+        cmocka_set_test_filter(getenv("RDPMIX_TEST_FILTER"));
+    }
     return cmocka_run_group_tests_name("coll_engine", tests, setup_seed, NULL);
 }
