@@ -5,3 +5,4 @@ rdpmixinc_HEADERS += \
 	include/pmix_server.h \
 	include/pmix_tool.h \
 	include/pmix_version.h
+rdpmixinc_HEADERS += include/rdpmix.h

@@ -1,0 +1,65 @@
+/* rdpmix.h - rdpmix extensions to the PMIx Standard: the collective engine
+ * bootstrap a host (resource manager plugin, rdpmixd) uses. */
+#ifndef RDPMIX_H
+#define RDPMIX_H
+
+#include <pmix_common.h>
+
+#if defined(c_plusplus) || defined(__cplusplus)
+extern "C" {
+#endif
+
+/*
+ * By default a PMIx server delegates the inter-node part of fence and
+ * direct modex to its host (fence_nb / direct_modex upcalls), as the
+ * Standard describes.  A host may instead let rdpmix's servers run it
+ * themselves over UCX ("engine mode"):
+ *
+ *   1. PMIx_server_init with RDPMIX_ENGINE = true: the server creates its
+ *      UCX worker.
+ *   2. rdpmix_engine_address(): this server's worker address, which the
+ *      host gathers from every server (out of band) ...
+ *   3. ... and hands, as one table indexed by server number, to
+ *      rdpmix_engine_connect() on every server, with a per-session key
+ *      the host generated and passed to each server over its own trusted
+ *      channel (messages between servers are authenticated with it).
+ *
+ * Server numbers: the server with number i hosts the processes whose
+ * PMIX_NODEID is i, so a host numbers its nodes 0..nservers-1 and registers
+ * every process's PMIX_NODEID.  From then on fences (barrier and collect)
+ * and gets of remote processes' data run between the servers, whatever
+ * upcalls the host module has.
+ */
+
+/** bool, PMIx_server_init: create the engine's UCX worker. */
+#define RDPMIX_ENGINE "rdpmix.engine"
+/** uint32, PMIx_server_init: this server's number (default: the node id
+ * the host registers for this server's processes). */
+#define RDPMIX_SERVER_INDEX "rdpmix.srv.index"
+
+/** Length of the session key rdpmix_engine_connect expects. */
+#define RDPMIX_SESSION_KEY_LEN 32
+
+/**
+ * This server's engine address. @a addr->bytes is malloc'ed (the caller
+ * frees it with free()). PMIX_ERR_INIT before PMIx_server_init with
+ * RDPMIX_ENGINE.
+ */
+PMIX_EXPORT pmix_status_t rdpmix_engine_address(pmix_byte_object_t *addr);
+
+/**
+ * Connect this server (number @a my_index) to the @a nservers servers
+ * whose addresses are @a addrs[0..nservers) (addrs[my_index] is ours).
+ * @a key must hold RDPMIX_SESSION_KEY_LEN bytes. Blocking; all arguments
+ * are borrowed. Returns PMIX_SUCCESS, PMIX_ERR_BAD_PARAM, PMIX_ERR_INIT,
+ * or PMIX_ERR_UNREACH.
+ */
+PMIX_EXPORT pmix_status_t rdpmix_engine_connect(
+    uint32_t my_index, uint32_t nservers, const pmix_byte_object_t addrs[],
+    const pmix_byte_object_t *key);
+
+#if defined(c_plusplus) || defined(__cplusplus)
+}
+#endif
+
+#endif
