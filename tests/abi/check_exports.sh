@@ -61,5 +61,13 @@ if [ -f "$system" ] && [ "$(readlink -f "$system")" != "$(readlink -f "$lib")" ]
         | sort -u > "$tmp/theirs"
     have=$(comm -12 "$tmp/theirs" "$tmp/exports" | wc -l)
     echo "# we export $have of the $(wc -l < "$tmp/theirs") PMIx_ functions OpenPMIx 4.2.2 exports"
+    # a program linked against OpenPMIx must never fail to load on ours
+    n=$((n + 1))
+    lacking=$(comm -23 "$tmp/theirs" "$tmp/exports" | tr '\n' ' ')
+    if [ -z "$lacking" ]; then
+        echo "ok $n - exports every PMIx_ function OpenPMIx 4.2.2 exports"
+    else
+        echo "not ok $n - exports every PMIx_ function OpenPMIx 4.2.2 exports (missing: $lacking)"
+    fi
 fi
 echo "1..$n"
