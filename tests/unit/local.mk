@@ -159,3 +159,13 @@ tests_unit_test_coll_select_t_CFLAGS  = $(RDP_TEST_CFLAGS)
 tests_unit_test_coll_select_t_LDADD   = $(RDP_TEST_LIBS)
 TESTS += tests/unit/test_coll_select.t
 endif
+
+# src/ucx: the UCX transport (transports in one process over tcp and shm)
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_ucx_tl.t
+tests_unit_test_ucx_tl_t_SOURCES = tests/unit/test_ucx_tl.c \
+                                   tests/unit/test_ucx_harness.h
+tests_unit_test_ucx_tl_t_CFLAGS  = $(RDP_TEST_CFLAGS)
+tests_unit_test_ucx_tl_t_LDADD   = $(RDP_TEST_LIBS)
+TESTS += tests/unit/test_ucx_tl.t
+endif

@@ -1,0 +1,1487 @@
+/* ucx_tl.c - the tl.h transport over UCP active messages */
+#include "config.h"
+
+#include "ucx/ucx.h"
+#include "ucx/ucx_int.h"
+
+#include "core/util/alloc.h"
+#include "core/util/list.h"
+#include "core/util/log.h"
+
+#include <inttypes.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ucm/api/ucm.h>
+#include <ucp/api/ucp.h>
+
+/* tl.h promises that an rdp_iov_t array can be handed to UCP as is */
+_Static_assert(sizeof(rdp_iov_t) == sizeof(ucp_dt_iov_t),
+               "rdp_iov_t must match ucp_dt_iov_t");
+_Static_assert(offsetof(rdp_iov_t, base) == offsetof(ucp_dt_iov_t, buffer),
+               "rdp_iov_t.base must match ucp_dt_iov_t.buffer");
+_Static_assert(offsetof(rdp_iov_t, len) == offsetof(ucp_dt_iov_t, length),
+               "rdp_iov_t.len must match ucp_dt_iov_t.length");
+
+#define DEFAULT_DRAIN_TIMEOUT 5.0
+#define DEFAULT_UNBOUND_MSGS  4096u
+#define DEFAULT_UNBOUND_BYTES (64u * 1024u * 1024u)
+/* ucp_worker_progress calls per wakeup before other loop events get a turn */
+#define PROGRESS_BUDGET   1024u
+#define DROP_LOG_INTERVAL 1.0 /* seconds between "dropped" warnings */
+#define RMSG_MAGIC        0x524d5347u
+
+/* An operation whose completion the engine waits for: a send or a fetch. */
+typedef struct ucx_op {
+    rdp_list_t link; /* tl->sends / fetches / done; rmsg: kept / unbound */
+    rdp_ucx_tl_t *tl;
+    rdp_tl_done_cb_t cb; /* NULL: nobody to tell (unbound, or none given) */
+    void *cb_arg;
+    pmix_status_t status; /* result, while on tl->done */
+    uint32_t peer;
+    int is_rmsg;
+} ucx_op_t;
+
+/* A send in flight; owns the UCP header until UCP is done with it. */
+typedef struct ucx_sreq {
+    ucx_op_t op;
+    size_t am_len;
+    uint8_t am[];
+} ucx_sreq_t;
+
+enum rmsg_kind {
+    RMSG_DATA, /* persistent eager data held by UCP (ucp_am_data_release) */
+    RMSG_RNDV, /* rendezvous descriptor held by UCP (fetch or release) */
+    RMSG_COPY  /* our own copy of eager data (free) */
+};
+
+enum rmsg_state {
+    RMSG_QUEUED,   /* on tl->unbound, waiting for a binding */
+    RMSG_UPCALL,   /* being shown to the engine right now */
+    RMSG_KEPT,     /* on tl->kept, the engine's until fetch/release */
+    RMSG_FETCHING, /* on tl->fetches */
+    RMSG_FETCHED,  /* fetch finished or failed inside the upcall */
+    RMSG_RELEASED  /* released inside the upcall */
+};
+
+/* A received message that outlives the UCP callback: the descriptor the
+ * engine sees (rx.desc), and the fetch operation of an RNDV payload. */
+typedef struct ucx_rmsg {
+    ucx_op_t op; /* first: an rmsg is an op */
+    uint32_t magic;
+    enum rmsg_kind kind;
+    enum rmsg_state state;
+    void *data; /* UCP data / RNDV descriptor, or our copy */
+    size_t len;
+    uint16_t ehdr_len;
+    uint32_t dst; /* receiver index it names (checked at replay) */
+    size_t cost;  /* bytes counted against the unbound bound */
+    void *buf;    /* fetch destination (the engine's) */
+    uint8_t msg_mac[RDP_UCX_MAC_LEN];
+    size_t pre_len; /* 0: no copy of the prefix */
+    uint8_t pre[];  /* fixed header + engine header */
+} ucx_rmsg_t;
+
+typedef struct ucx_peer {
+    rdp_ucx_tl_t *tl;
+    uint32_t index;
+    ucp_ep_h ep;
+    void *addr; /* the peer's worker address (copy) */
+    size_t addr_len;
+    int failed;
+    pmix_status_t fail_status;
+    int reported; /* peer_failed delivered to the current binding */
+} ucx_peer_t;
+
+struct rdp_ucx_tl {
+    rdp_loop_t *loop;
+    char name[32];
+    ucp_context_h context;
+    ucp_worker_h worker;
+    ucp_address_t *addr;
+    size_t addr_len;
+    size_t max_am_header;
+    int efd;
+    rdp_fdwatch_t *watch;
+    rdp_timer_t *kick;
+    int kick_armed;
+    rdp_ucx_auth_t auth;
+
+    int connected;
+    int lazy;
+    uint32_t me;
+    uint32_t npeers;
+    ucx_peer_t *peers;
+    int close_pending;  /* failed peers whose endpoint is still open */
+    int report_pending; /* failed peers not yet reported to the binding */
+
+    const rdp_tl_upcalls_t *up;
+    void *up_arg;
+
+    int in_progress;  /* inside ucp_worker_progress or our deferred work */
+    unsigned in_call; /* inside a vtable call */
+    double drain_timeout;
+    rdp_list_t sends;   /* ucx_sreq_t in flight */
+    rdp_list_t fetches; /* ucx_rmsg_t being fetched */
+    rdp_list_t kept;    /* ucx_rmsg_t the engine keeps */
+    rdp_list_t done;    /* ucx_op_t whose callback is due */
+    rdp_list_t unbound; /* ucx_rmsg_t waiting for a binding */
+    size_t unbound_msgs;
+    size_t unbound_bytes;
+    size_t unbound_max_msgs;
+    size_t unbound_max_bytes;
+    size_t closing; /* endpoint close requests in flight */
+
+    double drop_log_time;
+    uint64_t drop_suppressed;
+    rdp_ucx_tl_stats_t stats;
+};
+
+static void progress_all(rdp_ucx_tl_t *tl);
+
+/* ---- fork safety ---- */
+
+static pthread_once_t hooks_once = PTHREAD_ONCE_INIT;
+
+/* UCX reads UCX_MEM_* once, when libucm is loaded: setting the environment
+ * here would be too late for this process (UCX even warns that the
+ * variables are unused), and would leak into every client the daemon
+ * forks, turning the hooks off in MPI jobs too.  The malloc hooks can
+ * still be turned off before the first ucp_init through UCM's options;
+ * the mmap hook mode cannot (switching it to "none" at run time makes
+ * UCM's mmap recurse into itself), so it is left to the environment the
+ * daemon is started with, and a missing setting is reported once. */
+static void hooks_off_once(void)
+{
+    ucm_global_config_t opts = ucm_global_opts;
+
+    if ((getenv("UCX_MEM_MALLOC_HOOKS") == NULL) && opts.enable_malloc_hooks) {
+        opts.enable_malloc_hooks = 0;
+        ucm_set_global_opts(&opts);
+    }
+    if ((getenv("UCX_MEM_MMAP_HOOK_MODE") == NULL)
+        && (opts.mmap_hook_mode != UCM_MMAP_HOOK_NONE)) {
+        rdp_log_info(UCX, "UCX mmap hooks are on; a daemon that forks "
+                          "should be started with UCX_MEM_MMAP_HOOK_MODE=none "
+                          "and UCX_MEM_MALLOC_HOOKS=no (docs/ucx.md)");
+    }
+}
+
+/* ---- small helpers ---- */
+
+static void kick(rdp_ucx_tl_t *tl)
+{
+    if (!tl->kick_armed) {
+        tl->kick_armed = 1;
+        rdp_timer_start(tl->kick, 0);
+    }
+}
+
+/* Count a dropped message and warn, at most once per DROP_LOG_INTERVAL. */
+static void drop(rdp_ucx_tl_t *tl, uint64_t *counter, uint32_t peer,
+                 const char *why)
+{
+    double now = rdp_time_now();
+
+    (*counter)++;
+    if ((tl->drop_log_time != 0)
+        && (now - tl->drop_log_time < DROP_LOG_INTERVAL)) {
+        tl->drop_suppressed++;
+        return;
+    }
+    if (peer == RDP_TL_PEER_UNKNOWN) {
+        rdp_log_warn(UCX,
+                     "%s: dropped a message from an unknown sender: %s "
+                     "(%" PRIu64 " more dropped since the last report)",
+                     tl->name, why, tl->drop_suppressed);
+    } else {
+        rdp_log_warn(UCX,
+                     "%s: dropped a message claiming to come from server "
+                     "%u: %s (%" PRIu64 " more dropped since the last report)",
+                     tl->name, peer, why, tl->drop_suppressed);
+    }
+    tl->drop_log_time   = now;
+    tl->drop_suppressed = 0;
+}
+
+static void op_free(ucx_op_t *op)
+{
+    if (op->is_rmsg) {
+        ((ucx_rmsg_t *)op)->magic = 0;
+    }
+    rdp_free(op);
+}
+
+/* Finish an operation: unlink it and run (or queue) its callback.  The
+ * callback runs at once only from our own progress, never inside a vtable
+ * call (tl.h: not inside the call that registered it). */
+static void complete_op(rdp_ucx_tl_t *tl, ucx_op_t *op, pmix_status_t status)
+{
+    rdp_tl_done_cb_t cb = op->cb;
+    void *arg           = op->cb_arg;
+
+    rdp_list_del(&op->link);
+    if (cb == NULL) {
+        op_free(op);
+        return;
+    }
+    if (!tl->in_progress || (tl->in_call > 0)) {
+        op->status = status;
+        rdp_list_push_back(&tl->done, &op->link);
+        kick(tl);
+        return;
+    }
+    op_free(op);
+    cb(arg, status);
+}
+
+static void deliver_done(rdp_ucx_tl_t *tl)
+{
+    rdp_list_t *item;
+
+    while ((item = rdp_list_pop_front(&tl->done)) != NULL) {
+        ucx_op_t *op        = rdp_container_of(item, ucx_op_t, link);
+        rdp_tl_done_cb_t cb = op->cb;
+        void *arg           = op->cb_arg;
+        pmix_status_t st    = op->status;
+
+        op_free(op);
+        if (cb != NULL) {
+            cb(arg, st);
+        }
+    }
+}
+
+/* ---- endpoints ---- */
+
+static void close_cb(void *request, ucs_status_t status, void *user_data)
+{
+    rdp_ucx_tl_t *tl = user_data;
+
+    tl->closing--;
+    ucp_request_free(request);
+}
+
+/* Close @a ep without waiting for the peer: operations still queued on it
+ * complete with an error (their callbacks run from here or from progress). */
+static void ep_close_force(rdp_ucx_tl_t *tl, ucp_ep_h ep)
+{
+    ucp_request_param_t prm = {0};
+    ucs_status_ptr_t req;
+
+    prm.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK
+                       | UCP_OP_ATTR_FIELD_USER_DATA;
+    prm.flags     = UCP_EP_CLOSE_FLAG_FORCE;
+    prm.cb.send   = close_cb;
+    prm.user_data = tl;
+    req           = ucp_ep_close_nbx(ep, &prm);
+    if (req == NULL) {
+        return;
+    }
+    if (UCS_PTR_IS_ERR(req)) {
+        rdp_log_debug(UCX, "%s: endpoint close: %s", tl->name,
+                      rdp_ucx_status_str(UCS_PTR_STATUS(req)));
+        return;
+    }
+    tl->closing++;
+}
+
+static void peer_mark_failed(rdp_ucx_tl_t *tl, ucx_peer_t *peer,
+                             pmix_status_t status)
+{
+    if (peer->failed) {
+        return;
+    }
+    peer->failed      = 1;
+    peer->fail_status = status;
+    tl->stats.peers_failed++;
+    tl->report_pending = 1;
+    if (peer->ep != NULL) {
+        tl->close_pending = 1;
+    }
+    kick(tl);
+}
+
+/* UCP calls this from progress when the endpoint to a peer breaks. */
+static void ep_error_cb(void *arg, ucp_ep_h ep, ucs_status_t status)
+{
+    ucx_peer_t *peer = arg;
+    rdp_ucx_tl_t *tl = peer->tl;
+
+    if (!peer->failed) {
+        rdp_log_info(UCX, "%s: server %u is unreachable: %s", tl->name,
+                     peer->index, rdp_ucx_status_str(status));
+    }
+    peer_mark_failed(tl, peer, rdp_ucx_status_peer(status));
+    tl->close_pending = 1;
+}
+
+static pmix_status_t ep_create(rdp_ucx_tl_t *tl, ucx_peer_t *peer)
+{
+    ucp_ep_params_t prm = {0};
+    ucs_status_t st;
+
+    prm.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS
+                     | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE
+                     | UCP_EP_PARAM_FIELD_ERR_HANDLER;
+    prm.address         = peer->addr;
+    prm.err_mode        = UCP_ERR_HANDLING_MODE_PEER;
+    prm.err_handler.cb  = ep_error_cb;
+    prm.err_handler.arg = peer;
+    st                  = ucp_ep_create(tl->worker, &prm, &peer->ep);
+    if (st == UCS_ERR_UNREACHABLE) {
+        /* UCX 1.13's shared memory transports cannot detect a peer's
+         * failure, so UCP refuses them in peer mode: with UCX_TLS limited
+         * to them, connect without failure detection */
+        prm.err_mode = UCP_ERR_HANDLING_MODE_NONE;
+        st           = ucp_ep_create(tl->worker, &prm, &peer->ep);
+        if (st == UCS_OK) {
+            rdp_log_info(UCX,
+                         "%s: server %u is reachable only over transports "
+                         "that cannot report its failure",
+                         tl->name, peer->index);
+        }
+    }
+    if (st != UCS_OK) {
+        peer->ep = NULL;
+        rdp_log_error(UCX, "%s: cannot create an endpoint to server %u: %s",
+                      tl->name, peer->index, rdp_ucx_status_str(st));
+        return PMIX_ERR_UNREACH;
+    }
+    return PMIX_SUCCESS;
+}
+
+static void close_failed_eps(rdp_ucx_tl_t *tl)
+{
+    if (!tl->close_pending) {
+        return;
+    }
+    tl->close_pending = 0;
+    for (uint32_t i = 0; i < tl->npeers; i++) {
+        ucx_peer_t *peer = &tl->peers[i];
+
+        if (peer->failed && (peer->ep != NULL)) {
+            ucp_ep_h ep = peer->ep;
+
+            peer->ep = NULL;
+            ep_close_force(tl, ep);
+        }
+    }
+}
+
+static void report_failures(rdp_ucx_tl_t *tl)
+{
+    if (!tl->report_pending || (tl->up == NULL)) {
+        return;
+    }
+    tl->report_pending = 0;
+    for (uint32_t i = 0; i < tl->npeers; i++) {
+        ucx_peer_t *peer = &tl->peers[i];
+
+        if (tl->up == NULL) {
+            tl->report_pending = 1;
+            return;
+        }
+        if (peer->failed && !peer->reported) {
+            peer->reported = 1;
+            if (tl->up->peer_failed != NULL) {
+                tl->up->peer_failed(tl->up_arg, i, peer->fail_status);
+            }
+        }
+    }
+}
+
+/* ---- received messages ---- */
+
+static ucx_rmsg_t *rmsg_create(rdp_ucx_tl_t *tl, enum rmsg_kind kind,
+                               const rdp_ucx_wire_t *w, const uint8_t *pre,
+                               int copy_pre)
+{
+    size_t pre_len = RDP_UCX_FIXED_LEN + (size_t)w->ehdr_len;
+    ucx_rmsg_t *rmsg;
+
+    rmsg = rdp_calloc(1, sizeof(*rmsg) + (copy_pre ? pre_len : 0));
+    if (rmsg == NULL) {
+        return NULL;
+    }
+    rdp_list_init(&rmsg->op.link);
+    rmsg->op.tl      = tl;
+    rmsg->op.peer    = w->src;
+    rmsg->op.is_rmsg = 1;
+    rmsg->magic      = RMSG_MAGIC;
+    rmsg->kind       = kind;
+    rmsg->len        = (size_t)w->len;
+    rmsg->ehdr_len   = w->ehdr_len;
+    rmsg->dst        = w->dst;
+    /* the message MAC follows the prefix and the header MAC */
+    memcpy(rmsg->msg_mac, pre + pre_len + RDP_UCX_MAC_LEN, RDP_UCX_MAC_LEN);
+    if (copy_pre) {
+        memcpy(rmsg->pre, pre, pre_len);
+        rmsg->pre_len = pre_len;
+    }
+    return rmsg;
+}
+
+static int rmsg_valid(const rdp_ucx_tl_t *tl, const ucx_rmsg_t *rmsg)
+{
+    return (rmsg != NULL) && (rmsg->magic == RMSG_MAGIC) && (rmsg->op.tl == tl);
+}
+
+/* Give the payload back to UCP (or free our copy). */
+static void rmsg_release_data(rdp_ucx_tl_t *tl, ucx_rmsg_t *rmsg)
+{
+    if (rmsg->kind == RMSG_COPY) {
+        rdp_free(rmsg->data);
+    } else {
+        ucp_am_data_release(tl->worker, rmsg->data);
+    }
+    rmsg->data = NULL;
+}
+
+/* Check the message MAC of a fetched RNDV payload. */
+static pmix_status_t rmsg_verify(rdp_ucx_tl_t *tl, ucx_rmsg_t *rmsg)
+{
+    rdp_iov_t iov = {rmsg->buf, rmsg->len};
+    uint8_t mac[RDP_UCX_MAC_LEN];
+
+    if ((rdp_ucx_auth_msg(&tl->auth, rmsg->pre, rmsg->pre_len, &iov, 1, mac)
+         != PMIX_SUCCESS)
+        || !rdp_ucx_auth_equal(mac, rmsg->msg_mac)) {
+        drop(tl, &tl->stats.auth_failed, rmsg->op.peer,
+             "rendezvous payload fails authentication");
+        return PMIX_ERR_INVALID_CRED;
+    }
+    return PMIX_SUCCESS;
+}
+
+/*
+ * Show a message to the engine.  @a in_am_cb: called from the UCP receive
+ * callback for this very message, so UCP still holds its data and drops
+ * it when we return UCS_OK.  Returns what that callback must return.
+ */
+static ucs_status_t present(rdp_ucx_tl_t *tl, ucx_rmsg_t *rmsg,
+                            const void *ehdr, int in_am_cb)
+{
+    rdp_tl_rx_t rx = {0};
+    enum rdp_tl_rx_disp disp;
+
+    rx.peer    = rmsg->op.peer;
+    rx.hdr     = ehdr;
+    rx.hdr_len = rmsg->ehdr_len;
+    rx.len     = rmsg->len;
+    rx.desc    = rmsg;
+    if (rmsg->kind == RMSG_RNDV) {
+        rx.kind = RDP_TL_DATA_RNDV;
+        rx.data = NULL;
+    } else {
+        rx.kind = RDP_TL_DATA_KEEPABLE;
+        rx.data = rmsg->data;
+    }
+    rmsg->state = RMSG_UPCALL;
+    tl->stats.delivered++;
+    disp = tl->up->recv(tl->up_arg, &rx);
+
+    switch (rmsg->state) {
+    case RMSG_FETCHING: /* the fetch owns it now; UCP owns the descriptor */
+        return UCS_OK;
+    case RMSG_FETCHED:
+        op_free(&rmsg->op);
+        return UCS_OK;
+    case RMSG_UPCALL:
+        if (disp == RDP_TL_RX_KEPT) {
+            rmsg->state = RMSG_KEPT;
+            rdp_list_push_back(&tl->kept, &rmsg->op.link);
+            return UCS_INPROGRESS;
+        }
+        break;
+    default: /* released inside the upcall */
+        break;
+    }
+    if (!in_am_cb || (rmsg->kind == RMSG_COPY)) {
+        rmsg_release_data(tl, rmsg);
+    }
+    op_free(&rmsg->op);
+    return UCS_OK;
+}
+
+/* Hold a message for a binding to come.  Returns the UCP callback's
+ * return value. */
+static ucs_status_t hold(rdp_ucx_tl_t *tl, const rdp_ucx_wire_t *w,
+                         const uint8_t *pre, void *data, int rndv,
+                         int persistent)
+{
+    size_t pre_len = RDP_UCX_FIXED_LEN + (size_t)w->ehdr_len;
+    size_t cost    = pre_len + (rndv ? 0 : (size_t)w->len);
+    enum rmsg_kind kind;
+    ucx_rmsg_t *rmsg;
+
+    if ((tl->unbound_msgs >= tl->unbound_max_msgs)
+        || (cost > tl->unbound_max_bytes - tl->unbound_bytes)) {
+        drop(tl, &tl->stats.unbound_dropped, w->src,
+             "no engine bound and the queue for one is full");
+        return UCS_OK;
+    }
+    kind = rndv ? RMSG_RNDV : (persistent ? RMSG_DATA : RMSG_COPY);
+    rmsg = rmsg_create(tl, kind, w, pre, 1);
+    if (rmsg == NULL) {
+        drop(tl, &tl->stats.unbound_dropped, w->src, "out of memory");
+        return UCS_OK;
+    }
+    if (kind == RMSG_COPY) {
+        rmsg->data = rdp_malloc(w->len > 0 ? (size_t)w->len : 1);
+        if (rmsg->data == NULL) {
+            op_free(&rmsg->op);
+            drop(tl, &tl->stats.unbound_dropped, w->src, "out of memory");
+            return UCS_OK;
+        }
+        memcpy(rmsg->data, data, (size_t)w->len);
+    } else {
+        rmsg->data = data;
+    }
+    rmsg->state = RMSG_QUEUED;
+    rmsg->cost  = cost;
+    rdp_list_push_back(&tl->unbound, &rmsg->op.link);
+    tl->unbound_msgs++;
+    tl->unbound_bytes += cost;
+    tl->stats.unbound_queued++;
+    if (tl->up != NULL) {
+        kick(tl);
+    }
+    return (kind == RMSG_COPY) ? UCS_OK : UCS_INPROGRESS;
+}
+
+/* Check the indices of an authenticated message against the universe;
+ * drops it (and says so) if they are wrong or the sender failed. */
+static int sender_ok(rdp_ucx_tl_t *tl, const rdp_ucx_wire_t *w)
+{
+    if ((w->src >= tl->npeers) || (w->src == tl->me) || (w->dst != tl->me)) {
+        drop(tl, &tl->stats.malformed, w->src,
+             "wrong sender or receiver index");
+        return 0;
+    }
+    if (tl->peers[w->src].failed) {
+        rdp_log_debug(UCX, "%s: dropped a message from failed server %u",
+                      tl->name, w->src);
+        return 0;
+    }
+    return 1;
+}
+
+/* Deliver what arrived before connect or while no engine was bound, in
+ * arrival order. */
+static void replay_unbound(rdp_ucx_tl_t *tl)
+{
+    rdp_list_t *item;
+
+    while (tl->connected && (tl->up != NULL)
+           && ((item = rdp_list_pop_front(&tl->unbound)) != NULL)) {
+        ucx_rmsg_t *rmsg = rdp_container_of(item, ucx_rmsg_t, op.link);
+        rdp_ucx_wire_t w = {.ehdr_len = rmsg->ehdr_len,
+                            .src      = rmsg->op.peer,
+                            .dst      = rmsg->dst,
+                            .len      = rmsg->len};
+
+        tl->unbound_msgs--;
+        tl->unbound_bytes -= rmsg->cost;
+        if (!sender_ok(tl, &w)) {
+            rmsg_release_data(tl, rmsg);
+            op_free(&rmsg->op);
+            continue;
+        }
+        (void)present(tl, rmsg, rmsg->pre + RDP_UCX_FIXED_LEN, 0);
+    }
+}
+
+/* Authenticate a received message; 1 if it passes. */
+static int authentic(rdp_ucx_tl_t *tl, const rdp_ucx_wire_t *w,
+                     const uint8_t *pre, const void *data, int rndv)
+{
+    size_t pre_len = RDP_UCX_FIXED_LEN + (size_t)w->ehdr_len;
+    uint8_t mac[RDP_UCX_MAC_LEN];
+    rdp_iov_t iov = {data, (size_t)w->len};
+
+    if (rndv) {
+        /* the payload is checked after the fetch (rmsg_verify) */
+        return (rdp_ucx_auth_hdr(&tl->auth, pre, pre_len, mac) == PMIX_SUCCESS)
+               && rdp_ucx_auth_equal(mac, pre + pre_len);
+    }
+    return (rdp_ucx_auth_msg(&tl->auth, pre, pre_len, &iov, 1, mac)
+            == PMIX_SUCCESS)
+           && rdp_ucx_auth_equal(mac, pre + pre_len + RDP_UCX_MAC_LEN);
+}
+
+static ucs_status_t am_recv_cb(void *arg, const void *header,
+                               size_t header_length, void *data, size_t length,
+                               const ucp_am_recv_param_t *param)
+{
+    rdp_ucx_tl_t *tl   = arg;
+    const uint8_t *pre = header;
+    int rndv           = (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0;
+    int persistent     = (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_DATA) != 0;
+    const char *why    = NULL;
+    rdp_ucx_wire_t w;
+    ucx_rmsg_t *rmsg;
+
+    if (rdp_ucx_wire_decode(header, header_length, &w, &why) != PMIX_SUCCESS) {
+        drop(tl, &tl->stats.malformed, RDP_TL_PEER_UNKNOWN, why);
+        return UCS_OK;
+    }
+    if (w.len != (uint64_t)length) {
+        drop(tl, &tl->stats.malformed, w.src, "payload length mismatch");
+        return UCS_OK;
+    }
+    if (!authentic(tl, &w, pre, data, rndv)) {
+        drop(tl, &tl->stats.auth_failed, w.src, "fails authentication");
+        return UCS_OK;
+    }
+    if (tl->connected && !sender_ok(tl, &w)) {
+        return UCS_OK;
+    }
+    /* before connect (a faster server already sends to us), without an
+     * engine, or behind messages that wait for one: hold it */
+    if (!tl->connected || (tl->up == NULL)
+        || !rdp_list_is_empty(&tl->unbound)) {
+        return hold(tl, &w, pre, data, rndv, persistent);
+    }
+
+    if (!rndv && !persistent) {
+        /* UCP did not let us keep the data: lend it for the upcall only */
+        rdp_tl_rx_t rx = {.peer    = w.src,
+                          .hdr     = pre + RDP_UCX_FIXED_LEN,
+                          .hdr_len = w.ehdr_len,
+                          .kind    = RDP_TL_DATA_BORROWED,
+                          .data    = data,
+                          .len     = length};
+
+        tl->stats.delivered++;
+        (void)tl->up->recv(tl->up_arg, &rx);
+        return UCS_OK;
+    }
+    rmsg = rmsg_create(tl, rndv ? RMSG_RNDV : RMSG_DATA, &w, pre, rndv);
+    if (rmsg == NULL) {
+        rdp_log_error(UCX, "%s: out of memory: message from server %u lost",
+                      tl->name, w.src);
+        return UCS_OK;
+    }
+    rmsg->data = data;
+    return present(tl, rmsg, pre + RDP_UCX_FIXED_LEN, 1);
+}
+
+/* ---- progress ---- */
+
+static void run_deferred(rdp_ucx_tl_t *tl)
+{
+    close_failed_eps(tl);
+    deliver_done(tl);
+    report_failures(tl);
+    replay_unbound(tl);
+}
+
+/* Progress until the worker is idle, then arm its event fd (again if UCP
+ * says events arrived meanwhile).  A bounded number of rounds, so that a
+ * flood of messages cannot starve the rest of the loop. */
+static void progress_all(rdp_ucx_tl_t *tl)
+{
+    unsigned budget = PROGRESS_BUDGET;
+    ucs_status_t st;
+
+    if (tl->in_progress) {
+        return;
+    }
+    tl->in_progress = 1;
+    for (;;) {
+        while ((budget > 0) && (ucp_worker_progress(tl->worker) != 0)) {
+            budget--;
+        }
+        run_deferred(tl);
+        if (budget == 0) {
+            kick(tl); /* more to do: come back after other events */
+            break;
+        }
+        budget--;
+        st = ucp_worker_arm(tl->worker);
+        if (st == UCS_OK) {
+            break;
+        }
+        if (st != UCS_ERR_BUSY) {
+            rdp_log_error(UCX, "%s: cannot arm the worker: %s", tl->name,
+                          rdp_ucx_status_str(st));
+            kick(tl);
+            break;
+        }
+    }
+    tl->in_progress = 0;
+}
+
+static void on_worker_event(int fd, int events, void *arg)
+{
+    progress_all(arg);
+}
+
+static void on_kick(void *arg)
+{
+    rdp_ucx_tl_t *tl = arg;
+
+    tl->kick_armed = 0;
+    progress_all(tl);
+}
+
+/* Wait up to @a seconds for worker events, for the draining loops of
+ * unbind and destroy (the only places that wait). */
+static void wait_event(rdp_ucx_tl_t *tl, double seconds)
+{
+    struct pollfd pfd = {.fd = tl->efd, .events = POLLIN};
+
+    if (ucp_worker_arm(tl->worker) == UCS_OK) {
+        (void)poll(&pfd, 1, (int)(seconds * 1000));
+    }
+}
+
+static int ops_in_flight(const rdp_ucx_tl_t *tl)
+{
+    return !rdp_list_is_empty(&tl->sends) || !rdp_list_is_empty(&tl->fetches);
+}
+
+static void force_close_busy_peers(rdp_ucx_tl_t *tl)
+{
+    rdp_list_t *lists[2] = {&tl->sends, &tl->fetches};
+
+    for (int l = 0; l < 2; l++) {
+        for (rdp_list_t *it = lists[l]->next; it != lists[l];) {
+            ucx_op_t *op     = rdp_container_of(it, ucx_op_t, link);
+            ucx_peer_t *peer = &tl->peers[op->peer];
+
+            it = it->next; /* closing may complete (unlink) op */
+            if (peer->ep != NULL) {
+                ucp_ep_h ep = peer->ep;
+
+                rdp_log_warn(UCX,
+                             "%s: operations to server %u did not finish "
+                             "in %.1fs; closing its endpoint",
+                             tl->name, peer->index, tl->drain_timeout);
+                peer_mark_failed(tl, peer, PMIX_ERR_TIMEOUT);
+                peer->ep = NULL;
+                ep_close_force(tl, ep);
+                it = lists[l]->next; /* the list may have changed */
+            }
+        }
+    }
+}
+
+/* Progress until no send or fetch is in flight, so that no buffer of the
+ * engine is touched afterwards.  Bounded by drain_timeout; then the
+ * endpoints still busy are closed by force. */
+static void drain(rdp_ucx_tl_t *tl)
+{
+    double deadline;
+
+    if (!ops_in_flight(tl)) {
+        return;
+    }
+    if (tl->in_progress) {
+        rdp_log_error(UCX,
+                      "%s: unbind/destroy from inside a transport callback "
+                      "cannot wait for the operations in flight",
+                      tl->name);
+        return;
+    }
+    tl->in_progress = 1;
+    deadline        = rdp_time_now() + tl->drain_timeout;
+    while (ops_in_flight(tl) && (rdp_time_now() < deadline)) {
+        if (ucp_worker_progress(tl->worker) == 0) {
+            wait_event(tl, 0.01);
+        }
+    }
+    if (ops_in_flight(tl)) {
+        force_close_busy_peers(tl);
+        deadline = rdp_time_now() + 1.0;
+        while (ops_in_flight(tl) && (rdp_time_now() < deadline)) {
+            if (ucp_worker_progress(tl->worker) == 0) {
+                wait_event(tl, 0.01);
+            }
+        }
+        if (ops_in_flight(tl)) {
+            rdp_log_error(UCX, "%s: %zu operations still in flight", tl->name,
+                          rdp_list_length(&tl->sends)
+                              + rdp_list_length(&tl->fetches));
+        }
+    }
+    tl->in_progress = 0;
+    kick(tl); /* the worker needs arming again */
+}
+
+/* ---- the vtable ---- */
+
+static pmix_status_t tl_bind(void *ctx, const rdp_tl_upcalls_t *up, void *arg)
+{
+    rdp_ucx_tl_t *tl = ctx;
+
+    if ((tl == NULL) || (up == NULL) || (up->recv == NULL)) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    if (tl->up != NULL) {
+        rdp_log_error(UCX, "%s: an engine is already bound", tl->name);
+        return PMIX_ERR_EXISTS;
+    }
+    tl->up     = up;
+    tl->up_arg = arg;
+    for (uint32_t i = 0; i < tl->npeers; i++) {
+        tl->peers[i].reported = 0;
+        if (tl->peers[i].failed) {
+            tl->report_pending = 1;
+        }
+    }
+    if (tl->report_pending || !rdp_list_is_empty(&tl->unbound)) {
+        kick(tl); /* upcalls run later, never inside bind */
+    }
+    return PMIX_SUCCESS;
+}
+
+static void tl_unbind(void *ctx)
+{
+    rdp_ucx_tl_t *tl     = ctx;
+    rdp_list_t *lists[2] = {&tl->sends, &tl->fetches};
+    rdp_list_t *item;
+
+    if ((tl == NULL) || (tl->up == NULL)) {
+        return;
+    }
+    tl->up     = NULL;
+    tl->up_arg = NULL;
+    for (int l = 0; l < 2; l++) {
+        for (rdp_list_t *it = lists[l]->next; it != lists[l]; it = it->next) {
+            rdp_container_of(it, ucx_op_t, link)->cb = NULL;
+        }
+    }
+    while ((item = rdp_list_pop_front(&tl->done)) != NULL) {
+        op_free(rdp_container_of(item, ucx_op_t, link));
+    }
+    drain(tl);
+}
+
+static void send_cb(void *request, ucs_status_t status, void *user_data)
+{
+    ucx_sreq_t *sreq = user_data;
+    rdp_ucx_tl_t *tl = sreq->op.tl;
+    pmix_status_t st = PMIX_SUCCESS;
+
+    ucp_request_free(request);
+    if (status != UCS_OK) {
+        st = tl->peers[sreq->op.peer].failed ? PMIX_ERR_UNREACH
+                                             : rdp_ucx_status(status);
+        rdp_log_debug(UCX, "%s: send to server %u failed: %s", tl->name,
+                      sreq->op.peer, rdp_ucx_status_str(status));
+    }
+    complete_op(tl, &sreq->op, st);
+}
+
+static pmix_status_t check_send(rdp_ucx_tl_t *tl, uint32_t peer,
+                                const void *hdr, size_t hdr_len,
+                                const rdp_iov_t *iov, size_t iovcnt,
+                                uint64_t *total_p)
+{
+    uint64_t total = 0;
+
+    if (!tl->connected) {
+        rdp_log_error(UCX, "%s: send before connect", tl->name);
+        return PMIX_ERR_INIT;
+    }
+    if ((peer >= tl->npeers) || (peer == tl->me)) {
+        rdp_log_error(UCX, "%s: send to server %u: not a peer", tl->name, peer);
+        return PMIX_ERR_BAD_PARAM;
+    }
+    if (((hdr == NULL) && (hdr_len > 0)) || (hdr_len > RDP_UCX_MAX_EHDR)
+        || (hdr_len + RDP_UCX_OVERHEAD > tl->max_am_header)) {
+        rdp_log_error(UCX, "%s: send with a bad header (%zu bytes)", tl->name,
+                      hdr_len);
+        return PMIX_ERR_BAD_PARAM;
+    }
+    if ((iov == NULL) && (iovcnt > 0)) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    for (size_t i = 0; i < iovcnt; i++) {
+        if (((iov[i].base == NULL) && (iov[i].len > 0))
+            || (iov[i].len > UINT64_MAX - total)) {
+            rdp_log_error(UCX, "%s: send with a bad payload", tl->name);
+            return PMIX_ERR_BAD_PARAM;
+        }
+        total += iov[i].len;
+    }
+    *total_p = total;
+    return PMIX_SUCCESS;
+}
+
+static ucx_sreq_t *sreq_create(rdp_ucx_tl_t *tl, uint32_t peer, const void *hdr,
+                               size_t hdr_len, const rdp_iov_t *iov,
+                               size_t iovcnt, uint64_t total)
+{
+    size_t pre_len = RDP_UCX_FIXED_LEN + hdr_len;
+    rdp_ucx_wire_t w;
+    ucx_sreq_t *sreq;
+
+    sreq = rdp_malloc(sizeof(*sreq) + pre_len + 2 * RDP_UCX_MAC_LEN);
+    if (sreq == NULL) {
+        return NULL;
+    }
+    memset(&sreq->op, 0, sizeof(sreq->op));
+    rdp_list_init(&sreq->op.link);
+    sreq->op.tl   = tl;
+    sreq->op.peer = peer;
+    sreq->am_len  = pre_len + 2 * RDP_UCX_MAC_LEN;
+    w.ehdr_len    = (uint16_t)hdr_len;
+    w.src         = tl->me;
+    w.dst         = peer;
+    w.len         = total;
+    rdp_ucx_wire_encode(&w, sreq->am);
+    if (hdr_len > 0) {
+        memcpy(sreq->am + RDP_UCX_FIXED_LEN, hdr, hdr_len);
+    }
+    if ((rdp_ucx_auth_hdr(&tl->auth, sreq->am, pre_len, sreq->am + pre_len)
+         != PMIX_SUCCESS)
+        || (rdp_ucx_auth_msg(&tl->auth, sreq->am, pre_len, iov, iovcnt,
+                             sreq->am + pre_len + RDP_UCX_MAC_LEN)
+            != PMIX_SUCCESS)) {
+        rdp_free(sreq);
+        return NULL;
+    }
+    return sreq;
+}
+
+static pmix_status_t tl_send(void *ctx, uint32_t peer, const void *hdr,
+                             size_t hdr_len, const rdp_iov_t *iov,
+                             size_t iovcnt, rdp_tl_done_cb_t cb, void *cb_arg)
+{
+    rdp_ucx_tl_t *tl        = ctx;
+    ucp_request_param_t prm = {0};
+    void *buffer            = NULL;
+    size_t count            = 0;
+    ucx_peer_t *p;
+    ucx_sreq_t *sreq;
+    ucs_status_ptr_t req;
+    pmix_status_t status;
+    uint64_t total;
+
+    RDP_ASSERT_ON_LOOP(tl->loop);
+    status = check_send(tl, peer, hdr, hdr_len, iov, iovcnt, &total);
+    if (status != PMIX_SUCCESS) {
+        return status;
+    }
+    p = &tl->peers[peer];
+    if (p->failed) {
+        return PMIX_ERR_UNREACH;
+    }
+    tl->in_call++;
+    if ((p->ep == NULL) && (ep_create(tl, p) != PMIX_SUCCESS)) {
+        peer_mark_failed(tl, p, PMIX_ERR_UNREACH);
+        status = PMIX_ERR_UNREACH;
+        goto out;
+    }
+    sreq = sreq_create(tl, peer, hdr, hdr_len, iov, iovcnt, total);
+    if (sreq == NULL) {
+        status = PMIX_ERR_NOMEM;
+        goto out;
+    }
+    sreq->op.cb     = cb;
+    sreq->op.cb_arg = cb_arg;
+
+    prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA
+                       | UCP_OP_ATTR_FIELD_DATATYPE;
+    prm.cb.send   = send_cb;
+    prm.user_data = sreq;
+    if (iovcnt > 1) {
+        /* layout-compatible (static assertions above); UCP only reads */
+        buffer       = (void *)iov;
+        count        = iovcnt;
+        prm.datatype = ucp_dt_make_iov();
+    } else {
+        buffer       = (iovcnt == 1) ? (void *)iov[0].base : NULL;
+        count        = (iovcnt == 1) ? iov[0].len : 0;
+        prm.datatype = ucp_dt_make_contig(1);
+    }
+    req = ucp_am_send_nbx(p->ep, RDP_UCX_AM_ID, sreq->am, sreq->am_len, buffer,
+                          count, &prm);
+    if (req == NULL) {
+        rdp_free(sreq);
+        tl->stats.sent++;
+        status = PMIX_OPERATION_SUCCEEDED;
+    } else if (UCS_PTR_IS_ERR(req)) {
+        rdp_log_debug(UCX, "%s: send to server %u: %s", tl->name, peer,
+                      rdp_ucx_status_str(UCS_PTR_STATUS(req)));
+        rdp_free(sreq);
+        status =
+            p->failed ? PMIX_ERR_UNREACH : rdp_ucx_status(UCS_PTR_STATUS(req));
+    } else {
+        rdp_list_push_back(&tl->sends, &sreq->op.link);
+        tl->stats.sent++;
+        status = PMIX_SUCCESS;
+    }
+    kick(tl); /* UCP wants progress after new operations */
+
+out:
+    tl->in_call--;
+    return status;
+}
+
+static void fetch_cb(void *request, ucs_status_t status, size_t length,
+                     void *user_data)
+{
+    ucx_rmsg_t *rmsg = user_data;
+    rdp_ucx_tl_t *tl = rmsg->op.tl;
+    pmix_status_t st;
+
+    ucp_request_free(request);
+    if (status != UCS_OK) {
+        st = tl->peers[rmsg->op.peer].failed ? PMIX_ERR_UNREACH
+                                             : rdp_ucx_status(status);
+        rdp_log_debug(UCX, "%s: fetch from server %u failed: %s", tl->name,
+                      rmsg->op.peer, rdp_ucx_status_str(status));
+    } else if (length != rmsg->len) {
+        drop(tl, &tl->stats.malformed, rmsg->op.peer,
+             "rendezvous payload of the wrong length");
+        st = PMIX_ERR_BAD_PARAM;
+    } else if (rmsg->op.cb != NULL) {
+        st = rmsg_verify(tl, rmsg);
+    } else {
+        st = PMIX_SUCCESS; /* nobody will look at it */
+    }
+    complete_op(tl, &rmsg->op, st);
+}
+
+/* Consume a descriptor that a failed or finished fetch no longer needs. */
+static void fetch_consumed(ucx_rmsg_t *rmsg)
+{
+    if (rmsg->state == RMSG_UPCALL) {
+        rmsg->state = RMSG_FETCHED; /* present() frees it */
+    } else {
+        op_free(&rmsg->op);
+    }
+}
+
+static pmix_status_t tl_fetch(void *ctx, void *desc, void *buf, size_t len,
+                              rdp_tl_done_cb_t cb, void *cb_arg)
+{
+    rdp_ucx_tl_t *tl        = ctx;
+    ucx_rmsg_t *rmsg        = desc;
+    ucp_request_param_t prm = {0};
+    ucs_status_ptr_t req;
+    pmix_status_t status;
+
+    RDP_ASSERT_ON_LOOP(tl->loop);
+    if (!rmsg_valid(tl, rmsg)) {
+        rdp_log_error(UCX, "%s: fetch of an unknown descriptor", tl->name);
+        return PMIX_ERR_BAD_PARAM;
+    }
+    if ((rmsg->kind != RMSG_RNDV)
+        || ((rmsg->state != RMSG_KEPT) && (rmsg->state != RMSG_UPCALL))
+        || (len != rmsg->len) || ((buf == NULL) && (len > 0))) {
+        rdp_log_error(UCX, "%s: bad fetch (%zu bytes of a %zu-byte %s)",
+                      tl->name, len, rmsg->len,
+                      (rmsg->kind == RMSG_RNDV) ? "rendezvous message"
+                                                : "eager message");
+        if (rmsg->state == RMSG_KEPT) {
+            rdp_list_del(&rmsg->op.link);
+            rmsg_release_data(tl, rmsg);
+            op_free(&rmsg->op);
+        } else if (rmsg->state == RMSG_UPCALL) {
+            rmsg->state = RMSG_RELEASED;
+        }
+        return PMIX_ERR_BAD_PARAM;
+    }
+    tl->in_call++;
+    if (rmsg->state == RMSG_KEPT) {
+        rdp_list_del(&rmsg->op.link);
+    }
+    rmsg->buf        = buf;
+    rmsg->op.cb      = cb;
+    rmsg->op.cb_arg  = cb_arg;
+    prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA
+                       | UCP_OP_ATTR_FIELD_DATATYPE;
+    prm.cb.recv_am = fetch_cb;
+    prm.user_data  = rmsg;
+    prm.datatype   = ucp_dt_make_contig(1);
+    /* UCP owns the descriptor from here on, whatever the outcome */
+    req        = ucp_am_recv_data_nbx(tl->worker, rmsg->data, buf, len, &prm);
+    rmsg->data = NULL;
+    if (req == NULL) {
+        status = rmsg_verify(tl, rmsg);
+        if (status == PMIX_SUCCESS) {
+            status = PMIX_OPERATION_SUCCEEDED;
+        }
+        fetch_consumed(rmsg);
+    } else if (UCS_PTR_IS_ERR(req)) {
+        rdp_log_debug(UCX, "%s: fetch from server %u: %s", tl->name,
+                      rmsg->op.peer, rdp_ucx_status_str(UCS_PTR_STATUS(req)));
+        status = tl->peers[rmsg->op.peer].failed
+                     ? PMIX_ERR_UNREACH
+                     : rdp_ucx_status(UCS_PTR_STATUS(req));
+        fetch_consumed(rmsg);
+    } else {
+        rmsg->state = RMSG_FETCHING;
+        rdp_list_push_back(&tl->fetches, &rmsg->op.link);
+        status = PMIX_SUCCESS;
+        kick(tl);
+    }
+    tl->in_call--;
+    return status;
+}
+
+static void tl_release(void *ctx, void *desc)
+{
+    rdp_ucx_tl_t *tl = ctx;
+    ucx_rmsg_t *rmsg = desc;
+
+    RDP_ASSERT_ON_LOOP(tl->loop);
+    if (!rmsg_valid(tl, rmsg)) {
+        rdp_log_error(UCX, "%s: release of an unknown descriptor", tl->name);
+        return;
+    }
+    switch (rmsg->state) {
+    case RMSG_KEPT:
+        rdp_list_del(&rmsg->op.link);
+        rmsg_release_data(tl, rmsg);
+        op_free(&rmsg->op);
+        break;
+    case RMSG_UPCALL:
+        rmsg->state = RMSG_RELEASED; /* present() gives it back */
+        break;
+    default:
+        rdp_log_error(UCX, "%s: release of a descriptor in use", tl->name);
+        break;
+    }
+}
+
+static const rdp_tl_ops_t ucx_tl_ops = {
+    .name    = "ucx",
+    .bind    = tl_bind,
+    .unbind  = tl_unbind,
+    .send    = tl_send,
+    .fetch   = tl_fetch,
+    .release = tl_release,
+};
+
+const rdp_tl_ops_t *rdp_ucx_tl_ops(void)
+{
+    return &ucx_tl_ops;
+}
+
+void *rdp_ucx_tl_ctx(rdp_ucx_tl_t *tl)
+{
+    return tl;
+}
+
+void rdp_ucx_tl_get_stats(const rdp_ucx_tl_t *tl, rdp_ucx_tl_stats_t *stats_p)
+{
+    *stats_p = tl->stats;
+}
+
+/* ---- lifecycle ---- */
+
+static pmix_status_t open_worker(rdp_ucx_tl_t *tl)
+{
+    ucp_params_t cprm         = {0};
+    ucp_worker_params_t wprm  = {0};
+    ucp_worker_attr_t wattr   = {0};
+    ucp_am_handler_param_t am = {0};
+    ucs_status_t st;
+
+    cprm.field_mask = UCP_PARAM_FIELD_FEATURES;
+    cprm.features   = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
+    st              = ucp_init(&cprm, NULL, &tl->context);
+    if (st != UCS_OK) {
+        rdp_log_error(UCX, "%s: ucp_init failed: %s", tl->name,
+                      rdp_ucx_status_str(st));
+        return PMIX_ERR_INIT;
+    }
+    wprm.field_mask  = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+    wprm.thread_mode = UCS_THREAD_MODE_SINGLE;
+    st               = ucp_worker_create(tl->context, &wprm, &tl->worker);
+    if (st != UCS_OK) {
+        rdp_log_error(UCX, "%s: cannot create a worker: %s", tl->name,
+                      rdp_ucx_status_str(st));
+        goto err_cleanup_context;
+    }
+    wattr.field_mask = UCP_WORKER_ATTR_FIELD_MAX_AM_HEADER;
+    st               = ucp_worker_query(tl->worker, &wattr);
+    if (st != UCS_OK) {
+        goto err_worker;
+    }
+    tl->max_am_header = wattr.max_am_header;
+    if (tl->max_am_header < RDP_UCX_OVERHEAD) {
+        rdp_log_error(UCX, "%s: UCX allows only %zu header bytes", tl->name,
+                      tl->max_am_header);
+        goto err_destroy_worker;
+    }
+    st = ucp_worker_get_address(tl->worker, &tl->addr, &tl->addr_len);
+    if (st != UCS_OK) {
+        goto err_worker;
+    }
+    st = ucp_worker_get_efd(tl->worker, &tl->efd);
+    if (st != UCS_OK) {
+        goto err_release_address;
+    }
+    am.field_mask =
+        UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_FLAGS
+        | UCP_AM_HANDLER_PARAM_FIELD_CB | UCP_AM_HANDLER_PARAM_FIELD_ARG;
+    am.id    = RDP_UCX_AM_ID;
+    am.flags = UCP_AM_FLAG_WHOLE_MSG | UCP_AM_FLAG_PERSISTENT_DATA;
+    am.cb    = am_recv_cb;
+    am.arg   = tl;
+    st       = ucp_worker_set_am_recv_handler(tl->worker, &am);
+    if (st != UCS_OK) {
+        goto err_release_address;
+    }
+    return PMIX_SUCCESS;
+
+err_release_address:
+    ucp_worker_release_address(tl->worker, tl->addr);
+err_worker:
+    rdp_log_error(UCX, "%s: cannot set up the worker: %s", tl->name,
+                  rdp_ucx_status_str(st));
+err_destroy_worker:
+    ucp_worker_destroy(tl->worker);
+err_cleanup_context:
+    ucp_cleanup(tl->context);
+    return PMIX_ERR_INIT;
+}
+
+pmix_status_t rdp_ucx_tl_create(rdp_loop_t *loop, const rdp_ucx_params_t *p,
+                                rdp_ucx_tl_t **tl_p)
+{
+    rdp_ucx_tl_t *tl;
+    pmix_status_t status;
+
+    if ((loop == NULL) || (p == NULL) || (tl_p == NULL)) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    if ((p->key == NULL) || (p->key_len != RDP_UCX_KEY_LEN)) {
+        rdp_log_error(UCX, "ucx transport: the session key must be %d bytes",
+                      RDP_UCX_KEY_LEN);
+        return PMIX_ERR_BAD_PARAM;
+    }
+    tl = rdp_calloc(1, sizeof(*tl));
+    if (tl == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    tl->loop = loop;
+    snprintf(tl->name, sizeof(tl->name), "%s",
+             (p->name != NULL) ? p->name : "ucx");
+    tl->lazy = (p->lazy_connect != 0);
+    tl->drain_timeout =
+        (p->drain_timeout > 0) ? p->drain_timeout : DEFAULT_DRAIN_TIMEOUT;
+    tl->unbound_max_msgs =
+        (p->unbound_max_msgs > 0) ? p->unbound_max_msgs : DEFAULT_UNBOUND_MSGS;
+    tl->unbound_max_bytes = (p->unbound_max_bytes > 0) ? p->unbound_max_bytes
+                                                       : DEFAULT_UNBOUND_BYTES;
+    rdp_list_init(&tl->sends);
+    rdp_list_init(&tl->fetches);
+    rdp_list_init(&tl->kept);
+    rdp_list_init(&tl->done);
+    rdp_list_init(&tl->unbound);
+
+    status = rdp_ucx_auth_init(&tl->auth, p->key, p->key_len);
+    if (status != PMIX_SUCCESS) {
+        goto err_free_tl;
+    }
+    (void)pthread_once(&hooks_once, hooks_off_once);
+    status = open_worker(tl);
+    if (status != PMIX_SUCCESS) {
+        goto err_cleanup_auth;
+    }
+    status = rdp_timer_create(loop, on_kick, tl, &tl->kick);
+    if (status != PMIX_SUCCESS) {
+        goto err_close_worker;
+    }
+    status = rdp_fdwatch_create(loop, tl->efd, RDP_FD_READ, on_worker_event, tl,
+                                &tl->watch);
+    if (status != PMIX_SUCCESS) {
+        goto err_destroy_timer;
+    }
+    rdp_fdwatch_enable(tl->watch);
+    kick(tl); /* first progress + arm on the loop */
+    rdp_log_debug(UCX, "%s: worker ready (address %zu bytes, key %s)", tl->name,
+                  tl->addr_len, tl->auth.fp);
+    *tl_p = tl;
+    return PMIX_SUCCESS;
+
+err_destroy_timer:
+    rdp_timer_destroy(tl->kick);
+err_close_worker:
+    ucp_worker_release_address(tl->worker, tl->addr);
+    ucp_worker_destroy(tl->worker);
+    ucp_cleanup(tl->context);
+err_cleanup_auth:
+    rdp_ucx_auth_cleanup(&tl->auth);
+err_free_tl:
+    rdp_free(tl);
+    return status;
+}
+
+pmix_status_t rdp_ucx_tl_address(rdp_ucx_tl_t *tl, const void **bytes_p,
+                                 size_t *len_p)
+{
+    if ((tl == NULL) || (bytes_p == NULL) || (len_p == NULL)) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    *bytes_p = tl->addr;
+    *len_p   = tl->addr_len;
+    return PMIX_SUCCESS;
+}
+
+static void peers_free(ucx_peer_t *peers, uint32_t npeers)
+{
+    for (uint32_t i = 0; i < npeers; i++) {
+        rdp_free(peers[i].addr);
+    }
+    rdp_free(peers);
+}
+
+pmix_status_t rdp_ucx_tl_connect(rdp_ucx_tl_t *tl, uint32_t my_index,
+                                 uint32_t npeers, const rdp_iov_t addrs[])
+{
+    ucx_peer_t *peers;
+    pmix_status_t status;
+
+    if ((tl == NULL) || (npeers == 0) || (my_index >= npeers)
+        || ((addrs == NULL) && (npeers > 1))) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    if (tl->connected) {
+        rdp_log_error(UCX, "%s: already connected", tl->name);
+        return PMIX_ERR_EXISTS;
+    }
+    for (uint32_t i = 0; i < npeers; i++) {
+        if ((i != my_index)
+            && ((addrs[i].base == NULL) || (addrs[i].len == 0)
+                || (addrs[i].len > RDP_UCX_MAX_ADDR))) {
+            rdp_log_error(UCX, "%s: bad address for server %u (%zu bytes)",
+                          tl->name, i, addrs[i].len);
+            return PMIX_ERR_BAD_PARAM;
+        }
+    }
+    peers = rdp_calloc(npeers, sizeof(*peers));
+    if (peers == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    for (uint32_t i = 0; i < npeers; i++) {
+        peers[i].tl    = tl;
+        peers[i].index = i;
+        if (i == my_index) {
+            continue;
+        }
+        peers[i].addr = rdp_malloc(addrs[i].len);
+        if (peers[i].addr == NULL) {
+            status = PMIX_ERR_NOMEM;
+            goto err_free_peers;
+        }
+        memcpy(peers[i].addr, addrs[i].base, addrs[i].len);
+        peers[i].addr_len = addrs[i].len;
+    }
+    for (uint32_t i = 0; !tl->lazy && (i < npeers); i++) {
+        if (i == my_index) {
+            continue;
+        }
+        status = ep_create(tl, &peers[i]);
+        if (status != PMIX_SUCCESS) {
+            goto err_close_eps;
+        }
+    }
+    tl->peers     = peers;
+    tl->npeers    = npeers;
+    tl->me        = my_index;
+    tl->connected = 1;
+    kick(tl); /* endpoint wireup needs progress */
+    rdp_log_debug(UCX, "%s: server %u of %u, %s endpoints", tl->name, my_index,
+                  npeers, tl->lazy ? "lazy" : "eager");
+    return PMIX_SUCCESS;
+
+err_close_eps:
+    for (uint32_t i = 0; i < npeers; i++) {
+        if (peers[i].ep != NULL) {
+            ep_close_force(tl, peers[i].ep);
+        }
+    }
+err_free_peers:
+    peers_free(peers, npeers);
+    return status;
+}
+
+/* Progress until the endpoint close requests are done (bounded). */
+static void wait_closing(rdp_ucx_tl_t *tl)
+{
+    double deadline = rdp_time_now() + tl->drain_timeout;
+
+    tl->in_progress = 1;
+    while ((tl->closing > 0) && (rdp_time_now() < deadline)) {
+        if (ucp_worker_progress(tl->worker) == 0) {
+            wait_event(tl, 0.01);
+        }
+    }
+    tl->in_progress = 0;
+    if (tl->closing > 0) {
+        rdp_log_warn(UCX, "%s: %zu endpoints did not close", tl->name,
+                     tl->closing);
+    }
+}
+
+static void free_rmsg_list(rdp_ucx_tl_t *tl, rdp_list_t *list)
+{
+    rdp_list_t *item;
+
+    while ((item = rdp_list_pop_front(list)) != NULL) {
+        ucx_rmsg_t *rmsg = rdp_container_of(item, ucx_rmsg_t, op.link);
+
+        if (rmsg->data != NULL) {
+            rmsg_release_data(tl, rmsg);
+        }
+        op_free(&rmsg->op);
+    }
+}
+
+void rdp_ucx_tl_destroy(rdp_ucx_tl_t *tl)
+{
+    rdp_list_t *item;
+
+    if (tl == NULL) {
+        return;
+    }
+    if (tl->up != NULL) {
+        rdp_log_warn(UCX, "%s: destroyed with an engine bound", tl->name);
+        tl_unbind(tl);
+    }
+    if (!rdp_list_is_empty(&tl->kept)) {
+        rdp_log_warn(UCX, "%s: %zu received messages still kept at destroy",
+                     tl->name, rdp_list_length(&tl->kept));
+    }
+    free_rmsg_list(tl, &tl->kept);
+    free_rmsg_list(tl, &tl->unbound);
+    while ((item = rdp_list_pop_front(&tl->done)) != NULL) {
+        op_free(rdp_container_of(item, ucx_op_t, link));
+    }
+    for (uint32_t i = 0; i < tl->npeers; i++) {
+        if (tl->peers[i].ep != NULL) {
+            ucp_ep_h ep = tl->peers[i].ep;
+
+            tl->peers[i].ep = NULL;
+            ep_close_force(tl, ep);
+        }
+    }
+    wait_closing(tl);
+    rdp_fdwatch_destroy(tl->watch);
+    rdp_timer_destroy(tl->kick);
+    ucp_worker_release_address(tl->worker, tl->addr);
+    ucp_worker_destroy(tl->worker);
+    ucp_cleanup(tl->context);
+    /* anything UCP never completed is ours again now */
+    while ((item = rdp_list_pop_front(&tl->sends)) != NULL) {
+        op_free(rdp_container_of(item, ucx_op_t, link));
+    }
+    while ((item = rdp_list_pop_front(&tl->fetches)) != NULL) {
+        op_free(rdp_container_of(item, ucx_op_t, link));
+    }
+    peers_free(tl->peers, tl->npeers);
+    rdp_ucx_auth_cleanup(&tl->auth);
+    rdp_free(tl);
+}

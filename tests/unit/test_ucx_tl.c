@@ -1,0 +1,1096 @@
+/* test_ucx_tl.c - the UCX transport: transports in one process over tcp/shm */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "coll/tl.h"
+#include "core/loop/loop.h"
+#include "ucx/ucx.h"
+#include "ucx/ucx_int.h"
+
+#include "test_ucx_harness.h"
+
+#include <ucm/api/ucm.h>
+
+/* intra-node shared memory on this UCX: posix/sysv + cma for rendezvous */
+#define TLS_TCP "tcp"
+#define TLS_SHM "posix,sysv,cma"
+
+#define MAXN    4
+#define HDR_TAG 0x7e57c0deu
+#define BIG     (4u << 20)
+
+/* ---- payload pattern: every byte is a function of (src, seq, offset) ---- */
+
+typedef struct test_hdr {
+    uint32_t tag;
+    uint32_t src;
+    uint32_t seq;
+    uint32_t pad;
+    uint64_t len;
+} test_hdr_t;
+
+static uint8_t pat(uint32_t src, uint32_t seq, size_t j)
+{
+    return (uint8_t)(src * 97u + seq * 13u + j * 7u + (j >> 9));
+}
+
+/* ---- nodes ---- */
+
+enum rndv_mode {
+    RNDV_FETCH_IN_UPCALL,
+    RNDV_FETCH_LATER, /* keep, fetch from a job posted by the upcall */
+    RNDV_KEEP,        /* keep, never fetch (the test releases it) */
+};
+
+enum eager_mode {
+    EAGER_COPY, /* copy, return DONE */
+    EAGER_KEEP  /* keep, release from a posted job */
+};
+
+typedef struct rec {
+    uint32_t peer;
+    enum rdp_tl_data_kind kind;
+    test_hdr_t hdr;
+    size_t hdr_len;
+    uint8_t *data;
+    size_t len;
+    void *desc; /* RNDV_KEEP */
+    int complete;
+    pmix_status_t status;
+} rec_t;
+
+typedef struct node {
+    uint32_t index;
+    rdp_loop_t *loop;
+    ucx_boot_t boot;
+    const rdp_tl_ops_t *ops;
+    rdp_tl_upcalls_t up;
+    pmix_status_t status;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    rec_t *recs;
+    size_t nrecs;
+    size_t cap;
+    size_t ncomplete;
+    int failed[MAXN];
+    pmix_status_t fail_status[MAXN];
+    size_t nfailed;
+    enum rndv_mode rndv_mode;
+    enum eager_mode eager_mode;
+    size_t sends_done;
+    size_t sends_failed;
+} node_t;
+
+static node_t nodes[MAXN];
+static int nnodes;
+
+typedef struct fctx {
+    node_t *n;
+    size_t idx;
+    void *desc;
+} fctx_t;
+
+static void rec_complete(node_t *n, size_t idx, pmix_status_t status)
+{
+    pthread_mutex_lock(&n->lock);
+    n->recs[idx].complete = 1;
+    n->recs[idx].status   = status;
+    n->ncomplete++;
+    pthread_cond_broadcast(&n->cond);
+    pthread_mutex_unlock(&n->lock);
+}
+
+static void fetch_done(void *arg, pmix_status_t status)
+{
+    fctx_t *f = arg;
+
+    rec_complete(f->n, f->idx, status);
+    free(f);
+}
+
+/* start a fetch of record @a idx; the loop thread only */
+static void start_fetch(node_t *n, size_t idx, void *desc)
+{
+    fctx_t *f = calloc(1, sizeof(*f));
+    uint8_t *buf;
+    size_t len;
+    pmix_status_t st;
+
+    pthread_mutex_lock(&n->lock);
+    buf = n->recs[idx].data;
+    len = n->recs[idx].len;
+    pthread_mutex_unlock(&n->lock);
+    f->n   = n;
+    f->idx = idx;
+    st     = n->ops->fetch(n->boot.tl, desc, buf, len, fetch_done, f);
+    if (st != PMIX_SUCCESS) {
+        free(f);
+        rec_complete(n, idx,
+                     (st == PMIX_OPERATION_SUCCEEDED) ? PMIX_SUCCESS : st);
+    }
+}
+
+static void fetch_job(void *arg)
+{
+    fctx_t *f = arg;
+
+    start_fetch(f->n, f->idx, f->desc);
+    free(f);
+}
+
+static void release_job(void *arg)
+{
+    fctx_t *f = arg;
+
+    f->n->ops->release(f->n->boot.tl, f->desc);
+    free(f);
+}
+
+static enum rdp_tl_rx_disp t_recv(void *arg, const rdp_tl_rx_t *rx)
+{
+    node_t *n = arg;
+    size_t idx;
+    rec_t *r;
+    fctx_t *f;
+
+    pthread_mutex_lock(&n->lock);
+    if (n->nrecs == n->cap) {
+        n->cap  = n->cap ? 2 * n->cap : 64;
+        n->recs = realloc(n->recs, n->cap * sizeof(*n->recs));
+    }
+    idx = n->nrecs++;
+    r   = &n->recs[idx];
+    memset(r, 0, sizeof(*r));
+    r->peer    = rx->peer;
+    r->kind    = rx->kind;
+    r->hdr_len = rx->hdr_len;
+    memcpy(&r->hdr, rx->hdr,
+           rx->hdr_len < sizeof(r->hdr) ? rx->hdr_len : sizeof(r->hdr));
+    r->len  = rx->len;
+    r->data = malloc(rx->len > 0 ? rx->len : 1);
+    if (rx->kind != RDP_TL_DATA_RNDV) {
+        memcpy(r->data, rx->data, rx->len);
+    }
+    pthread_mutex_unlock(&n->lock);
+
+    if (rx->kind != RDP_TL_DATA_RNDV) {
+        rec_complete(n, idx, PMIX_SUCCESS);
+        if ((rx->kind == RDP_TL_DATA_KEEPABLE)
+            && (n->eager_mode == EAGER_KEEP)) {
+            f       = calloc(1, sizeof(*f));
+            f->n    = n;
+            f->desc = rx->desc;
+            rdp_loop_post(n->loop, release_job, f);
+            return RDP_TL_RX_KEPT;
+        }
+        return RDP_TL_RX_DONE;
+    }
+    switch (n->rndv_mode) {
+    case RNDV_FETCH_IN_UPCALL:
+        start_fetch(n, idx, rx->desc);
+        return RDP_TL_RX_KEPT;
+    case RNDV_FETCH_LATER:
+        f       = calloc(1, sizeof(*f));
+        f->n    = n;
+        f->idx  = idx;
+        f->desc = rx->desc;
+        rdp_loop_post(n->loop, fetch_job, f);
+        return RDP_TL_RX_KEPT;
+    default:
+        pthread_mutex_lock(&n->lock);
+        n->recs[idx].desc = rx->desc;
+        pthread_cond_broadcast(&n->cond);
+        pthread_mutex_unlock(&n->lock);
+        return RDP_TL_RX_KEPT;
+    }
+}
+
+static void t_peer_failed(void *arg, uint32_t peer, pmix_status_t status)
+{
+    node_t *n = arg;
+
+    if (peer >= MAXN) {
+        abort(); /* no cmocka asserts off the test thread */
+    }
+    pthread_mutex_lock(&n->lock);
+    n->failed[peer]++; /* the test checks this stays at 1 */
+    n->fail_status[peer] = status;
+    n->nfailed++;
+    pthread_cond_broadcast(&n->cond);
+    pthread_mutex_unlock(&n->lock);
+}
+
+/* Wait until *counter (read under the node's lock) reaches @a want. */
+static int wait_count(node_t *n, const size_t *counter, size_t want)
+{
+    struct timespec ts;
+    int rc = 0;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += (time_t)UCX_TEST_WAIT;
+    pthread_mutex_lock(&n->lock);
+    while ((*counter < want) && (rc != ETIMEDOUT)) {
+        rc = pthread_cond_timedwait(&n->cond, &n->lock, &ts);
+    }
+    rc = (*counter >= want) ? 0 : -1;
+    pthread_mutex_unlock(&n->lock);
+    return rc;
+}
+
+static void bind_job(void *arg)
+{
+    node_t *n = arg;
+
+    n->status = n->ops->bind(n->boot.tl, &n->up, n);
+}
+
+static void unbind_job(void *arg)
+{
+    node_t *n = arg;
+
+    n->ops->unbind(n->boot.tl);
+}
+
+typedef struct stats_req {
+    node_t *n;
+    rdp_ucx_tl_stats_t st;
+} stats_req_t;
+
+static void stats_job(void *arg)
+{
+    stats_req_t *s = arg;
+
+    rdp_ucx_tl_get_stats(s->n->boot.tl, &s->st);
+}
+
+static rdp_ucx_tl_stats_t node_stats(node_t *n)
+{
+    stats_req_t s = {.n = n};
+
+    on_loop(n->loop, stats_job, &s);
+    return s.st;
+}
+
+/* Bring up @a count nodes; @a keyseed[i] picks node i's key; nodes whose
+ * bit is set in @a lazy use lazy endpoints, in @a unbound stay unbound. */
+static void cluster_up(int count, const char *tls, const uint8_t *keyseed,
+                       unsigned lazy, unsigned unbound)
+{
+    static uint8_t keys[MAXN][RDP_UCX_KEY_LEN];
+    static char names[MAXN][16];
+    rdp_iov_t table[MAXN];
+
+    ucx_pin(tls);
+    nnodes = count;
+    for (int i = 0; i < count; i++) {
+        node_t *n = &nodes[i];
+
+        memset(n, 0, sizeof(*n));
+        n->index = (uint32_t)i;
+        pthread_mutex_init(&n->lock, NULL);
+        pthread_cond_init(&n->cond, NULL);
+        n->ops            = rdp_ucx_tl_ops();
+        n->up.recv        = t_recv;
+        n->up.peer_failed = t_peer_failed;
+        assert_int_equal(rdp_loop_create(&n->loop), PMIX_SUCCESS);
+        assert_int_equal(rdp_loop_start_thread(n->loop), PMIX_SUCCESS);
+        ucx_test_key(keys[i], keyseed ? keyseed[i] : 1);
+        snprintf(names[i], sizeof(names[i]), "node%d", i);
+        n->boot.loop                 = n->loop;
+        n->boot.params.key           = keys[i];
+        n->boot.params.key_len       = RDP_UCX_KEY_LEN;
+        n->boot.params.lazy_connect  = (lazy >> i) & 1;
+        n->boot.params.drain_timeout = 1.0;
+        n->boot.params.name          = names[i];
+        on_loop(n->loop, ucx_boot_create, &n->boot);
+        assert_int_equal(n->boot.status, PMIX_SUCCESS);
+        assert_true(n->boot.addr_len > 0);
+        table[i].base = n->boot.addr;
+        table[i].len  = n->boot.addr_len;
+    }
+    for (int i = 0; i < count; i++) {
+        node_t *n = &nodes[i];
+
+        n->boot.me    = (uint32_t)i;
+        n->boot.n     = (uint32_t)count;
+        n->boot.table = table;
+        on_loop(n->loop, ucx_boot_connect, &n->boot);
+        assert_int_equal(n->boot.status, PMIX_SUCCESS);
+        if (!((unbound >> i) & 1)) {
+            on_loop(n->loop, bind_job, n);
+            assert_int_equal(n->status, PMIX_SUCCESS);
+        }
+    }
+}
+
+static void release_kept_job(void *arg)
+{
+    node_t *n = arg;
+
+    for (size_t i = 0; i < n->nrecs; i++) {
+        if (n->recs[i].desc != NULL) {
+            n->ops->release(n->boot.tl, n->recs[i].desc);
+            n->recs[i].desc = NULL;
+        }
+    }
+}
+
+static void cluster_down(void)
+{
+    for (int i = 0; i < nnodes; i++) {
+        if (nodes[i].boot.tl != NULL) {
+            on_loop(nodes[i].loop, release_kept_job, &nodes[i]);
+            on_loop(nodes[i].loop, unbind_job, &nodes[i]);
+        }
+    }
+    for (int i = 0; i < nnodes; i++) {
+        node_t *n = &nodes[i];
+
+        if (n->boot.tl != NULL) {
+            on_loop(n->loop, ucx_boot_destroy, &n->boot);
+        }
+        rdp_loop_destroy(n->loop);
+        for (size_t j = 0; j < n->nrecs; j++) {
+            free(n->recs[j].data);
+        }
+        free(n->recs);
+        pthread_mutex_destroy(&n->lock);
+        pthread_cond_destroy(&n->cond);
+    }
+    nnodes = 0;
+}
+
+/* ---- sending ---- */
+
+typedef struct smsg {
+    node_t *n;
+    uint32_t dst;
+    test_hdr_t hdr;
+    rdp_iov_t iov[4];
+    size_t iovcnt;
+    uint8_t *pieces[4];
+    pmix_status_t ret; /* what send returned */
+    pmix_status_t status;
+    int done;
+    int free_on_done;
+} smsg_t;
+
+static smsg_t *smsg_create(node_t *n, uint32_t dst, uint32_t seq, size_t len,
+                           size_t npieces)
+{
+    smsg_t *m  = calloc(1, sizeof(*m));
+    size_t off = 0;
+
+    m->n       = n;
+    m->dst     = dst;
+    m->hdr.tag = HDR_TAG;
+    m->hdr.src = n->index;
+    m->hdr.seq = seq;
+    m->hdr.len = len;
+    m->iovcnt  = npieces;
+    for (size_t p = 0; p < npieces; p++) {
+        size_t plen = (p + 1 == npieces) ? len - off : len / npieces;
+
+        m->pieces[p] = malloc(plen > 0 ? plen : 1);
+        for (size_t j = 0; j < plen; j++) {
+            m->pieces[p][j] = pat(n->index, seq, off + j);
+        }
+        m->iov[p].base = m->pieces[p];
+        m->iov[p].len  = plen;
+        off += plen;
+    }
+    return m;
+}
+
+static void smsg_free(smsg_t *m)
+{
+    for (size_t p = 0; p < m->iovcnt; p++) {
+        free(m->pieces[p]);
+    }
+    free(m);
+}
+
+static void smsg_finish(smsg_t *m, pmix_status_t status)
+{
+    node_t *n = m->n;
+    int free_it;
+
+    pthread_mutex_lock(&n->lock);
+    m->status = status;
+    m->done   = 1;
+    n->sends_done++;
+    if (status != PMIX_SUCCESS) {
+        n->sends_failed++;
+    }
+    free_it = m->free_on_done;
+    pthread_cond_broadcast(&n->cond);
+    pthread_mutex_unlock(&n->lock);
+    if (free_it) {
+        smsg_free(m);
+    }
+}
+
+static void send_done(void *arg, pmix_status_t status)
+{
+    smsg_finish(arg, status);
+}
+
+typedef struct send_batch {
+    smsg_t **msgs;
+    size_t count;
+} send_batch_t;
+
+static void send_job(void *arg)
+{
+    send_batch_t *b = arg;
+
+    for (size_t i = 0; i < b->count; i++) {
+        smsg_t *m = b->msgs[i];
+        node_t *n = m->n;
+
+        m->ret = n->ops->send(n->boot.tl, m->dst, &m->hdr, sizeof(m->hdr),
+                              m->iov, m->iovcnt, send_done, m);
+        if (m->ret == PMIX_OPERATION_SUCCEEDED) {
+            smsg_finish(m, PMIX_SUCCESS);
+        } else if (m->ret != PMIX_SUCCESS) {
+            smsg_finish(m, m->ret);
+        }
+    }
+}
+
+/* Send one message on @a n's loop; returns it (caller frees). */
+static smsg_t *send_one(node_t *n, uint32_t dst, uint32_t seq, size_t len,
+                        size_t npieces)
+{
+    smsg_t *m          = smsg_create(n, dst, seq, len, npieces);
+    send_batch_t batch = {.msgs = &m, .count = 1};
+
+    on_loop(n->loop, send_job, &batch);
+    return m;
+}
+
+static void check_rec(const rec_t *r, uint32_t want_src)
+{
+    assert_int_equal(r->status, PMIX_SUCCESS);
+    assert_int_equal(r->peer, want_src);
+    assert_int_equal(r->hdr_len, sizeof(test_hdr_t));
+    assert_int_equal(r->hdr.tag, HDR_TAG);
+    assert_int_equal(r->hdr.src, want_src);
+    assert_int_equal(r->hdr.len, r->len);
+    for (size_t j = 0; j < r->len; j++) {
+        if (r->data[j] != pat(r->hdr.src, r->hdr.seq, j)) {
+            fail_msg("message %u from %u: byte %zu differs", r->hdr.seq,
+                     r->hdr.src, j);
+        }
+    }
+}
+
+static void wait_sent(node_t *n, size_t want)
+{
+    assert_int_equal(wait_count(n, &n->sends_done, want), 0);
+}
+
+/* ---- tests ---- */
+
+static void create_rejects_bad_parameters(void **state)
+{
+    uint8_t key[RDP_UCX_KEY_LEN] = {0};
+    rdp_ucx_params_t p           = {.key = key, .key_len = 16};
+    rdp_ucx_tl_t *tl             = NULL;
+    rdp_loop_t *loop;
+
+    assert_int_equal(rdp_loop_create(&loop), PMIX_SUCCESS);
+    assert_int_equal(rdp_ucx_tl_create(loop, &p, &tl), PMIX_ERR_BAD_PARAM);
+    p.key     = NULL;
+    p.key_len = RDP_UCX_KEY_LEN;
+    assert_int_equal(rdp_ucx_tl_create(loop, &p, &tl), PMIX_ERR_BAD_PARAM);
+    p.key = key;
+    assert_int_equal(rdp_ucx_tl_create(NULL, &p, &tl), PMIX_ERR_BAD_PARAM);
+    assert_int_equal(rdp_ucx_tl_create(loop, NULL, &tl), PMIX_ERR_BAD_PARAM);
+    assert_null(tl);
+    rdp_ucx_tl_destroy(NULL);
+    rdp_loop_destroy(loop);
+}
+
+static void exchange(const char *tls, size_t len, size_t npieces,
+                     enum rndv_mode mode, enum eager_mode emode,
+                     enum rdp_tl_data_kind want_kind)
+{
+    const int count = 5;
+    smsg_t *m[2][5];
+
+    cluster_up(2, tls, NULL, 0, 0);
+    for (int i = 0; i < 2; i++) {
+        nodes[i].rndv_mode  = mode;
+        nodes[i].eager_mode = emode;
+    }
+    for (int k = 0; k < count; k++) {
+        for (uint32_t i = 0; i < 2; i++) {
+            m[i][k] = send_one(&nodes[i], 1 - i, (uint32_t)k,
+                               npieces ? len + k : 0, npieces);
+            assert_true((m[i][k]->ret == PMIX_SUCCESS)
+                        || (m[i][k]->ret == PMIX_OPERATION_SUCCEEDED));
+        }
+    }
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(wait_count(&nodes[i], &nodes[i].ncomplete, count), 0);
+        wait_sent(&nodes[i], count);
+        assert_int_equal(nodes[i].sends_failed, 0);
+        assert_int_equal(nodes[i].nrecs, count);
+        for (int k = 0; k < count; k++) {
+            const rec_t *r = &nodes[i].recs[k];
+
+            check_rec(r, 1 - i);
+            assert_int_equal(r->hdr.seq, k); /* in order from one sender */
+            assert_int_equal(r->kind, want_kind);
+        }
+    }
+    for (int k = 0; k < count; k++) {
+        smsg_free(m[0][k]);
+        smsg_free(m[1][k]);
+    }
+    for (int i = 0; i < 2; i++) {
+        rdp_ucx_tl_stats_t st = node_stats(&nodes[i]);
+
+        assert_int_equal(st.sent, count);
+        assert_int_equal(st.delivered, count);
+        assert_int_equal(st.auth_failed, 0);
+        assert_int_equal(st.malformed, 0);
+    }
+    cluster_down();
+}
+
+static void eager_messages_over_tcp(void **state)
+{
+    exchange(TLS_TCP, 100, 3, RNDV_FETCH_IN_UPCALL, EAGER_COPY,
+             RDP_TL_DATA_KEEPABLE);
+    exchange(TLS_TCP, 0, 0, RNDV_FETCH_IN_UPCALL, EAGER_KEEP,
+             RDP_TL_DATA_KEEPABLE);
+}
+
+static void eager_messages_over_shm(void **state)
+{
+    exchange(TLS_SHM, 1000, 2, RNDV_FETCH_IN_UPCALL, EAGER_KEEP,
+             RDP_TL_DATA_KEEPABLE);
+    exchange(TLS_SHM, 7, 1, RNDV_FETCH_IN_UPCALL, EAGER_COPY,
+             RDP_TL_DATA_KEEPABLE);
+}
+
+static void rendezvous_4mib_iov_over_tcp(void **state)
+{
+    exchange(TLS_TCP, BIG, 4, RNDV_FETCH_IN_UPCALL, EAGER_COPY,
+             RDP_TL_DATA_RNDV);
+    exchange(TLS_TCP, BIG, 3, RNDV_FETCH_LATER, EAGER_COPY, RDP_TL_DATA_RNDV);
+}
+
+static void rendezvous_4mib_iov_over_shm(void **state)
+{
+    exchange(TLS_SHM, BIG, 4, RNDV_FETCH_LATER, EAGER_COPY, RDP_TL_DATA_RNDV);
+    exchange(TLS_SHM, BIG, 2, RNDV_FETCH_IN_UPCALL, EAGER_COPY,
+             RDP_TL_DATA_RNDV);
+}
+
+/* The header and payload stay untouched until completion; afterwards the
+ * test scribbles over them, and the receiver still sees the originals. */
+static void header_lives_until_completion(void **state)
+{
+    size_t sizes[2] = {64, BIG};
+
+    cluster_up(2, TLS_TCP, NULL, 0, 0);
+    nodes[1].rndv_mode = RNDV_FETCH_LATER;
+    for (int k = 0; k < 2; k++) {
+        smsg_t *m = send_one(&nodes[0], 1, (uint32_t)k, sizes[k], 2);
+
+        wait_sent(&nodes[0], (size_t)k + 1);
+        pthread_mutex_lock(&nodes[0].lock);
+        assert_true(m->done);
+        assert_int_equal(m->status, PMIX_SUCCESS);
+        pthread_mutex_unlock(&nodes[0].lock);
+        /* complete: the buffers are ours again */
+        memset(&m->hdr, 0xa5, sizeof(m->hdr));
+        memset(m->pieces[0], 0x5a, m->iov[0].len);
+        assert_int_equal(
+            wait_count(&nodes[1], &nodes[1].ncomplete, (size_t)k + 1), 0);
+        check_rec(&nodes[1].recs[k], 0);
+        smsg_free(m);
+    }
+    cluster_down();
+}
+
+static void wrong_key_is_dropped(void **state)
+{
+    const uint8_t seeds[2] = {1, 2};
+    rdp_ucx_tl_stats_t st;
+    smsg_t *m[2];
+    double deadline;
+
+    cluster_up(2, TLS_TCP, seeds, 0, 0);
+    m[0] = send_one(&nodes[0], 1, 0, 100, 1);
+    m[1] = send_one(&nodes[0], 1, 1, BIG, 2);
+    wait_sent(&nodes[0], 2);
+    deadline = rdp_time_now() + UCX_TEST_WAIT;
+    do {
+        st = node_stats(&nodes[1]);
+    } while ((st.auth_failed < 2) && (rdp_time_now() < deadline));
+    assert_int_equal(st.auth_failed, 2);
+    assert_int_equal(st.delivered, 0);
+    pthread_mutex_lock(&nodes[1].lock);
+    assert_int_equal(nodes[1].nrecs, 0);
+    pthread_mutex_unlock(&nodes[1].lock);
+    smsg_free(m[0]);
+    smsg_free(m[1]);
+    cluster_down();
+}
+
+/* ---- a raw UCP sender that crafts its own headers ---- */
+
+typedef struct raw {
+    ucp_context_h ctx;
+    ucp_worker_h worker;
+    ucp_ep_h ep;
+} raw_t;
+
+static void raw_open(raw_t *r, const void *addr)
+{
+    ucp_params_t cp        = {.field_mask = UCP_PARAM_FIELD_FEATURES,
+                              .features   = UCP_FEATURE_AM};
+    ucp_worker_params_t wp = {.field_mask  = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
+                              .thread_mode = UCS_THREAD_MODE_SINGLE};
+    ucp_ep_params_t ep     = {.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS,
+                              .address    = addr};
+
+    assert_int_equal(ucp_init(&cp, NULL, &r->ctx), UCS_OK);
+    assert_int_equal(ucp_worker_create(r->ctx, &wp, &r->worker), UCS_OK);
+    assert_int_equal(ucp_ep_create(r->worker, &ep, &r->ep), UCS_OK);
+}
+
+static void raw_wait(raw_t *r, ucs_status_ptr_t req)
+{
+    double deadline = rdp_time_now() + UCX_TEST_WAIT;
+
+    if (req == NULL) {
+        return;
+    }
+    if (UCS_PTR_IS_ERR(req)) {
+        fail_msg("raw send: %s", ucs_status_string(UCS_PTR_STATUS(req)));
+    }
+    while (ucp_request_check_status(req) == UCS_INPROGRESS) {
+        ucp_worker_progress(r->worker);
+        assert_true(rdp_time_now() < deadline);
+    }
+    ucp_request_free(req);
+}
+
+static void raw_send(raw_t *r, const void *hdr, size_t hdr_len,
+                     const void *data, size_t len, int rndv)
+{
+    ucp_request_param_t prm = {0};
+
+    prm.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    prm.flags        = rndv ? UCP_AM_SEND_FLAG_RNDV : 0;
+    raw_wait(r, ucp_am_send_nbx(r->ep, RDP_UCX_AM_ID, hdr, hdr_len, data, len,
+                                &prm));
+}
+
+static void raw_close(raw_t *r)
+{
+    ucp_request_param_t prm = {0}; /* flush: force needs peer mode */
+
+    raw_wait(r, ucp_ep_close_nbx(r->ep, &prm));
+    ucp_worker_destroy(r->worker);
+    ucp_cleanup(r->ctx);
+}
+
+/* Build a framed header for @a payload; @a good_msg_mac 0 spoils it. */
+static size_t forge(rdp_ucx_auth_t *auth, uint8_t *am, uint32_t src,
+                    uint32_t dst, uint64_t len, const void *payload,
+                    size_t paylen, int good_hdr_mac, int good_msg_mac)
+{
+    test_hdr_t th    = {.tag = HDR_TAG, .src = src, .seq = 99, .len = len};
+    rdp_ucx_wire_t w = {
+        .ehdr_len = sizeof(th), .src = src, .dst = dst, .len = len};
+    size_t pre_len = RDP_UCX_FIXED_LEN + sizeof(th);
+    rdp_iov_t iov  = {payload, paylen};
+
+    rdp_ucx_wire_encode(&w, am);
+    memcpy(am + RDP_UCX_FIXED_LEN, &th, sizeof(th));
+    assert_int_equal(rdp_ucx_auth_hdr(auth, am, pre_len, am + pre_len),
+                     PMIX_SUCCESS);
+    assert_int_equal(rdp_ucx_auth_msg(auth, am, pre_len, &iov, 1,
+                                      am + pre_len + RDP_UCX_MAC_LEN),
+                     PMIX_SUCCESS);
+    if (!good_hdr_mac) {
+        am[pre_len] ^= 1;
+    }
+    if (!good_msg_mac) {
+        am[pre_len + RDP_UCX_MAC_LEN + 3] ^= 0x80;
+    }
+    return pre_len + 2 * RDP_UCX_MAC_LEN;
+}
+
+static void forged_messages_are_dropped(void **state)
+{
+    const size_t rlen = 1u << 20;
+    uint8_t key[RDP_UCX_KEY_LEN];
+    uint8_t am[256];
+    uint8_t *payload = malloc(rlen);
+    rdp_ucx_auth_t auth;
+    rdp_ucx_tl_stats_t st;
+    size_t am_len;
+    raw_t raw;
+    double deadline;
+
+    for (size_t j = 0; j < rlen; j++) {
+        payload[j] = pat(0, 99, j);
+    }
+    cluster_up(2, TLS_TCP, NULL, 0, 0);
+    ucx_test_key(key, 1); /* the session key: an insider's forgeries */
+    assert_int_equal(rdp_ucx_auth_init(&auth, key, sizeof(key)), PMIX_SUCCESS);
+    raw_open(&raw, nodes[1].boot.addr);
+
+    /* framing errors */
+    raw_send(&raw, "abc", 3, payload, 10, 0);
+    memset(am, 0, sizeof(am));
+    raw_send(&raw, am, RDP_UCX_OVERHEAD + 8, payload, 10, 0);
+    am_len = forge(&auth, am, 0, 0, 100, payload, 100, 1, 1); /* to 0 */
+    raw_send(&raw, am, am_len, payload, 100, 0);
+    am_len = forge(&auth, am, 0, 1, 100, payload, 100, 1, 1);
+    raw_send(&raw, am, am_len, payload, 50, 0); /* length lies */
+    /* authentication errors */
+    am_len = forge(&auth, am, 0, 1, 100, payload, 100, 0, 0);
+    raw_send(&raw, am, am_len, payload, 100, 0);
+    am_len = forge(&auth, am, 0, 1, 100, payload, 100, 1, 0);
+    raw_send(&raw, am, am_len, payload, 100, 0);
+    am_len = forge(&auth, am, 0, 1, rlen, payload, rlen, 0, 1);
+    raw_send(&raw, am, am_len, payload, rlen, 1);
+    /* delivered: a good eager one, then an RNDV one whose payload fails */
+    am_len = forge(&auth, am, 0, 1, 100, payload, 100, 1, 1);
+    raw_send(&raw, am, am_len, payload, 100, 0);
+    am_len = forge(&auth, am, 0, 1, rlen, payload, rlen, 1, 0);
+    raw_send(&raw, am, am_len, payload, rlen, 1);
+
+    assert_int_equal(wait_count(&nodes[1], &nodes[1].ncomplete, 2), 0);
+    deadline = rdp_time_now() + UCX_TEST_WAIT;
+    do {
+        st = node_stats(&nodes[1]);
+    } while ((st.auth_failed + st.malformed < 8)
+             && (rdp_time_now() < deadline));
+    assert_int_equal(st.malformed, 4);
+    assert_int_equal(st.auth_failed, 4);
+    assert_int_equal(st.delivered, 2);
+    pthread_mutex_lock(&nodes[1].lock);
+    assert_int_equal(nodes[1].nrecs, 2);
+    assert_int_equal(nodes[1].recs[0].kind, RDP_TL_DATA_KEEPABLE);
+    check_rec(&nodes[1].recs[0], 0);
+    assert_int_equal(nodes[1].recs[1].kind, RDP_TL_DATA_RNDV);
+    assert_int_equal(nodes[1].recs[1].status, PMIX_ERR_INVALID_CRED);
+    pthread_mutex_unlock(&nodes[1].lock);
+
+    raw_close(&raw);
+    rdp_ucx_auth_cleanup(&auth);
+    free(payload);
+    cluster_down();
+}
+
+static void destroyed_peer_is_reported(void **state)
+{
+    smsg_t *m[2];
+
+    cluster_up(2, TLS_TCP, NULL, 0, 0);
+    /* traffic both ways, so that the connection is fully up */
+    m[0] = send_one(&nodes[0], 1, 0, 10, 1);
+    m[1] = send_one(&nodes[1], 0, 0, 10, 1);
+    assert_int_equal(wait_count(&nodes[0], &nodes[0].ncomplete, 1), 0);
+    assert_int_equal(wait_count(&nodes[1], &nodes[1].ncomplete, 1), 0);
+    wait_sent(&nodes[0], 1);
+    wait_sent(&nodes[1], 1);
+    smsg_free(m[0]);
+    smsg_free(m[1]);
+
+    on_loop(nodes[1].loop, unbind_job, &nodes[1]);
+    on_loop(nodes[1].loop, ucx_boot_destroy, &nodes[1].boot);
+    assert_int_equal(wait_count(&nodes[0], &nodes[0].nfailed, 1), 0);
+    pthread_mutex_lock(&nodes[0].lock);
+    assert_int_equal(nodes[0].failed[1], 1);
+    assert_true((nodes[0].fail_status[1] == PMIX_ERR_UNREACH)
+                || (nodes[0].fail_status[1] == PMIX_ERR_LOST_CONNECTION));
+    pthread_mutex_unlock(&nodes[0].lock);
+
+    m[0] = send_one(&nodes[0], 1, 1, 10, 1);
+    assert_int_equal(m[0]->ret, PMIX_ERR_UNREACH);
+    smsg_free(m[0]);
+    /* reported once only */
+    pthread_mutex_lock(&nodes[0].lock);
+    assert_int_equal(nodes[0].failed[1], 1);
+    assert_int_equal(nodes[0].nfailed, 1);
+    pthread_mutex_unlock(&nodes[0].lock);
+    cluster_down();
+}
+
+static void many_messages_in_flight(void **state)
+{
+    const uint32_t per_peer = 400;
+    const int n             = 3;
+    smsg_t **msgs[MAXN];
+    send_batch_t batch[MAXN];
+
+    cluster_up(n, TLS_TCP, NULL, 1u << 2, 0); /* node 2: lazy endpoints */
+    nodes[1].eager_mode = EAGER_KEEP;
+    nodes[2].rndv_mode  = RNDV_FETCH_LATER;
+    for (int i = 0; i < n; i++) {
+        size_t k = 0;
+
+        msgs[i] = calloc((size_t)(n - 1) * per_peer, sizeof(smsg_t *));
+        for (uint32_t s = 0; s < per_peer; s++) {
+            for (int d = 0; d < n; d++) {
+                size_t len =
+                    (s % 97 == 5) ? (300u << 10) : (s * 2654435761u) % 9000;
+
+                if (d == i) {
+                    continue;
+                }
+                msgs[i][k] =
+                    smsg_create(&nodes[i], (uint32_t)d, s, len, 1 + s % 3);
+                msgs[i][k]->free_on_done = 1;
+                k++;
+            }
+        }
+        batch[i].msgs  = msgs[i];
+        batch[i].count = k;
+    }
+    /* all nodes send at once, everything in flight together */
+    for (int i = 0; i < n; i++) {
+        assert_int_equal(rdp_loop_post(nodes[i].loop, send_job, &batch[i]),
+                         PMIX_SUCCESS);
+    }
+    for (int i = 0; i < n; i++) {
+        size_t want         = (size_t)(n - 1) * per_peer;
+        uint32_t next[MAXN] = {0};
+
+        assert_int_equal(wait_count(&nodes[i], &nodes[i].ncomplete, want), 0);
+        wait_sent(&nodes[i], want);
+        assert_int_equal(nodes[i].sends_failed, 0);
+        pthread_mutex_lock(&nodes[i].lock);
+        assert_int_equal(nodes[i].nrecs, want);
+        for (size_t r = 0; r < want; r++) {
+            const rec_t *rec = &nodes[i].recs[r];
+
+            check_rec(rec, rec->hdr.src);
+            assert_int_not_equal(rec->peer, (uint32_t)i);
+            /* order per sender is kept for eager messages */
+            if (rec->kind != RDP_TL_DATA_RNDV) {
+                assert_true((next[rec->peer] == 0)
+                            || (rec->hdr.seq > next[rec->peer] - 1));
+                next[rec->peer] = rec->hdr.seq + 1;
+            }
+        }
+        pthread_mutex_unlock(&nodes[i].lock);
+    }
+    for (int i = 0; i < n; i++) {
+        free(msgs[i]);
+    }
+    cluster_down();
+}
+
+static void messages_before_bind_are_held(void **state)
+{
+    rdp_ucx_tl_stats_t st;
+    smsg_t *m[6];
+    double deadline;
+
+    cluster_up(2, TLS_TCP, NULL, 0, 1u << 1); /* node 1 unbound */
+    for (uint32_t k = 0; k < 6; k++) {
+        m[k] = send_one(&nodes[0], 1, k, (k == 3) ? BIG : 50 + k, 2);
+    }
+    deadline = rdp_time_now() + UCX_TEST_WAIT;
+    do {
+        st = node_stats(&nodes[1]);
+    } while ((st.unbound_queued < 6) && (rdp_time_now() < deadline));
+    assert_int_equal(st.unbound_queued, 6);
+    assert_int_equal(st.delivered, 0);
+
+    on_loop(nodes[1].loop, bind_job, &nodes[1]);
+    assert_int_equal(nodes[1].status, PMIX_SUCCESS);
+    assert_int_equal(wait_count(&nodes[1], &nodes[1].ncomplete, 6), 0);
+    wait_sent(&nodes[0], 6);
+    for (uint32_t k = 0; k < 6; k++) {
+        check_rec(&nodes[1].recs[k], 0);
+        assert_int_equal(nodes[1].recs[k].hdr.seq, k);
+        smsg_free(m[k]);
+    }
+    cluster_down();
+}
+
+typedef struct bad_args {
+    node_t *n;
+    pmix_status_t st[8];
+} bad_args_t;
+
+static void bad_args_job(void *arg)
+{
+    bad_args_t *b       = arg;
+    node_t *n           = b->n;
+    uint8_t hdr[8]      = {0};
+    rdp_iov_t iov       = {NULL, 5};
+    rdp_iov_t table[2]  = {{hdr, 8}, {NULL, 0}};
+    rdp_tl_upcalls_t up = {.recv = t_recv};
+
+    b->st[0] = n->ops->send(n->boot.tl, 0, hdr, 8, NULL, 0, NULL, NULL);
+    b->st[1] = n->ops->send(n->boot.tl, 7, hdr, 8, NULL, 0, NULL, NULL);
+    b->st[2] = n->ops->send(n->boot.tl, 1, NULL, 8, NULL, 0, NULL, NULL);
+    b->st[3] = n->ops->send(n->boot.tl, 1, hdr, 8, NULL, 2, NULL, NULL);
+    b->st[4] = n->ops->send(n->boot.tl, 1, hdr, 8, &iov, 1, NULL, NULL);
+    b->st[5] = rdp_ucx_tl_connect(n->boot.tl, 0, 2, table);
+    b->st[6] = n->ops->bind(n->boot.tl, &up, n);
+    b->st[7] = rdp_ucx_tl_connect(n->boot.tl, 2, 2, table);
+}
+
+typedef struct fresh {
+    ucx_boot_t boot;
+    pmix_status_t st[3];
+} fresh_t;
+
+static void fresh_job(void *arg)
+{
+    fresh_t *f         = arg;
+    uint8_t hdr[8]     = {0};
+    rdp_iov_t table[2] = {{hdr, 8}, {NULL, 0}};
+
+    f->st[0] =
+        rdp_ucx_tl_ops()->send(f->boot.tl, 1, hdr, 8, NULL, 0, NULL, NULL);
+    f->st[1] = rdp_ucx_tl_connect(f->boot.tl, 0, 2, table);
+    f->st[2] = rdp_ucx_tl_connect(f->boot.tl, 0, 0, table);
+}
+
+static void bad_arguments_fail_cleanly(void **state)
+{
+    bad_args_t b = {0};
+    fresh_t f    = {0};
+    uint8_t key[RDP_UCX_KEY_LEN];
+
+    cluster_up(2, TLS_TCP, NULL, 0, 0);
+    b.n = &nodes[0];
+    on_loop(nodes[0].loop, bad_args_job, &b);
+    assert_int_equal(b.st[0], PMIX_ERR_BAD_PARAM); /* self */
+    assert_int_equal(b.st[1], PMIX_ERR_BAD_PARAM); /* out of range */
+    assert_int_equal(b.st[2], PMIX_ERR_BAD_PARAM); /* NULL header */
+    assert_int_equal(b.st[3], PMIX_ERR_BAD_PARAM); /* NULL iov */
+    assert_int_equal(b.st[4], PMIX_ERR_BAD_PARAM); /* NULL piece */
+    assert_int_equal(b.st[5], PMIX_ERR_EXISTS);    /* connected twice */
+    assert_int_equal(b.st[6], PMIX_ERR_EXISTS);    /* bound twice */
+    assert_int_equal(b.st[7], PMIX_ERR_BAD_PARAM); /* index out of range */
+
+    ucx_test_key(key, 9);
+    f.boot.loop           = nodes[0].loop;
+    f.boot.params.key     = key;
+    f.boot.params.key_len = sizeof(key);
+    on_loop(nodes[0].loop, ucx_boot_create, &f.boot);
+    assert_int_equal(f.boot.status, PMIX_SUCCESS);
+    on_loop(nodes[0].loop, fresh_job, &f);
+    assert_int_equal(f.st[0], PMIX_ERR_INIT);      /* not connected */
+    assert_int_equal(f.st[1], PMIX_ERR_BAD_PARAM); /* empty address */
+    assert_int_equal(f.st[2], PMIX_ERR_BAD_PARAM); /* no peers */
+    on_loop(nodes[0].loop, ucx_boot_destroy, &f.boot);
+    cluster_down();
+}
+
+/* Unbind while a rendezvous send waits for a receiver that never fetches:
+ * unbind returns within the drain bound and the callback never runs. */
+static void unbind_abandons_sends_in_flight(void **state)
+{
+    smsg_t *m;
+    double t0;
+
+    cluster_up(2, TLS_TCP, NULL, 0, 0);
+    nodes[1].rndv_mode = RNDV_KEEP;
+    m                  = send_one(&nodes[0], 1, 0, BIG, 1);
+    assert_int_equal(m->ret, PMIX_SUCCESS);
+    assert_int_equal(wait_count(&nodes[1], &nodes[1].nrecs, 1), 0);
+    t0 = rdp_time_now();
+    on_loop(nodes[0].loop, unbind_job, &nodes[0]);
+    assert_true(rdp_time_now() - t0 < UCX_TEST_WAIT);
+    pthread_mutex_lock(&nodes[0].lock);
+    assert_int_equal(nodes[0].sends_done, 0);
+    pthread_mutex_unlock(&nodes[0].lock);
+    smsg_free(m); /* the transport no longer reads it */
+    cluster_down();
+}
+
+typedef struct env_job {
+    rdp_loop_t *loop;
+    const char *malloc_env;
+    const char *mmap_env;
+    int malloc_hooks;
+    pmix_status_t status;
+} env_job_t;
+
+static void env_job(void *arg)
+{
+    env_job_t *e                 = arg;
+    uint8_t key[RDP_UCX_KEY_LEN] = {1};
+    rdp_ucx_params_t p = {.key = key, .key_len = sizeof(key), .name = "env"};
+    rdp_ucx_tl_t *tl;
+
+    e->status = rdp_ucx_tl_create(e->loop, &p, &tl);
+    if (e->status == PMIX_SUCCESS) {
+        e->malloc_env   = getenv("UCX_MEM_MALLOC_HOOKS");
+        e->mmap_env     = getenv("UCX_MEM_MMAP_HOOK_MODE");
+        e->malloc_hooks = ucm_global_opts.enable_malloc_hooks;
+        rdp_ucx_tl_destroy(tl);
+    }
+}
+
+/* UCX memory hooks are off after create, and the environment that the
+ * daemon hands to the clients it forks is left alone. */
+static void create_turns_hooks_off_without_touching_environ(void **state)
+{
+    env_job_t e = {0};
+
+    ucx_pin(TLS_TCP);
+    unsetenv("UCX_MEM_MALLOC_HOOKS");
+    unsetenv("UCX_MEM_MMAP_HOOK_MODE");
+    assert_int_equal(rdp_loop_create(&e.loop), PMIX_SUCCESS);
+    assert_int_equal(rdp_loop_start_thread(e.loop), PMIX_SUCCESS);
+    on_loop(e.loop, env_job, &e);
+    rdp_loop_destroy(e.loop);
+    setenv("UCX_MEM_MALLOC_HOOKS", "no", 1);
+    setenv("UCX_MEM_MMAP_HOOK_MODE", "none", 1);
+    assert_int_equal(e.status, PMIX_SUCCESS);
+    assert_null(e.malloc_env);
+    assert_null(e.mmap_env);
+    assert_int_equal(e.malloc_hooks, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(create_rejects_bad_parameters),
+        cmocka_unit_test(eager_messages_over_tcp),
+        cmocka_unit_test(eager_messages_over_shm),
+        cmocka_unit_test(rendezvous_4mib_iov_over_tcp),
+        cmocka_unit_test(rendezvous_4mib_iov_over_shm),
+        cmocka_unit_test(header_lives_until_completion),
+        cmocka_unit_test(wrong_key_is_dropped),
+        cmocka_unit_test(forged_messages_are_dropped),
+        cmocka_unit_test(destroyed_peer_is_reported),
+        cmocka_unit_test(many_messages_in_flight),
+        cmocka_unit_test(messages_before_bind_are_held),
+        cmocka_unit_test(bad_arguments_fail_cleanly),
+        cmocka_unit_test(unbind_abandons_sends_in_flight),
+        cmocka_unit_test(create_turns_hooks_off_without_touching_environ),
+    };
+
+    return cmocka_run_group_tests_name("ucx_tl", tests, NULL, NULL);
+}
