@@ -169,3 +169,13 @@ tests_unit_test_ucx_tl_t_CFLAGS  = $(RDP_TEST_CFLAGS)
 tests_unit_test_ucx_tl_t_LDADD   = $(RDP_TEST_LIBS)
 TESTS += tests/unit/test_ucx_tl.t
 endif
+
+# the collective engine over the UCX transport (4 servers in one process)
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_ucx_coll.t
+tests_unit_test_ucx_coll_t_SOURCES = tests/unit/test_ucx_coll.c \
+                                     tests/unit/test_ucx_harness.h
+tests_unit_test_ucx_coll_t_CFLAGS  = $(RDP_TEST_CFLAGS)
+tests_unit_test_ucx_coll_t_LDADD   = $(RDP_TEST_LIBS)
+TESTS += tests/unit/test_ucx_coll.t
+endif

@@ -1,0 +1,287 @@
+/* test_ucx_coll.c - the collective engine over the UCX transport */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll/coll.h"
+#include "core/loop/loop.h"
+#include "ucx/ucx.h"
+
+#include "test_ucx_harness.h"
+
+/*
+ * Four servers in one process, each with its own loop thread, UCX
+ * transport and engine, run allgathers (small, mixed with 1 MiB blocks that
+ * go by rendezvous, and empty) and barriers with every algorithm, then
+ * lose a server in the middle of a collective.
+ */
+
+#define P 4
+
+typedef struct server {
+    uint32_t me;
+    rdp_loop_t *loop;
+    ucx_boot_t boot;
+    rdp_coll_engine_t *engine;
+    enum rdp_coll_alg alg;
+    pmix_status_t status;
+} server_t;
+
+static server_t servers[P];
+
+static uint8_t block_byte(uint32_t u, uint64_t opid, size_t j)
+{
+    return (uint8_t)(u * 29u + opid * 11u + j * 5u + (j >> 10));
+}
+
+static size_t block_len(uint32_t u, uint64_t opid)
+{
+    switch ((u + opid) % 4) {
+    case 0:
+        return 0;
+    case 1:
+        return 1u << 20;
+    case 2:
+        return 1 + (size_t)((u * 7919u + opid * 104729u) % 5000);
+    default:
+        return 17;
+    }
+}
+
+/* ---- one collective on one server ---- */
+
+typedef struct op {
+    server_t *s;
+    enum rdp_coll_kind kind;
+    uint64_t opid;
+    uint8_t *data;
+    size_t len;
+    double timeout;
+    pmix_status_t start_status;
+    rdp_wait_t done;
+    pmix_status_t status;
+    int verified; /* 1 ok, -1 wrong data */
+    uint32_t failed_peer;
+} op_t;
+
+static void coll_cb(const rdp_coll_result_t *res, void *arg)
+{
+    op_t *op = arg;
+
+    op->verified    = 1;
+    op->failed_peer = res->failed_peer;
+    if ((res->status == PMIX_SUCCESS) && (op->kind == RDP_COLL_ALLGATHER)) {
+        if (res->nblocks != P) {
+            op->verified = -1;
+        }
+        for (uint32_t b = 0; (op->verified == 1) && (b < res->nblocks); b++) {
+            const rdp_coll_block_t *blk = &res->blocks[b];
+            const uint8_t *d            = blk->data;
+
+            if ((blk->origin != b)
+                || (blk->len != block_len(blk->origin, op->opid))) {
+                op->verified = -1;
+                break;
+            }
+            for (uint64_t j = 0; j < blk->len; j++) {
+                if (d[j] != block_byte(blk->origin, op->opid, j)) {
+                    op->verified = -1;
+                    break;
+                }
+            }
+        }
+    }
+    rdp_wait_signal(&op->done, res->status);
+}
+
+static void start_job(void *arg)
+{
+    op_t *op                       = arg;
+    static const uint32_t parts[P] = {0, 1, 2, 3};
+    rdp_coll_args_t args           = {0};
+
+    args.kind        = op->kind;
+    args.opid        = op->opid;
+    args.parts       = parts;
+    args.nparts      = P;
+    args.data        = op->data;
+    args.len         = op->len;
+    args.size_class  = RDP_COLL_SIZE_LARGE;
+    args.timeout     = op->timeout;
+    op->start_status = rdp_coll_start(op->s->engine, &args, coll_cb, op);
+}
+
+static void op_init(op_t *op, server_t *s, enum rdp_coll_kind kind,
+                    uint64_t opid, double timeout)
+{
+    memset(op, 0, sizeof(*op));
+    op->s       = s;
+    op->kind    = kind;
+    op->opid    = opid;
+    op->timeout = timeout;
+    rdp_wait_init(&op->done);
+    if (kind == RDP_COLL_ALLGATHER) {
+        op->len  = block_len(s->me, opid);
+        op->data = malloc(op->len > 0 ? op->len : 1);
+        for (size_t j = 0; j < op->len; j++) {
+            op->data[j] = block_byte(s->me, opid, j);
+        }
+    }
+}
+
+static void op_cleanup(op_t *op)
+{
+    rdp_wait_cleanup(&op->done);
+    free(op->data);
+}
+
+/* ---- bring-up ---- */
+
+static void engine_create_job(void *arg)
+{
+    server_t *s                  = arg;
+    rdp_coll_engine_config_t cfg = {0};
+
+    cfg.tl_ops    = rdp_ucx_tl_ops();
+    cfg.tl_ctx    = rdp_ucx_tl_ctx(s->boot.tl);
+    cfg.nuniverse = P;
+    cfg.me        = s->me;
+    cfg.loop      = s->loop;
+    cfg.alg       = s->alg;
+    s->status     = rdp_coll_engine_create(&cfg, &s->engine);
+}
+
+static void engine_destroy_job(void *arg)
+{
+    server_t *s = arg;
+
+    rdp_coll_engine_destroy(s->engine);
+    s->engine = NULL;
+}
+
+static void up(enum rdp_coll_alg alg)
+{
+    static uint8_t key[RDP_UCX_KEY_LEN];
+    rdp_iov_t table[P];
+
+    ucx_pin("tcp");
+    ucx_test_key(key, 42);
+    for (uint32_t i = 0; i < P; i++) {
+        server_t *s = &servers[i];
+
+        memset(s, 0, sizeof(*s));
+        s->me  = i;
+        s->alg = alg;
+        assert_int_equal(rdp_loop_create(&s->loop), PMIX_SUCCESS);
+        assert_int_equal(rdp_loop_start_thread(s->loop), PMIX_SUCCESS);
+        s->boot.loop           = s->loop;
+        s->boot.params.key     = key;
+        s->boot.params.key_len = sizeof(key);
+        on_loop(s->loop, ucx_boot_create, &s->boot);
+        assert_int_equal(s->boot.status, PMIX_SUCCESS);
+        table[i].base = s->boot.addr;
+        table[i].len  = s->boot.addr_len;
+    }
+    for (uint32_t i = 0; i < P; i++) {
+        server_t *s = &servers[i];
+
+        s->boot.me    = i;
+        s->boot.n     = P;
+        s->boot.table = table;
+        on_loop(s->loop, ucx_boot_connect, &s->boot);
+        assert_int_equal(s->boot.status, PMIX_SUCCESS);
+        on_loop(s->loop, engine_create_job, s);
+        assert_int_equal(s->status, PMIX_SUCCESS);
+    }
+}
+
+static void down(void)
+{
+    for (uint32_t i = 0; i < P; i++) {
+        if (servers[i].engine != NULL) {
+            on_loop(servers[i].loop, engine_destroy_job, &servers[i]);
+        }
+    }
+    for (uint32_t i = 0; i < P; i++) {
+        if (servers[i].boot.tl != NULL) {
+            on_loop(servers[i].loop, ucx_boot_destroy, &servers[i].boot);
+        }
+        rdp_loop_destroy(servers[i].loop);
+    }
+}
+
+/* Run one collective on every server at once and check everyone. */
+static void run_everywhere(enum rdp_coll_kind kind, uint64_t opid)
+{
+    op_t ops[P];
+
+    for (uint32_t i = 0; i < P; i++) {
+        op_init(&ops[i], &servers[i], kind, opid, UCX_TEST_WAIT);
+        assert_int_equal(rdp_loop_post(servers[i].loop, start_job, &ops[i]),
+                         PMIX_SUCCESS);
+    }
+    for (uint32_t i = 0; i < P; i++) {
+        assert_int_equal(rdp_wait_wait_for(&ops[i].done, UCX_TEST_WAIT + 5),
+                         PMIX_SUCCESS);
+        assert_int_equal(ops[i].start_status, PMIX_SUCCESS);
+        assert_int_equal(ops[i].verified, 1);
+        op_cleanup(&ops[i]);
+    }
+}
+
+static void allgather_with_every_algorithm(void **state)
+{
+    const enum rdp_coll_alg algs[] = {RDP_COLL_ALG_RD, RDP_COLL_ALG_BRUCK,
+                                      RDP_COLL_ALG_RING};
+
+    for (size_t a = 0; a < sizeof(algs) / sizeof(algs[0]); a++) {
+        up(algs[a]);
+        for (uint64_t opid = 1; opid <= 6; opid++) {
+            run_everywhere(RDP_COLL_ALLGATHER, opid);
+        }
+        run_everywhere(RDP_COLL_BARRIER, 100);
+        down();
+    }
+}
+
+/* A server disappears while the others wait for its block: they all
+ * complete with PMIX_ERR_UNREACH, well before the collective's timeout. */
+static void lost_server_fails_the_collective(void **state)
+{
+    op_t ops[P];
+
+    up(RDP_COLL_ALG_RING);
+    run_everywhere(RDP_COLL_ALLGATHER, 1); /* endpoints are up */
+    on_loop(servers[3].loop, engine_destroy_job, &servers[3]);
+    on_loop(servers[3].loop, ucx_boot_destroy, &servers[3].boot);
+    for (uint32_t i = 0; i < P - 1; i++) {
+        op_init(&ops[i], &servers[i], RDP_COLL_ALLGATHER, 2, 600.0);
+        assert_int_equal(rdp_loop_post(servers[i].loop, start_job, &ops[i]),
+                         PMIX_SUCCESS);
+    }
+    for (uint32_t i = 0; i < P - 1; i++) {
+        assert_int_equal(rdp_wait_wait_for(&ops[i].done, UCX_TEST_WAIT),
+                         PMIX_ERR_UNREACH);
+        op_cleanup(&ops[i]);
+    }
+    down();
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(allgather_with_every_algorithm),
+        cmocka_unit_test(lost_server_fails_the_collective),
+    };
+
+    return cmocka_run_group_tests_name("ucx_coll", tests, NULL, NULL);
+}
