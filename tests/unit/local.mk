@@ -179,3 +179,12 @@ tests_unit_test_ucx_coll_t_CFLAGS  = $(RDP_TEST_CFLAGS)
 tests_unit_test_ucx_coll_t_LDADD   = $(RDP_TEST_LIBS)
 TESTS += tests/unit/test_ucx_coll.t
 endif
+
+# rdpmix-run's placement of ranks on nodes (src/run/place.c)
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_run_place.t
+tests_unit_test_run_place_t_SOURCES = tests/unit/test_run_place.c
+tests_unit_test_run_place_t_CFLAGS  = $(RDP_TEST_CFLAGS)
+tests_unit_test_run_place_t_LDADD   = src/run/librdprun.la $(RDP_TEST_LIBS)
+TESTS += tests/unit/test_run_place.t
+endif
