@@ -39,6 +39,14 @@ for np in 1 3 8; do
     MINI_HOST_FENCE_UPCALL=1 scenario "$np" "fences through the host" \
         "$client" "$np"
 done
+# every collected fence result in shared memory (sealed memfd passed with
+# SCM_RIGHTS, sections kept packed by the clients)
+export RDPMIX_SHM_MIN=1
+MINI_HOST_FENCE_UPCALL=0 scenario 4 "fence results in shared memory" \
+    "$client" 4
+MINI_HOST_FENCE_UPCALL=1 scenario 3 "host fences, results in shared memory" \
+    "$client" 3
+unset RDPMIX_SHM_MIN
 
 if [ -x "$mpiprog" ]; then
     # Open MPI picks its PMIx path only under a known launcher; jsm's
@@ -54,6 +62,10 @@ if [ -x "$mpiprog" ]; then
         scenario "$np" "unmodified Open MPI program on our libpmix" \
             "$mpiprog" "$np"
     done
+    export RDPMIX_SHM_MIN=1
+    scenario 4 "unmodified Open MPI program, modex in shared memory" \
+        "$mpiprog" 4
+    unset RDPMIX_SHM_MIN
 fi
 echo "1..$n"
 exit $fail

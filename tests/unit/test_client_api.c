@@ -18,6 +18,7 @@
 
 #include <pmix.h>
 
+#include "core/ipc/ipc.h"
 #include "core/kvs/kvs.h"
 #include "core/loop/loop.h"
 #include "core/util/value.h"
@@ -48,6 +49,7 @@ typedef struct mock {
     int last_fence_collect;
     pmix_proc_t last_fence_proc;
     size_t last_commit_nkv;
+    int fence_shm;  /* collect results go in a memfd (atomic) */
     rdp_kvs_t *kvs; /* committed data */
 } mock_t;
 
@@ -109,6 +111,53 @@ static int send_msg(int fd, uint16_t cmd, uint32_t tag, rdp_buf_t *b)
     return rc;
 }
 
+/* A FENCE_ACK whose bundle @a bundle (status and flag not included) goes
+ * in a sealed memfd passed with the message, as the server does. */
+static int send_fence_shm(int fd, uint32_t tag, rdp_buf_t *bundle)
+{
+    rdp_buf_t b;
+    rdp_msg_hdr_t hdr = {RDP_MSG_MAGIC, RDP_MSG_VERSION, RDP_CMD_FENCE_ACK, tag,
+                         0};
+    uint8_t raw[RDP_MSG_HDR_LEN];
+    union {
+        char buf[CMSG_SPACE(sizeof(int))];
+        struct cmsghdr align;
+    } ctl;
+    struct iovec iov[2];
+    struct msghdr msg = {0};
+    struct cmsghdr *cm;
+    int mfd, rc;
+
+    w_end(bundle);
+    assert_int_equal(rdp_ipc_memfd_create(bundle->data, bundle->size, &mfd),
+                     PMIX_SUCCESS);
+    rdp_buf_init(&b);
+    rdp_pack_i32(&b, PMIX_SUCCESS);
+    rdp_pack_u8(&b, RDP_FENCE_BUNDLE_MEMFD);
+    rdp_pack_u64(&b, bundle->size);
+    hdr.length = (uint32_t)b.size;
+    rdp_msg_hdr_encode(&hdr, raw);
+    iov[0].iov_base = raw;
+    iov[0].iov_len  = sizeof(raw);
+    iov[1].iov_base = b.data;
+    iov[1].iov_len  = b.size;
+    memset(&ctl, 0, sizeof(ctl));
+    msg.msg_iov        = iov;
+    msg.msg_iovlen     = 2;
+    msg.msg_control    = ctl.buf;
+    msg.msg_controllen = sizeof(ctl.buf);
+    cm                 = CMSG_FIRSTHDR(&msg);
+    cm->cmsg_level     = SOL_SOCKET;
+    cm->cmsg_type      = SCM_RIGHTS;
+    cm->cmsg_len       = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(cm), &mfd, sizeof(int));
+    rc = sendmsg(fd, &msg, 0) == (ssize_t)(sizeof(raw) + b.size) ? 0 : -1;
+    close(mfd);
+    rdp_buf_cleanup(&b);
+    rdp_buf_cleanup(bundle);
+    return rc;
+}
+
 static int send_status(int fd, uint16_t cmd, uint32_t tag, pmix_status_t st)
 {
     rdp_buf_t b;
@@ -160,12 +209,30 @@ static void handle_connect(int fd, uint32_t tag, rdp_rbuf_t *rb)
     rdp_info_array_free(info, ninfo);
 }
 
+/* The bundle of a collecting fence: rank 0's committed data and rank 1's
+ * made-up data, with the number of fences so far. */
+static void mock_fence_bundle(rdp_buf_t *b, int nfence)
+{
+    rdp_pack_u32(b, 1);
+    w_set(b, NS, 2);
+    w_section(b, RDP_SECT_PROC, 0, NULL, 0);
+    /* replace the count by the real kv list of rank 0 */
+    b->size -= 4;
+    pthread_mutex_lock(&mock.lock);
+    rdp_kvs_pack_rank(mock.kvs, NS, 0, RDP_SCOPES_ALL, b);
+    pthread_mutex_unlock(&mock.lock);
+    w_section(b, RDP_SECT_PROC, 1, NULL, 2);
+    w_str(b, "peer.key", "from-1");
+    w_u32(b, "peer.fences", (uint32_t)nfence);
+}
+
 static void handle_fence(int fd, uint32_t tag, rdp_rbuf_t *rb)
 {
     pmix_proc_t *procs = NULL;
     size_t nprocs = 0, ninfo = 0;
     pmix_info_t *info = NULL;
     int collect       = 0;
+    int nfence;
     rdp_buf_t b;
 
     assert_int_equal(rdp_unpack_proc_array(rb, &procs, &nprocs), PMIX_SUCCESS);
@@ -176,26 +243,25 @@ static void handle_fence(int fd, uint32_t tag, rdp_rbuf_t *rb)
         }
     }
     pthread_mutex_lock(&mock.lock);
-    mock.fences++;
+    nfence                  = ++mock.fences;
     mock.last_fence_collect = collect;
     if (nprocs > 0) {
         mock.last_fence_proc = procs[0];
     }
     pthread_mutex_unlock(&mock.lock);
     rdp_buf_init(&b);
+    if (collect && __atomic_load_n(&mock.fence_shm, __ATOMIC_ACQUIRE)) {
+        mock_fence_bundle(&b, nfence);
+        send_fence_shm(fd, tag, &b);
+        goto out;
+    }
     rdp_pack_i32(&b, PMIX_SUCCESS);
     rdp_pack_u8(&b, (uint8_t)collect);
     if (collect) {
-        rdp_pack_u32(&b, 1);
-        w_set(&b, NS, 2);
-        w_section(&b, RDP_SECT_PROC, 0, NULL, 0);
-        /* replace the count by the real kv list of rank 0 */
-        b.size -= 4;
-        rdp_kvs_pack_rank(mock.kvs, NS, 0, RDP_SCOPES_ALL, &b);
-        w_section(&b, RDP_SECT_PROC, 1, NULL, 1);
-        w_str(&b, "peer.key", "from-1");
+        mock_fence_bundle(&b, nfence);
     }
     send_msg(fd, RDP_CMD_FENCE_ACK, tag, &b);
+out:
     free(procs);
     rdp_info_array_free(info, ninfo);
 }
@@ -610,6 +676,111 @@ static void put_commit_fence_get_exchange_data(void **state)
     assert_int_equal(PMIx_Finalize(NULL, 0), PMIX_SUCCESS);
 }
 
+static void fence_results_in_shared_memory_reach_get(void **state)
+{
+    pmix_value_t v;
+    pmix_info_t info;
+    bool t = true;
+    uint32_t u;
+    char s[64];
+    int gets;
+
+    __atomic_store_n(&mock.fence_shm, 1, __ATOMIC_RELEASE);
+    assert_int_equal(PMIx_Init(NULL, NULL, 0), PMIX_SUCCESS);
+    PMIX_VALUE_LOAD(&v, "mine-0", PMIX_STRING);
+    assert_int_equal(PMIx_Put(PMIX_GLOBAL, "shm.key", &v), PMIX_SUCCESS);
+    PMIX_VALUE_DESTRUCT(&v);
+    assert_int_equal(PMIx_Commit(), PMIX_SUCCESS);
+    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &t, PMIX_BOOL);
+    assert_int_equal(PMIx_Fence(NULL, 0, &info, 1), PMIX_SUCCESS);
+    gets = mock_count(&mock.gets);
+    assert_int_equal(get_str(1, "peer.key", NULL, 0, s, sizeof(s)),
+                     PMIX_SUCCESS);
+    assert_string_equal(s, "from-1");
+    assert_int_equal(get_u32(1, "peer.fences", &u), PMIX_SUCCESS);
+    assert_int_equal(u, mock_count(&mock.fences));
+    assert_int_equal(get_str(0, "shm.key", NULL, 0, s, sizeof(s)),
+                     PMIX_SUCCESS);
+    assert_string_equal(s, "mine-0");
+    /* all of it came with the fence */
+    assert_int_equal(mock_count(&mock.gets), gets);
+    PMIX_INFO_DESTRUCT(&info);
+    assert_int_equal(PMIx_Finalize(NULL, 0), PMIX_SUCCESS);
+    __atomic_store_n(&mock.fence_shm, 0, __ATOMIC_RELEASE);
+}
+
+#define MT_THREADS 3
+
+typedef struct mt {
+    int stop;  /* atomic */
+    long gets; /* atomic: Gets answered so far */
+} mt_t;
+
+/* An application thread: Gets of peer and job data, answered on this
+ * thread while the library thread stores fence results. */
+static void *mt_getter(void *arg)
+{
+    mt_t *mt = arg;
+
+    while (!__atomic_load_n(&mt->stop, __ATOMIC_ACQUIRE)) {
+        char s[64];
+        uint32_t u = 0;
+
+        assert_int_equal(get_str(1, "peer.key", NULL, 0, s, sizeof(s)),
+                         PMIX_SUCCESS);
+        assert_string_equal(s, "from-1");
+        assert_int_equal(get_u32(PMIX_RANK_WILDCARD, PMIX_JOB_SIZE, &u),
+                         PMIX_SUCCESS);
+        assert_int_equal(u, 2);
+        if (get_u32(1, "peer.fences", &u) == PMIX_SUCCESS) {
+            assert_true(u > 0);
+        }
+        __atomic_add_fetch(&mt->gets, 3, __ATOMIC_RELAXED);
+    }
+    return NULL;
+}
+
+static void gets_on_app_threads_while_fences_complete(void **state)
+{
+    pthread_t threads[MT_THREADS];
+    mt_t mt = {0, 0};
+    pmix_info_t info;
+    pmix_value_t v;
+    bool t = true;
+
+    assert_int_equal(PMIx_Init(NULL, NULL, 0), PMIX_SUCCESS);
+    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &t, PMIX_BOOL);
+    /* rank 1's data is there before the threads start */
+    assert_int_equal(PMIx_Fence(NULL, 0, &info, 1), PMIX_SUCCESS);
+    for (int i = 0; i < MT_THREADS; i++) {
+        assert_int_equal(pthread_create(&threads[i], NULL, mt_getter, &mt), 0);
+    }
+    /* 40 rounds, and on until the getters overlapped some (a loaded
+     * machine may start them late) */
+    for (int round = 0;
+         round < 40
+         || (__atomic_load_n(&mt.gets, __ATOMIC_RELAXED) < 300 && round < 4000);
+         round++) {
+        char text[32];
+
+        snprintf(text, sizeof(text), "round-%d", round);
+        PMIX_VALUE_LOAD(&v, text, PMIX_STRING);
+        assert_int_equal(PMIx_Put(PMIX_GLOBAL, "mt.key", &v), PMIX_SUCCESS);
+        PMIX_VALUE_DESTRUCT(&v);
+        assert_int_equal(PMIx_Commit(), PMIX_SUCCESS);
+        __atomic_store_n(&mock.fence_shm, round % 2, __ATOMIC_RELEASE);
+        assert_int_equal(PMIx_Fence(NULL, 0, &info, 1), PMIX_SUCCESS);
+    }
+    __atomic_store_n(&mt.stop, 1, __ATOMIC_RELEASE);
+    for (int i = 0; i < MT_THREADS; i++) {
+        pthread_join(threads[i], NULL);
+    }
+    assert_true(__atomic_load_n(&mt.gets, __ATOMIC_RELAXED) > 0);
+    __atomic_store_n(&mock.fence_shm, 0, __ATOMIC_RELEASE);
+    PMIX_INFO_DESTRUCT(&info);
+    assert_int_equal(PMIx_Finalize(NULL, 0), PMIX_SUCCESS);
+}
+
 static void get_asks_the_server_unless_optional(void **state)
 {
     char s[64];
@@ -954,6 +1125,8 @@ int main(void)
 #define T(f) cmocka_unit_test_setup_teardown(f, env_setup, env_clear)
         T(init_is_refcounted_and_loads_job_info),
         T(put_commit_fence_get_exchange_data),
+        T(fence_results_in_shared_memory_reach_get),
+        T(gets_on_app_threads_while_fences_complete),
         T(get_asks_the_server_unless_optional),
         T(get_timeout_is_honoured_and_late_replies_dropped),
         T(server_events_reach_handlers),

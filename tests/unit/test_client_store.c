@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <pmix.h>
@@ -405,6 +407,273 @@ static void singleton_job_info_uses_standard_types(void **state)
     rdp_kvs_destroy(kvs);
 }
 
+/* ---- lazy sections ------------------------------------------------ */
+
+/* Keep @a b (a whole bundle) as fence results are kept. */
+static pmix_status_t keep(fixture_t *fx, rdp_buf_t *b)
+{
+    rdp_client_backing_t *bk;
+    pmix_status_t status;
+
+    w_end(b);
+    assert_int_equal(rdp_client_backing_create(b->data, b->size, 0, &bk),
+                     PMIX_SUCCESS);
+    status = rdp_client_store_bundle_keep(&fx->st, bk);
+    rdp_client_backing_unref(&fx->st, bk);
+    return status;
+}
+
+static void lazy_sections_answer_gets_and_unpack_on_demand(void **state)
+{
+    fixture_t *fx = *state;
+    pmix_value_t *v, put;
+    pmix_data_array_t *da;
+    pmix_proc_t *procs;
+    size_t n;
+    int saw_new = 0, saw_node = 0;
+    rdp_buf_t b;
+
+    rdp_buf_init(&b);
+    assert_int_equal(rdp_pack_u32(&b, 1), PMIX_SUCCESS);
+    w_set(&b, NS, 4);
+    w_section(&b, RDP_SECT_PROC, 0, NULL, 2);
+    w_str(&b, "a", "a-0");
+    w_str(&b, "y", "y-0");
+    w_section(&b, RDP_SECT_PROC, 1, NULL, 2);
+    w_str(&b, "b", "b-1");
+    w_str(&b, "c", "c-1");
+    w_section(&b, RDP_SECT_PROC, 3, NULL, 1);
+    w_str(&b, "btl.tcp", "new-3");
+    w_section(&b, RDP_SECT_PROC, 2, NULL, 1);
+    w_str(&b, "mine", "committed");
+    assert_int_equal(keep(fx, &b), PMIX_SUCCESS);
+    rdp_buf_cleanup(&b);
+
+    /* first keys come straight from the bundle, later ones after the
+     * section is unpacked */
+    expect_str(get(fx, 0, "a", NULL, 0, PMIX_SUCCESS), "a-0");
+    expect_str(get(fx, 1, "c", NULL, 0, PMIX_SUCCESS), "c-1");
+    expect_str(get(fx, 1, "b", NULL, 0, PMIX_SUCCESS), "b-1");
+    get(fx, 1, "nope", NULL, 0, PMIX_ERR_NOT_FOUND);
+    /* a section shadows older data of its rank and keeps the rest */
+    expect_str(get(fx, 3, "btl.tcp", NULL, 0, PMIX_SUCCESS), "new-3");
+    expect_u32(get(fx, 3, PMIX_NODEID, NULL, 0, PMIX_SUCCESS), 1);
+    v = get(fx, 3, NULL, NULL, 0, PMIX_SUCCESS);
+    assert_non_null(v);
+    assert_int_equal(v->type, PMIX_DATA_ARRAY);
+    da = v->data.darray;
+    for (size_t i = 0; i < da->size; i++) {
+        pmix_info_t *in = &((pmix_info_t *)da->array)[i];
+
+        if (PMIX_CHECK_KEY(in, "btl.tcp")) {
+            saw_new = strcmp(in->value.data.string, "new-3") == 0;
+        }
+        saw_node |= PMIX_CHECK_KEY(in, PMIX_NODEID);
+    }
+    assert_true(saw_new && saw_node);
+    PMIX_VALUE_RELEASE(v);
+    /* job and node lookups still work beside packed sections */
+    expect_u32(
+        get(fx, PMIX_RANK_WILDCARD, PMIX_JOB_SIZE, NULL, 0, PMIX_SUCCESS), 4);
+    assert_int_equal(
+        rdp_client_store_resolve_peers(&fx->st, "n1", NS, &procs, &n),
+        PMIX_SUCCESS);
+    assert_int_equal(n, 2);
+    PMIX_PROC_FREE(procs, n);
+
+    /* a newer bundle for rank 0: its keys win, keys only the older one
+     * had stay */
+    rdp_buf_init(&b);
+    assert_int_equal(rdp_pack_u32(&b, 1), PMIX_SUCCESS);
+    w_set(&b, NS, 1);
+    w_section(&b, RDP_SECT_PROC, 0, NULL, 1);
+    w_str(&b, "a", "a-0-again");
+    assert_int_equal(keep(fx, &b), PMIX_SUCCESS);
+    rdp_buf_cleanup(&b);
+    expect_str(get(fx, 0, "a", NULL, 0, PMIX_SUCCESS), "a-0-again");
+    expect_str(get(fx, 0, "y", NULL, 0, PMIX_SUCCESS), "y-0");
+
+    /* a put of our own hides the committed copy in the bundle */
+    expect_str(get(fx, 2, "mine", NULL, 0, PMIX_SUCCESS), "committed");
+    PMIX_VALUE_LOAD(&put, "updated", PMIX_STRING);
+    assert_int_equal(
+        rdp_client_store_put(&fx->st, NULL, NS, 2, "mine", PMIX_GLOBAL, &put),
+        PMIX_SUCCESS);
+    PMIX_VALUE_DESTRUCT(&put);
+    expect_str(get(fx, 2, "mine", NULL, 0, PMIX_SUCCESS), "updated");
+}
+
+static void pending_puts_are_packed_once(void **state)
+{
+    fixture_t *fx = *state;
+    rdp_kvs_t *pending;
+    pmix_value_t val;
+    rdp_buf_t b;
+    rdp_rbuf_t rb;
+    uint32_t n;
+
+    assert_int_equal(rdp_kvs_create(&pending), PMIX_SUCCESS);
+    PMIX_VALUE_LOAD(&val, "shared", PMIX_STRING);
+    assert_int_equal(
+        rdp_client_store_put(&fx->st, pending, NS, 2, "k1", PMIX_GLOBAL, &val),
+        PMIX_SUCCESS);
+    /* the contents were taken */
+    assert_int_equal(val.type, PMIX_UNDEF);
+    expect_str(get(fx, 2, "k1", NULL, 0, PMIX_SUCCESS), "shared");
+    rdp_buf_init(&b);
+    assert_int_equal(rdp_client_store_take_pending(&fx->st, pending, NS, 2,
+                                                   RDP_SCOPES_ALL, &b),
+                     PMIX_SUCCESS);
+    rdp_rbuf_init(&rb, b.data, b.size);
+    assert_int_equal(rdp_unpack_u32(&rb, &n), PMIX_SUCCESS);
+    assert_int_equal(n, 1);
+    rdp_buf_cleanup(&b);
+    /* taken: the next commit sends nothing */
+    assert_int_equal(rdp_kvs_count(pending, NS, 2), 0);
+    rdp_kvs_destroy(pending);
+}
+
+static void malformed_lazy_sections_fail_cleanly(void **state)
+{
+    fixture_t *fx = *state;
+    rdp_buf_t b;
+    size_t mark;
+
+    /* a value that does not parse: found only when it is looked up */
+    rdp_buf_init(&b);
+    assert_int_equal(rdp_pack_u32(&b, 1), PMIX_SUCCESS);
+    w_set(&b, NS, 1);
+    w_end(&b);
+    assert_int_equal(rdp_sect_pack_begin(&b, RDP_SECT_PROC, 1, NULL, &mark),
+                     PMIX_SUCCESS);
+    assert_int_equal(rdp_pack_u32(&b, 1), PMIX_SUCCESS);
+    assert_int_equal(rdp_pack_u8(&b, PMIX_GLOBAL), PMIX_SUCCESS);
+    assert_int_equal(rdp_pack_string(&b, "bad"), PMIX_SUCCESS);
+    assert_int_equal(rdp_pack_u16(&b, 0xfff0), PMIX_SUCCESS); /* no type */
+    rdp_sect_pack_end(&b, mark);
+    assert_int_equal(keep(fx, &b), PMIX_SUCCESS);
+    assert_int_not_equal(
+        rdp_client_store_lookup(&fx->st,
+                                &(pmix_proc_t){.nspace = NS, .rank = 1}, "bad",
+                                &(rdp_get_quals_t){0}, &(pmix_value_t *){NULL}),
+        PMIX_SUCCESS);
+    /* other keys of that rank are looked for in the rest of its data */
+    get(fx, 1, "other", NULL, 0, PMIX_ERR_NOT_FOUND);
+    /* every truncation of a kept bundle fails without crashing */
+    for (size_t len = 0; len < b.size; len++) {
+        rdp_client_backing_t *bk;
+
+        assert_int_equal(rdp_client_backing_create(b.data, len, 0, &bk),
+                         PMIX_SUCCESS);
+        assert_int_not_equal(rdp_client_store_bundle_keep(&fx->st, bk),
+                             PMIX_SUCCESS);
+        rdp_client_backing_unref(&fx->st, bk);
+    }
+    /* trailing bytes after the last set are refused */
+    assert_int_equal(rdp_pack_u8(&b, 0), PMIX_SUCCESS);
+    assert_int_equal(keep(fx, &b), PMIX_ERR_UNPACK_FAILURE);
+    rdp_buf_cleanup(&b);
+}
+
+/* ---- threads ------------------------------------------------------ */
+
+#define MT_RANKS   8
+#define MT_ROUNDS  200
+#define MT_READERS 4
+
+typedef struct mt {
+    fixture_t *fx;
+    int stop;  /* atomic */
+    long gets; /* atomic: successful lookups so far */
+} mt_t;
+
+/* A rank's value in round g is "g:<g>:<rank>"; every value read must be
+ * whole and belong to that rank. */
+static void *mt_reader(void *arg)
+{
+    mt_t *mt = arg;
+    rdp_get_quals_t q;
+
+    memset(&q, 0, sizeof(q));
+    while (!__atomic_load_n(&mt->stop, __ATOMIC_ACQUIRE)) {
+        for (pmix_rank_t r = 0; r < MT_RANKS; r++) {
+            pmix_proc_t p;
+            pmix_value_t *v = NULL;
+            unsigned g, rr;
+
+            PMIX_LOAD_PROCID(&p, NS, r);
+            if (rdp_client_store_lookup(&mt->fx->st, &p, "mt.key", &q, &v)
+                != PMIX_SUCCESS) {
+                continue; /* not stored yet */
+            }
+            assert_int_equal(v->type, PMIX_STRING);
+            assert_int_equal(sscanf(v->data.string, "g:%u:%u", &g, &rr), 2);
+            assert_int_equal(rr, r);
+            PMIX_VALUE_RELEASE(v);
+            __atomic_add_fetch(&mt->gets, 1, __ATOMIC_RELAXED);
+        }
+        {
+            pmix_proc_t w;
+            pmix_value_t *v = NULL;
+
+            PMIX_LOAD_PROCID(&w, NS, PMIX_RANK_WILDCARD);
+            assert_int_equal(
+                rdp_client_store_lookup(&mt->fx->st, &w, PMIX_JOB_SIZE, &q, &v),
+                PMIX_SUCCESS);
+            PMIX_VALUE_RELEASE(v);
+        }
+    }
+    return NULL;
+}
+
+static void gets_on_many_threads_while_bundles_arrive(void **state)
+{
+    fixture_t *fx = *state;
+    pthread_t readers[MT_READERS];
+    mt_t mt = {fx, 0, 0};
+
+    for (int i = 0; i < MT_READERS; i++) {
+        assert_int_equal(pthread_create(&readers[i], NULL, mt_reader, &mt), 0);
+    }
+    /* at least MT_ROUNDS rounds, and on until the readers overlapped a
+     * fair number of them (a loaded machine may start them late) */
+    for (unsigned g = 0; g < MT_ROUNDS
+                         || (__atomic_load_n(&mt.gets, __ATOMIC_RELAXED) < 1000
+                             && g < 100 * MT_ROUNDS);
+         g++) {
+        rdp_buf_t b;
+        pmix_value_t own;
+        char text[32];
+
+        rdp_buf_init(&b);
+        assert_int_equal(rdp_pack_u32(&b, 1), PMIX_SUCCESS);
+        w_set(&b, NS, MT_RANKS);
+        for (pmix_rank_t r = 0; r < MT_RANKS; r++) {
+            /* every other round a second key: those sections unpack */
+            w_section(&b, RDP_SECT_PROC, r, NULL, 1 + (g % 2));
+            snprintf(text, sizeof(text), "g:%u:%u", g, r);
+            w_str(&b, "mt.key", text);
+            if (g % 2) {
+                w_str(&b, "mt.other", text);
+            }
+        }
+        assert_int_equal(keep(fx, &b), PMIX_SUCCESS);
+        rdp_buf_cleanup(&b);
+        /* our own puts land in the same store meanwhile */
+        snprintf(text, sizeof(text), "g:%u:%u", g, 2);
+        PMIX_VALUE_LOAD(&own, text, PMIX_STRING);
+        assert_int_equal(rdp_client_store_put(&fx->st, NULL, NS, 2, "mt.key",
+                                              PMIX_LOCAL, &own),
+                         PMIX_SUCCESS);
+        PMIX_VALUE_DESTRUCT(&own);
+    }
+    __atomic_store_n(&mt.stop, 1, __ATOMIC_RELEASE);
+    for (int i = 0; i < MT_READERS; i++) {
+        pthread_join(readers[i], NULL);
+    }
+    assert_true(__atomic_load_n(&mt.gets, __ATOMIC_RELAXED) > 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -422,6 +691,10 @@ int main(void)
         T(appnum_is_synthesized_as_uint32_zero),
         T(peers_and_nodes_resolve),
         T(malformed_bundles_fail_cleanly),
+        T(lazy_sections_answer_gets_and_unpack_on_demand),
+        T(pending_puts_are_packed_once),
+        T(malformed_lazy_sections_fail_cleanly),
+        T(gets_on_many_threads_while_bundles_arrive),
 #undef T
         cmocka_unit_test(singleton_job_info_uses_standard_types),
     };

@@ -7,9 +7,12 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -28,9 +31,23 @@ typedef struct {
     uid_t peer_uid;
 } srv_t;
 
+/* Server side: command 50 answers with a sealed memfd holding the
+ * payload (51), passed with the reply; anything else echoes. */
 static void echo_msg(rdp_ipc_conn_t *conn, const rdp_msg_hdr_t *hdr,
                      const void *payload, size_t len, void *arg)
 {
+    if (hdr->cmd == 50 && len > 0) {
+        rdp_buf_t buf;
+        int fd;
+
+        assert_int_equal(rdp_ipc_memfd_create(payload, len, &fd), PMIX_SUCCESS);
+        rdp_buf_init(&buf);
+        assert_int_equal(rdp_pack_u64(&buf, len), PMIX_SUCCESS);
+        assert_int_equal(rdp_ipc_send_fd(conn, 51, hdr->tag, &buf, fd),
+                         PMIX_SUCCESS);
+        close(fd); /* the queued reply holds its own duplicate */
+        return;
+    }
     rdp_ipc_send_copy(conn, (uint16_t)(hdr->cmd + 1), hdr->tag, payload,
                       len);
 }
@@ -223,18 +240,268 @@ static void a_truncated_frame_then_hangup_is_a_lost_connection(void **state)
     assert_int_equal(rdp_wait_wait(&srv->closed), PMIX_ERR_LOST_CONNECTION);
 }
 
+/* Descriptors open in this process (server and client live here). */
+static int count_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    struct dirent *e;
+    int n = 0;
+
+    assert_non_null(d);
+    while ((e = readdir(d)) != NULL) {
+        n += e->d_name[0] != '.';
+    }
+    closedir(d);
+    return n - 1; /* the directory's own */
+}
+
+/* Send one frame with @a nfds copies of @a pass attached (SCM_RIGHTS). */
+static void send_frame_with_fds(int sock, uint16_t cmd, uint32_t tag,
+                                const void *payload, uint32_t len, int pass,
+                                int nfds)
+{
+    rdp_msg_hdr_t hdr = {RDP_MSG_MAGIC, RDP_MSG_VERSION, cmd, tag, len};
+    uint8_t raw[RDP_MSG_HDR_LEN];
+    union {
+        char buf[CMSG_SPACE(8 * sizeof(int))];
+        struct cmsghdr align;
+    } ctl;
+    struct iovec iov[2] = {{raw, sizeof(raw)}, {(void *)payload, len}};
+    struct msghdr msg   = {0};
+    struct cmsghdr *cm;
+    int fds[8];
+
+    assert_true(nfds > 0 && nfds <= 8);
+    for (int i = 0; i < nfds; i++) {
+        fds[i] = pass;
+    }
+    rdp_msg_hdr_encode(&hdr, raw);
+    memset(&ctl, 0, sizeof(ctl));
+    msg.msg_iov        = iov;
+    msg.msg_iovlen     = len > 0 ? 2 : 1;
+    msg.msg_control    = ctl.buf;
+    msg.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
+    cm                 = CMSG_FIRSTHDR(&msg);
+    cm->cmsg_level     = SOL_SOCKET;
+    cm->cmsg_type      = SCM_RIGHTS;
+    cm->cmsg_len       = CMSG_LEN(nfds * sizeof(int));
+    memcpy(CMSG_DATA(cm), fds, nfds * sizeof(int));
+    assert_int_equal(sendmsg(sock, &msg, 0), (ssize_t)(sizeof(raw) + len));
+}
+
+static void read_echo(int sock, uint32_t tag, uint32_t len)
+{
+    uint8_t raw[RDP_MSG_HDR_LEN];
+    rdp_msg_hdr_t hdr;
+    uint8_t body[64];
+    size_t got = 0;
+
+    assert_true(len <= sizeof(body));
+    while (got < sizeof(raw)) {
+        ssize_t n = read(sock, raw + got, sizeof(raw) - got);
+        assert_true(n > 0);
+        got += (size_t)n;
+    }
+    assert_int_equal(rdp_msg_hdr_decode(raw, &hdr), PMIX_SUCCESS);
+    assert_int_equal(hdr.tag, tag);
+    assert_int_equal(hdr.length, len);
+    for (got = 0; got < len;) {
+        ssize_t n = read(sock, body + got, len - got);
+        assert_true(n > 0);
+        got += (size_t)n;
+    }
+}
+
+static void a_server_closes_descriptors_that_clients_pass(void **state)
+{
+    srv_t *srv = *state;
+    int pipefd[2];
+    int sock, before;
+
+    assert_int_equal(pipe(pipefd), 0);
+    sock = raw_connect(srv->path);
+    /* settle: the server has accepted and answered once */
+    send_frame_with_fds(sock, 40, 1, "x", 1, pipefd[0], 1);
+    read_echo(sock, 1, 1);
+    before = count_fds();
+    for (uint32_t i = 0; i < 200; i++) {
+        send_frame_with_fds(sock, 40, 2 + i, "hostile", 7, pipefd[0],
+                            1 + (int)(i % 8));
+        read_echo(sock, 2 + i, 7);
+    }
+    /* every descriptor the server received was closed on arrival */
+    assert_int_equal(count_fds(), before);
+    close(sock);
+    assert_int_equal(rdp_wait_wait(&srv->closed), PMIX_ERR_LOST_CONNECTION);
+    close(pipefd[0]);
+    close(pipefd[1]);
+}
+
+/* Client side of the descriptor tests, on the loop thread. */
+typedef struct fdc {
+    srv_t *srv;
+    rdp_ipc_conn_t *conn;
+    rdp_wait_t got;
+    int take;          /* take the descriptor of replies 51 */
+    char text[64];     /* what the memfd held */
+    int fd_seen;       /* a descriptor came with the reply */
+    pmix_status_t why; /* of the close */
+    rdp_wait_t closed;
+} fdc_t;
+
+static void fdc_msg(rdp_ipc_conn_t *conn, const rdp_msg_hdr_t *hdr,
+                    const void *payload, size_t len, void *arg)
+{
+    fdc_t *c = arg;
+    rdp_rbuf_t rb;
+    uint64_t size = 0;
+    const void *map;
+    int fd = -1;
+
+    rdp_rbuf_init(&rb, payload, len);
+    assert_int_equal(rdp_unpack_u64(&rb, &size), PMIX_SUCCESS);
+    if (c->take) {
+        fd = rdp_ipc_conn_take_fd(conn);
+        /* only once per message */
+        assert_int_equal(rdp_ipc_conn_take_fd(conn), -1);
+    }
+    c->fd_seen = fd >= 0;
+    c->text[0] = '\0';
+    if (fd >= 0) {
+        assert_true(size < sizeof(c->text));
+        assert_int_equal(rdp_ipc_memfd_map(fd, size, &map), PMIX_SUCCESS);
+        close(fd);
+        memcpy(c->text, map, size);
+        c->text[size] = '\0';
+        rdp_ipc_memfd_unmap(map, size);
+    }
+    rdp_wait_signal(&c->got, PMIX_SUCCESS);
+}
+
+static void fdc_close(rdp_ipc_conn_t *conn, pmix_status_t why, void *arg)
+{
+    fdc_t *c = arg;
+
+    rdp_wait_signal(&c->closed, why);
+}
+
+static void fdc_start(void *arg)
+{
+    fdc_t *c = arg;
+
+    rdp_ipc_conn_start(c->conn, fdc_msg, fdc_close, c);
+    rdp_wait_signal(&c->got, PMIX_SUCCESS);
+}
+
+static void fdc_send(void *arg)
+{
+    fdc_t *c = arg;
+
+    assert_int_equal(
+        rdp_ipc_send_copy(c->conn, 50, 7, c->text, strlen(c->text)),
+        PMIX_SUCCESS);
+}
+
+static void fdc_stop(void *arg)
+{
+    fdc_t *c = arg;
+
+    rdp_ipc_conn_close(c->conn, PMIX_SUCCESS);
+}
+
+static void fdc_roundtrip(fdc_t *c, const char *text, int take)
+{
+    rdp_wait_cleanup(&c->got);
+    rdp_wait_init(&c->got);
+    c->take = take;
+    snprintf(c->text, sizeof(c->text), "%s", text);
+    assert_int_equal(rdp_loop_post(c->srv->loop, fdc_send, c), PMIX_SUCCESS);
+    assert_int_equal(rdp_wait_wait(&c->got), PMIX_SUCCESS);
+}
+
+static void descriptors_reach_the_client_with_their_message(void **state)
+{
+    srv_t *srv = *state;
+    fdc_t c    = {.srv = srv};
+    int before;
+
+    rdp_wait_init(&c.got);
+    rdp_wait_init(&c.closed);
+    assert_int_equal(rdp_ipc_connect(srv->loop, srv->path, &c.conn),
+                     PMIX_SUCCESS);
+    assert_int_equal(rdp_loop_post(srv->loop, fdc_start, &c), PMIX_SUCCESS);
+    assert_int_equal(rdp_wait_wait(&c.got), PMIX_SUCCESS);
+
+    fdc_roundtrip(&c, "shared bytes", 1);
+    assert_true(c.fd_seen);
+    assert_string_equal(c.text, "shared bytes");
+    /* a descriptor nobody takes is closed when its message is done */
+    before = count_fds();
+    for (int i = 0; i < 50; i++) {
+        fdc_roundtrip(&c, "ignored", 0);
+        assert_false(c.fd_seen);
+    }
+    /* the next message still gets its own descriptor (and by then the
+     * loop is done with the previous one) */
+    fdc_roundtrip(&c, "again", 1);
+    assert_true(c.fd_seen);
+    assert_string_equal(c.text, "again");
+    assert_int_equal(count_fds(), before);
+
+    assert_int_equal(rdp_loop_post(srv->loop, fdc_stop, &c), PMIX_SUCCESS);
+    assert_int_equal(rdp_wait_wait(&c.closed), PMIX_SUCCESS);
+    assert_int_equal(rdp_wait_wait(&srv->closed), PMIX_ERR_LOST_CONNECTION);
+    rdp_wait_cleanup(&c.got);
+    rdp_wait_cleanup(&c.closed);
+}
+
+static void only_sealed_memfds_of_the_announced_size_map(void **state)
+{
+    static const char text[] = "sealed bundle";
+    const void *map;
+    int fd, raw;
+
+    (void)state;
+    assert_int_equal(rdp_ipc_memfd_create(text, sizeof(text), &fd),
+                     PMIX_SUCCESS);
+    /* nobody can change it any more */
+    assert_true(write(fd, "x", 1) < 0);
+    assert_true(ftruncate(fd, 1) < 0);
+    assert_int_equal(rdp_ipc_memfd_map(fd, sizeof(text), &map), PMIX_SUCCESS);
+    assert_memory_equal(map, text, sizeof(text));
+    rdp_ipc_memfd_unmap(map, sizeof(text));
+    /* a size beyond the file is refused (reading it would SIGBUS) */
+    assert_int_equal(rdp_ipc_memfd_map(fd, 2 * 4096, &map), PMIX_ERR_BAD_PARAM);
+    assert_int_equal(rdp_ipc_memfd_map(fd, 0, &map), PMIX_ERR_BAD_PARAM);
+    close(fd);
+    /* an unsealed memfd could shrink under the reader: refused */
+    raw = memfd_create("unsealed", MFD_CLOEXEC);
+    assert_true(raw >= 0);
+    assert_int_equal(ftruncate(raw, 4096), 0);
+    assert_int_equal(rdp_ipc_memfd_map(raw, 4096, &map), PMIX_ERR_BAD_PARAM);
+    close(raw);
+    /* and so is a descriptor that is not a memfd at all */
+    assert_int_equal(rdp_ipc_memfd_map(-1, 16, &map), PMIX_ERR_BAD_PARAM);
+    assert_int_equal(rdp_ipc_memfd_create(text, 0, &fd), PMIX_ERR_BAD_PARAM);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(
-            messages_of_every_size_echo_back_intact, setup, teardown),
-        cmocka_unit_test_setup_teardown(
-            a_bad_magic_closes_only_that_connection, setup, teardown),
+        cmocka_unit_test_setup_teardown(messages_of_every_size_echo_back_intact,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(a_bad_magic_closes_only_that_connection,
+                                        setup, teardown),
         cmocka_unit_test_setup_teardown(
             an_oversized_length_closes_the_connection, setup, teardown),
         cmocka_unit_test_setup_teardown(
             a_truncated_frame_then_hangup_is_a_lost_connection, setup,
             teardown),
+        cmocka_unit_test_setup_teardown(
+            a_server_closes_descriptors_that_clients_pass, setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            descriptors_reach_the_client_with_their_message, setup, teardown),
+        cmocka_unit_test(only_sealed_memfds_of_the_announced_size_map),
     };
     return cmocka_run_group_tests_name("ipc", tests, NULL, NULL);
 }

@@ -12,17 +12,35 @@
 /*
  * NULL procs means our whole nspace (PMIX_RANK_WILDCARD).  The server
  * answers when every participant arrived; with PMIX_COLLECT_DATA its reply
- * carries a bundle of the participants' committed data, stored before the
- * callback runs.  PMIX_TIMEOUT goes to the server and also arms a client
+ * carries a bundle of the participants' committed data (inline, or in a
+ * sealed memfd that we map read-only), stored before the callback runs:
+ * its proc sections stay packed in it until a Get asks (store.h).  PMIX_TIMEOUT goes to the server and also arms a client
  * timer.  A singleton's fence over itself completes locally.
  */
+
+/* Keep a fence result (its sections stay packed until looked up). */
+static pmix_status_t keep_bundle(const void *data, size_t len, int mapped)
+{
+    rdp_client_backing_t *bk;
+    pmix_status_t status;
+
+    status = rdp_client_backing_create(data, len, mapped, &bk);
+    if (status != PMIX_SUCCESS) {
+        if (mapped) {
+            rdp_ipc_memfd_unmap(data, len);
+        }
+        return status;
+    }
+    status = rdp_client_store_bundle_keep(&rdp_client.store, bk);
+    rdp_client_backing_unref(&rdp_client.store, bk);
+    return status;
+}
 
 /* The bundle of a FENCE_ACK in the memfd that came with it. */
 static pmix_status_t store_shm_bundle(rdp_rbuf_t *rb)
 {
     const void *map;
     uint64_t size;
-    rdp_rbuf_t mrb;
     pmix_status_t status;
     int fd = -1;
 
@@ -46,10 +64,7 @@ static pmix_status_t store_shm_bundle(rdp_rbuf_t *rb)
     if (status != PMIX_SUCCESS) {
         return status;
     }
-    rdp_rbuf_init(&mrb, map, (size_t)size);
-    status = rdp_client_store_bundle(&rdp_client.store, &mrb);
-    rdp_ipc_memfd_unmap(map, (size_t)size);
-    return status;
+    return keep_bundle(map, (size_t)size, 1);
 }
 
 static void fence_finish(rdp_client_op_t *op, pmix_status_t status,
@@ -65,7 +80,7 @@ static void fence_finish(rdp_client_op_t *op, pmix_status_t status,
             case RDP_FENCE_NO_BUNDLE:
                 break;
             case RDP_FENCE_BUNDLE_INLINE:
-                status = rdp_client_store_bundle(&rdp_client.store, rb);
+                status = keep_bundle(rb->ptr, rb->left, 0);
                 break;
             case RDP_FENCE_BUNDLE_MEMFD:
                 status = store_shm_bundle(rb);

@@ -9,7 +9,8 @@
 #include <string.h>
 
 /*
- * Lookup order (store.c has the rules): what we hold first; on a miss the
+ * Lookup order (store.c has the rules): what we hold first (PMIx_Get does
+ * that on the caller's thread under the store's lock); on a miss the
  * server is asked with GET unless PMIX_OPTIONAL is set or the data cannot
  * be there (our own, or job/node/app data of an nspace we know); its
  * bundle is stored and the lookup repeated.  A final miss of PMIX_APPNUM
@@ -138,13 +139,12 @@ static void get_start(void *arg)
     }
 }
 
-static pmix_status_t get_req_create(const pmix_proc_t *proc, const char *key,
+/* Check the arguments of a Get and read its qualifiers (q->hostname
+ * stays borrowed from @a info). */
+static pmix_status_t get_args_check(const pmix_proc_t *proc, const char *key,
                                     const pmix_info_t *info, size_t ninfo,
-                                    get_req_t **req_p)
+                                    rdp_get_quals_t *q)
 {
-    get_req_t *req;
-    pmix_status_t status;
-
     if (info == NULL && ninfo > 0) {
         return PMIX_ERR_BAD_PARAM;
     }
@@ -155,15 +155,27 @@ static pmix_status_t get_req_create(const pmix_proc_t *proc, const char *key,
         && strnlen(proc->nspace, sizeof(proc->nspace)) > PMIX_MAX_NSLEN) {
         return PMIX_ERR_BAD_PARAM;
     }
+    return rdp_client_get_quals_parse(q, info, ninfo);
+}
+
+static pmix_status_t get_req_create(const pmix_proc_t *proc, const char *key,
+                                    const pmix_info_t *info, size_t ninfo,
+                                    get_req_t **req_p)
+{
+    get_req_t *req;
+    rdp_get_quals_t q;
+    pmix_status_t status;
+
+    status = get_args_check(proc, key, info, ninfo, &q);
+    if (status != PMIX_SUCCESS) {
+        return status;
+    }
     req = rdp_calloc(1, sizeof(*req));
     if (req == NULL) {
         return PMIX_ERR_NOMEM;
     }
     rdp_buf_init(&req->payload);
-    status = rdp_client_get_quals_parse(&req->q, info, ninfo);
-    if (status != PMIX_SUCCESS) {
-        goto err;
-    }
+    req->q = q;
     if (req->q.hostname != NULL) {
         req->qhost = rdp_strdup(req->q.hostname);
         if (req->qhost == NULL) {
@@ -274,6 +286,35 @@ static pmix_status_t get_on_loop(get_req_t *req, pmix_value_t **val_p)
     return status;
 }
 
+/*
+ * The fast path of PMIx_Get: what we hold answers on the caller's thread
+ * under the store's lock, with no trip through the loop.  Returns
+ * PMIX_ERR_NOT_FOUND when the loop must take over (a miss may still be
+ * answered by the server or by the synthesized values).
+ */
+static pmix_status_t get_here(const pmix_proc_t *proc, const char *key,
+                              const pmix_info_t *info, size_t ninfo,
+                              pmix_value_t **val_p, int *static_p)
+{
+    rdp_get_quals_t q;
+    pmix_proc_t p;
+    pmix_status_t status;
+
+    status = get_args_check(proc, key, info, ninfo, &q);
+    if (status != PMIX_SUCCESS) {
+        return status;
+    }
+    if (q.refresh || rdp_client.uncommitted == NULL) {
+        return PMIX_ERR_NOT_FOUND;
+    }
+    *static_p = q.static_values;
+    p         = (proc != NULL) ? *proc : rdp_rt.myproc;
+    if (p.nspace[0] == '\0') {
+        PMIX_LOAD_NSPACE(p.nspace, rdp_rt.myproc.nspace);
+    }
+    return rdp_client_store_lookup(&rdp_client.store, &p, key, &q, val_p);
+}
+
 pmix_status_t PMIx_Get(const pmix_proc_t *proc, const char key[],
                        const pmix_info_t info[], size_t ninfo,
                        pmix_value_t **val)
@@ -281,7 +322,7 @@ pmix_status_t PMIx_Get(const pmix_proc_t *proc, const char key[],
     get_req_t *req;
     rdp_client_sync_t sync;
     pmix_value_t *result = NULL;
-    int static_values;
+    int static_values    = 0;
     pmix_status_t status;
 
     if (!rdp_client_active()) {
@@ -289,6 +330,12 @@ pmix_status_t PMIx_Get(const pmix_proc_t *proc, const char key[],
     }
     if (val == NULL) {
         return PMIX_ERR_BAD_PARAM;
+    }
+    if (!rdp_loop_on_loop(rdp_rt.loop)) {
+        status = get_here(proc, key, info, ninfo, &result, &static_values);
+        if (status != PMIX_ERR_NOT_FOUND) {
+            goto done;
+        }
     }
     status = get_req_create(proc, key, info, ninfo, &req);
     if (status != PMIX_SUCCESS) {
@@ -313,6 +360,7 @@ pmix_status_t PMIx_Get(const pmix_proc_t *proc, const char key[],
         }
         rdp_wait_cleanup(&sync.wait);
     }
+done:
     if (status != PMIX_SUCCESS) {
         if (result != NULL) {
             PMIX_VALUE_RELEASE(result);

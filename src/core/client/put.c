@@ -9,73 +9,32 @@
 #include <string.h>
 
 /*
- * A put is copied in the calling thread and stored on the loop: in our
- * own data at once (so our own Get sees it; the mailbox is FIFO) and,
- * unless its scope is PMIX_INTERNAL, in the set of keys waiting for the
- * next commit.  PMIx_Commit sends that set as one COMMIT message.
+ * A put is copied and stored on the calling thread, under the store's lock
+ * (store.h): in our own data at once (so our own Get sees it) and, unless
+ * its scope is PMIX_INTERNAL, in the set of keys waiting for the next
+ * commit.  PMIx_Commit sends that set as one COMMIT message; it is posted
+ * to the loop after the put returned, so it always sees the put.
  */
 
-typedef struct put_req {
-    pmix_proc_t proc;
-    pmix_scope_t scope;
-    int share; /* queue for commit */
-    char key[PMIX_MAX_KEYLEN + 1];
-    pmix_value_t value; /* owned copy */
-} put_req_t;
-
-static void put_on_loop(void *arg)
+static pmix_status_t store_put(const pmix_proc_t *proc, pmix_scope_t scope,
+                               int share, const char *key,
+                               const pmix_value_t *val)
 {
-    put_req_t *req = arg;
+    pmix_value_t copy;
+    rdp_kvs_t *pending = rdp_client.uncommitted;
     pmix_status_t status;
 
-    if (rdp_client.uncommitted == NULL) {
+    if (pending == NULL) {
         /* finalized in between */
-        goto out;
+        return PMIX_ERR_INIT;
     }
-    if (req->share) {
-        status = rdp_kvs_put(rdp_client.uncommitted, req->proc.nspace,
-                             req->proc.rank, req->key, req->scope, &req->value);
-        if (status != PMIX_SUCCESS) {
-            rdp_log_error(CLIENT, "cannot queue key %s for commit: %s",
-                          req->key, PMIx_Error_string(status));
-        }
-    }
-    status = rdp_kvs_put_take(rdp_rt.kvs, req->proc.nspace, req->proc.rank,
-                              req->key, req->scope, &req->value);
+    status = rdp_value_copy(&copy, val);
     if (status != PMIX_SUCCESS) {
-        rdp_log_error(CLIENT, "cannot store key %s: %s", req->key,
-                      PMIx_Error_string(status));
-    }
-out:
-    rdp_value_destruct(&req->value);
-    rdp_free(req);
-}
-
-static pmix_status_t post_put(const pmix_proc_t *proc, pmix_scope_t scope,
-                              int share, const char *key,
-                              const pmix_value_t *val)
-{
-    put_req_t *req;
-    pmix_status_t status;
-
-    req = rdp_calloc(1, sizeof(*req));
-    if (req == NULL) {
-        return PMIX_ERR_NOMEM;
-    }
-    req->proc  = *proc;
-    req->scope = scope;
-    req->share = share;
-    strncpy(req->key, key, PMIX_MAX_KEYLEN);
-    status = rdp_value_copy(&req->value, val);
-    if (status != PMIX_SUCCESS) {
-        rdp_free(req);
         return status;
     }
-    status = rdp_loop_post(rdp_rt.loop, put_on_loop, req);
-    if (status != PMIX_SUCCESS) {
-        rdp_value_destruct(&req->value);
-        rdp_free(req);
-    }
+    status = rdp_client_store_put(&rdp_client.store, share ? pending : NULL,
+                                  proc->nspace, proc->rank, key, scope, &copy);
+    rdp_value_destruct(&copy);
     return status;
 }
 
@@ -100,7 +59,7 @@ pmix_status_t PMIx_Put(pmix_scope_t scope, const char key[], pmix_value_t *val)
     default:
         return PMIX_ERR_BAD_PARAM;
     }
-    return post_put(&rdp_rt.myproc, scope, scope != PMIX_INTERNAL, key, val);
+    return store_put(&rdp_rt.myproc, scope, scope != PMIX_INTERNAL, key, val);
 }
 
 pmix_status_t PMIx_Store_internal(const pmix_proc_t *proc, const char key[],
@@ -121,7 +80,7 @@ pmix_status_t PMIx_Store_internal(const pmix_proc_t *proc, const char key[],
     if (p.nspace[0] == '\0') {
         PMIX_LOAD_NSPACE(p.nspace, rdp_rt.myproc.nspace);
     }
-    return post_put(&p, PMIX_INTERNAL, 0, key, val);
+    return store_put(&p, PMIX_INTERNAL, 0, key, val);
 }
 
 static void commit_on_loop(void *arg)
@@ -136,20 +95,20 @@ static void commit_on_loop(void *arg)
     if (rdp_client.conn == NULL) {
         /* singleton (nobody to share with) or lost server: keep the
          * data local; it stays visible to our own Get */
-        rdp_kvs_remove_rank(rdp_client.uncommitted, me->nspace, me->rank);
+        rdp_client_store_take_pending(&rdp_client.store, rdp_client.uncommitted,
+                                      me->nspace, me->rank, 0, NULL);
         return;
     }
     rdp_buf_init(&buf);
-    status =
-        rdp_kvs_pack_rank(rdp_client.uncommitted, me->nspace, me->rank,
-                          RDP_SCOPES_ALL & ~RDP_SCOPE_BIT(PMIX_INTERNAL), &buf);
+    status = rdp_client_store_take_pending(
+        &rdp_client.store, rdp_client.uncommitted, me->nspace, me->rank,
+        RDP_SCOPES_ALL & ~RDP_SCOPE_BIT(PMIX_INTERNAL), &buf);
     if (status != PMIX_SUCCESS) {
         rdp_log_error(CLIENT, "cannot pack commit: %s",
                       PMIx_Error_string(status));
         rdp_buf_cleanup(&buf);
         return;
     }
-    rdp_kvs_remove_rank(rdp_client.uncommitted, me->nspace, me->rank);
     /* no reply: the stream is ordered, so a later fence or get sees it.
      * Tag 0 is for server-initiated messages, so take a request tag. */
     if (rdp_client.next_tag < 2) {

@@ -1,6 +1,7 @@
 /* store.c - what a client knows: bundles from the server and Get lookups */
 #include "config.h"
 #include "core/client/store.h"
+#include "core/ipc/ipc.h"
 #include "core/util/alloc.h"
 #include "core/util/log.h"
 #include "core/util/value.h"
@@ -10,6 +11,16 @@
 
 #include <stdio.h>
 #include <string.h>
+
+/*
+ * Locking: every exported function takes st->lock for its whole run, so
+ * an API thread can look up (and unpack lazy sections) while the loop
+ * thread stores what the server sends.  Static helpers expect the lock
+ * to be held.
+ */
+#define LOCK(_st)   pthread_mutex_lock(&(_st)->lock)
+#define UNLOCK(_st) pthread_mutex_unlock(&(_st)->lock)
+
 
 /* Keys the Standard defines at node level: with rank WILDCARD they are
  * answered from our own node's section before the job section. */
@@ -44,7 +55,11 @@ pmix_status_t rdp_client_store_init(rdp_client_store_t *st, rdp_kvs_t *kvs,
     memset(st, 0, sizeof(*st));
     st->kvs = kvs;
     st->me  = *me;
-    status  = rdp_kvs_create(&st->apps);
+    if (pthread_mutex_init(&st->lock, NULL) != 0) {
+        return PMIX_ERR_OUT_OF_RESOURCE;
+    }
+    st->lock_ok = 1;
+    status      = rdp_kvs_create(&st->apps);
     if (status != PMIX_SUCCESS) {
         goto err;
     }
@@ -53,6 +68,9 @@ pmix_status_t rdp_client_store_init(rdp_client_store_t *st, rdp_kvs_t *kvs,
         goto err;
     }
     status = rdp_hash_init(&st->nspaces, 0);
+    if (status == PMIX_SUCCESS) {
+        status = rdp_hash_init(&st->lazy, 0);
+    }
     if (status != PMIX_SUCCESS) {
         goto err;
     }
@@ -68,17 +86,30 @@ err:
     return status;
 }
 
+static void lazy_free(lazy_t *lz);
+
 void rdp_client_store_cleanup(rdp_client_store_t *st)
 {
+    rdp_hash_entry_t *e;
+    size_t i;
+
+    if (st->lazy.buckets != NULL) {
+        rdp_hash_for_each(e, &st->lazy, i) {
+            lazy_free(e->value);
+        }
+    }
+    rdp_hash_cleanup(&st->lazy);
     rdp_kvs_destroy(st->apps);
     rdp_kvs_destroy(st->nodes);
     rdp_hash_cleanup(&st->nspaces);
     rdp_free(st->hostname);
+    if (st->lock_ok) {
+        pthread_mutex_destroy(&st->lock);
+    }
     memset(st, 0, sizeof(*st));
 }
 
-pmix_status_t rdp_client_store_add_nspace(rdp_client_store_t *st,
-                                          const char *nspace)
+static pmix_status_t add_nspace(rdp_client_store_t *st, const char *nspace)
 {
     if (rdp_hash_get_str(&st->nspaces, nspace) != NULL) {
         return PMIX_SUCCESS;
@@ -86,9 +117,333 @@ pmix_status_t rdp_client_store_add_nspace(rdp_client_store_t *st,
     return rdp_hash_set_str(&st->nspaces, nspace, (void *)st, NULL);
 }
 
-int rdp_client_store_knows(const rdp_client_store_t *st, const char *nspace)
+pmix_status_t rdp_client_store_add_nspace(rdp_client_store_t *st,
+                                          const char *nspace)
+{
+    pmix_status_t status;
+
+    LOCK(st);
+    status = add_nspace(st, nspace);
+    UNLOCK(st);
+    return status;
+}
+
+static int knows(const rdp_client_store_t *st, const char *nspace)
 {
     return rdp_hash_get_str(&st->nspaces, nspace) != NULL;
+}
+
+int rdp_client_store_knows(rdp_client_store_t *st, const char *nspace)
+{
+    int known;
+
+    LOCK(st);
+    known = knows(st, nspace);
+    UNLOCK(st);
+    return known;
+}
+
+/* ---------------------------------------------------------------- */
+/* lazy sections                                                    */
+
+struct rdp_client_backing {
+    int refs;
+    const uint8_t *data;
+    size_t len;
+    int mapped; /* data is a mapping to unmap, else malloc'ed */
+};
+
+pmix_status_t rdp_client_backing_create(const void *data, size_t len,
+                                        int mapped, rdp_client_backing_t **bk_p)
+{
+    rdp_client_backing_t *bk = rdp_calloc(1, sizeof(*bk));
+    void *copy;
+
+    if (bk == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    if (!mapped) {
+        copy = rdp_malloc(len > 0 ? len : 1);
+        if (copy == NULL) {
+            rdp_free(bk);
+            return PMIX_ERR_NOMEM;
+        }
+        memcpy(copy, data, len);
+        data = copy;
+    }
+    bk->refs   = 1;
+    bk->data   = data;
+    bk->len    = len;
+    bk->mapped = mapped;
+    *bk_p      = bk;
+    return PMIX_SUCCESS;
+}
+
+const void *rdp_client_backing_data(const rdp_client_backing_t *bk,
+                                    size_t *len_p)
+{
+    *len_p = bk->len;
+    return bk->data;
+}
+
+/* Callers hold the store lock (or own the only reference). */
+static void backing_unref(rdp_client_backing_t *bk)
+{
+    if (bk == NULL || --bk->refs > 0) {
+        return;
+    }
+    if (bk->mapped) {
+        rdp_ipc_memfd_unmap(bk->data, bk->len);
+    } else {
+        rdp_free((void *)bk->data);
+    }
+    rdp_free(bk);
+}
+
+void rdp_client_backing_unref(rdp_client_store_t *st, rdp_client_backing_t *bk)
+{
+    LOCK(st);
+    backing_unref(bk);
+    UNLOCK(st);
+}
+
+/* (nspace, rank) -> a PROC section's kv list, still packed in a bundle
+ * kept alive by the backing reference. */
+struct lazy {
+    rdp_client_backing_t *bk;
+    rdp_rbuf_t kv;         /* the whole kv list */
+    uint32_t nkv;          /* >= 1 */
+    const char *first_key; /* points into the bundle */
+    rdp_rbuf_t first_val;  /* from the first key's value on */
+    pmix_rank_t rank;
+    char nspace[PMIX_MAX_NSLEN + 1];
+};
+
+#define LAZY_KEY_MAX (PMIX_MAX_NSLEN + 1 + sizeof(uint32_t))
+
+static size_t lazy_key(const char *nspace, pmix_rank_t rank, char *key)
+{
+    size_t n = strnlen(nspace, PMIX_MAX_NSLEN);
+
+    memcpy(key, nspace, n);
+    key[n] = '\0';
+    memcpy(key + n + 1, &rank, sizeof(rank));
+    return n + 1 + sizeof(rank);
+}
+
+static lazy_t *lazy_find(const rdp_client_store_t *st, const char *nspace,
+                         pmix_rank_t rank)
+{
+    char key[LAZY_KEY_MAX];
+    size_t len;
+
+    if (st->lazy.count == 0) {
+        return NULL;
+    }
+    len = lazy_key(nspace, rank, key);
+    return rdp_hash_get(&st->lazy, key, len);
+}
+
+static void lazy_free(lazy_t *lz)
+{
+    if (lz != NULL) {
+        backing_unref(lz->bk);
+        rdp_free(lz);
+    }
+}
+
+static void lazy_forget(rdp_client_store_t *st, lazy_t *lz)
+{
+    char key[LAZY_KEY_MAX];
+    size_t len = lazy_key(lz->nspace, lz->rank, key);
+
+    rdp_hash_remove(&st->lazy, key, len);
+    lazy_free(lz);
+}
+
+/* Unpack a lazy section into the kvs (its keys replace what is there)
+ * and forget it.  On a malformed section the keys read so far stay. */
+static pmix_status_t lazy_materialize(rdp_client_store_t *st, lazy_t *lz)
+{
+    rdp_rbuf_t rb = lz->kv;
+    pmix_status_t status;
+
+    status = rdp_kvs_unpack_rank(st->kvs, lz->nspace, lz->rank, &rb);
+    if (status == PMIX_SUCCESS && rb.left != 0) {
+        status = PMIX_ERR_UNPACK_FAILURE;
+    }
+    if (status != PMIX_SUCCESS) {
+        rdp_log_error(CLIENT, "malformed data of %s:%u from server: %s",
+                      lz->nspace, lz->rank, PMIx_Error_string(status));
+    }
+    lazy_forget(st, lz);
+    return status;
+}
+
+static pmix_status_t materialize_rank(rdp_client_store_t *st,
+                                      const char *nspace, pmix_rank_t rank)
+{
+    lazy_t *lz = lazy_find(st, nspace, rank);
+
+    return lz != NULL ? lazy_materialize(st, lz) : PMIX_SUCCESS;
+}
+
+/* Every lazy section of @a nspace (NULL: of every nspace). */
+static void materialize_nspace(rdp_client_store_t *st, const char *nspace)
+{
+    rdp_hash_entry_t *e;
+    size_t i;
+    lazy_t *lz;
+
+    while (st->lazy.count > 0) {
+        lz = NULL;
+        rdp_hash_for_each(e, &st->lazy, i) {
+            lazy_t *cand = e->value;
+
+            if (nspace == NULL
+                || strncmp(cand->nspace, nspace, PMIX_MAX_NSLEN) == 0) {
+                lz = cand;
+                break;
+            }
+        }
+        if (lz == NULL) {
+            return;
+        }
+        /* an error is logged; the rank keeps what could be read */
+        (void)lazy_materialize(st, lz);
+    }
+}
+
+enum probe {
+    PROBE_ABSENT, /* the section does not hold the key */
+    PROBE_FIRST,  /* it is the section's first key */
+    PROBE_UNKNOWN /* only parsing the values would tell */
+};
+
+static enum probe lazy_probe(const lazy_t *lz, const char *key)
+{
+    if (strcmp(lz->first_key, key) == 0) {
+        return PROBE_FIRST;
+    }
+    return lz->nkv == 1 ? PROBE_ABSENT : PROBE_UNKNOWN;
+}
+
+/* Make sure the kvs answers for what a lookup may read of (nspace,
+ * rank): every key when @a all, else @a key (if not NULL) and the keys
+ * the lookup rules consult (node, host name, app). */
+static pmix_status_t prepare_rank(rdp_client_store_t *st, const char *nspace,
+                                  pmix_rank_t rank, const char *key, int all)
+{
+    static const char *const rule_keys[] = {PMIX_NODEID, PMIX_HOSTNAME,
+                                            PMIX_APPNUM};
+    lazy_t *lz                           = lazy_find(st, nspace, rank);
+
+    if (lz == NULL) {
+        return PMIX_SUCCESS;
+    }
+    if (all || (key != NULL && lazy_probe(lz, key) != PROBE_ABSENT)) {
+        return lazy_materialize(st, lz);
+    }
+    for (size_t i = 0; i < sizeof(rule_keys) / sizeof(rule_keys[0]); i++) {
+        if (lazy_probe(lz, rule_keys[i]) != PROBE_ABSENT) {
+            return lazy_materialize(st, lz);
+        }
+    }
+    return PMIX_SUCCESS;
+}
+
+/* Keep a PROC section whose kv list @a kvlist (inside @a bk) holds
+ * @a nkv >= 1 keys packed: its values are unpacked when looked up.  A
+ * section it replaces is unpacked first, so that keys only the older one
+ * had stay visible. */
+static pmix_status_t lazy_add(rdp_client_store_t *st, const char *nspace,
+                              pmix_rank_t rank, uint32_t nkv,
+                              const rdp_rbuf_t *kvlist,
+                              rdp_client_backing_t *bk)
+{
+    rdp_rbuf_t rb = *kvlist;
+    char key[LAZY_KEY_MAX];
+    size_t len;
+    uint32_t count;
+    uint8_t scope;
+    lazy_t *lz;
+    pmix_status_t status;
+
+    lz = rdp_calloc(1, sizeof(*lz));
+    if (lz == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    /* read up to the first key only: the values stay packed */
+    status = rdp_unpack_u32(&rb, &count);
+    if (status == PMIX_SUCCESS) {
+        status = rdp_unpack_u8(&rb, &scope);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_unpack_string_view(&rb, &lz->first_key);
+    }
+    if (status == PMIX_SUCCESS
+        && (count != nkv || lz->first_key == NULL
+            || strnlen(lz->first_key, PMIX_MAX_KEYLEN + 1) > PMIX_MAX_KEYLEN
+            || lz->first_key[0] == '\0')) {
+        status = PMIX_ERR_UNPACK_FAILURE;
+    }
+    if (status != PMIX_SUCCESS) {
+        rdp_free(lz);
+        return status;
+    }
+    /* a section replaced by this one is unpacked first (a malformed one
+     * is logged and forgotten: it does not spoil the new data) */
+    (void)materialize_rank(st, nspace, rank);
+    lz->kv        = *kvlist;
+    lz->first_val = rb;
+    lz->nkv       = nkv;
+    lz->rank      = rank;
+    PMIX_LOAD_NSPACE(lz->nspace, nspace);
+    len    = lazy_key(nspace, rank, key);
+    status = rdp_hash_set(&st->lazy, key, len, lz, NULL);
+    if (status != PMIX_SUCCESS) {
+        rdp_free(lz);
+        return status;
+    }
+    bk->refs++;
+    lz->bk = bk;
+    return PMIX_SUCCESS;
+}
+
+/* A lookup of @a key in the proc data of (nspace, rank) that a lazy
+ * section can answer by itself: PMIX_SUCCESS with the value unpacked
+ * straight from the bundle, PMIX_ERR_NOT_FOUND when the kvs must answer
+ * (after unpacking the section if needed), or an error. */
+static pmix_status_t lazy_lookup(rdp_client_store_t *st, const char *nspace,
+                                 pmix_rank_t rank, const char *key,
+                                 pmix_value_t **val_p)
+{
+    lazy_t *lz = lazy_find(st, nspace, rank);
+    rdp_rbuf_t rb;
+    pmix_value_t *val;
+    pmix_status_t status;
+
+    if (lz == NULL) {
+        return PMIX_ERR_NOT_FOUND;
+    }
+    if (lazy_probe(lz, key) != PROBE_FIRST) {
+        status = prepare_rank(st, nspace, rank, key, 0);
+        return status == PMIX_SUCCESS ? PMIX_ERR_NOT_FOUND : status;
+    }
+    val = rdp_calloc(1, sizeof(*val));
+    if (val == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    rb     = lz->first_val;
+    status = rdp_unpack_value(&rb, val);
+    if (status != PMIX_SUCCESS) {
+        rdp_log_error(CLIENT, "malformed %s of %s:%u from server: %s", key,
+                      nspace, rank, PMIx_Error_string(status));
+        rdp_free(val);
+        return status;
+    }
+    *val_p = val;
+    return PMIX_SUCCESS;
 }
 
 /* ---------------------------------------------------------------- */
@@ -120,7 +475,30 @@ static pmix_status_t store_node_names(rdp_client_store_t *st,
     return PMIX_SUCCESS;
 }
 
-static pmix_status_t store_set(rdp_client_store_t *st, rdp_rbuf_t *rb)
+/* A PROC section: kept packed when its bundle stays (@a bk), else
+ * unpacked now, after any packed section it replaces. */
+static pmix_status_t store_proc(rdp_client_store_t *st, const char *nspace,
+                                pmix_rank_t rank, rdp_rbuf_t *kv,
+                                rdp_client_backing_t *bk)
+{
+    rdp_rbuf_t peek = *kv;
+    uint32_t nkv    = 0;
+    pmix_status_t status;
+
+    if (bk != NULL && rdp_unpack_u32(&peek, &nkv) == PMIX_SUCCESS && nkv > 0) {
+        status = lazy_add(st, nspace, rank, nkv, kv, bk);
+        if (status == PMIX_SUCCESS) {
+            kv->ptr += kv->left;
+            kv->left = 0;
+        }
+        return status;
+    }
+    (void)materialize_rank(st, nspace, rank); /* as in lazy_add */
+    return rdp_kvs_unpack_rank(st->kvs, nspace, rank, kv);
+}
+
+static pmix_status_t store_set(rdp_client_store_t *st, rdp_rbuf_t *rb,
+                               rdp_client_backing_t *bk)
 {
     char nspace[PMIX_MAX_NSLEN + 1];
     uint32_t nsections;
@@ -149,7 +527,7 @@ static pmix_status_t store_set(rdp_client_store_t *st, rdp_rbuf_t *rb)
             status = rdp_kvs_unpack_rank(st->kvs, nspace, PMIX_RANK_WILDCARD,
                                          &sect.kv);
             if (status == PMIX_SUCCESS) {
-                status = rdp_client_store_add_nspace(st, nspace);
+                status = add_nspace(st, nspace);
             }
             break;
         case RDP_SECT_APP:
@@ -167,7 +545,7 @@ static pmix_status_t store_set(rdp_client_store_t *st, rdp_rbuf_t *rb)
                               sect.id);
                 return PMIX_ERR_UNPACK_FAILURE;
             }
-            status = rdp_kvs_unpack_rank(st->kvs, nspace, sect.id, &sect.kv);
+            status = store_proc(st, nspace, sect.id, &sect.kv, bk);
             break;
         default:
             rdp_log_error(CLIENT, "bundle section of unknown kind %u",
@@ -186,7 +564,8 @@ static pmix_status_t store_set(rdp_client_store_t *st, rdp_rbuf_t *rb)
     return PMIX_SUCCESS;
 }
 
-pmix_status_t rdp_client_store_bundle(rdp_client_store_t *st, rdp_rbuf_t *rb)
+static pmix_status_t store_bundle(rdp_client_store_t *st, rdp_rbuf_t *rb,
+                                  rdp_client_backing_t *bk)
 {
     uint32_t nsets;
     pmix_status_t status;
@@ -196,7 +575,7 @@ pmix_status_t rdp_client_store_bundle(rdp_client_store_t *st, rdp_rbuf_t *rb)
         return status;
     }
     for (uint32_t i = 0; i < nsets; i++) {
-        status = store_set(st, rb);
+        status = store_set(st, rb, bk);
         if (status != PMIX_SUCCESS) {
             rdp_log_error(CLIENT, "malformed data bundle from server: %s",
                           PMIx_Error_string(status));
@@ -204,6 +583,36 @@ pmix_status_t rdp_client_store_bundle(rdp_client_store_t *st, rdp_rbuf_t *rb)
         }
     }
     return PMIX_SUCCESS;
+}
+
+pmix_status_t rdp_client_store_bundle(rdp_client_store_t *st, rdp_rbuf_t *rb)
+{
+    pmix_status_t status;
+
+    LOCK(st);
+    status = store_bundle(st, rb, NULL);
+    UNLOCK(st);
+    return status;
+}
+
+pmix_status_t rdp_client_store_bundle_keep(rdp_client_store_t *st,
+                                           rdp_client_backing_t *bk)
+{
+    rdp_rbuf_t rb;
+    pmix_status_t status;
+
+    LOCK(st);
+    rdp_rbuf_init(&rb, bk->data, bk->len);
+    status = store_bundle(st, &rb, bk);
+    if (status == PMIX_SUCCESS && rb.left != 0) {
+        rdp_log_error(CLIENT,
+                      "data bundle from server has %zu trailing "
+                      "bytes",
+                      rb.left);
+        status = PMIX_ERR_UNPACK_FAILURE;
+    }
+    UNLOCK(st);
+    return status;
 }
 
 /* ---------------------------------------------------------------- */
@@ -252,6 +661,7 @@ pmix_status_t rdp_client_store_load_singleton(rdp_client_store_t *st)
     const pmix_rank_t r = st->me.rank;
     pmix_status_t s     = PMIX_SUCCESS;
 
+    LOCK(st);
     /* job */
     s = s ?: put_u32(st->kvs, ns, w, PMIX_JOB_SIZE, 1);
     s = s ?: put_u32(st->kvs, ns, w, PMIX_UNIV_SIZE, 1);
@@ -284,7 +694,8 @@ pmix_status_t rdp_client_store_load_singleton(rdp_client_store_t *st)
     s = s ?: put_u16(st->kvs, ns, r, PMIX_NODE_RANK, 0);
     s = s ?: put_u32(st->kvs, ns, r, PMIX_NODEID, 0);
     s = s ?: put_str(st->kvs, ns, r, PMIX_HOSTNAME, st->hostname);
-    s = s ?: rdp_client_store_add_nspace(st, ns);
+    s = s ?: add_nspace(st, ns);
+    UNLOCK(st);
     return s;
 }
 
@@ -769,10 +1180,9 @@ static pmix_status_t lookup_proc(const rdp_client_store_t *st,
     return from_entry(st->kvs, nspace, PMIX_RANK_WILDCARD, key, val_p);
 }
 
-pmix_status_t rdp_client_store_lookup(const rdp_client_store_t *st,
-                                      const pmix_proc_t *proc, const char *key,
-                                      const rdp_get_quals_t *q,
-                                      pmix_value_t **val_p)
+static pmix_status_t lookup(const rdp_client_store_t *st,
+                            const pmix_proc_t *proc, const char *key,
+                            const rdp_get_quals_t *q, pmix_value_t **val_p)
 {
     const char *nspace = proc->nspace[0] != '\0' ? proc->nspace : st->me.nspace;
     pmix_rank_t rank   = proc->rank;
@@ -802,16 +1212,54 @@ pmix_status_t rdp_client_store_lookup(const rdp_client_store_t *st,
     return lookup_proc(st, nspace, rank, key, val_p);
 }
 
-int rdp_client_store_should_fetch(const rdp_client_store_t *st,
-                                  const pmix_proc_t *proc,
-                                  const rdp_get_quals_t *q)
+pmix_status_t rdp_client_store_lookup(rdp_client_store_t *st,
+                                      const pmix_proc_t *proc, const char *key,
+                                      const rdp_get_quals_t *q,
+                                      pmix_value_t **val_p)
+{
+    const char *nspace = proc->nspace[0] != '\0' ? proc->nspace : st->me.nspace;
+    pmix_rank_t rank   = proc->rank;
+    pmix_status_t status = PMIX_SUCCESS;
+
+    LOCK(st);
+    if (st->lazy.count > 0) {
+        int proc_data = !q->node_info && !q->app_info && !q->session_info;
+
+        if (proc_data && rank < PMIX_RANK_VALID && key != NULL) {
+            /* the common case: a peer's key, straight from the bundle */
+            status = lazy_lookup(st, nspace, rank, key, val_p);
+            if (status != PMIX_ERR_NOT_FOUND) {
+                UNLOCK(st);
+                return status;
+            }
+            status = PMIX_SUCCESS;
+        } else if (proc_data && rank == PMIX_RANK_UNDEF) {
+            materialize_nspace(st, nspace);
+        } else if (rank < PMIX_RANK_VALID) {
+            status =
+                prepare_rank(st, nspace, rank, key, proc_data && key == NULL);
+        }
+        /* the rules may read our own node and app */
+        if (status == PMIX_SUCCESS) {
+            status = prepare_rank(st, st->me.nspace, st->me.rank, NULL, 0);
+        }
+    }
+    if (status == PMIX_SUCCESS) {
+        status = lookup(st, proc, key, q, val_p);
+    }
+    UNLOCK(st);
+    return status;
+}
+
+static int should_fetch(const rdp_client_store_t *st, const pmix_proc_t *proc,
+                        const rdp_get_quals_t *q)
 {
     const char *nspace = proc->nspace[0] != '\0' ? proc->nspace : st->me.nspace;
 
     if (q->optional) {
         return 0;
     }
-    if (!rdp_client_store_knows(st, nspace)) {
+    if (!knows(st, nspace)) {
         return 1;
     }
     if (q->refresh) {
@@ -822,6 +1270,18 @@ int rdp_client_store_should_fetch(const rdp_client_store_t *st,
         return 0; /* job data of a known nspace came whole */
     }
     return !is_me(st, nspace, proc->rank);
+}
+
+int rdp_client_store_should_fetch(rdp_client_store_t *st,
+                                  const pmix_proc_t *proc,
+                                  const rdp_get_quals_t *q)
+{
+    int fetch;
+
+    LOCK(st);
+    fetch = should_fetch(st, proc, q);
+    UNLOCK(st);
+    return fetch;
 }
 
 pmix_status_t rdp_client_store_synthesize(const rdp_client_store_t *st,
@@ -979,11 +1439,9 @@ static void resolve_one(const rdp_client_store_t *st, const char *host,
     }
 }
 
-pmix_status_t rdp_client_store_resolve_peers(const rdp_client_store_t *st,
-                                             const char *nodename,
-                                             const char *nspace,
-                                             pmix_proc_t **procs_p,
-                                             size_t *nprocs_p)
+static pmix_status_t resolve_peers(const rdp_client_store_t *st,
+                                   const char *nodename, const char *nspace,
+                                   pmix_proc_t **procs_p, size_t *nprocs_p)
 {
     proc_list_t pl = {NULL, 0, 0, PMIX_SUCCESS};
     int local;
@@ -1107,9 +1565,8 @@ static void nodes_of(const rdp_client_store_t *st, const char *nspace,
     }
 }
 
-pmix_status_t rdp_client_store_resolve_nodes(const rdp_client_store_t *st,
-                                             const char *nspace,
-                                             char **nodelist_p)
+static pmix_status_t resolve_nodes(const rdp_client_store_t *st,
+                                   const char *nspace, char **nodelist_p)
 {
     name_list_t nl = {NULL, 0, 0, PMIX_SUCCESS};
     rdp_hash_entry_t *e;
@@ -1149,4 +1606,85 @@ pmix_status_t rdp_client_store_resolve_nodes(const rdp_client_store_t *st,
     }
     rdp_free(nl.names);
     return nl.status;
+}
+
+pmix_status_t rdp_client_store_resolve_peers(rdp_client_store_t *st,
+                                             const char *nodename,
+                                             const char *nspace,
+                                             pmix_proc_t **procs_p,
+                                             size_t *nprocs_p)
+{
+    pmix_status_t status;
+
+    LOCK(st);
+    /* the walk reads every rank's proc data */
+    materialize_nspace(st,
+                       (nspace != NULL && nspace[0] != '\0') ? nspace : NULL);
+    status = resolve_peers(st, nodename, nspace, procs_p, nprocs_p);
+    UNLOCK(st);
+    return status;
+}
+
+pmix_status_t rdp_client_store_resolve_nodes(rdp_client_store_t *st,
+                                             const char *nspace,
+                                             char **nodelist_p)
+{
+    pmix_status_t status;
+
+    LOCK(st);
+    materialize_nspace(st,
+                       (nspace != NULL && nspace[0] != '\0') ? nspace : NULL);
+    status = resolve_nodes(st, nspace, nodelist_p);
+    UNLOCK(st);
+    return status;
+}
+
+/* ---------------------------------------------------------------- */
+/* the process's own data                                           */
+
+pmix_status_t rdp_client_store_put(rdp_client_store_t *st, rdp_kvs_t *pending,
+                                   const char *nspace, pmix_rank_t rank,
+                                   const char *key, pmix_scope_t scope,
+                                   pmix_value_t *val)
+{
+    pmix_status_t status;
+
+    LOCK(st);
+    /* a packed section holding the key would hide the new value */
+    status = prepare_rank(st, nspace, rank, key, 0);
+    if (status == PMIX_SUCCESS && pending != NULL) {
+        status = rdp_kvs_put(pending, nspace, rank, key, scope, val);
+        if (status != PMIX_SUCCESS) {
+            rdp_log_error(CLIENT, "cannot queue key %s for commit: %s", key,
+                          PMIx_Error_string(status));
+        }
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_kvs_put_take(st->kvs, nspace, rank, key, scope, val);
+        if (status != PMIX_SUCCESS) {
+            rdp_log_error(CLIENT, "cannot store key %s: %s", key,
+                          PMIx_Error_string(status));
+        }
+    }
+    UNLOCK(st);
+    return status;
+}
+
+pmix_status_t rdp_client_store_take_pending(rdp_client_store_t *st,
+                                            rdp_kvs_t *pending,
+                                            const char *nspace,
+                                            pmix_rank_t rank,
+                                            uint32_t scope_mask, rdp_buf_t *buf)
+{
+    pmix_status_t status = PMIX_SUCCESS;
+
+    LOCK(st);
+    if (buf != NULL) {
+        status = rdp_kvs_pack_rank(pending, nspace, rank, scope_mask, buf);
+    }
+    if (status == PMIX_SUCCESS) {
+        rdp_kvs_remove_rank(pending, nspace, rank);
+    }
+    UNLOCK(st);
+    return status;
 }

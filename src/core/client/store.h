@@ -4,6 +4,8 @@
 
 #include <pmix_common.h>
 
+#include <pthread.h>
+
 #include "core/kvs/kvs.h"
 #include "core/util/hash.h"
 #include "core/wire/wire.h"
@@ -14,13 +16,36 @@
  * (nspace, rank) in the runtime kvs; app sections under (nspace, appnum)
  * and node sections under (nspace, nodeid) in two kvs of its own.  The
  * lookup rules of PMIx_Get live here, below the socket, so they can be
- * tested without a server.  Loop thread only.
+ * tested without a server.
+ *
+ * Lazy sections: a PROC section of a bundle the store may keep
+ * (rdp_client_store_bundle_keep: fence results, inline or in shared
+ * memory) is not unpacked when it arrives.  The store remembers where its
+ * kv list lies in the bundle; a Get of its first key unpacks that value
+ * straight from the bundle, and anything else (another key of a
+ * multi-key section, all keys, a put or a newer bundle for that rank)
+ * unpacks the whole section into the kvs once.  A lazy section shadows
+ * the kvs entries of its rank for the keys it holds.  Each lazy section
+ * holds a reference on its bundle's backing (heap copy or read-only
+ * mapping), so a mapping lives until its last lazy section is unpacked or
+ * replaced, or the store is cleaned up (PMIx_Finalize).
+ *
+ * Threads: every function takes st->lock for its whole run (any thread),
+ * so PMIx_Get and PMIx_Put can work on the caller's thread while the loop
+ * thread stores what the server sends.  The borrowed kvs is accessed only
+ * through the store (under that lock) while the store exists.
  */
+typedef struct lazy lazy_t;
+typedef struct rdp_client_backing rdp_client_backing_t;
+
 typedef struct rdp_client_store {
+    pthread_mutex_t lock;
+    int lock_ok;        /* lock initialised */
     rdp_kvs_t *kvs;     /* borrowed: job and proc data */
     rdp_kvs_t *apps;    /* owned: (nspace, appnum) */
     rdp_kvs_t *nodes;   /* owned: (nspace, nodeid) */
     rdp_hash_t nspaces; /* names of the nspaces we have job data for */
+    rdp_hash_t lazy;    /* "nspace\0" rank -> lazy_t (owned) */
     pmix_proc_t me;
     char *hostname; /* owned; our node's name */
 } rdp_client_store_t;
@@ -39,6 +64,42 @@ void rdp_client_store_cleanup(rdp_client_store_t *st);
 /** Store every section of a bundle read from @a rb (proto.h format).
  * On a malformed bundle returns an error; sections read before stay. */
 pmix_status_t rdp_client_store_bundle(rdp_client_store_t *st, rdp_rbuf_t *rb);
+
+/**
+ * The bytes of one bundle, kept while lazy sections point into them.
+ * @a mapped: @a data is a read-only mapping (rdp_ipc_memfd_map) that the
+ * backing takes over and unmaps at the end; otherwise @a data is
+ * borrowed and copied.  The caller gets one reference.
+ */
+pmix_status_t rdp_client_backing_create(const void *data, size_t len,
+                                        int mapped,
+                                        rdp_client_backing_t **bk_p);
+/** Drop the caller's reference (under the store's lock). */
+void rdp_client_backing_unref(rdp_client_store_t *st, rdp_client_backing_t *bk);
+
+/** Store the whole bundle held by @a bk, keeping its PROC sections
+ * packed (lazy).  Each lazy section takes its own reference on @a bk; the
+ * caller keeps (and drops) its own.  Same error rules as
+ * rdp_client_store_bundle; trailing bytes are an error. */
+pmix_status_t rdp_client_store_bundle_keep(rdp_client_store_t *st,
+                                           rdp_client_backing_t *bk);
+
+/**
+ * A put of our own (PMIx_Put, PMIx_Store_internal): store @a val (its
+ * contents are taken, left PMIX_UNDEF on success) under (nspace, rank,
+ * key), and when @a pending is not NULL also a copy there for the next
+ * commit.  Any thread.
+ */
+pmix_status_t rdp_client_store_put(rdp_client_store_t *st, rdp_kvs_t *pending,
+                                   const char *nspace, pmix_rank_t rank,
+                                   const char *key, pmix_scope_t scope,
+                                   pmix_value_t *val);
+/** Pack (when @a buf is not NULL) the pending keys of (nspace, rank)
+ * under @a scope_mask as rdp_kvs_pack_rank does, then forget them. */
+pmix_status_t
+rdp_client_store_take_pending(rdp_client_store_t *st, rdp_kvs_t *pending,
+                              const char *nspace, pmix_rank_t rank,
+                              uint32_t scope_mask, rdp_buf_t *buf);
 
 /** Remember @a nspace as known (job data present); used by the singleton
  * set-up and by tests. */
@@ -77,14 +138,14 @@ pmix_status_t rdp_client_get_quals_parse(rdp_get_quals_t *q,
  * PMIX_ERR_NOT_FOUND.
  * @param [in] proc  borrowed; an empty nspace means ours
  */
-pmix_status_t rdp_client_store_lookup(const rdp_client_store_t *st,
+pmix_status_t rdp_client_store_lookup(rdp_client_store_t *st,
                                       const pmix_proc_t *proc, const char *key,
                                       const rdp_get_quals_t *q,
                                       pmix_value_t **val_p);
 
 /** After a local miss: is the server worth asking?  (Not for optional
  * gets, our own data, or job/node/app data of an nspace we know.) */
-int rdp_client_store_should_fetch(const rdp_client_store_t *st,
+int rdp_client_store_should_fetch(rdp_client_store_t *st,
                                   const pmix_proc_t *proc,
                                   const rdp_get_quals_t *q);
 
@@ -96,21 +157,21 @@ pmix_status_t rdp_client_store_synthesize(const rdp_client_store_t *st,
                                           pmix_value_t **val_p);
 
 /** True if job data of @a nspace is held. */
-int rdp_client_store_knows(const rdp_client_store_t *st, const char *nspace);
+int rdp_client_store_knows(rdp_client_store_t *st, const char *nspace);
 
 /**
  * Procs of @a nspace (NULL or empty: every known nspace) on @a nodename
  * (NULL or ours: our node).  *procs_p is malloc'ed (PMIX_PROC_FREE).
  * PMIX_ERR_NOT_FOUND when there are none.
  */
-pmix_status_t rdp_client_store_resolve_peers(const rdp_client_store_t *st,
+pmix_status_t rdp_client_store_resolve_peers(rdp_client_store_t *st,
                                              const char *nodename,
                                              const char *nspace,
                                              pmix_proc_t **procs_p,
                                              size_t *nprocs_p);
 /** Comma-separated malloc'ed list of the nodes hosting @a nspace (NULL or
  * empty: every known nspace); PMIX_ERR_NOT_FOUND when none are known. */
-pmix_status_t rdp_client_store_resolve_nodes(const rdp_client_store_t *st,
+pmix_status_t rdp_client_store_resolve_nodes(rdp_client_store_t *st,
                                              const char *nspace,
                                              char **nodelist_p);
 

@@ -80,6 +80,7 @@ struct rdp_ipc_conn {
     uint64_t msg_abs; /* stream offset of the message being delivered */
     size_t max_msg;
     int accept_fds; /* connecting side only; a server never does */
+    int warned_fds; /* logged a refused descriptor once */
     rx_fd_t fdq[RX_FDQ_MAX];
     size_t nfdq;
     rdp_list_t txq;
@@ -585,10 +586,15 @@ static void rx_take_fds(rdp_ipc_conn_t *conn, struct msghdr *msg,
 
             memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
             if (!conn->accept_fds || conn->nfdq == RX_FDQ_MAX) {
-                rdp_log_warn(IPC, "pid %d passed a descriptor %s; closed",
-                             (int)conn->cred.pid,
-                             conn->accept_fds ? "beyond the queue limit"
-                                              : "to a server");
+                if (!conn->warned_fds) {
+                    rdp_log_warn(IPC,
+                                 "pid %d passed a descriptor %s; closed "
+                                 "(and any more it passes)",
+                                 (int)conn->cred.pid,
+                                 conn->accept_fds ? "beyond the queue limit"
+                                                  : "to a server");
+                    conn->warned_fds = 1;
+                }
                 close(fd);
                 continue;
             }
@@ -1040,9 +1046,10 @@ pmix_status_t rdp_ipc_sync_request(rdp_ipc_conn_t *conn, uint16_t cmd,
 
 /* ---- sealed shared memory ---- */
 
-pmix_status_t rdp_ipc_memfd_open(size_t len, int *fd_p, void **map_p)
+pmix_status_t rdp_ipc_memfd_create(const void *data, size_t len, int *fd_p)
 {
-    void *map;
+    const uint8_t *p = data;
+    size_t left      = len;
     int fd;
 
     if (len == 0) {
@@ -1053,52 +1060,33 @@ pmix_status_t rdp_ipc_memfd_open(size_t len, int *fd_p, void **map_p)
         rdp_log_debug(IPC, "memfd_create failed: %m");
         return PMIX_ERR_OUT_OF_RESOURCE;
     }
-    if (ftruncate(fd, (off_t)len) != 0) {
-        rdp_log_debug(IPC, "cannot size a %zu-byte memfd: %m", len);
-        close(fd);
-        return PMIX_ERR_OUT_OF_RESOURCE;
-    }
-    map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (map == MAP_FAILED) {
-        rdp_log_debug(IPC, "cannot map a %zu-byte memfd: %m", len);
-        close(fd);
-        return PMIX_ERR_OUT_OF_RESOURCE;
-    }
-    *fd_p  = fd;
-    *map_p = map;
-    return PMIX_SUCCESS;
-}
+    /* write(), not a shared mapping: the kernel fills its pages without a
+     * page fault each, and no writable mapping can outlive the seal */
+    while (left > 0) {
+        ssize_t n = write(fd, p, left);
 
-pmix_status_t rdp_ipc_memfd_seal(int fd, void *map, size_t len)
-{
-    /* a writable shared mapping would make F_SEAL_WRITE fail (EBUSY) */
-    munmap(map, len);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            rdp_log_debug(IPC, "cannot fill a %zu-byte memfd: %m", len);
+            goto err_close;
+        }
+        p += n;
+        left -= (size_t)n;
+    }
     if (fcntl(fd, F_ADD_SEALS,
               F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL)
         != 0) {
         rdp_log_debug(IPC, "cannot seal a memfd: %m");
-        close(fd);
-        return PMIX_ERR_OUT_OF_RESOURCE;
+        goto err_close;
     }
+    *fd_p = fd;
     return PMIX_SUCCESS;
-}
 
-pmix_status_t rdp_ipc_memfd_create(const void *data, size_t len, int *fd_p)
-{
-    pmix_status_t status;
-    void *map;
-    int fd;
-
-    status = rdp_ipc_memfd_open(len, &fd, &map);
-    if (status != PMIX_SUCCESS) {
-        return status;
-    }
-    memcpy(map, data, len);
-    status = rdp_ipc_memfd_seal(fd, map, len);
-    if (status == PMIX_SUCCESS) {
-        *fd_p = fd;
-    }
-    return status;
+err_close:
+    close(fd);
+    return PMIX_ERR_OUT_OF_RESOURCE;
 }
 
 pmix_status_t rdp_ipc_memfd_map(int fd, size_t len, const void **map_p)

@@ -119,14 +119,10 @@ pmix_status_t rdp_ipc_sync_request(rdp_ipc_conn_t *conn, uint16_t cmd,
 
 /* ---- sealed shared memory for passing large read-only results ---- */
 
-/** A memfd of @a len bytes and a writable shared mapping of it.  Fill the
- * mapping, then rdp_ipc_memfd_seal.  PMIX_ERR_OUT_OF_RESOURCE when the
- * system has no memfd (callers fall back to inline bytes). */
-pmix_status_t rdp_ipc_memfd_open(size_t len, int *fd_p, void **map_p);
-/** Unmap @a map and seal @a fd against resizing and writing.  On error the
- * fd is closed. */
-pmix_status_t rdp_ipc_memfd_seal(int fd, void *map, size_t len);
-/** A sealed memfd holding a copy of @a data (borrowed). *fd_p is owned. */
+/** A memfd holding a copy of @a data (borrowed), sealed against
+ * resizing and writing.  *fd_p is owned by the caller.
+ * PMIX_ERR_OUT_OF_RESOURCE when the system has no memfd (callers fall
+ * back to inline bytes). */
 pmix_status_t rdp_ipc_memfd_create(const void *data, size_t len, int *fd_p);
 /**
  * Map a received memfd read-only after checking that it is sealed against

@@ -4,6 +4,7 @@
 #include "core/util/alloc.h"
 #include "core/util/log.h"
 
+#include <endian.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -195,25 +196,39 @@ static lpart_t *coll_part(coll_t *coll, const char *nspace, pmix_rank_t rank)
 
 /* ---- result bundles ---- */
 
-/* Bundle of the participants' committed data: every participant when
- * @a local_only is false (masks by locality), else only this node's,
- * remote-visible part (what goes to the host). */
+/* Overwrite the u32 packed at @a at (a count known only afterwards). */
+static void patch_u32(rdp_buf_t *buf, size_t at, uint32_t v)
+{
+    uint32_t le = htole32(v);
+
+    memcpy(buf->data + at, &le, sizeof(le));
+}
+
+/* Append the bundle of the participants' committed data to @a buf:
+ * every participant when @a local_only is false (masks by locality),
+ * else only this node's, remote-visible part (what goes to the host).
+ * Packed in place: counts are patched once known, nothing is copied
+ * twice.  On error @a buf is back to its size on entry. */
 static pmix_status_t pack_parts_bundle(const coll_t *coll, bool local_only,
                                        rdp_buf_t *buf)
 {
-    rdp_buf_t sets, sect;
+    size_t start         = buf->size;
     uint32_t nsets       = 0;
-    pmix_status_t status = PMIX_SUCCESS;
+    pmix_status_t status = rdp_pack_u32(buf, 0);
 
-    rdp_buf_init(&sets);
-    rdp_buf_init(&sect);
     for (size_t i = 0; status == PMIX_SUCCESS && i < coll->nprocs;) {
         const char *nspace   = coll->procs[i].nspace;
         rdp_srv_nspace_t *ns = rdp_srv_nspace_find(nspace);
-        uint32_t nsect       = 0;
-        size_t j             = i;
+        size_t set_start     = buf->size;
+        size_t nsect_at;
+        uint32_t nsect = 0;
+        size_t j       = i;
 
-        sect.size = 0;
+        status   = rdp_pack_string(buf, nspace);
+        nsect_at = buf->size;
+        if (status == PMIX_SUCCESS) {
+            status = rdp_pack_u32(buf, 0);
+        }
         for (; j < coll->nprocs
                && strncmp(coll->procs[j].nspace, nspace, PMIX_MAX_NSLEN) == 0;
              j++) {
@@ -239,31 +254,24 @@ static pmix_status_t pack_parts_bundle(const coll_t *coll, bool local_only,
                 }
                 mask   = local_only ? RDP_SCOPES_REMOTE
                                     : (local ? RDP_SCOPES_LOCAL : RDP_SCOPES_ALL);
-                status = rdp_srv_pack_proc_section(nspace, r, mask, &sect);
+                status = rdp_srv_pack_proc_section(nspace, r, mask, buf);
                 nsect++;
             }
         }
-        if (status == PMIX_SUCCESS && nsect > 0) {
-            status = rdp_pack_string(&sets, nspace);
-            if (status == PMIX_SUCCESS) {
-                status = rdp_pack_u32(&sets, nsect);
-            }
-            if (status == PMIX_SUCCESS) {
-                status = rdp_buf_append(&sets, sect.data, sect.size);
-            }
+        if (status == PMIX_SUCCESS && nsect == 0) {
+            buf->size = set_start; /* nobody of this nspace committed */
+        } else if (status == PMIX_SUCCESS) {
+            patch_u32(buf, nsect_at, nsect);
             nsets++;
         }
         i = j;
     }
-    if (status == PMIX_SUCCESS) {
-        status = rdp_pack_u32(buf, nsets);
+    if (status != PMIX_SUCCESS) {
+        buf->size = start;
+        return status;
     }
-    if (status == PMIX_SUCCESS && sets.size > 0) {
-        status = rdp_buf_append(buf, sets.data, sets.size);
-    }
-    rdp_buf_cleanup(&sets);
-    rdp_buf_cleanup(&sect);
-    return status;
+    patch_u32(buf, start, nsets);
+    return PMIX_SUCCESS;
 }
 
 /* Bundles from this size on go through shared memory (0: never). */
@@ -290,29 +298,51 @@ static size_t shm_min(void)
     return min;
 }
 
-/* The fence reply is [i32 status][u8 INLINE][bundle] in @a buf; move a
- * large bundle into a sealed memfd (*fd_p) and leave
- * [i32 status][u8 MEMFD][u64 size] in @a buf.  Keeps the inline form
- * when shared memory is not available. */
-static void bundle_to_shm(rdp_buf_t *buf, size_t hdrlen, int *fd_p)
+/* Fence results are packed here; the buffer keeps its (faulted-in)
+ * capacity from one fence to the next.  Loop thread only. */
+static rdp_buf_t fence_buf;
+/* Give back a kept buffer larger than this after use. */
+#define FENCE_BUF_KEEP_MAX (256u << 20)
+
+/*
+ * Append the FENCE_ACK payload of a collecting fence (after the status)
+ * to @a reply: [u8 INLINE][bundle], or, from shm_min() bytes on,
+ * [u8 MEMFD][u64 size] with the bundle in a sealed memfd (*fd_p; else
+ * -1) that every participant maps: packed once, never copied per client.
+ * Falls back to the inline form when shared memory is not available.
+ */
+static pmix_status_t pack_fence_result(const coll_t *coll, rdp_buf_t *reply,
+                                       int *fd_p)
 {
-    size_t len = buf->size - hdrlen;
     size_t min = shm_min();
+    pmix_status_t status;
     int fd;
 
-    *fd_p = -1;
-    if (min == 0 || len < min
-        || rdp_ipc_memfd_create(buf->data + hdrlen, len, &fd) != PMIX_SUCCESS) {
-        return;
+    *fd_p          = -1;
+    fence_buf.size = 0;
+    status         = pack_parts_bundle(coll, false, &fence_buf);
+    if (status == PMIX_SUCCESS && min > 0 && fence_buf.size >= min
+        && rdp_ipc_memfd_create(fence_buf.data, fence_buf.size, &fd)
+               == PMIX_SUCCESS) {
+        status = rdp_pack_u8(reply, RDP_FENCE_BUNDLE_MEMFD);
+        if (status == PMIX_SUCCESS) {
+            status = rdp_pack_u64(reply, fence_buf.size);
+        }
+        if (status == PMIX_SUCCESS) {
+            *fd_p = fd;
+        } else {
+            close(fd);
+        }
+    } else if (status == PMIX_SUCCESS) {
+        status = rdp_pack_u8(reply, RDP_FENCE_BUNDLE_INLINE);
+        if (status == PMIX_SUCCESS) {
+            status = rdp_buf_append(reply, fence_buf.data, fence_buf.size);
+        }
     }
-    buf->size             = hdrlen;
-    buf->data[hdrlen - 1] = RDP_FENCE_BUNDLE_MEMFD;
-    if (rdp_pack_u64(buf, len) != PMIX_SUCCESS) {
-        /* cannot fail: the buffer already held far more */
-        close(fd);
-        return;
+    if (fence_buf.cap > FENCE_BUF_KEEP_MAX) {
+        rdp_buf_cleanup(&fence_buf);
     }
-    *fd_p = fd;
+    return status;
 }
 
 /* Answer every arrived participant, then retire the tracker. */
@@ -334,18 +364,11 @@ static void coll_finish(coll_t *coll, pmix_status_t status)
     if (status == PMIX_SUCCESS && coll->op == COLL_FENCE) {
         pmix_status_t st = rdp_pack_i32(&buf, PMIX_SUCCESS);
 
-        if (st == PMIX_SUCCESS) {
-            st = rdp_pack_u8(&buf, coll->collect ? RDP_FENCE_BUNDLE_INLINE
-                                                 : RDP_FENCE_NO_BUNDLE);
-        }
+        /* packed once; every participant gets the same bytes */
         if (st == PMIX_SUCCESS && coll->collect) {
-            /* packed once; every participant gets the same bytes */
-            size_t hdrlen = buf.size;
-
-            st = pack_parts_bundle(coll, false, &buf);
-            if (st == PMIX_SUCCESS) {
-                bundle_to_shm(&buf, hdrlen, &shm_fd);
-            }
+            st = pack_fence_result(coll, &buf, &shm_fd);
+        } else if (st == PMIX_SUCCESS) {
+            st = rdp_pack_u8(&buf, RDP_FENCE_NO_BUNDLE);
         }
         if (st != PMIX_SUCCESS) {
             rdp_log_error(SERVER, "cannot pack fence result: %s",
@@ -492,12 +515,63 @@ static bool host_handles(uint8_t op)
     }
 }
 
+static void read_directives(coll_t *coll, double *timeout_p);
+
+/* True when the engine runs this collective's inter-server part: a fence
+ * over processes on other nodes while the engine is connected (it wins
+ * over the host's fence_nb, rdpmix.h). */
+static bool engine_handles(const coll_t *coll)
+{
+    return coll->op == COLL_FENCE && !coll->all_local
+           && rdp_srv_engine_active();
+}
+
+/* Every local participant is here: hand the fence to the engine. */
+static void coll_engine_start(coll_t *coll)
+{
+    rdp_buf_t buf;
+    double timeout   = 0;
+    pmix_status_t rc = PMIX_SUCCESS;
+
+    read_directives(coll, &timeout);
+    rdp_buf_init(&buf);
+    if (coll->collect) {
+        /* the same bundle the host-delegated path hands to fence_nb */
+        rc = pack_parts_bundle(coll, true, &buf);
+    }
+    if (rc == PMIX_SUCCESS) {
+        coll->state = COLL_HOST;
+        rc          = rdp_srv_engine_fence(coll->id, coll->procs, coll->nprocs,
+                                           coll->key, coll->keylen, coll->collect,
+                                           timeout, buf.data, buf.size);
+    }
+    rdp_buf_cleanup(&buf);
+    if (rc != PMIX_SUCCESS) {
+        coll->state = COLL_GATHER;
+        coll_finish(coll, rc);
+    }
+}
+
+void rdp_srv_coll_engine_done(uint64_t coll_id, pmix_status_t status)
+{
+    coll_t *coll = rdp_hash_get_u64(&rdp_srv.coll_ids, coll_id);
+
+    /* gone or timed out meanwhile: nothing to release */
+    if (coll != NULL && coll->state == COLL_HOST) {
+        coll_finish(coll, status);
+    }
+}
+
 /* Every local participant is here. */
 static void coll_all_arrived(coll_t *coll)
 {
     coll_hop_t *hop;
     pmix_status_t rc;
 
+    if (engine_handles(coll)) {
+        coll_engine_start(coll);
+        return;
+    }
     if (!host_handles(coll->op)) {
         /* all participants are local (checked at creation) */
         coll_finish(coll, PMIX_SUCCESS);
@@ -658,7 +732,7 @@ static pmix_status_t coll_create(uint8_t op, uint16_t reply_cmd,
     }
 
     /* decided now for everyone: not possible, or already doomed */
-    if (!coll->all_local && !host_handles(op)) {
+    if (!coll->all_local && !host_handles(op) && !engine_handles(coll)) {
         rdp_log_error(SERVER,
                       "collective over processes on other nodes "
                       "needs the host's %s upcall, which it does "
@@ -933,4 +1007,5 @@ void rdp_srv_coll_cleanup(void)
         coll_remove(all[i]);
     }
     rdp_free(all);
+    rdp_buf_cleanup(&fence_buf);
 }
