@@ -18,3 +18,10 @@ bench_pmix_bench_LINK         = $(CCLD) $(AM_CFLAGS) $(CFLAGS) \
 
 dist_noinst_SCRIPTS += bench/compare.sh bench/summarize.py
 EXTRA_DIST          += bench/README.md bench/RESULTS.md
+
+# ucx_pingpong: one-way latency and bandwidth of the UCX transport (src/ucx)
+# between two transports in one process; not installed
+noinst_PROGRAMS              += bench/ucx_pingpong
+bench_ucx_pingpong_SOURCES    = bench/ucx_pingpong.c
+bench_ucx_pingpong_CPPFLAGS   = $(AM_CPPFLAGS) -I$(top_srcdir)
+bench_ucx_pingpong_LDADD      = librdp.la

@@ -31,11 +31,14 @@
  * on any one thread while the loop is not running yet / any more.  The
  * vtable functions run on the loop thread only (tl.h).
  *
- * Fork safety: create turns UCX's malloc and mmap hooks off unless the user
- * set UCX_MEM_MALLOC_HOOKS / UCX_MEM_MMAP_HOOK_MODE explicitly, because the
- * daemon forks clients.  That only works if no other code in the process
- * has used UCX memory hooks before; exporting UCX_MEM_MALLOC_HOOKS=no and
- * UCX_MEM_MMAP_HOOK_MODE=none in the daemon's environment is the safe way.
+ * Fork safety: the daemon forks clients, so UCX's memory hooks must be
+ * off.  UCX reads UCX_MEM_* when it is loaded, before any of our code
+ * runs: start the daemon with UCX_MEM_MALLOC_HOOKS=no and
+ * UCX_MEM_MMAP_HOOK_MODE=none in its environment (rdpmix-run does this
+ * for rdpmixd).  create also turns the malloc hooks off through UCM's
+ * options when the user did not choose, and logs (info) when the mmap
+ * hooks are on; it does not change the environment, which the clients
+ * inherit.
  */
 
 typedef struct rdp_ucx_tl rdp_ucx_tl_t;
@@ -84,6 +87,18 @@ pmix_status_t rdp_ucx_tl_create(rdp_loop_t *loop, const rdp_ucx_params_t *p,
  */
 pmix_status_t rdp_ucx_tl_address(rdp_ucx_tl_t *tl, const void **bytes_p,
                                  size_t *len_p);
+
+/**
+ * Replace the session key before connect (hosts that learn the key only
+ * with the address table, rdpmix.h: create with a random placeholder
+ * key, publish the address, then set the real key and connect).  Messages
+ * that arrive before connect are held and authenticated at connect with
+ * the key in force then.  PMIX_ERR_BAD_PARAM (key not RDP_UCX_KEY_LEN
+ * bytes), PMIX_ERR_EXISTS (already connected), PMIX_ERR_INIT.
+ * @param [in] key  borrowed; copied (wiped at destroy)
+ */
+pmix_status_t rdp_ucx_tl_set_key(rdp_ucx_tl_t *tl, const uint8_t *key,
+                                 size_t key_len);
 
 /**
  * Give the transport the universe: @a npeers servers, this one being

@@ -30,7 +30,15 @@ _Static_assert(offsetof(rdp_iov_t, len) == offsetof(ucp_dt_iov_t, length),
 #define DEFAULT_UNBOUND_MSGS  4096u
 #define DEFAULT_UNBOUND_BYTES (64u * 1024u * 1024u)
 /* ucp_worker_progress calls per wakeup before other loop events get a turn */
-#define PROGRESS_BUDGET   1024u
+#define PROGRESS_BUDGET 1024u
+/* After the worker did something, poll it again from the loop (between
+ * other events) for this long before relying on its event fd alone: UCP
+ * over tcp does not signal every step of a multi-fragment or rendezvous
+ * transfer, and a wakeup through the fd costs more than a poll. */
+#define SPIN_WINDOW 0.001
+/* While sends or fetches are in flight and nothing happens, poll at least
+ * this often (seconds), so that a missed wakeup cannot stall them. */
+#define SLOW_POLL         0.001
 #define DROP_LOG_INTERVAL 1.0 /* seconds between "dropped" warnings */
 #define RMSG_MAGIC        0x524d5347u
 
@@ -81,6 +89,8 @@ typedef struct ucx_rmsg {
     size_t cost;  /* bytes counted against the unbound bound */
     void *buf;    /* fetch destination (the engine's) */
     uint8_t msg_mac[RDP_UCX_MAC_LEN];
+    uint8_t hdr_mac[RDP_UCX_MAC_LEN];
+    int unverified; /* held before connect: authenticated at replay */
     size_t pre_len; /* 0: no copy of the prefix */
     uint8_t pre[];  /* fixed header + engine header */
 } ucx_rmsg_t;
@@ -108,6 +118,8 @@ struct rdp_ucx_tl {
     rdp_fdwatch_t *watch;
     rdp_timer_t *kick;
     int kick_armed;
+    double kick_delay;    /* delay the armed kick was started with */
+    double last_activity; /* last time progress found work */
     rdp_ucx_auth_t auth;
 
     int connected;
@@ -172,12 +184,20 @@ static void hooks_off_once(void)
 
 /* ---- small helpers ---- */
 
+/* Progress the worker from the loop after @a delay seconds (or sooner if
+ * a kick is already due sooner). */
+static void kick_after(rdp_ucx_tl_t *tl, double delay)
+{
+    if (!tl->kick_armed || (delay < tl->kick_delay)) {
+        tl->kick_armed = 1;
+        tl->kick_delay = delay;
+        rdp_timer_start(tl->kick, delay);
+    }
+}
+
 static void kick(rdp_ucx_tl_t *tl)
 {
-    if (!tl->kick_armed) {
-        tl->kick_armed = 1;
-        rdp_timer_start(tl->kick, 0);
-    }
+    kick_after(tl, 0);
 }
 
 /* Count a dropped message and warn, at most once per DROP_LOG_INTERVAL. */
@@ -418,6 +438,7 @@ static ucx_rmsg_t *rmsg_create(rdp_ucx_tl_t *tl, enum rmsg_kind kind,
     rmsg->dst        = w->dst;
     /* the message MAC follows the prefix and the header MAC */
     memcpy(rmsg->msg_mac, pre + pre_len + RDP_UCX_MAC_LEN, RDP_UCX_MAC_LEN);
+    memcpy(rmsg->hdr_mac, pre + pre_len, RDP_UCX_MAC_LEN);
     if (copy_pre) {
         memcpy(rmsg->pre, pre, pre_len);
         rmsg->pre_len = pre_len;
@@ -530,6 +551,7 @@ static ucs_status_t hold(rdp_ucx_tl_t *tl, const rdp_ucx_wire_t *w,
         drop(tl, &tl->stats.unbound_dropped, w->src, "out of memory");
         return UCS_OK;
     }
+    rmsg->unverified = !tl->connected;
     if (kind == RMSG_COPY) {
         rmsg->data = rdp_malloc(w->len > 0 ? (size_t)w->len : 1);
         if (rmsg->data == NULL) {
@@ -570,6 +592,24 @@ static int sender_ok(rdp_ucx_tl_t *tl, const rdp_ucx_wire_t *w)
     return 1;
 }
 
+/* Authenticate a message held before connect (the session key may have
+ * been set only then, see rdp_ucx_tl_set_key); 1 if it passes. */
+static int held_authentic(rdp_ucx_tl_t *tl, ucx_rmsg_t *rmsg)
+{
+    uint8_t mac[RDP_UCX_MAC_LEN];
+    rdp_iov_t iov = {rmsg->data, rmsg->len};
+
+    if (rmsg->kind == RMSG_RNDV) {
+        /* the payload is checked after the fetch (rmsg_verify) */
+        return (rdp_ucx_auth_hdr(&tl->auth, rmsg->pre, rmsg->pre_len, mac)
+                == PMIX_SUCCESS)
+               && rdp_ucx_auth_equal(mac, rmsg->hdr_mac);
+    }
+    return (rdp_ucx_auth_msg(&tl->auth, rmsg->pre, rmsg->pre_len, &iov, 1, mac)
+            == PMIX_SUCCESS)
+           && rdp_ucx_auth_equal(mac, rmsg->msg_mac);
+}
+
 /* Deliver what arrived before connect or while no engine was bound, in
  * arrival order. */
 static void replay_unbound(rdp_ucx_tl_t *tl)
@@ -586,6 +626,12 @@ static void replay_unbound(rdp_ucx_tl_t *tl)
 
         tl->unbound_msgs--;
         tl->unbound_bytes -= rmsg->cost;
+        if (rmsg->unverified && !held_authentic(tl, rmsg)) {
+            drop(tl, &tl->stats.auth_failed, w.src, "fails authentication");
+            rmsg_release_data(tl, rmsg);
+            op_free(&rmsg->op);
+            continue;
+        }
         if (!sender_ok(tl, &w)) {
             rmsg_release_data(tl, rmsg);
             op_free(&rmsg->op);
@@ -632,6 +678,11 @@ static ucs_status_t am_recv_cb(void *arg, const void *header,
     if (w.len != (uint64_t)length) {
         drop(tl, &tl->stats.malformed, w.src, "payload length mismatch");
         return UCS_OK;
+    }
+    if (!tl->connected) {
+        /* the session key may not be set yet (rdp_ucx_tl_set_key): hold
+         * the message and authenticate it at replay */
+        return hold(tl, &w, pre, data, rndv, persistent);
     }
     if (!authentic(tl, &w, pre, data, rndv)) {
         drop(tl, &tl->stats.auth_failed, w.src, "fails authentication");
@@ -680,6 +731,11 @@ static void run_deferred(rdp_ucx_tl_t *tl)
     replay_unbound(tl);
 }
 
+static int ops_in_flight(const rdp_ucx_tl_t *tl)
+{
+    return !rdp_list_is_empty(&tl->sends) || !rdp_list_is_empty(&tl->fetches);
+}
+
 /* Progress until the worker is idle, then arm its event fd (again if UCP
  * says events arrived meanwhile).  A bounded number of rounds, so that a
  * flood of messages cannot starve the rest of the loop. */
@@ -687,14 +743,21 @@ static void progress_all(rdp_ucx_tl_t *tl)
 {
     unsigned budget = PROGRESS_BUDGET;
     ucs_status_t st;
+    double now;
 
     if (tl->in_progress) {
         return;
     }
     tl->in_progress = 1;
     for (;;) {
-        while ((budget > 0) && (ucp_worker_progress(tl->worker) != 0)) {
-            budget--;
+        unsigned n = 0;
+
+        while ((n < budget) && (ucp_worker_progress(tl->worker) != 0)) {
+            n++;
+        }
+        budget -= n;
+        if (n > 0) {
+            tl->last_activity = rdp_time_now();
         }
         run_deferred(tl);
         if (budget == 0) {
@@ -714,6 +777,13 @@ static void progress_all(rdp_ucx_tl_t *tl)
         }
     }
     tl->in_progress = 0;
+
+    now = rdp_time_now();
+    if (now - tl->last_activity < SPIN_WINDOW) {
+        kick(tl);
+    } else if (ops_in_flight(tl) || (tl->closing > 0)) {
+        kick_after(tl, SLOW_POLL);
+    }
 }
 
 static void on_worker_event(int fd, int events, void *arg)
@@ -738,11 +808,6 @@ static void wait_event(rdp_ucx_tl_t *tl, double seconds)
     if (ucp_worker_arm(tl->worker) == UCS_OK) {
         (void)poll(&pfd, 1, (int)(seconds * 1000));
     }
-}
-
-static int ops_in_flight(const rdp_ucx_tl_t *tl)
-{
-    return !rdp_list_is_empty(&tl->sends) || !rdp_list_is_empty(&tl->fetches);
 }
 
 static void force_close_busy_peers(rdp_ucx_tl_t *tl)
@@ -1018,6 +1083,7 @@ static pmix_status_t tl_send(void *ctx, uint32_t peer, const void *hdr,
         tl->stats.sent++;
         status = PMIX_SUCCESS;
     }
+    tl->last_activity = rdp_time_now();
     kick(tl); /* UCP wants progress after new operations */
 
 out:
@@ -1121,7 +1187,8 @@ static pmix_status_t tl_fetch(void *ctx, void *desc, void *buf, size_t len,
     } else {
         rmsg->state = RMSG_FETCHING;
         rdp_list_push_back(&tl->fetches, &rmsg->op.link);
-        status = PMIX_SUCCESS;
+        status            = PMIX_SUCCESS;
+        tl->last_activity = rdp_time_now();
         kick(tl);
     }
     tl->in_call--;
@@ -1327,6 +1394,30 @@ pmix_status_t rdp_ucx_tl_address(rdp_ucx_tl_t *tl, const void **bytes_p,
     }
     *bytes_p = tl->addr;
     *len_p   = tl->addr_len;
+    return PMIX_SUCCESS;
+}
+
+pmix_status_t rdp_ucx_tl_set_key(rdp_ucx_tl_t *tl, const uint8_t *key,
+                                 size_t key_len)
+{
+    rdp_ucx_auth_t auth;
+    pmix_status_t status;
+
+    if ((tl == NULL) || (key == NULL) || (key_len != RDP_UCX_KEY_LEN)) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    if (tl->connected) {
+        rdp_log_error(UCX, "%s: the session key cannot change after connect",
+                      tl->name);
+        return PMIX_ERR_EXISTS;
+    }
+    status = rdp_ucx_auth_init(&auth, key, key_len);
+    if (status != PMIX_SUCCESS) {
+        return status;
+    }
+    rdp_ucx_auth_cleanup(&tl->auth);
+    tl->auth = auth;
+    rdp_log_debug(UCX, "%s: session key %s", tl->name, tl->auth.fp);
     return PMIX_SUCCESS;
 }
 

@@ -285,12 +285,13 @@ static rdp_ucx_tl_stats_t node_stats(node_t *n)
 
 /* Bring up @a count nodes; @a keyseed[i] picks node i's key; nodes whose
  * bit is set in @a lazy use lazy endpoints, in @a unbound stay unbound. */
-static void cluster_up(int count, const char *tls, const uint8_t *keyseed,
-                       unsigned lazy, unsigned unbound)
+static rdp_iov_t table[MAXN];
+
+static void cluster_up2(int count, const char *tls, const uint8_t *keyseed,
+                        unsigned lazy, unsigned unbound, unsigned unconnected)
 {
     static uint8_t keys[MAXN][RDP_UCX_KEY_LEN];
     static char names[MAXN][16];
-    rdp_iov_t table[MAXN];
 
     ucx_pin(tls);
     nnodes = count;
@@ -326,6 +327,9 @@ static void cluster_up(int count, const char *tls, const uint8_t *keyseed,
         n->boot.me    = (uint32_t)i;
         n->boot.n     = (uint32_t)count;
         n->boot.table = table;
+        if ((unconnected >> i) & 1) {
+            continue;
+        }
         on_loop(n->loop, ucx_boot_connect, &n->boot);
         assert_int_equal(n->boot.status, PMIX_SUCCESS);
         if (!((unbound >> i) & 1)) {
@@ -333,6 +337,12 @@ static void cluster_up(int count, const char *tls, const uint8_t *keyseed,
             assert_int_equal(n->status, PMIX_SUCCESS);
         }
     }
+}
+
+static void cluster_up(int count, const char *tls, const uint8_t *keyseed,
+                       unsigned lazy, unsigned unbound)
+{
+    cluster_up2(count, tls, keyseed, lazy, unbound, 0);
 }
 
 static void release_kept_job(void *arg)
@@ -933,6 +943,69 @@ static void messages_before_bind_are_held(void **state)
     cluster_down();
 }
 
+typedef struct late_key {
+    node_t *n;
+    uint8_t key[RDP_UCX_KEY_LEN];
+    pmix_status_t st[3];
+} late_key_t;
+
+static void late_key_job(void *arg)
+{
+    late_key_t *k = arg;
+    node_t *n     = k->n;
+
+    k->st[0] = rdp_ucx_tl_set_key(n->boot.tl, k->key, 16);
+    k->st[1] = rdp_ucx_tl_set_key(n->boot.tl, k->key, sizeof(k->key));
+    ucx_boot_connect(&n->boot);
+    k->st[2] = rdp_ucx_tl_set_key(n->boot.tl, k->key, sizeof(k->key));
+    bind_job(n);
+}
+
+/* A host that learns the key with the address table: node 1 is created
+ * with a placeholder key and connects late; what node 0 sent before is
+ * authenticated with the real key then, and node 2's (wrong key) dropped. */
+static void messages_before_connect_wait_for_the_key(void **state)
+{
+    const uint8_t seeds[3] = {1, 77, 5};
+    late_key_t k           = {.n = &nodes[1]};
+    rdp_ucx_tl_stats_t st;
+    smsg_t *m[4];
+    double deadline;
+
+    cluster_up2(3, TLS_TCP, seeds, 0, 1u << 1, 1u << 1);
+    m[0]     = send_one(&nodes[0], 1, 0, 10, 1);
+    m[1]     = send_one(&nodes[0], 1, 1, BIG, 2);
+    m[2]     = send_one(&nodes[2], 1, 0, 10, 1); /* wrong key */
+    m[3]     = send_one(&nodes[0], 1, 2, 0, 0);
+    deadline = rdp_time_now() + UCX_TEST_WAIT;
+    do {
+        st = node_stats(&nodes[1]);
+    } while ((st.unbound_queued < 4) && (rdp_time_now() < deadline));
+    assert_int_equal(st.unbound_queued, 4);
+
+    ucx_test_key(k.key, 1);
+    on_loop(nodes[1].loop, late_key_job, &k);
+    assert_int_equal(k.st[0], PMIX_ERR_BAD_PARAM);
+    assert_int_equal(k.st[1], PMIX_SUCCESS);
+    assert_int_equal(nodes[1].boot.status, PMIX_SUCCESS);
+    assert_int_equal(k.st[2], PMIX_ERR_EXISTS);
+    assert_int_equal(nodes[1].status, PMIX_SUCCESS);
+    assert_int_equal(wait_count(&nodes[1], &nodes[1].ncomplete, 3), 0);
+    for (uint32_t j = 0; j < 3; j++) {
+        check_rec(&nodes[1].recs[j], 0);
+        assert_int_equal(nodes[1].recs[j].hdr.seq, j);
+    }
+    st = node_stats(&nodes[1]);
+    assert_int_equal(st.auth_failed, 1);
+    assert_int_equal(st.delivered, 3);
+    wait_sent(&nodes[0], 3);
+    wait_sent(&nodes[2], 1);
+    for (int j = 0; j < 4; j++) {
+        smsg_free(m[j]);
+    }
+    cluster_down();
+}
+
 typedef struct bad_args {
     node_t *n;
     pmix_status_t st[8];
@@ -1087,6 +1160,7 @@ int main(void)
         cmocka_unit_test(destroyed_peer_is_reported),
         cmocka_unit_test(many_messages_in_flight),
         cmocka_unit_test(messages_before_bind_are_held),
+        cmocka_unit_test(messages_before_connect_wait_for_the_key),
         cmocka_unit_test(bad_arguments_fail_cleanly),
         cmocka_unit_test(unbind_abandons_sends_in_flight),
         cmocka_unit_test(create_turns_hooks_off_without_touching_environ),
