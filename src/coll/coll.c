@@ -64,6 +64,19 @@ typedef struct rx {
     int orphan; /* its owner went away during the fetch */
 } rx_t;
 
+/* A P2P event for the handler: a message, or a peer failure. */
+typedef struct p2p_ev {
+    rdp_list_t link; /* engine->p2p_ready or ->p2p_fetching */
+    rdp_coll_engine_t *engine;
+    int failed; /* a peer failure, not a message */
+    uint32_t peer;
+    uint32_t channel;
+    uint64_t id;
+    pmix_status_t status;
+    uint8_t *buf; /* owned payload */
+    size_t len;
+} p2p_ev_t;
+
 typedef struct early {
     coll_key_t key;
     rdp_list_t msgs;
@@ -73,8 +86,9 @@ typedef struct early {
 typedef struct sreq {
     rdp_list_t link; /* engine->sends */
     rdp_coll_engine_t *engine;
-    coll_t *coll; /* NULL for aborts */
+    coll_t *coll; /* NULL for aborts and P2P messages */
     uint32_t peer;
+    int p2p; /* a P2P message: a failure is reported to the handler */
     uint8_t hdr[RDP_COLL_HDR_LEN];
     size_t iovcnt;
     rdp_iov_t iov[];
@@ -144,6 +158,10 @@ struct rdp_coll_engine {
     rdp_list_t orphans; /* rx_t fetching for nobody */
     rdp_timer_t *defer;
     rdp_coll_engine_stats_t stats;
+    const rdp_coll_p2p_ops_t *p2p_ops;
+    void *p2p_arg;
+    rdp_list_t p2p_ready;    /* p2p_ev_t due for the handler */
+    rdp_list_t p2p_fetching; /* p2p_ev_t whose payload is being fetched */
 };
 
 #define ENGINE_ASSERT_OWNER(_e)             \
@@ -158,6 +176,9 @@ static void coll_free(coll_t *coll);
 static void coll_finish(coll_t *coll, pmix_status_t status,
                         uint32_t failed_peer, int tell_others);
 static void fetch_done(void *arg, pmix_status_t status);
+static void schedule_done(rdp_coll_engine_t *engine);
+static void p2p_queue_failed(rdp_coll_engine_t *engine, uint32_t peer,
+                             pmix_status_t status);
 
 /* ---- small helpers ---- */
 
@@ -390,6 +411,11 @@ static void sreq_done(void *arg, pmix_status_t status)
     coll_t *coll = req->coll;
 
     rdp_list_del(&req->link);
+    if (req->p2p && status != PMIX_SUCCESS) {
+        rdp_log_warn(COLL, "p2p message to %u failed: %s", req->peer,
+                     PMIx_Error_string(status));
+        p2p_queue_failed(req->engine, req->peer, PMIX_ERR_UNREACH);
+    }
     if (coll != NULL) {
         assert(coll->pending_io > 0);
         coll->pending_io--;
@@ -599,9 +625,12 @@ static size_t run_done(rdp_coll_engine_t *engine)
     return ran;
 }
 
+static size_t run_p2p(rdp_coll_engine_t *engine);
+
 static void defer_fired(void *arg)
 {
     run_done(arg);
+    run_p2p(arg);
 }
 
 static void schedule_done(rdp_coll_engine_t *engine)
@@ -997,12 +1026,238 @@ err_nomem:
     return disp;
 }
 
+/* ---- point-to-point messages ---- */
+
+static void p2p_ev_free(p2p_ev_t *ev)
+{
+    rdp_free(ev->buf);
+    rdp_free(ev);
+}
+
+static void p2p_free_list(rdp_list_t *list)
+{
+    rdp_list_t *item;
+
+    while ((item = rdp_list_pop_front(list)) != NULL) {
+        p2p_ev_free(rdp_container_of(item, p2p_ev_t, link));
+    }
+}
+
+static void p2p_ready(rdp_coll_engine_t *engine, p2p_ev_t *ev)
+{
+    rdp_list_push_back(&engine->p2p_ready, &ev->link);
+    schedule_done(engine);
+}
+
+static void p2p_queue_failed(rdp_coll_engine_t *engine, uint32_t peer,
+                             pmix_status_t status)
+{
+    p2p_ev_t *ev;
+
+    if (engine->p2p_ops == NULL) {
+        return;
+    }
+    ev = rdp_calloc(1, sizeof(*ev));
+    if (ev == NULL) {
+        rdp_log_error(COLL, "cannot allocate the failure report of %u", peer);
+        return;
+    }
+    rdp_list_init(&ev->link);
+    ev->engine = engine;
+    ev->failed = 1;
+    ev->peer   = peer;
+    ev->status = status;
+    p2p_ready(engine, ev);
+}
+
+/* Hand due P2P events to the handler. */
+static size_t run_p2p(rdp_coll_engine_t *engine)
+{
+    rdp_list_t *item;
+    size_t ran = 0;
+
+    while ((item = rdp_list_pop_front(&engine->p2p_ready)) != NULL) {
+        p2p_ev_t *ev = rdp_container_of(item, p2p_ev_t, link);
+
+        /* the handler may have been cleared meanwhile */
+        if (engine->p2p_ops != NULL) {
+            if (ev->failed) {
+                engine->p2p_ops->peer_failed(engine->p2p_arg, ev->peer,
+                                             ev->status);
+            } else {
+                engine->stats.p2p_received++;
+                engine->p2p_ops->recv(engine->p2p_arg, ev->peer, ev->channel,
+                                      ev->id, ev->buf, ev->len);
+            }
+            ran++;
+        }
+        p2p_ev_free(ev);
+    }
+    return ran;
+}
+
+static void p2p_fetch_done(void *arg, pmix_status_t status)
+{
+    p2p_ev_t *ev = arg;
+
+    rdp_list_del(&ev->link);
+    if (status != PMIX_SUCCESS) {
+        rdp_log_warn(COLL, "fetching a p2p payload from %u failed: %s",
+                     ev->peer, PMIx_Error_string(status));
+        p2p_ev_free(ev);
+        return;
+    }
+    p2p_ready(ev->engine, ev);
+}
+
+static enum rdp_tl_rx_disp p2p_recv(rdp_coll_engine_t *engine,
+                                    const rdp_coll_hdr_t *h,
+                                    const rdp_tl_rx_t *trx)
+{
+    p2p_ev_t *ev;
+    pmix_status_t status;
+
+    if (engine->p2p_ops == NULL) {
+        rdp_log_debug(COLL, "no p2p handler: dropping a message from %u",
+                      h->sender);
+        engine->stats.dropped++;
+        return RDP_TL_RX_DONE;
+    }
+    ev = rdp_calloc(1, sizeof(*ev));
+    if (ev != NULL && trx->len > 0) {
+        ev->buf = rdp_malloc(trx->len);
+    }
+    if (ev == NULL || (trx->len > 0 && ev->buf == NULL)) {
+        rdp_log_error(COLL, "cannot allocate a %zu-byte p2p message from %u",
+                      trx->len, h->sender);
+        rdp_free(ev);
+        return RDP_TL_RX_DONE;
+    }
+    rdp_list_init(&ev->link);
+    ev->engine  = engine;
+    ev->peer    = h->sender;
+    ev->channel = h->step;
+    ev->id      = h->opid;
+    ev->len     = trx->len;
+    if (trx->kind != RDP_TL_DATA_RNDV || trx->len == 0) {
+        if (trx->len > 0) {
+            memcpy(ev->buf, trx->data, trx->len);
+        }
+        p2p_ready(engine, ev);
+        return RDP_TL_RX_DONE;
+    }
+    rdp_list_push_back(&engine->p2p_fetching, &ev->link);
+    status = engine->ops->fetch(engine->ctx, trx->desc, ev->buf, trx->len,
+                                p2p_fetch_done, ev);
+    if (status == PMIX_OPERATION_SUCCEEDED) {
+        rdp_list_del(&ev->link);
+        p2p_ready(engine, ev);
+    } else if (status != PMIX_SUCCESS) {
+        rdp_log_warn(COLL, "cannot fetch a %zu-byte p2p payload from %u: %s",
+                     trx->len, h->sender, PMIx_Error_string(status));
+        rdp_list_del(&ev->link);
+        p2p_ev_free(ev);
+    }
+    return RDP_TL_RX_KEPT; /* the desc is consumed either way */
+}
+
+void rdp_coll_engine_set_p2p_handler(rdp_coll_engine_t *engine,
+                                     const rdp_coll_p2p_ops_t *ops, void *arg)
+{
+    ENGINE_ASSERT_OWNER(engine);
+    if (ops != NULL && (ops->recv == NULL || ops->peer_failed == NULL)) {
+        rdp_log_error(COLL, "incomplete p2p handler ignored");
+        return;
+    }
+    engine->p2p_ops = ops;
+    engine->p2p_arg = arg;
+}
+
+int rdp_coll_engine_peer_failed(const rdp_coll_engine_t *engine, uint32_t peer)
+{
+    return peer < engine->nuniverse && engine->failed[peer];
+}
+
+pmix_status_t rdp_coll_p2p_send(rdp_coll_engine_t *engine, uint32_t peer,
+                                uint32_t channel, uint64_t id,
+                                const rdp_iov_t *iov, size_t iovcnt)
+{
+    rdp_coll_hdr_t h;
+    uint64_t total = 0;
+    uint8_t *p;
+    sreq_t *req;
+    pmix_status_t status;
+
+    if (engine == NULL || (iov == NULL && iovcnt > 0)) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    ENGINE_ASSERT_OWNER(engine);
+    for (size_t i = 0; i < iovcnt; i++) {
+        if (iov[i].base == NULL && iov[i].len > 0) {
+            return PMIX_ERR_BAD_PARAM;
+        }
+        total += iov[i].len;
+    }
+    if (peer >= engine->nuniverse || peer == engine->me
+        || total > RDP_COLL_P2P_MAX) {
+        rdp_log_error(COLL, "bad p2p message to %u (%llu bytes)", peer,
+                      (unsigned long long)total);
+        return PMIX_ERR_BAD_PARAM;
+    }
+    if (engine->failed[peer]) {
+        return PMIX_ERR_UNREACH;
+    }
+    req = rdp_calloc(1, sizeof(*req) + sizeof(rdp_iov_t) + (size_t)total);
+    if (req == NULL) {
+        rdp_log_error(COLL, "cannot allocate a %llu-byte p2p message",
+                      (unsigned long long)total);
+        return PMIX_ERR_NOMEM;
+    }
+    req->engine = engine;
+    req->peer   = peer;
+    req->p2p    = 1;
+    p           = (uint8_t *)&req->iov[1];
+    for (size_t i = 0; i < iovcnt; i++) {
+        if (iov[i].len > 0) {
+            memcpy(p, iov[i].base, iov[i].len);
+            p += iov[i].len;
+        }
+    }
+    if (total > 0) {
+        req->iov[0].base = &req->iov[1];
+        req->iov[0].len  = (size_t)total;
+        req->iovcnt      = 1;
+    }
+    memset(&h, 0, sizeof(h));
+    h.type   = RDP_COLL_MSG_P2P;
+    h.opid   = id;
+    h.sender = engine->me;
+    h.step   = channel;
+    h.aux    = UINT32_MAX;
+    rdp_coll_hdr_encode(&h, req->hdr);
+    status = sreq_post(req);
+    if (status == PMIX_SUCCESS) {
+        engine->stats.p2p_sent++;
+    } else {
+        rdp_log_warn(COLL, "cannot send a p2p message to %u: %s", peer,
+                     PMIx_Error_string(status));
+    }
+    return status;
+}
+
 /* ---- the transport's upcalls ---- */
 
 /* Header checks that need no collective. */
 static int hdr_sane(const rdp_coll_engine_t *engine, const rdp_coll_hdr_t *h,
                     const rdp_tl_rx_t *trx)
 {
+    if (h->type == RDP_COLL_MSG_P2P) {
+        return h->kind == 0 && h->alg == 0 && h->sig == 0 && h->nparts == 0
+               && h->nblocks == 0 && h->status == 0 && h->flags == 0
+               && h->sender < engine->nuniverse && h->sender != engine->me
+               && (trx->peer == RDP_TL_PEER_UNKNOWN || trx->peer == h->sender)
+               && (uint64_t)trx->len <= RDP_COLL_P2P_MAX;
+    }
     if (h->type != RDP_COLL_MSG_DATA && h->type != RDP_COLL_MSG_ABORT) {
         return 0;
     }
@@ -1055,6 +1310,9 @@ static enum rdp_tl_rx_disp engine_recv(void *arg, const rdp_tl_rx_t *trx)
                      trx->peer == RDP_TL_PEER_UNKNOWN ? -1 : (int)trx->peer);
         engine->stats.dropped++;
         return RDP_TL_RX_DONE;
+    }
+    if (h.type == RDP_COLL_MSG_P2P) {
+        return p2p_recv(engine, &h, trx);
     }
     make_key(&key, h.kind, h.sig, h.opid);
     coll = rdp_hash_get(&engine->colls, &key, sizeof(key));
@@ -1137,6 +1395,7 @@ static void engine_peer_failed(void *arg, uint32_t peer, pmix_status_t status)
     }
     rdp_log_info(COLL, "peer %u failed: %s", peer, PMIx_Error_string(status));
     engine->failed[peer] = 1;
+    p2p_queue_failed(engine, peer, status);
     rdp_list_for_each_safe(coll, tmp, &engine->running, link) {
         if (find_part(coll->parts, coll->n, peer) >= 0) {
             coll_finish(coll, PMIX_ERR_UNREACH, peer, 1);
@@ -1181,6 +1440,8 @@ pmix_status_t rdp_coll_engine_create(const rdp_coll_engine_config_t *cfg,
     rdp_list_init(&engine->zombies);
     rdp_list_init(&engine->sends);
     rdp_list_init(&engine->orphans);
+    rdp_list_init(&engine->p2p_ready);
+    rdp_list_init(&engine->p2p_fetching);
     engine->forced = cfg->alg;
     if (engine->forced == RDP_COLL_ALG_AUTO) {
         status = rdp_coll_alg_from_env(&engine->forced);
@@ -1277,6 +1538,8 @@ void rdp_coll_engine_destroy(rdp_coll_engine_t *engine)
     while ((item = rdp_list_pop_front(&engine->orphans)) != NULL) {
         rx_free_unbound(rdp_container_of(item, rx_t, link));
     }
+    p2p_free_list(&engine->p2p_ready);
+    p2p_free_list(&engine->p2p_fetching);
     free_coll_list_unbound(&engine->running);
     free_coll_list_unbound(&engine->done);
     free_coll_list_unbound(&engine->zombies);
@@ -1317,7 +1580,7 @@ size_t rdp_coll_engine_progress(rdp_coll_engine_t *engine)
             }
         }
     }
-    return run_done(engine);
+    return run_done(engine) + run_p2p(engine);
 }
 
 size_t rdp_coll_engine_active(const rdp_coll_engine_t *engine)

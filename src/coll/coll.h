@@ -95,6 +95,8 @@ typedef struct rdp_coll_engine_stats {
     uint64_t early_bytes;    /**< payload bytes they hold */
     uint64_t early_overflow; /**< messages lost to the bound */
     uint64_t dropped;        /**< malformed, stale or unexpected messages */
+    uint64_t p2p_sent;       /**< P2P messages handed to the transport */
+    uint64_t p2p_received;   /**< P2P messages handed to the handler */
 } rdp_coll_engine_stats_t;
 
 void rdp_coll_engine_get_stats(const rdp_coll_engine_t *engine,
@@ -150,6 +152,54 @@ typedef struct rdp_coll_args {
 pmix_status_t rdp_coll_start(rdp_coll_engine_t *engine,
                              const rdp_coll_args_t *args, rdp_coll_cb_t cb,
                              void *cbarg);
+
+/* ---- point-to-point messages ----
+ *
+ * The engine also carries request/response traffic between two servers
+ * (direct modex) on the same transport binding, as P2P messages: a 32-bit
+ * channel and a 64-bit id chosen by the sender, and an opaque payload of at
+ * most RDP_COLL_P2P_MAX bytes.  Delivery is not ordered; a message is lost
+ * only when its sender or receiver fails, which the handler's peer_failed
+ * reports.  Handlers run like completion callbacks: on the loop (or from
+ * rdp_coll_engine_progress), never inside a transport upcall nor inside
+ * rdp_coll_p2p_send.
+ */
+
+/** Largest P2P payload (a sanity bound, not a protocol one). */
+#define RDP_COLL_P2P_MAX ((uint64_t)1 << 32)
+
+typedef struct rdp_coll_p2p_ops {
+    /** A P2P message from server @a peer; @a data is borrowed for the call
+     * (NULL when @a len is 0). */
+    void (*recv)(void *arg, uint32_t peer, uint32_t channel, uint64_t id,
+                 const void *data, size_t len);
+    /** Server @a peer failed (transport report), or a P2P message to it
+     * could not be delivered; may be reported more than once per peer. */
+    void (*peer_failed)(void *arg, uint32_t peer, pmix_status_t status);
+} rdp_coll_p2p_ops_t;
+
+/**
+ * Set (or with @a ops NULL clear) the P2P handler.  P2P messages that
+ * arrive while none is set are dropped (counted in stats.dropped).
+ * @param [in] ops  borrowed; must stay valid while set
+ */
+void rdp_coll_engine_set_p2p_handler(rdp_coll_engine_t *engine,
+                                     const rdp_coll_p2p_ops_t *ops, void *arg);
+
+/**
+ * Send @a iov[0..iovcnt) gathered into one P2P message to server @a peer.
+ * The bytes are copied before return.  Returns PMIX_SUCCESS (queued; a
+ * later failure is reported through peer_failed), PMIX_ERR_BAD_PARAM
+ * (peer out of range or me, payload too large), PMIX_ERR_UNREACH (peer
+ * known to have failed), PMIX_ERR_NOMEM, or the transport's error.
+ * @param [in] iov  borrowed
+ */
+pmix_status_t rdp_coll_p2p_send(rdp_coll_engine_t *engine, uint32_t peer,
+                                uint32_t channel, uint64_t id,
+                                const rdp_iov_t *iov, size_t iovcnt);
+
+/** True once @a peer was reported failed to this engine. */
+int rdp_coll_engine_peer_failed(const rdp_coll_engine_t *engine, uint32_t peer);
 
 /** The participant signature used in collective keys: a 64-bit hash of the
  * sorted participant list. */

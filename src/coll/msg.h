@@ -20,7 +20,7 @@
  *   28 u32 sender  universe index of the sending server
  *   32 u32 step    schedule step (DATA)
  *   36 u32 nblocks blocks in the payload (DATA)
- *   40 i32 status  why (ABORT), 0 for DATA
+ *   40 i32 status  why (ABORT), 0 for DATA and P2P
  *   44 u32 aux     ABORT: universe index of the failed peer or UINT32_MAX
  *   48 u32 flags   bits 0-1: the sender's size class; others reserved (0),
  *                  ignored by receivers
@@ -36,7 +36,11 @@
 
 enum rdp_coll_msg_type {
     RDP_COLL_MSG_DATA  = 1,
-    RDP_COLL_MSG_ABORT = 2
+    RDP_COLL_MSG_ABORT = 2,
+    /** point-to-point (rdp_coll_p2p_send): kind, alg, sig, nparts,
+     * nblocks, status and flags 0, aux UINT32_MAX, step = channel,
+     * opid = the sender's message id; the payload is opaque */
+    RDP_COLL_MSG_P2P = 3
 };
 
 typedef struct rdp_coll_hdr {

@@ -42,3 +42,13 @@ if HAVE_MPICC
 TESTS += tests/integ/test_mpirun_host.sh
 endif
 EXTRA_DIST += tests/integ/test_mpirun_host.sh
+
+# engine mode (rdpmix.h): M servers on this machine run fences and direct
+# modex between them over UCX
+check_PROGRAMS += tests/integ/engine_host tests/integ/engine_client
+tests_integ_engine_host_SOURCES   = tests/integ/engine_host.c
+tests_integ_engine_host_LDADD     = libpmix.la
+tests_integ_engine_client_SOURCES = tests/integ/engine_client.c
+tests_integ_engine_client_LDADD   = libpmix.la
+TESTS      += tests/integ/test_engine.sh
+EXTRA_DIST += tests/integ/test_engine.sh

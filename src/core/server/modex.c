@@ -617,6 +617,12 @@ void rdp_srv_handle_get(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb)
     }
     rdp_log_trace(SERVER, "%s:%u waits for data of %s:%u", me->proc.nspace,
                   me->proc.rank, nspace, rank);
+    if (!rdp_srv_nspace_is_local(ns, rank) && rdp_srv_engine_active()) {
+        /* engine mode wins over the host's direct_modex (rdpmix.h) */
+        PMIX_INFO_FREE(info, ninfo);
+        rdp_srv_engine_dmodex(nspace, rank);
+        return;
+    }
     if (!rdp_srv_nspace_is_local(ns, rank)
         && rdp_srv.host.direct_modex != NULL) {
         request_from_host(nspace, rank, info, ninfo);
@@ -640,17 +646,17 @@ typedef struct dmodex_api_req {
     void *cbdata;
 } dmodex_api_req_t;
 
-static void dmodex_request_on_loop(void *arg)
+void rdp_srv_modex_serve(const pmix_proc_t *proc,
+                         pmix_dmodex_response_fn_t cbfunc, void *cbdata)
 {
-    dmodex_api_req_t *req = arg;
     rdp_srv_nspace_t *ns =
-        rdp_srv.active ? rdp_srv_nspace_find(req->proc.nspace) : NULL;
+        rdp_srv.active ? rdp_srv_nspace_find(proc->nspace) : NULL;
     rdp_srv_client_t *target;
     waiter_t *w;
     pmix_status_t status;
 
     if (ns == NULL || !ns->registered
-        || !rdp_srv_nspace_is_local(ns, req->proc.rank)) {
+        || !rdp_srv_nspace_is_local(ns, proc->rank)) {
         status = rdp_srv.active ? PMIX_ERR_NOT_FOUND : PMIX_ERR_INIT;
         goto fail;
     }
@@ -659,18 +665,17 @@ static void dmodex_request_on_loop(void *arg)
         status = PMIX_ERR_NOMEM;
         goto fail;
     }
-    PMIX_LOAD_NSPACE(w->nspace, req->proc.nspace);
-    w->rank   = req->proc.rank;
+    PMIX_LOAD_NSPACE(w->nspace, proc->nspace);
+    w->rank   = proc->rank;
     w->kind   = WAIT_DMODEX;
-    w->cbfunc = req->cbfunc;
-    w->cbdata = req->cbdata;
-    if (rdp_kvs_has_rank(rdp_srv.modex, ns->name, req->proc.rank)) {
+    w->cbfunc = cbfunc;
+    w->cbdata = cbdata;
+    if (rdp_kvs_has_rank(rdp_srv.modex, ns->name, proc->rank)) {
         waiter_answer(w, PMIX_SUCCESS);
         waiter_free(w);
-        rdp_free(req);
         return;
     }
-    target = rdp_hash_get_u64(&ns->clients, req->proc.rank);
+    target = rdp_hash_get_u64(&ns->clients, proc->rank);
     if (target != NULL
         && (target->state == RDP_SRV_CLIENT_FINALIZED
             || target->state == RDP_SRV_CLIENT_TERMINATED)) {
@@ -683,11 +688,17 @@ static void dmodex_request_on_loop(void *arg)
         waiter_free(w);
         goto fail;
     }
-    rdp_free(req);
     return;
 
 fail:
-    req->cbfunc(status, NULL, 0, req->cbdata);
+    cbfunc(status, NULL, 0, cbdata);
+}
+
+static void dmodex_request_on_loop(void *arg)
+{
+    dmodex_api_req_t *req = arg;
+
+    rdp_srv_modex_serve(&req->proc, req->cbfunc, req->cbdata);
     rdp_free(req);
 }
 

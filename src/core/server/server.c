@@ -490,6 +490,10 @@ static pmix_status_t server_init_on_loop(void *arg)
     if (status != PMIX_SUCCESS) {
         goto err_identity;
     }
+    status = rdp_srv_engine_init(a->info, a->ninfo);
+    if (status != PMIX_SUCCESS) {
+        goto err_identity;
+    }
     host_component = rdp_strdup(rdp_srv.hostname);
     if (host_component == NULL) {
         status = PMIX_ERR_NOMEM;
@@ -545,6 +549,7 @@ static pmix_status_t server_init_on_loop(void *arg)
 err_dir:
     rmdir(rdp_srv.rendezvous_dir);
 err_identity:
+    rdp_srv_engine_fini();
     free_identity();
 err_tables:
     cleanup_tables();
@@ -596,6 +601,7 @@ static pmix_status_t server_fini_on_loop(void *arg)
     rdp_srv_close_all();
     rdp_srv_coll_cleanup();
     rdp_srv_modex_cleanup();
+    rdp_srv_engine_fini();
     rdp_list_for_each_safe(ns, tmp, &rdp_srv.nspaces, link) {
         rdp_list_del(&ns->link);
         rdp_srv_cleanup_run(ns);

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "coll/tl.h"
 #include "core/common/runtime.h"
 #include "core/ipc/ipc.h"
 #include "core/kvs/kvs.h"
@@ -197,6 +198,9 @@ void rdp_srv_coll_request(rdp_srv_peer_t *peer, uint16_t cmd, uint32_t tag,
 void rdp_srv_coll_client_gone(rdp_srv_client_t *client);
 void rdp_srv_coll_nspace_gone(rdp_srv_nspace_t *ns);
 void rdp_srv_coll_cleanup(void);
+/** The engine finished the inter-server part of fence @a coll_id (after
+ * storing the other servers' data): release its local participants. */
+void rdp_srv_coll_engine_done(uint64_t coll_id, pmix_status_t status);
 
 /** Build the canonical participant list of a collective: sorted by
  * (nspace, rank), duplicates and ranks covered by a WILDCARD removed.
@@ -224,6 +228,41 @@ pmix_status_t rdp_srv_pack_proc_section(const char *nspace, pmix_rank_t rank,
  * for ranks that are not local; returns the number of bundles read. */
 pmix_status_t rdp_srv_store_bundles(const void *data, size_t len);
 void rdp_srv_modex_cleanup(void);
+/** Answer @a cbfunc with the bundle of the remote-visible data of the
+ * local @a proc, now (possibly before returning) or once it commits; with
+ * an error if it is unknown, not local or left.  Loop thread.
+ * @param [in] proc  borrowed; copied */
+void rdp_srv_modex_serve(const pmix_proc_t *proc,
+                         pmix_dmodex_response_fn_t cbfunc, void *cbdata);
+
+/* ---- engine.c: engine mode (rdpmix.h) ---- */
+/** Read RDPMIX_ENGINE / RDPMIX_SERVER_INDEX; with the engine on, create
+ * the UCX worker (server init, loop thread). */
+pmix_status_t rdp_srv_engine_init(const pmix_info_t *info, size_t ninfo);
+/** Destroy the engine and its transport; pending engine fences are
+ * abandoned (their trackers are gone already).  Safe without init. */
+void rdp_srv_engine_fini(void);
+/** True once connected: fences spanning servers and gets of remote ranks
+ * go through the engine. */
+bool rdp_srv_engine_active(void);
+/** Run the inter-server part of fence @a coll_id (all local participants
+ * arrived) over the engine: a barrier, or with @a collect an allgather of
+ * this server's bundle @a data (copied).  @a key is the tracker's key
+ * (signature and sequence number).  On PMIX_SUCCESS,
+ * rdp_srv_coll_engine_done(coll_id, status) runs later, exactly once,
+ * after the other servers' data was stored; on error never. */
+pmix_status_t rdp_srv_engine_fence(uint64_t coll_id, const pmix_proc_t *procs,
+                                   size_t nprocs, const uint8_t *key,
+                                   size_t keylen, bool collect, double timeout,
+                                   const void *data, size_t len);
+/** A GET waits for remote (nspace, rank): ask its server (batched; once
+ * per rank while a request is outstanding).  The answer arrives through
+ * rdp_srv_store_bundles, a failure through rdp_srv_modex_fail. */
+void rdp_srv_engine_dmodex(const char *nspace, pmix_rank_t rank);
+/** Tests: run the engine over transport @a ops / @a ctx (already
+ * connected) as server @a me of @a n, instead of UCX. Loop thread. */
+pmix_status_t rdp_srv_engine_attach(const rdp_tl_ops_t *ops, void *ctx,
+                                    uint32_t me, uint32_t n);
 
 /* ---- fetch.c ---- */
 /** rdp_runtime_fetch of the server role (runtime.h): registered job data

@@ -1,0 +1,946 @@
+/* engine.c - engine mode: fences and direct modex between servers (rdpmix.h) */
+#include "config.h"
+#include "core/server/server_int.h"
+#include "coll/coll.h"
+#include "core/util/alloc.h"
+#include "core/util/log.h"
+#include "ucx/ucx.h"
+
+#include <rdpmix.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+#include <sys/random.h>
+
+/*
+ * In engine mode the servers of a session run the inter-node part of
+ * fences and direct modex themselves, over the collective engine (src/coll)
+ * on the UCX transport (src/ucx).  Server number i hosts the processes
+ * whose registered PMIX_NODEID is i.
+ *
+ * Fences: coll.c hands a fence whose local participants have all arrived
+ * to rdp_srv_engine_fence, which maps every participant to its server and
+ * starts a barrier (no PMIX_COLLECT_DATA) or an allgather of this server's
+ * bundle over the sorted list of those servers.  The operation id hashes
+ * the tracker key (operation, canonical participants, sequence number), so
+ * every server derives the same id and parallel fences never collide.
+ *
+ * Direct modex: a GET for a remote rank without its data sends a request
+ * to the rank's server on the P2P channel; requests queued during one loop
+ * iteration travel together, one message per server.  The owner answers
+ * each rank once it has committed (a modex waiter, like a local GET), with
+ * the bundle of its remote-visible data.  A failed server fails the
+ * requests waiting on it.
+ *
+ * Everything here belongs to the loop thread.
+ */
+
+enum {
+    CH_DMDX_REQ = 1, /* u32 n, n x (string nspace, u32 rank) */
+    CH_DMDX_RSP = 2  /* u32 n, n x (string nspace, u32 rank, i32 status,
+                        u64 len, len bytes of bundle) */
+};
+
+typedef struct batch {
+    rdp_buf_t buf; /* entries */
+    uint32_t count;
+} batch_t;
+
+/* A fence running in the engine. */
+typedef struct efence {
+    rdp_list_t link; /* eng.fences */
+    uint64_t coll_id;
+    uint64_t setkey; /* hash of the participant set (size class memory) */
+    uint64_t seq;
+    uint32_t nservers;
+} efence_t;
+
+/* Size of the last allgather result over one participant set. */
+typedef struct sizemem {
+    uint64_t seq;
+    uint64_t total;
+} sizemem_t;
+
+/* A request of another server waiting for a local rank's commit. */
+typedef struct serve_req {
+    uint32_t peer;
+    pmix_proc_t proc;
+} serve_req_t;
+
+typedef struct engine_state {
+    bool wanted;         /* RDPMIX_ENGINE at init */
+    uint32_t index_hint; /* RDPMIX_SERVER_INDEX, UINT32_MAX: none */
+    rdp_ucx_tl_t *tl;
+    /* the transport the engine runs over (UCX, or a test's) */
+    const rdp_tl_ops_t *tl_ops;
+    void *tl_ctx;
+    rdp_coll_engine_t *coll;
+    uint32_t me;
+    uint32_t n;
+    bool connected;
+    rdp_list_t fences;  /* efence_t */
+    rdp_hash_t sizes;   /* setkey (u64) -> sizemem_t */
+    rdp_hash_t dm_out;  /* "nspace\0rank" -> (void *)(server + 1) */
+    batch_t *reqs;      /* per server: requests to send */
+    batch_t *rsps;      /* per server: answers to send */
+    rdp_timer_t *flush; /* sends the batches */
+    uint64_t next_msg_id;
+} engine_state_t;
+
+static engine_state_t eng = {.index_hint = UINT32_MAX};
+
+static void p2p_recv(void *arg, uint32_t peer, uint32_t channel, uint64_t id,
+                     const void *data, size_t len);
+static void p2p_peer_failed(void *arg, uint32_t peer, pmix_status_t status);
+
+static const rdp_coll_p2p_ops_t p2p_ops = {
+    .recv        = p2p_recv,
+    .peer_failed = p2p_peer_failed,
+};
+
+/* ---- small helpers ---- */
+
+static uint64_t fnv1a(uint64_t h, const void *data, size_t len)
+{
+    const uint8_t *p = data;
+
+    for (size_t i = 0; i < len; i++) {
+        h = (h ^ p[i]) * 1099511628211ULL;
+    }
+    return h;
+}
+
+static uint64_t mix(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    return h;
+}
+
+/* Server number of (ns, rank) from its registered PMIX_NODEID. */
+static bool server_of(rdp_srv_nspace_t *ns, pmix_rank_t rank, uint32_t *srv_p)
+{
+    const pmix_value_t *v =
+        rdp_kvs_peek(ns->info, RDP_SRV_KVS_JOB, rank, PMIX_NODEID);
+    uint64_t id;
+
+    if (v == NULL || !rdp_srv_value_to_u64(v, &id) || id >= eng.n) {
+        return false;
+    }
+    *srv_p = (uint32_t)id;
+    return true;
+}
+
+bool rdp_srv_engine_active(void)
+{
+    return eng.connected;
+}
+
+/* ---- batches ---- */
+
+static void batches_free(batch_t *b)
+{
+    if (b == NULL) {
+        return;
+    }
+    for (uint32_t i = 0; i < eng.n; i++) {
+        rdp_buf_cleanup(&b[i].buf);
+    }
+    rdp_free(b);
+}
+
+static void flush_soon(void)
+{
+    if (eng.flush != NULL) {
+        rdp_timer_start(eng.flush, 0);
+    }
+}
+
+/* Parse one request entry. */
+static pmix_status_t unpack_req_entry(rdp_rbuf_t *rb, pmix_proc_t *proc)
+{
+    uint32_t rank;
+    pmix_status_t status;
+
+    memset(proc, 0, sizeof(*proc));
+    status = rdp_unpack_string_into(rb, proc->nspace, sizeof(proc->nspace));
+    if (status == PMIX_SUCCESS) {
+        status = rdp_unpack_u32(rb, &rank);
+    }
+    if (status == PMIX_SUCCESS) {
+        proc->rank = rank;
+    }
+    return status;
+}
+
+/* Forget an outstanding request and fail its waiters. */
+static void dm_fail(const char *nspace, pmix_rank_t rank, pmix_status_t status)
+{
+    char key[RDP_SRV_RANK_KEY_MAX];
+    size_t keylen = rdp_srv_rank_key(nspace, rank, key);
+
+    rdp_hash_remove(&eng.dm_out, key, keylen);
+    rdp_srv_modex_fail(nspace, rank, status);
+}
+
+static void send_batch(uint32_t peer, uint32_t channel, batch_t *b)
+{
+    rdp_buf_t msg;
+    rdp_iov_t iov[2];
+    pmix_status_t status;
+
+    rdp_buf_init(&msg);
+    status = rdp_pack_u32(&msg, b->count);
+    if (status == PMIX_SUCCESS) {
+        iov[0].base = msg.data;
+        iov[0].len  = msg.size;
+        iov[1].base = b->buf.data;
+        iov[1].len  = b->buf.size;
+        status = rdp_coll_p2p_send(eng.coll, peer, channel, ++eng.next_msg_id,
+                                   iov, 2);
+    }
+    rdp_buf_cleanup(&msg);
+    if (status != PMIX_SUCCESS && channel == CH_DMDX_REQ) {
+        rdp_rbuf_t rb;
+
+        rdp_log_warn(SERVER, "cannot ask server %u for %u ranks' data: %s",
+                     peer, b->count, PMIx_Error_string(status));
+        rdp_rbuf_init(&rb, b->buf.data, b->buf.size);
+        for (uint32_t i = 0; i < b->count; i++) {
+            pmix_proc_t proc;
+
+            if (unpack_req_entry(&rb, &proc) != PMIX_SUCCESS) {
+                break;
+            }
+            dm_fail(proc.nspace, proc.rank,
+                    status == PMIX_ERR_NOMEM ? status : PMIX_ERR_UNREACH);
+        }
+    } else if (status != PMIX_SUCCESS) {
+        rdp_log_warn(SERVER, "cannot answer server %u: %s", peer,
+                     PMIx_Error_string(status));
+    }
+    b->count    = 0;
+    b->buf.size = 0;
+}
+
+static void flush_fired(void *arg)
+{
+    if (!eng.connected) {
+        return;
+    }
+    for (uint32_t s = 0; s < eng.n; s++) {
+        if (eng.reqs[s].count > 0) {
+            send_batch(s, CH_DMDX_REQ, &eng.reqs[s]);
+        }
+        if (eng.rsps[s].count > 0) {
+            send_batch(s, CH_DMDX_RSP, &eng.rsps[s]);
+        }
+    }
+}
+
+/* ---- direct modex: the requesting side ---- */
+
+void rdp_srv_engine_dmodex(const char *nspace, pmix_rank_t rank)
+{
+    char key[RDP_SRV_RANK_KEY_MAX];
+    size_t keylen        = rdp_srv_rank_key(nspace, rank, key);
+    rdp_srv_nspace_t *ns = rdp_srv_nspace_find(nspace);
+    uint32_t srv;
+    batch_t *b;
+    size_t mark;
+    pmix_status_t status;
+
+    RDP_ASSERT_ON_LOOP(rdp_rt.loop);
+    if (!eng.connected || ns == NULL
+        || rdp_hash_get(&eng.dm_out, key, keylen) != NULL) {
+        return;
+    }
+    if (!server_of(ns, rank, &srv)) {
+        /* the data may still come with a fence that collects it */
+        rdp_log_debug(SERVER, "no server known for %s:%u: waiting", nspace,
+                      rank);
+        return;
+    }
+    if (srv == eng.me) {
+        return; /* ours: it comes with the rank's commit */
+    }
+    if (rdp_coll_engine_peer_failed(eng.coll, srv)) {
+        rdp_srv_modex_fail(nspace, rank, PMIX_ERR_UNREACH);
+        return;
+    }
+    b      = &eng.reqs[srv];
+    mark   = b->buf.size;
+    status = rdp_pack_string(&b->buf, nspace);
+    if (status == PMIX_SUCCESS) {
+        status = rdp_pack_u32(&b->buf, rank);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_hash_set(&eng.dm_out, key, keylen,
+                              (void *)(uintptr_t)(srv + 1), NULL);
+    }
+    if (status != PMIX_SUCCESS) {
+        b->buf.size = mark;
+        rdp_srv_modex_fail(nspace, rank, status);
+        return;
+    }
+    b->count++;
+    rdp_log_trace(SERVER, "asking server %u for the data of %s:%u", srv, nspace,
+                  rank);
+    flush_soon();
+}
+
+static void handle_responses(uint32_t peer, rdp_rbuf_t *rb)
+{
+    uint32_t count;
+    pmix_status_t status = rdp_unpack_u32(rb, &count);
+
+    for (uint32_t i = 0; status == PMIX_SUCCESS && i < count; i++) {
+        pmix_proc_t proc;
+        int32_t st   = 0;
+        uint64_t len = 0;
+        char key[RDP_SRV_RANK_KEY_MAX];
+        size_t keylen;
+
+        status = unpack_req_entry(rb, &proc);
+        if (status == PMIX_SUCCESS) {
+            status = rdp_unpack_i32(rb, &st);
+        }
+        if (status == PMIX_SUCCESS) {
+            status = rdp_unpack_u64(rb, &len);
+        }
+        if (status == PMIX_SUCCESS && len > rb->left) {
+            status = PMIX_ERR_UNPACK_FAILURE;
+        }
+        if (status != PMIX_SUCCESS) {
+            break;
+        }
+        keylen = rdp_srv_rank_key(proc.nspace, proc.rank, key);
+        if ((uintptr_t)rdp_hash_get(&eng.dm_out, key, keylen) != peer + 1) {
+            /* not asked of this server: ignore, but skip the bytes */
+            rdp_log_debug(SERVER, "unrequested data of %s:%u from server %u",
+                          proc.nspace, proc.rank, peer);
+            rb->ptr += len;
+            rb->left -= len;
+            continue;
+        }
+        rdp_hash_remove(&eng.dm_out, key, keylen);
+        if (st == PMIX_SUCCESS && len > 0) {
+            st = rdp_srv_store_bundles(rb->ptr, (size_t)len);
+        }
+        rb->ptr += len;
+        rb->left -= len;
+        if (st == PMIX_SUCCESS
+            && !rdp_kvs_has_rank(rdp_srv.modex, proc.nspace, proc.rank)) {
+            st = PMIX_ERR_NOT_FOUND;
+        }
+        if (st != PMIX_SUCCESS) {
+            rdp_srv_modex_fail(proc.nspace, proc.rank,
+                               st < 0 ? st : PMIX_ERR_NOT_FOUND);
+        }
+    }
+    if (status != PMIX_SUCCESS || rb->left != 0) {
+        rdp_log_error(SERVER, "malformed direct modex answer from server %u",
+                      peer);
+    }
+}
+
+/* ---- direct modex: the owning side ---- */
+
+/* pmix_dmodex_response_fn_t of rdp_srv_modex_serve */
+static void serve_done(pmix_status_t status, char *data, size_t ndata,
+                       void *cbdata)
+{
+    serve_req_t *req = cbdata;
+    batch_t *b;
+    size_t mark;
+    pmix_status_t st;
+
+    if (!eng.connected || req->peer >= eng.n) {
+        rdp_free(req);
+        return;
+    }
+    b    = &eng.rsps[req->peer];
+    mark = b->buf.size;
+    if (status != PMIX_SUCCESS) {
+        ndata = 0;
+    }
+    st = rdp_pack_string(&b->buf, req->proc.nspace);
+    if (st == PMIX_SUCCESS) {
+        st = rdp_pack_u32(&b->buf, req->proc.rank);
+    }
+    if (st == PMIX_SUCCESS) {
+        st = rdp_pack_i32(&b->buf, status);
+    }
+    if (st == PMIX_SUCCESS) {
+        st = rdp_pack_u64(&b->buf, ndata);
+    }
+    if (st == PMIX_SUCCESS && ndata > 0) {
+        st = rdp_buf_append(&b->buf, data, ndata);
+    }
+    if (st != PMIX_SUCCESS) {
+        rdp_log_error(SERVER, "cannot answer server %u for %s:%u: %s",
+                      req->peer, req->proc.nspace, req->proc.rank,
+                      PMIx_Error_string(st));
+        b->buf.size = mark;
+    } else {
+        b->count++;
+        flush_soon();
+    }
+    rdp_free(req);
+}
+
+static void handle_requests(uint32_t peer, rdp_rbuf_t *rb)
+{
+    uint32_t count;
+    pmix_status_t status = rdp_unpack_u32(rb, &count);
+
+    for (uint32_t i = 0; status == PMIX_SUCCESS && i < count; i++) {
+        serve_req_t *req = rdp_calloc(1, sizeof(*req));
+        rdp_srv_nspace_t *ns;
+
+        if (req == NULL) {
+            rdp_log_error(SERVER, "out of memory serving server %u", peer);
+            return;
+        }
+        status = unpack_req_entry(rb, &req->proc);
+        if (status != PMIX_SUCCESS || req->proc.rank >= PMIX_RANK_VALID) {
+            rdp_free(req);
+            status = PMIX_ERR_UNPACK_FAILURE;
+            break;
+        }
+        req->peer = peer;
+        ns        = rdp_srv_nspace_find(req->proc.nspace);
+        if (ns != NULL && ns->registered
+            && !rdp_srv_nspace_is_local(ns, req->proc.rank)) {
+            rdp_log_warn(SERVER,
+                         "server %u asked here for %s:%u, which "
+                         "is not on this node",
+                         peer, req->proc.nspace, req->proc.rank);
+            serve_done(PMIX_ERR_NOT_FOUND, NULL, 0, req);
+            continue;
+        }
+        /* answers now or once the rank commits */
+        rdp_srv_modex_serve(&req->proc, serve_done, req);
+    }
+    if (status != PMIX_SUCCESS || rb->left != 0) {
+        rdp_log_error(SERVER, "malformed direct modex request from server %u",
+                      peer);
+    }
+}
+
+static void p2p_recv(void *arg, uint32_t peer, uint32_t channel, uint64_t id,
+                     const void *data, size_t len)
+{
+    rdp_rbuf_t rb;
+
+    if (!rdp_srv.active) {
+        return;
+    }
+    rdp_rbuf_init(&rb, data, len);
+    switch (channel) {
+    case CH_DMDX_REQ:
+        handle_requests(peer, &rb);
+        break;
+    case CH_DMDX_RSP:
+        handle_responses(peer, &rb);
+        break;
+    default:
+        rdp_log_warn(SERVER,
+                     "dropping a message on unknown channel %u from "
+                     "server %u",
+                     channel, peer);
+        break;
+    }
+}
+
+static void p2p_peer_failed(void *arg, uint32_t peer, pmix_status_t status)
+{
+    rdp_hash_entry_t *ent;
+    char(*keys)[RDP_SRV_RANK_KEY_MAX];
+    size_t i, n = 0;
+
+    rdp_log_warn(SERVER, "server %u failed: %s", peer,
+                 PMIx_Error_string(status));
+    keys = rdp_calloc(eng.dm_out.count + 1, sizeof(*keys));
+    if (keys == NULL) {
+        rdp_log_error(SERVER, "out of memory failing requests to server %u",
+                      peer);
+        return;
+    }
+    rdp_hash_for_each(ent, &eng.dm_out, i) {
+        if ((uintptr_t)ent->value == peer + 1
+            && ent->keylen <= RDP_SRV_RANK_KEY_MAX) {
+            memcpy(keys[n++], ent->key, ent->keylen);
+        }
+    }
+    for (i = 0; i < n; i++) {
+        pmix_rank_t rank;
+        size_t len = strnlen(keys[i], PMIX_MAX_NSLEN);
+
+        memcpy(&rank, keys[i] + len + 1, sizeof(rank));
+        dm_fail(keys[i], rank, PMIX_ERR_UNREACH);
+    }
+    rdp_free(keys);
+}
+
+/* ---- fences ---- */
+
+static void fence_done(const rdp_coll_result_t *res, void *arg)
+{
+    efence_t *f          = arg;
+    pmix_status_t status = res->status;
+    uint64_t total       = 0;
+
+    rdp_list_del(&f->link);
+    if (status == PMIX_SUCCESS && res->kind == RDP_COLL_ALLGATHER) {
+        for (uint32_t i = 0; i < res->nblocks; i++) {
+            total += res->blocks[i].len;
+            if (res->blocks[i].origin == eng.me || res->blocks[i].len == 0) {
+                continue;
+            }
+            status = rdp_srv_store_bundles(res->blocks[i].data,
+                                           (size_t)res->blocks[i].len);
+            if (status != PMIX_SUCCESS) {
+                rdp_log_error(SERVER, "fence data from server %u is malformed",
+                              res->blocks[i].origin);
+                break;
+            }
+        }
+        if (status == PMIX_SUCCESS) {
+            sizemem_t *sm = rdp_hash_get_u64(&eng.sizes, f->setkey);
+
+            if (sm == NULL) {
+                sm = rdp_calloc(1, sizeof(*sm));
+                if (sm != NULL
+                    && rdp_hash_set_u64(&eng.sizes, f->setkey, sm, NULL)
+                           != PMIX_SUCCESS) {
+                    rdp_free(sm);
+                    sm = NULL;
+                }
+            }
+            if (sm != NULL) {
+                sm->seq   = f->seq;
+                sm->total = total;
+            }
+        }
+    } else if (status != PMIX_SUCCESS) {
+        rdp_log_warn(SERVER,
+                     "engine fence %" PRIu64 " over %u servers failed"
+                     "%s%.0u: %s",
+                     f->coll_id, f->nservers,
+                     res->failed_peer != UINT32_MAX ? " at server " : "",
+                     res->failed_peer != UINT32_MAX ? res->failed_peer : 0,
+                     PMIx_Error_string(status));
+    }
+    rdp_srv_coll_engine_done(f->coll_id, status);
+    rdp_free(f);
+}
+
+/* The sorted servers of the participants; *n_p of them. */
+static pmix_status_t fence_servers(const pmix_proc_t *procs, size_t nprocs,
+                                   uint32_t **srv_p, uint32_t *n_p)
+{
+    uint8_t *in = rdp_calloc(eng.n, 1);
+    uint32_t *srv, n = 0;
+
+    if (in == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < nprocs; i++) {
+        rdp_srv_nspace_t *ns = rdp_srv_nspace_find(procs[i].nspace);
+        pmix_rank_t lo = procs[i].rank, hi = procs[i].rank;
+
+        if (ns == NULL) {
+            rdp_free(in);
+            return PMIX_ERR_NOT_FOUND;
+        }
+        if (lo == PMIX_RANK_WILDCARD) {
+            if (ns->size == 0) {
+                rdp_log_error(SERVER, "fence over %s:* without a job size",
+                              ns->name);
+                rdp_free(in);
+                return PMIX_ERR_BAD_PARAM;
+            }
+            lo = 0;
+            hi = ns->size - 1;
+        }
+        for (pmix_rank_t r = lo; r <= hi; r++) {
+            uint32_t s;
+
+            if (!server_of(ns, r, &s)) {
+                rdp_log_error(SERVER,
+                              "fence: %s:%u has no valid %s (0..%u): "
+                              "cannot tell its server",
+                              ns->name, r, PMIX_NODEID, eng.n - 1);
+                rdp_free(in);
+                return PMIX_ERR_BAD_PARAM;
+            }
+            in[s] = 1;
+        }
+    }
+    if (!in[eng.me]) {
+        rdp_log_error(SERVER,
+                      "fence: no participant has %s %u (this "
+                      "server), yet some are local",
+                      PMIX_NODEID, eng.me);
+        rdp_free(in);
+        return PMIX_ERR_BAD_PARAM;
+    }
+    srv = rdp_malloc(eng.n * sizeof(*srv));
+    if (srv == NULL) {
+        rdp_free(in);
+        return PMIX_ERR_NOMEM;
+    }
+    for (uint32_t s = 0; s < eng.n; s++) {
+        if (in[s]) {
+            srv[n++] = s;
+        }
+    }
+    rdp_free(in);
+    *srv_p = srv;
+    *n_p   = n;
+    return PMIX_SUCCESS;
+}
+
+pmix_status_t rdp_srv_engine_fence(uint64_t coll_id, const pmix_proc_t *procs,
+                                   size_t nprocs, const uint8_t *key,
+                                   size_t keylen, bool collect, double timeout,
+                                   const void *data, size_t len)
+{
+    rdp_coll_args_t args;
+    uint32_t *servers = NULL, nservers = 0;
+    efence_t *f;
+    uint64_t seq = 0;
+    sizemem_t *sm;
+    pmix_status_t status;
+
+    RDP_ASSERT_ON_LOOP(rdp_rt.loop);
+    if (!eng.connected || keylen < sizeof(seq)) {
+        return PMIX_ERR_INIT;
+    }
+    status = fence_servers(procs, nprocs, &servers, &nservers);
+    if (status != PMIX_SUCCESS) {
+        return status;
+    }
+    f = rdp_calloc(1, sizeof(*f));
+    if (f == NULL) {
+        rdp_free(servers);
+        return PMIX_ERR_NOMEM;
+    }
+    /* the key ends with the sequence number (coll.c, next_key) */
+    memcpy(&seq, key + keylen - sizeof(seq), sizeof(seq));
+    f->coll_id  = coll_id;
+    f->seq      = seq;
+    f->setkey   = mix(fnv1a(1469598103934665603ULL, key, keylen - sizeof(seq)));
+    f->nservers = nservers;
+    memset(&args, 0, sizeof(args));
+    args.kind    = collect ? RDP_COLL_ALLGATHER : RDP_COLL_BARRIER;
+    args.opid    = mix(f->setkey ^ mix(seq));
+    args.parts   = servers;
+    args.nparts  = nservers;
+    args.data    = collect ? data : NULL;
+    args.len     = collect ? len : 0;
+    args.timeout = timeout;
+    sm           = rdp_hash_get_u64(&eng.sizes, f->setkey);
+    if (collect && sm != NULL && sm->seq + 1 == seq) {
+        args.size_class = rdp_coll_size_class_of(sm->total, nservers);
+    }
+    rdp_list_push_back(&eng.fences, &f->link);
+    status = rdp_coll_start(eng.coll, &args, fence_done, f);
+    rdp_free(servers);
+    if (status != PMIX_SUCCESS) {
+        rdp_list_del(&f->link);
+        rdp_free(f);
+        rdp_log_error(SERVER, "cannot start an engine fence: %s",
+                      PMIx_Error_string(status));
+        return status;
+    }
+    rdp_log_debug(SERVER,
+                  "fence %" PRIu64 ": engine %s over %u servers (seq %" PRIu64
+                  ", %zu bytes here)",
+                  coll_id, collect ? "allgather" : "barrier", nservers, seq,
+                  collect ? len : (size_t)0);
+    return PMIX_SUCCESS;
+}
+
+/* ---- lifetime ---- */
+
+pmix_status_t rdp_srv_engine_init(const pmix_info_t *info, size_t ninfo)
+{
+    rdp_ucx_params_t params;
+    uint8_t placeholder[RDP_UCX_KEY_LEN];
+    pmix_status_t status;
+
+    RDP_ASSERT_ON_LOOP(rdp_rt.loop);
+    eng.wanted     = false;
+    eng.index_hint = UINT32_MAX;
+    for (size_t i = 0; i < ninfo; i++) {
+        uint64_t u;
+
+        if (PMIX_CHECK_KEY(&info[i], RDPMIX_ENGINE)) {
+            eng.wanted = PMIX_INFO_TRUE(&info[i]);
+        } else if (PMIX_CHECK_KEY(&info[i], RDPMIX_SERVER_INDEX)) {
+            if (!rdp_srv_value_to_u64(&info[i].value, &u) || u >= UINT32_MAX) {
+                rdp_log_error(SERVER, "invalid %s at init",
+                              RDPMIX_SERVER_INDEX);
+                return PMIX_ERR_BAD_PARAM;
+            }
+            eng.index_hint = (uint32_t)u;
+        }
+    }
+    if (!eng.wanted) {
+        return PMIX_SUCCESS;
+    }
+    /* the real key comes with rdpmix_engine_connect; until then nothing
+     * is accepted (the transport holds early messages unverified) */
+    if (getrandom(placeholder, sizeof(placeholder), 0)
+        != (ssize_t)sizeof(placeholder)) {
+        rdp_log_error(SERVER, "getrandom failed: %m");
+        return PMIX_ERR_NOT_AVAILABLE;
+    }
+    memset(&params, 0, sizeof(params));
+    params.key     = placeholder;
+    params.key_len = sizeof(placeholder);
+    params.name    = rdp_srv.hostname;
+    status         = rdp_ucx_tl_create(rdp_rt.loop, &params, &eng.tl);
+    explicit_bzero(placeholder, sizeof(placeholder));
+    if (status != PMIX_SUCCESS) {
+        rdp_log_error(SERVER, "cannot create the engine's UCX worker: %s",
+                      PMIx_Error_string(status));
+        eng.tl = NULL;
+        return status;
+    }
+    eng.tl_ops = rdp_ucx_tl_ops();
+    eng.tl_ctx = rdp_ucx_tl_ctx(eng.tl);
+    return PMIX_SUCCESS;
+}
+
+void rdp_srv_engine_fini(void)
+{
+    rdp_list_t *item;
+
+    if (eng.coll != NULL) {
+        rdp_coll_engine_set_p2p_handler(eng.coll, NULL, NULL);
+        rdp_coll_engine_destroy(eng.coll);
+    }
+    rdp_ucx_tl_destroy(eng.tl);
+    rdp_timer_destroy(eng.flush);
+    if (eng.connected) {
+        rdp_hash_entry_t *ent;
+        size_t i;
+
+        /* abandoned collectives never call back */
+        while ((item = rdp_list_pop_front(&eng.fences)) != NULL) {
+            rdp_free(rdp_container_of(item, efence_t, link));
+        }
+        rdp_hash_for_each(ent, &eng.sizes, i) {
+            rdp_free(ent->value);
+        }
+        rdp_hash_cleanup(&eng.sizes);
+        rdp_hash_cleanup(&eng.dm_out);
+    }
+    batches_free(eng.reqs);
+    batches_free(eng.rsps);
+    memset(&eng, 0, sizeof(eng));
+    eng.index_hint = UINT32_MAX;
+}
+
+/* Create the engine over the transport of eng.tl_ops/tl_ctx. */
+static pmix_status_t engine_start(uint32_t me, uint32_t n)
+{
+    rdp_coll_engine_config_t cfg;
+    pmix_status_t status;
+
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.tl_ops    = eng.tl_ops;
+    cfg.tl_ctx    = eng.tl_ctx;
+    cfg.nuniverse = n;
+    cfg.me        = me;
+    cfg.loop      = rdp_rt.loop;
+    rdp_list_init(&eng.fences);
+    eng.me   = me;
+    eng.n    = n;
+    eng.reqs = rdp_calloc(n, sizeof(*eng.reqs));
+    eng.rsps = rdp_calloc(n, sizeof(*eng.rsps));
+    if (eng.reqs == NULL || eng.rsps == NULL) {
+        status = PMIX_ERR_NOMEM;
+        goto err_batches;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        rdp_buf_init(&eng.reqs[i].buf);
+        rdp_buf_init(&eng.rsps[i].buf);
+    }
+    status = rdp_timer_create(rdp_rt.loop, flush_fired, NULL, &eng.flush);
+    if (status != PMIX_SUCCESS) {
+        goto err_batches;
+    }
+    status = rdp_hash_init(&eng.sizes, 0);
+    if (status != PMIX_SUCCESS) {
+        goto err_timer;
+    }
+    status = rdp_hash_init(&eng.dm_out, 0);
+    if (status != PMIX_SUCCESS) {
+        goto err_sizes;
+    }
+    status = rdp_coll_engine_create(&cfg, &eng.coll);
+    if (status != PMIX_SUCCESS) {
+        goto err_dm_out;
+    }
+    rdp_coll_engine_set_p2p_handler(eng.coll, &p2p_ops, NULL);
+    eng.connected = true;
+    return PMIX_SUCCESS;
+
+err_dm_out:
+    rdp_hash_cleanup(&eng.dm_out);
+err_sizes:
+    rdp_hash_cleanup(&eng.sizes);
+err_timer:
+    rdp_timer_destroy(eng.flush);
+    eng.flush = NULL;
+err_batches:
+    batches_free(eng.reqs);
+    batches_free(eng.rsps);
+    eng.reqs = NULL;
+    eng.rsps = NULL;
+    eng.coll = NULL;
+    return status;
+}
+
+pmix_status_t rdp_srv_engine_attach(const rdp_tl_ops_t *ops, void *ctx,
+                                    uint32_t me, uint32_t n)
+{
+    RDP_ASSERT_ON_LOOP(rdp_rt.loop);
+    if (ops == NULL || n == 0 || me >= n) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    if (!rdp_srv.active || eng.connected || eng.tl != NULL) {
+        return PMIX_ERR_INIT;
+    }
+    eng.tl_ops = ops;
+    eng.tl_ctx = ctx;
+    return engine_start(me, n);
+}
+
+/* ---- rdpmix.h ---- */
+
+typedef struct addr_args {
+    pmix_byte_object_t *addr;
+} addr_args_t;
+
+static pmix_status_t address_on_loop(void *arg)
+{
+    addr_args_t *a = arg;
+    const void *bytes;
+    size_t len;
+    pmix_status_t status;
+
+    if (!rdp_srv.active || eng.tl == NULL) {
+        return PMIX_ERR_INIT;
+    }
+    status = rdp_ucx_tl_address(eng.tl, &bytes, &len);
+    if (status != PMIX_SUCCESS) {
+        return status;
+    }
+    /* the caller frees it with free() */
+    a->addr->bytes = malloc(len);
+    if (a->addr->bytes == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    memcpy(a->addr->bytes, bytes, len);
+    a->addr->size = len;
+    return PMIX_SUCCESS;
+}
+
+pmix_status_t rdpmix_engine_address(pmix_byte_object_t *addr)
+{
+    addr_args_t a = {addr};
+
+    if (addr == NULL) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    if (!rdp_srv_initialized()) {
+        return PMIX_ERR_INIT;
+    }
+    return rdp_runtime_call_sync(address_on_loop, &a);
+}
+
+typedef struct connect_args {
+    uint32_t me;
+    uint32_t n;
+    const pmix_byte_object_t *addrs;
+    const pmix_byte_object_t *key;
+} connect_args_t;
+
+static pmix_status_t connect_on_loop(void *arg)
+{
+    connect_args_t *a = arg;
+    rdp_iov_t *table;
+    pmix_status_t status;
+
+    if (!rdp_srv.active || eng.tl == NULL) {
+        return PMIX_ERR_INIT;
+    }
+    if (eng.connected) {
+        rdp_log_error(SERVER, "rdpmix_engine_connect: already connected");
+        return PMIX_ERR_BAD_PARAM;
+    }
+    if (eng.index_hint != UINT32_MAX && eng.index_hint != a->me) {
+        rdp_log_error(SERVER,
+                      "rdpmix_engine_connect: server number %u, but %s "
+                      "was %u at init",
+                      a->me, RDPMIX_SERVER_INDEX, eng.index_hint);
+        return PMIX_ERR_BAD_PARAM;
+    }
+    table = rdp_calloc(a->n, sizeof(*table));
+    if (table == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    for (uint32_t i = 0; i < a->n; i++) {
+        table[i].base = a->addrs[i].bytes;
+        table[i].len  = a->addrs[i].size;
+    }
+    status = rdp_ucx_tl_set_key(eng.tl, (const uint8_t *)a->key->bytes,
+                                a->key->size);
+    if (status == PMIX_SUCCESS) {
+        status = rdp_ucx_tl_connect(eng.tl, a->me, a->n, table);
+    }
+    rdp_free(table);
+    if (status == PMIX_SUCCESS) {
+        status = engine_start(a->me, a->n);
+    }
+    if (status != PMIX_SUCCESS) {
+        rdp_log_error(SERVER, "engine connect (server %u of %u) failed: %s",
+                      a->me, a->n, PMIx_Error_string(status));
+        /* a transport that connected cannot be connected again: only a
+         * new server can retry */
+        return status == PMIX_ERR_BAD_PARAM || status == PMIX_ERR_NOMEM
+                       || status == PMIX_ERR_INIT
+                   ? status
+                   : PMIX_ERR_UNREACH;
+    }
+    rdp_log_info(SERVER, "engine connected: server %u of %u", a->me, a->n);
+    return PMIX_SUCCESS;
+}
+
+pmix_status_t rdpmix_engine_connect(uint32_t my_index, uint32_t nservers,
+                                    const pmix_byte_object_t addrs[],
+                                    const pmix_byte_object_t *key)
+{
+    connect_args_t a = {my_index, nservers, addrs, key};
+
+    if (nservers == 0 || my_index >= nservers || addrs == NULL || key == NULL
+        || key->bytes == NULL || key->size != RDPMIX_SESSION_KEY_LEN) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    for (uint32_t i = 0; i < nservers; i++) {
+        if (i != my_index && (addrs[i].bytes == NULL || addrs[i].size == 0)) {
+            return PMIX_ERR_BAD_PARAM;
+        }
+    }
+    if (!rdp_srv_initialized()) {
+        return PMIX_ERR_INIT;
+    }
+    return rdp_runtime_call_sync(connect_on_loop, &a);
+}
