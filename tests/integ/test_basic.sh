@@ -49,6 +49,7 @@ MINI_HOST_FENCE_UPCALL=1 scenario 3 "host fences, results in shared memory" \
 unset RDPMIX_SHM_MIN
 
 if [ -x "$mpiprog" ]; then
+    . "${top_srcdir:-$(dirname "$0")/../..}/tests/integ/ompi_env.sh"
     # Open MPI picks its PMIx path only under a known launcher; jsm's
     # trigger is the least intrusive (see ABI.md, section 6)
     ourlib=$(cd "$builddir/.libs" && pwd)

@@ -4,6 +4,7 @@
 # client-side functions such as PMIx_Store_internal/PMIx_Get in the same
 # process), the unmodified ranks load it as their client library.
 builddir=${top_builddir:-.}
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/integ/ompi_env.sh"
 prog="$builddir/tests/integ/mpi_basic"
 n=0
 fail=0

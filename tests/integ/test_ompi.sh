@@ -2,6 +2,7 @@
 # test_ompi.sh - Debian's Open MPI 4.1.4 programs, unmodified, under
 # rdpmix-run with rdpmix's libpmix.so.2 loaded instead of OpenPMIx.
 builddir=${top_builddir:-.}
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/integ/ompi_env.sh"
 run="$builddir/src/run/rdpmix-run"
 prog="$builddir/tests/integ/mpi_basic"
 ourlib=$(cd "$builddir/.libs" && pwd)
