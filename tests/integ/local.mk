@@ -52,3 +52,4 @@ tests_integ_engine_client_SOURCES = tests/integ/engine_client.c
 tests_integ_engine_client_LDADD   = libpmix.la
 TESTS      += tests/integ/test_engine.sh
 EXTRA_DIST += tests/integ/test_engine.sh
+EXTRA_DIST += tests/integ/ompi_env.sh
