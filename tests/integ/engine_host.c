@@ -368,6 +368,9 @@ int main(int argc, char **argv)
     if ((env = getenv("ENGINE_HOST_KILL_DELAY")) != NULL && atoi(env) > 0) {
         delay = atoi(env);
     }
+    /* like rdpmixd: a client that dies while its server writes to it must
+     * not take the server down (rdp_ipc writes with writev) */
+    signal(SIGPIPE, SIG_IGN);
     snprintf(nspace, sizeof(nspace), "enghost.%d", (int)getpid());
     servers = calloc((size_t)nsrv, sizeof(*servers));
     up      = calloc((size_t)nsrv, sizeof(*up));

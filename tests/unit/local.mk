@@ -188,3 +188,11 @@ tests_unit_test_run_place_t_CFLAGS  = $(RDP_TEST_CFLAGS)
 tests_unit_test_run_place_t_LDADD   = src/run/librdprun.la $(RDP_TEST_LIBS)
 TESTS += tests/unit/test_run_place.t
 endif
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_coll_p2p.t
+tests_unit_test_coll_p2p_t_SOURCES = tests/unit/test_coll_p2p.c
+tests_unit_test_coll_p2p_t_CFLAGS  = $(RDP_TEST_CFLAGS)
+tests_unit_test_coll_p2p_t_LDADD   = $(RDP_TEST_LIBS)
+TESTS += tests/unit/test_coll_p2p.t
+endif

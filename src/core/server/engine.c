@@ -461,8 +461,6 @@ static void p2p_peer_failed(void *arg, uint32_t peer, pmix_status_t status)
     char(*keys)[RDP_SRV_RANK_KEY_MAX];
     size_t i, n = 0;
 
-    rdp_log_warn(SERVER, "server %u failed: %s", peer,
-                 PMIx_Error_string(status));
     keys = rdp_calloc(eng.dm_out.count + 1, sizeof(*keys));
     if (keys == NULL) {
         rdp_log_error(SERVER, "out of memory failing requests to server %u",
@@ -474,6 +472,13 @@ static void p2p_peer_failed(void *arg, uint32_t peer, pmix_status_t status)
             && ent->keylen <= RDP_SRV_RANK_KEY_MAX) {
             memcpy(keys[n++], ent->key, ent->keylen);
         }
+    }
+    if (n > 0) {
+        rdp_log_warn(SERVER, "server %u failed (%s): %zu data requests fail",
+                     peer, PMIx_Error_string(status), n);
+    } else {
+        rdp_log_debug(SERVER, "server %u failed: %s", peer,
+                      PMIx_Error_string(status));
     }
     for (i = 0; i < n; i++) {
         pmix_rank_t rank;
@@ -526,13 +531,17 @@ static void fence_done(const rdp_coll_result_t *res, void *arg)
             }
         }
     } else if (status != PMIX_SUCCESS) {
-        rdp_log_warn(SERVER,
-                     "engine fence %" PRIu64 " over %u servers failed"
-                     "%s%.0u: %s",
-                     f->coll_id, f->nservers,
-                     res->failed_peer != UINT32_MAX ? " at server " : "",
-                     res->failed_peer != UINT32_MAX ? res->failed_peer : 0,
-                     PMIx_Error_string(status));
+        if (res->failed_peer != UINT32_MAX) {
+            rdp_log_warn(SERVER,
+                         "engine fence %" PRIu64 " over %u servers failed "
+                         "(server %u): %s",
+                         f->coll_id, f->nservers, res->failed_peer,
+                         PMIx_Error_string(status));
+        } else {
+            rdp_log_warn(SERVER,
+                         "engine fence %" PRIu64 " over %u servers failed: %s",
+                         f->coll_id, f->nservers, PMIx_Error_string(status));
+        }
     }
     rdp_srv_coll_engine_done(f->coll_id, status);
     rdp_free(f);
