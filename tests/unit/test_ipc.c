@@ -9,6 +9,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -485,6 +486,32 @@ static void only_sealed_memfds_of_the_announced_size_map(void **state)
     assert_int_equal(rdp_ipc_memfd_create(text, 0, &fd), PMIX_ERR_BAD_PARAM);
 }
 
+static void a_peer_that_hangs_up_mid_reply_does_not_raise_sigpipe(void **state)
+{
+    srv_t *srv        = *state;
+    size_t len        = 8u << 20;
+    rdp_msg_hdr_t hdr = {RDP_MSG_MAGIC, RDP_MSG_VERSION, 40, 1, (uint32_t)len};
+    uint8_t raw[RDP_MSG_HDR_LEN];
+    uint8_t *payload = calloc(1, len);
+    size_t off       = 0;
+    int fd;
+
+    /* default SIGPIPE disposition: the test process dies if the server
+     * writes to the dead socket with a signalling call */
+    signal(SIGPIPE, SIG_DFL);
+    fd = raw_connect(srv->path);
+    rdp_msg_hdr_encode(&hdr, raw);
+    assert_int_equal(write(fd, raw, sizeof(raw)), sizeof(raw));
+    while (off < len) {
+        ssize_t n = write(fd, payload + off, len - off);
+        assert_true(n > 0);
+        off += (size_t)n;
+    }
+    close(fd); /* the server's 8 MiB echo now meets a closed socket */
+    assert_int_equal(rdp_wait_wait(&srv->closed), PMIX_ERR_LOST_CONNECTION);
+    free(payload);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -496,6 +523,9 @@ int main(void)
             an_oversized_length_closes_the_connection, setup, teardown),
         cmocka_unit_test_setup_teardown(
             a_truncated_frame_then_hangup_is_a_lost_connection, setup,
+            teardown),
+        cmocka_unit_test_setup_teardown(
+            a_peer_that_hangs_up_mid_reply_does_not_raise_sigpipe, setup,
             teardown),
         cmocka_unit_test_setup_teardown(
             a_server_closes_descriptors_that_clients_pass, setup, teardown),

@@ -312,7 +312,10 @@ static pmix_status_t tx_flush(rdp_ipc_conn_t *conn)
         if (item->fd >= 0) {
             n = send_with_fd(conn->fd, iov, iovcnt, item->fd);
         } else {
-            n = writev(conn->fd, iov, iovcnt);
+            /* never writev: a peer that died would raise SIGPIPE in a host
+             * that does not ignore it */
+            struct msghdr msg = {.msg_iov = iov, .msg_iovlen = iovcnt};
+            n = sendmsg(conn->fd, &msg, MSG_NOSIGNAL);
         }
         if (n < 0) {
             if (errno == EAGAIN || errno == EWOULDBLOCK) {
@@ -570,9 +573,11 @@ static void rx_take_fds(rdp_ipc_conn_t *conn, struct msghdr *msg,
 {
     struct cmsghdr *cm;
 
-    if (msg->msg_flags & MSG_CTRUNC) {
+    if ((msg->msg_flags & MSG_CTRUNC) && !conn->warned_fds) {
+        /* once per connection: a hostile peer must not flood the log */
         rdp_log_warn(IPC, "pid %d passed more descriptors than accepted",
                      (int)conn->cred.pid);
+        conn->warned_fds = 1;
     }
     for (cm = CMSG_FIRSTHDR(msg); cm != NULL; cm = CMSG_NXTHDR(msg, cm)) {
         size_t nfd;
