@@ -515,12 +515,63 @@ static bool host_handles(uint8_t op)
     }
 }
 
+static void read_directives(coll_t *coll, double *timeout_p);
+
+/* True when the engine runs this collective's inter-server part: a fence
+ * over processes on other nodes while the engine is connected (it wins
+ * over the host's fence_nb, rdpmix.h). */
+static bool engine_handles(const coll_t *coll)
+{
+    return coll->op == COLL_FENCE && !coll->all_local
+           && rdp_srv_engine_active();
+}
+
+/* Every local participant is here: hand the fence to the engine. */
+static void coll_engine_start(coll_t *coll)
+{
+    rdp_buf_t buf;
+    double timeout   = 0;
+    pmix_status_t rc = PMIX_SUCCESS;
+
+    read_directives(coll, &timeout);
+    rdp_buf_init(&buf);
+    if (coll->collect) {
+        /* the same bundle the host-delegated path hands to fence_nb */
+        rc = pack_parts_bundle(coll, true, &buf);
+    }
+    if (rc == PMIX_SUCCESS) {
+        coll->state = COLL_HOST;
+        rc          = rdp_srv_engine_fence(coll->id, coll->procs, coll->nprocs,
+                                           coll->key, coll->keylen, coll->collect,
+                                           timeout, buf.data, buf.size);
+    }
+    rdp_buf_cleanup(&buf);
+    if (rc != PMIX_SUCCESS) {
+        coll->state = COLL_GATHER;
+        coll_finish(coll, rc);
+    }
+}
+
+void rdp_srv_coll_engine_done(uint64_t coll_id, pmix_status_t status)
+{
+    coll_t *coll = rdp_hash_get_u64(&rdp_srv.coll_ids, coll_id);
+
+    /* gone or timed out meanwhile: nothing to release */
+    if (coll != NULL && coll->state == COLL_HOST) {
+        coll_finish(coll, status);
+    }
+}
+
 /* Every local participant is here. */
 static void coll_all_arrived(coll_t *coll)
 {
     coll_hop_t *hop;
     pmix_status_t rc;
 
+    if (engine_handles(coll)) {
+        coll_engine_start(coll);
+        return;
+    }
     if (!host_handles(coll->op)) {
         /* all participants are local (checked at creation) */
         coll_finish(coll, PMIX_SUCCESS);
@@ -681,7 +732,7 @@ static pmix_status_t coll_create(uint8_t op, uint16_t reply_cmd,
     }
 
     /* decided now for everyone: not possible, or already doomed */
-    if (!coll->all_local && !host_handles(op)) {
+    if (!coll->all_local && !host_handles(op) && !engine_handles(coll)) {
         rdp_log_error(SERVER,
                       "collective over processes on other nodes "
                       "needs the host's %s upcall, which it does "
