@@ -84,6 +84,27 @@ static pmix_status_t check_end(const rdp_rbuf_t *rb, pmix_status_t status)
     return status;
 }
 
+/* An engine address: empty, or up to RDP_CTL_MAX_ADDR bytes (copied). */
+static pmix_status_t unpack_addr(rdp_rbuf_t *rb, uint8_t **addr_p,
+                                 size_t *len_p)
+{
+    void *addr;
+    size_t len;
+    pmix_status_t status;
+
+    status = rdp_unpack_bytes(rb, &addr, &len);
+    if (status != PMIX_SUCCESS) {
+        return status;
+    }
+    if (len > RDP_CTL_MAX_ADDR) {
+        rdp_free(addr);
+        return PMIX_ERR_UNPACK_FAILURE;
+    }
+    *addr_p = addr;
+    *len_p  = len;
+    return PMIX_SUCCESS;
+}
+
 /* ---- HELLO ---- */
 
 pmix_status_t rdp_ctl_hello_pack(rdp_buf_t *buf, const rdp_ctl_hello_t *m)
@@ -103,6 +124,9 @@ pmix_status_t rdp_ctl_hello_pack(rdp_buf_t *buf, const rdp_ctl_hello_t *m)
     }
     if (status == PMIX_SUCCESS) {
         status = rdp_pack_string(buf, m->tmpdir);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_pack_bytes(buf, m->engine_addr, m->engine_addr_len);
     }
     return finish(buf, mark, status);
 }
@@ -139,6 +163,9 @@ pmix_status_t rdp_ctl_hello_unpack(const void *data, size_t len,
     if (status == PMIX_SUCCESS) {
         status = rdp_unpack_string(&rb, &m.tmpdir);
     }
+    if (status == PMIX_SUCCESS) {
+        status = unpack_addr(&rb, &m.engine_addr, &m.engine_addr_len);
+    }
     status = check_end(&rb, status);
     if (status != PMIX_SUCCESS) {
         rdp_ctl_hello_cleanup(&m);
@@ -155,8 +182,11 @@ void rdp_ctl_hello_cleanup(rdp_ctl_hello_t *m)
     }
     rdp_free(m->node_name);
     rdp_free(m->tmpdir);
-    m->node_name = NULL;
-    m->tmpdir    = NULL;
+    rdp_free(m->engine_addr);
+    m->node_name       = NULL;
+    m->tmpdir          = NULL;
+    m->engine_addr     = NULL;
+    m->engine_addr_len = 0;
 }
 
 /* ---- LAUNCH ---- */
@@ -183,6 +213,10 @@ pmix_status_t rdp_ctl_launch_pack(rdp_buf_t *buf, const rdp_ctl_launch_t *m)
         for (uint32_t i = 0; status == PMIX_SUCCESS && i < node->nranks; i++) {
             status = rdp_pack_u32(buf, node->ranks[i]);
         }
+        if (status == PMIX_SUCCESS) {
+            status =
+                rdp_pack_bytes(buf, node->engine_addr, node->engine_addr_len);
+        }
     }
     if (status == PMIX_SUCCESS) {
         status = rdp_pack_string(buf, m->mapby);
@@ -201,6 +235,12 @@ pmix_status_t rdp_ctl_launch_pack(rdp_buf_t *buf, const rdp_ctl_launch_t *m)
     }
     if (status == PMIX_SUCCESS) {
         status = rdp_pack_u32(buf, m->flags);
+    }
+    if (status == PMIX_SUCCESS) {
+        int engine = (m->flags & RDP_CTL_FLAG_ENGINE) != 0;
+
+        status = rdp_pack_bytes(buf, engine ? m->engine_key : NULL,
+                                engine ? sizeof(m->engine_key) : 0);
     }
     return finish(buf, mark, status);
 }
@@ -223,15 +263,17 @@ static pmix_status_t unpack_node(rdp_rbuf_t *rb, rdp_ctl_node_t *node)
     if ((size_t)node->nranks * 4 > rb->left) {
         return PMIX_ERR_UNPACK_FAILURE;
     }
-    if (node->nranks == 0) {
-        return PMIX_SUCCESS;
-    }
-    node->ranks = rdp_calloc(node->nranks, sizeof(*node->ranks));
-    if (node->ranks == NULL) {
-        return PMIX_ERR_NOMEM;
+    if (node->nranks > 0) {
+        node->ranks = rdp_calloc(node->nranks, sizeof(*node->ranks));
+        if (node->ranks == NULL) {
+            return PMIX_ERR_NOMEM;
+        }
     }
     for (uint32_t i = 0; status == PMIX_SUCCESS && i < node->nranks; i++) {
         status = rdp_unpack_u32(rb, &node->ranks[i]);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = unpack_addr(rb, &node->engine_addr, &node->engine_addr_len);
     }
     return status;
 }
@@ -273,8 +315,37 @@ static pmix_status_t check_map(const rdp_ctl_launch_t *m)
     if (status == PMIX_SUCCESS && total != m->job_size) {
         status = PMIX_ERR_UNPACK_FAILURE;
     }
+    /* engine mode: every node has an address; otherwise none has one */
+    for (uint32_t n = 0; status == PMIX_SUCCESS && n < m->nnodes; n++) {
+        int has_addr = m->nodes[n].engine_addr_len > 0;
+
+        if (has_addr != ((m->flags & RDP_CTL_FLAG_ENGINE) != 0)) {
+            status = PMIX_ERR_UNPACK_FAILURE;
+        }
+    }
     rdp_free(seen);
     return status;
+}
+
+/* The key is whole in engine mode, absent otherwise. */
+static pmix_status_t unpack_key(rdp_rbuf_t *rb, rdp_ctl_launch_t *m)
+{
+    const void *key;
+    size_t len;
+    size_t want = (m->flags & RDP_CTL_FLAG_ENGINE) ? sizeof(m->engine_key) : 0;
+    pmix_status_t status;
+
+    status = rdp_unpack_bytes_view(rb, &key, &len);
+    if (status != PMIX_SUCCESS) {
+        return status;
+    }
+    if (len != want) {
+        return PMIX_ERR_UNPACK_FAILURE;
+    }
+    if (len > 0) {
+        memcpy(m->engine_key, key, len);
+    }
+    return PMIX_SUCCESS;
 }
 
 static int env_entry_ok(const char *e)
@@ -306,8 +377,8 @@ pmix_status_t rdp_ctl_launch_unpack(const void *data, size_t len,
         status = rdp_unpack_u32(&rb, &m.nnodes);
     }
     if (status == PMIX_SUCCESS) {
-        /* a node takes at least 8 bytes on the wire */
-        if (m.nnodes == 0 || (size_t)m.nnodes * 8 > rb.left) {
+        /* a node takes at least 12 bytes on the wire */
+        if (m.nnodes == 0 || (size_t)m.nnodes * 12 > rb.left) {
             status = PMIX_ERR_UNPACK_FAILURE;
         } else {
             m.nodes = rdp_calloc(m.nnodes, sizeof(*m.nodes));
@@ -345,6 +416,9 @@ pmix_status_t rdp_ctl_launch_unpack(const void *data, size_t len,
     if (status == PMIX_SUCCESS) {
         status = rdp_unpack_u32(&rb, &m.flags);
     }
+    if (status == PMIX_SUCCESS) {
+        status = unpack_key(&rb, &m);
+    }
     status = check_end(&rb, status);
     if (status == PMIX_SUCCESS) {
         status = check_map(&m);
@@ -365,6 +439,7 @@ void rdp_ctl_launch_cleanup(rdp_ctl_launch_t *m)
     for (uint32_t n = 0; m->nodes != NULL && n < m->nnodes; n++) {
         rdp_free(m->nodes[n].name);
         rdp_free(m->nodes[n].ranks);
+        rdp_free(m->nodes[n].engine_addr);
     }
     rdp_free(m->nodes);
     rdp_free(m->nspace);
@@ -373,7 +448,7 @@ void rdp_ctl_launch_cleanup(rdp_ctl_launch_t *m)
     rdp_ctl_strv_free(m->argv);
     rdp_ctl_strv_free(m->env);
     rdp_free(m->cwd);
-    memset(m, 0, sizeof(*m));
+    explicit_bzero(m, sizeof(*m)); /* the engine key */
 }
 
 /* ---- LAUNCHED ---- */

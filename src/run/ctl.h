@@ -17,11 +17,12 @@
  * strs = u32 count + that many str):
  *
  *   HELLO     d->l  bytes secret, u32 node_id, u32 pid, str node_name,
- *                   str tmpdir
+ *                   str tmpdir, bytes engine_addr (empty: no engine)
  *   LAUNCH    l->d  str nspace, u32 job_size, u32 nnodes,
- *                   nnodes x (str name, u32 nranks, nranks x u32 rank),
+ *                   nnodes x (str name, u32 nranks, nranks x u32 rank,
+ *                             bytes engine_addr),
  *                   str mapby, str rankby, strs argv, strs env, str cwd,
- *                   u32 flags
+ *                   u32 flags, bytes engine_key
  *   LAUNCHED  d->l  i32 status, str error, u32 n, n x (u32 rank, u32 pid)
  *   IO        d->l  u32 rank, u8 channel, bytes data (empty = end of file)
  *   EXIT      d->l  report: u32 rank, u32 pid, u8 how, i32 value,
@@ -31,9 +32,14 @@
  *   SHUTDOWN  l->d  (empty) clean up and exit
  *
  * A node's ranks are listed in the LAUNCH of every daemon, so each knows
- * the whole map (node names, which ranks live where).  Unpackers check
- * every count against the bytes left and the cross-field invariants
- * (each rank of the job on exactly one node, non-empty argv ...).
+ * the whole map (node names, which ranks live where).  In engine mode
+ * (flag RDP_CTL_FLAG_ENGINE: more than one node) each daemon's HELLO
+ * carries its engine address (rdpmix_engine_address), and the LAUNCH
+ * carries the whole address table (one per node, in node order) and the
+ * session key for rdpmix_engine_connect; without the flag both are empty.
+ * Unpackers check every count against the bytes left and the cross-field
+ * invariants (each rank of the job on exactly one node, non-empty argv,
+ * an address for every node and a whole key in engine mode ...).
  */
 enum rdp_ctl_cmd {
     RDP_CTL_HELLO    = 101,
@@ -55,6 +61,10 @@ enum rdp_ctl_cmd {
 #define RDP_CTL_MAX_MSG (64u << 20)
 /** Largest job accepted in a LAUNCH. */
 #define RDP_CTL_MAX_JOB_SIZE (1u << 22)
+/** Largest engine address (UCX worker addresses are 50-215 bytes). */
+#define RDP_CTL_MAX_ADDR 2048
+/** Bytes of the engine session key (RDPMIX_SESSION_KEY_LEN). */
+#define RDP_CTL_ENGINE_KEY_LEN 32
 
 enum rdp_ctl_channel {
     RDP_CTL_STDOUT = 1,
@@ -78,19 +88,24 @@ enum rdp_ctl_kill_mode {
 
 /* LAUNCH.flags */
 #define RDP_CTL_FLAG_TAG_OUTPUT 0x1u
+#define RDP_CTL_FLAG_ENGINE     0x2u /* connect the engine before launch */
 
 typedef struct rdp_ctl_hello {
     uint8_t secret[RDP_CTL_SECRET_LEN];
     uint32_t node_id;
     uint32_t pid;
-    char *node_name; /* owned */
-    char *tmpdir;    /* owned; the daemon's session directory */
+    char *node_name;      /* owned */
+    char *tmpdir;         /* owned; the daemon's session directory */
+    uint8_t *engine_addr; /* owned; NULL when engine_addr_len is 0 */
+    size_t engine_addr_len;
 } rdp_ctl_hello_t;
 
 typedef struct rdp_ctl_node {
     char *name; /* owned */
     uint32_t nranks;
-    uint32_t *ranks; /* owned, nranks entries */
+    uint32_t *ranks;      /* owned, nranks entries */
+    uint8_t *engine_addr; /* owned; NULL when engine_addr_len is 0 */
+    size_t engine_addr_len;
 } rdp_ctl_node_t;
 
 typedef struct rdp_ctl_launch {
@@ -104,6 +119,9 @@ typedef struct rdp_ctl_launch {
     char **env;  /* NULL-terminated "NAME=value" additions */
     char *cwd;   /* may be NULL: the daemon's own */
     uint32_t flags;
+    /* with RDP_CTL_FLAG_ENGINE: the session key (a secret: wiped by
+     * rdp_ctl_launch_cleanup, never logged) */
+    uint8_t engine_key[RDP_CTL_ENGINE_KEY_LEN];
 } rdp_ctl_launch_t;
 
 typedef struct rdp_ctl_report {

@@ -3,6 +3,7 @@
 #include "run/chan.h"
 #include "run/ctl.h"
 #include "run/iof.h"
+#include "run/place.h"
 #include "run/util.h"
 #include "core/loop/loop.h"
 #include "core/util/alloc.h"
@@ -29,6 +30,7 @@
 extern char **environ;
 
 #define MAX_NP          65536 /* local ranks are 16-bit (PMIX_LOCAL_RANK) */
+#define MAX_NODES       1024  /* simulated nodes: one daemon process each */
 #define TIMEOUT_STATUS  124   /* exit status after --timeout, as timeout(1) */
 #define SHUTDOWN_WAIT   10.0  /* daemons get this long to exit cleanly */
 #define DEFAULT_STARTUP 60.0  /* daemons must connect within this */
@@ -47,6 +49,8 @@ typedef struct dnode {
     struct conn *conn;
     uint32_t nranks;
     uint32_t *ranks;
+    uint8_t *engine_addr; /* from its HELLO (engine mode) */
+    size_t engine_addr_len;
     /* Local daemons only: what to clean up if the daemon dies without
      * doing it (its ranks' process groups, its directory). */
     uint32_t npgids;
@@ -68,6 +72,9 @@ typedef struct launcher {
     /* options */
     uint32_t np;
     uint32_t nnodes;
+    enum rdp_run_mapby mapby;
+    uint32_t slots; /* --slots-per-node; 0: ceil(np / nnodes) */
+    int engine;     /* more than one node: the servers run the engine */
     int tag_output;
     int ompi;
     uint32_t timeout;
@@ -80,6 +87,11 @@ typedef struct launcher {
     char nspace[PMIX_MAX_NSLEN + 1];
     char dvm_nspace[PMIX_MAX_NSLEN + 1];
     char *daemon_path;
+    /* the daemons' environment (NULL: ours); its last ndaemon_env_added
+     * entries are allocated, the others borrowed from environ */
+    char **daemon_env;
+    size_t ndaemon_env_added;
+    char daemon_only[128]; /* what we added to it, "A,B" */
     int listen_fd;
     rdp_fdwatch_t *listen_watch;
     uint16_t port;
@@ -255,8 +267,8 @@ static void kill_timer_cb(void *arg)
 
     for (uint32_t i = 0; i < L.nnodes; i++) {
         if (L.nodes[i].alive) {
-            say("the daemon on node %s (pid %d) did not exit; killing it",
-                L.nodes[i].name, (int)L.nodes[i].pid);
+            say("node %u (daemon pid %d) did not exit; killing it",
+                L.nodes[i].id, (int)L.nodes[i].pid);
             any = 1;
         }
     }
@@ -319,24 +331,36 @@ static void send_launch(void)
     }
     env[n] = NULL;
     for (uint32_t i = 0; i < L.nnodes; i++) {
-        nodes[i].name   = L.nodes[i].name;
-        nodes[i].nranks = L.nodes[i].nranks;
-        nodes[i].ranks  = L.nodes[i].ranks;
+        nodes[i].name            = L.nodes[i].name;
+        nodes[i].nranks          = L.nodes[i].nranks;
+        nodes[i].ranks           = L.nodes[i].ranks;
+        nodes[i].engine_addr     = L.nodes[i].engine_addr;
+        nodes[i].engine_addr_len = L.nodes[i].engine_addr_len;
     }
     memset(&m, 0, sizeof(m));
     m.nspace   = L.nspace;
     m.job_size = L.np;
     m.nnodes   = L.nnodes;
     m.nodes    = nodes;
-    m.mapby    = "by-slot";
-    m.rankby   = "by-slot";
+    m.mapby    = (char *)rdp_run_mapby_pmix(L.mapby);
+    m.rankby   = (char *)rdp_run_rankby_pmix(L.mapby);
     m.argv     = L.argv;
     m.env      = env;
     m.cwd      = getcwd(cwd, sizeof(cwd));
     m.flags    = L.tag_output ? RDP_CTL_FLAG_TAG_OUTPUT : 0;
+    status     = PMIX_SUCCESS;
+    if (L.engine) {
+        /* a fresh session key for the servers' engine; it travels only
+         * over the authenticated control connections */
+        m.flags |= RDP_CTL_FLAG_ENGINE;
+        status = rdp_run_random(m.engine_key, sizeof(m.engine_key));
+    }
 
     rdp_buf_init(&buf);
-    status = rdp_ctl_launch_pack(&buf, &m);
+    if (status == PMIX_SUCCESS) {
+        status = rdp_ctl_launch_pack(&buf, &m);
+    }
+    explicit_bzero(m.engine_key, sizeof(m.engine_key));
     if (status == PMIX_SUCCESS) {
         for (uint32_t i = 0; i < L.nnodes; i++) {
             /* each daemon gets its own copy */
@@ -348,6 +372,10 @@ static void send_launch(void)
             }
             rdp_buf_cleanup(&copy);
         }
+    }
+    /* the key is in there: wipe before freeing */
+    if (buf.data != NULL) {
+        explicit_bzero(buf.data, buf.size);
     }
     rdp_buf_cleanup(&buf);
     rdp_free(nodes);
@@ -394,8 +422,19 @@ static void on_hello(conn_t *c, const void *payload, size_t len)
         rdp_ctl_hello_cleanup(&m);
         goto reject;
     }
-    node->tmpdir = m.tmpdir; /* taken */
-    m.tmpdir     = NULL;
+    if (L.engine && m.engine_addr_len == 0) {
+        say("the daemon of node %u has no engine address; giving up",
+            m.node_id);
+        rdp_ctl_hello_cleanup(&m);
+        set_status(1);
+        end_job();
+        goto reject;
+    }
+    node->tmpdir          = m.tmpdir; /* taken */
+    m.tmpdir              = NULL;
+    node->engine_addr     = m.engine_addr; /* taken */
+    node->engine_addr_len = m.engine_addr_len;
+    m.engine_addr         = NULL;
     rdp_ctl_hello_cleanup(&m);
     node->hello = 1;
     node->conn  = c;
@@ -596,9 +635,9 @@ static void lost_timer_cb(void *arg)
         }
         if (!node->reported && !node->quiet) {
             node->reported = 1;
-            say("lost the connection to the daemon on node %s; terminating "
-                "the job",
-                node->name);
+            say("lost the connection to node %u (daemon pid %d); "
+                "terminating the job",
+                node->id, (int)node->pid);
         }
         if (node->alive) {
             kill(-node->pid, SIGTERM);
@@ -699,13 +738,14 @@ static void sigchld_cb(int signo, void *arg)
                 node->reported = 1;
                 if (WIFSIGNALED(wstatus)) {
                     rdp_run_signal_desc(WTERMSIG(wstatus), desc, sizeof(desc));
-                    say("the daemon on node %s (pid %d) was killed by "
-                        "signal %s; terminating the job",
-                        node->name, (int)pid, desc);
+                    rdp_log_info(RUN, "daemon %d of node %s: signal %s",
+                                 (int)pid, node->name, desc);
+                    say("node %u (daemon pid %d) died; terminating the job",
+                        node->id, (int)pid);
                 } else {
-                    say("the daemon on node %s (pid %d) exited with status "
-                        "%d%s; terminating the job",
-                        node->name, (int)pid, WEXITSTATUS(wstatus),
+                    say("node %u (daemon pid %d) exited with status %d%s; "
+                        "terminating the job",
+                        node->id, (int)pid, WEXITSTATUS(wstatus),
                         node->hello ? "" : " before it connected");
                 }
             }
@@ -765,7 +805,15 @@ static void usage(FILE *f)
         "\n"
         "Options:\n"
         "  -n, --np N            number of ranks (default 1)\n"
-        "  --nodes M             number of nodes (only 1 for now)\n"
+        "  --nodes M             run M daemons on this machine, each a\n"
+        "                        simulated node (default 1)\n"
+        "  --map-by block|slot|node\n"
+        "                        placement of the ranks on the nodes:\n"
+        "                        balanced blocks of consecutive ranks\n"
+        "                        (default), fill each node's slots in\n"
+        "                        turn, or round robin\n"
+        "  --slots-per-node K    slots of each node (default: ceil(N/M));\n"
+        "                        N may not exceed M*K\n"
         "  --tag-output          prefix each output line with \"[rank] \"\n"
         "  -x VAR[=value]        export VAR (with this value, or the one it\n"
         "                        has here) to the ranks; repeatable\n"
@@ -864,6 +912,7 @@ static void parse_args(int argc, char **argv)
 
     L.np     = 1;
     L.nnodes = 1;
+    L.mapby  = RDP_RUN_MAP_BLOCK;
     L.ompi   = 1;
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -894,8 +943,21 @@ static void parse_args(int argc, char **argv)
                             MAX_NP, v);
             }
         } else if ((v = match_opt(argc, argv, &i, "--nodes", 0)) != NULL) {
-            if (rdp_run_parse_u32(v, 1, RDP_CTL_MAX_JOB_SIZE, &L.nnodes) != 0) {
-                usage_error("--nodes needs a positive number, not '%s'", v);
+            if (rdp_run_parse_u32(v, 1, MAX_NODES, &L.nnodes) != 0) {
+                usage_error("--nodes needs a number of nodes from 1 to %u, "
+                            "not '%s'",
+                            MAX_NODES, v);
+            }
+        } else if ((v = match_opt(argc, argv, &i, "--map-by", 0)) != NULL) {
+            if (rdp_run_mapby_parse(v, &L.mapby) != 0) {
+                usage_error("--map-by needs block, slot or node, not '%s'", v);
+            }
+        } else if ((v = match_opt(argc, argv, &i, "--slots-per-node", 0))
+                   != NULL) {
+            if (rdp_run_parse_u32(v, 1, MAX_NP, &L.slots) != 0) {
+                usage_error("--slots-per-node needs a number from 1 to %u, "
+                            "not '%s'",
+                            MAX_NP, v);
             }
         } else if ((v = match_opt(argc, argv, &i, "--timeout", 0)) != NULL) {
             if (rdp_run_parse_u32(v, 0, 100000000, &L.timeout) != 0) {
@@ -907,10 +969,11 @@ static void parse_args(int argc, char **argv)
             usage_error("unknown option '%s'", a);
         }
     }
-    if (L.nnodes > 1) {
-        fprintf(stderr, "rdpmix-run: --nodes > 1 is not supported yet\n");
-        exit(2);
+    if (L.slots > 0 && (uint64_t)L.slots * L.nnodes < L.np) {
+        usage_error("%u ranks do not fit in %u nodes of %u slots", L.np,
+                    L.nnodes, L.slots);
     }
+    L.engine = L.nnodes > 1;
     if (i >= argc) {
         usage_error("no program given");
     }
@@ -996,7 +1059,8 @@ static void start_daemon(dnode_t *node)
 {
     char hex[2 * RDP_CTL_SECRET_LEN + 2];
     char ctl[64], id[16];
-    char *args[12];
+    char *args[16];
+    int na;
     int sp[2];
     pid_t parent = getpid();
     sigset_t all, old;
@@ -1015,7 +1079,15 @@ static void start_daemon(dnode_t *node)
     args[8]  = node->name;
     args[9]  = "--daemon-nspace";
     args[10] = L.dvm_nspace;
-    args[11] = NULL;
+    na       = 11;
+    if (L.engine) {
+        args[na++] = "--engine";
+    }
+    if (L.daemon_only[0] != '\0') {
+        args[na++] = "--daemon-env";
+        args[na++] = L.daemon_only;
+    }
+    args[na] = NULL;
 
     if (pipe2(sp, O_CLOEXEC) != 0) {
         say("cannot create a pipe: %s", strerror(errno));
@@ -1049,7 +1121,8 @@ static void start_daemon(dnode_t *node)
         if (dup2(sp[0], 0) < 0) {
             _exit(1);
         }
-        execv(L.daemon_path, args);
+        execve(L.daemon_path, args,
+               L.daemon_env != NULL ? L.daemon_env : environ);
         {
             char msg[PATH_MAX + 128];
             int len = snprintf(msg, sizeof(msg),
@@ -1079,11 +1152,64 @@ static void start_daemon(dnode_t *node)
     L.nalive++;
 }
 
+/*
+ * The daemons of a multi-node job run UCX and fork their ranks: unless the
+ * user chose otherwise, UCX's memory hooks are off (fork safety).  UCX
+ * reads these when it is loaded, so they must be in the environment the
+ * daemon starts with.  The daemon does not pass them to its ranks.
+ */
+static void setup_daemon_env(void)
+{
+    static const char *const defaults[][2] = {
+        {"UCX_MEM_MALLOC_HOOKS", "no"},
+        {"UCX_MEM_MMAP_HOOK_MODE", "none"},
+    };
+    size_t n = 0, nadd = 0;
+    char **env;
+
+    if (!L.engine) {
+        return;
+    }
+    while (environ[n] != NULL) {
+        n++;
+    }
+    env = rdp_calloc(n + 3, sizeof(*env));
+    if (env == NULL) {
+        say("out of memory");
+        exit(1);
+    }
+    memcpy(env, environ, n * sizeof(*env)); /* borrowed entries */
+    for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++) {
+        size_t len;
+
+        if (getenv(defaults[i][0]) != NULL) {
+            continue;
+        }
+        len    = strlen(defaults[i][0]) + strlen(defaults[i][1]) + 2;
+        env[n] = rdp_malloc(len);
+        if (env[n] == NULL) {
+            say("out of memory");
+            exit(1);
+        }
+        snprintf(env[n], len, "%s=%s", defaults[i][0], defaults[i][1]);
+        n++;
+        nadd++;
+        snprintf(L.daemon_only + strlen(L.daemon_only),
+                 sizeof(L.daemon_only) - strlen(L.daemon_only), "%s%s",
+                 L.daemon_only[0] != '\0' ? "," : "", defaults[i][0]);
+    }
+    env[n]              = NULL;
+    L.daemon_env        = env;
+    L.ndaemon_env_added = nadd;
+}
+
 static void setup_job(void)
 {
     uint8_t rnd[4];
     char rhex[9];
     char *host;
+    uint32_t *node_of;
+    pmix_status_t status;
 
     if (rdp_run_random(L.secret, sizeof(L.secret)) != PMIX_SUCCESS
         || rdp_run_random(rnd, sizeof(rnd)) != PMIX_SUCCESS) {
@@ -1097,22 +1223,57 @@ static void setup_job(void)
 
     host    = short_hostname();
     L.nodes = rdp_calloc(L.nnodes, sizeof(*L.nodes));
-    if (host == NULL || L.nodes == NULL) {
+    node_of = rdp_calloc(L.np, sizeof(*node_of));
+    if (host == NULL || L.nodes == NULL || node_of == NULL) {
         say("out of memory");
         exit(1);
     }
-    /* one node for now: every rank on it, in order */
-    L.nodes[0].id     = 0;
-    L.nodes[0].name   = host;
-    L.nodes[0].nranks = L.np;
-    L.nodes[0].ranks  = rdp_calloc(L.np, sizeof(uint32_t));
-    if (L.nodes[0].ranks == NULL) {
-        say("out of memory");
-        exit(1);
+    status = rdp_run_place(L.np, L.nnodes, L.mapby, L.slots, node_of);
+    if (status != PMIX_SUCCESS) {
+        /* parse_args checked what could fail */
+        say("cannot place %u ranks on %u nodes: %s", L.np, L.nnodes,
+            PMIx_Error_string(status));
+        exit(2);
+    }
+    for (uint32_t n = 0; n < L.nnodes; n++) {
+        dnode_t *node = &L.nodes[n];
+
+        node->id = n;
+        /* one node is this machine; simulated nodes are "<host>-n<i>" */
+        if (L.nnodes == 1) {
+            node->name = rdp_strdup(host);
+        } else {
+            size_t len = strlen(host) + 16;
+
+            node->name = rdp_malloc(len);
+            if (node->name != NULL) {
+                snprintf(node->name, len, "%s-n%u", host, n);
+            }
+        }
+        if (node->name == NULL) {
+            say("out of memory");
+            exit(1);
+        }
     }
     for (uint32_t r = 0; r < L.np; r++) {
-        L.nodes[0].ranks[r] = r;
+        L.nodes[node_of[r]].nranks++;
     }
+    for (uint32_t n = 0; n < L.nnodes; n++) {
+        L.nodes[n].ranks = rdp_calloc(L.nodes[n].nranks + 1, sizeof(uint32_t));
+        if (L.nodes[n].ranks == NULL) {
+            say("out of memory");
+            exit(1);
+        }
+        L.nodes[n].nranks = 0;
+    }
+    /* each node's ranks in increasing order: their local ranks */
+    for (uint32_t r = 0; r < L.np; r++) {
+        dnode_t *node = &L.nodes[node_of[r]];
+
+        node->ranks[node->nranks++] = r;
+    }
+    rdp_free(node_of);
+    rdp_free(host);
 }
 
 static void cleanup(void)
@@ -1145,9 +1306,21 @@ static void cleanup(void)
         rdp_free(L.nodes[i].pgids);
         rdp_free(L.nodes[i].pgid_ranks);
         rdp_free(L.nodes[i].tmpdir);
+        rdp_free(L.nodes[i].engine_addr);
     }
     rdp_free(L.nodes);
     rdp_ctl_strv_free(L.xenv);
+    if (L.daemon_env != NULL) {
+        size_t n = 0;
+
+        while (L.daemon_env[n] != NULL) {
+            n++;
+        }
+        for (size_t i = n - L.ndaemon_env_added; i < n; i++) {
+            rdp_free(L.daemon_env[i]);
+        }
+        rdp_free(L.daemon_env);
+    }
     rdp_free(L.daemon_path);
     explicit_bzero(L.secret, sizeof(L.secret));
 }
@@ -1169,6 +1342,7 @@ int main(int argc, char **argv)
         return 1;
     }
     setup_job();
+    setup_daemon_env();
     status = rdp_loop_create(&L.loop);
     if (status != PMIX_SUCCESS) {
         say("cannot create the event loop: %s", PMIx_Error_string(status));

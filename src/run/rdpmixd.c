@@ -6,6 +6,7 @@
 #include "core/util/log.h"
 
 #include <pmix.h>
+#include <rdpmix.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -159,24 +160,29 @@ static void signal_cb(int signo, void *arg)
 
 static void usage(FILE *f)
 {
-    fprintf(f, "Usage: rdpmixd --ctl HOST:PORT --secret-fd FD [options]\n"
-               "\n"
-               "The per-node daemon of rdpmix-run: a PMIx server that starts\n"
-               "the ranks of a job, forwards their output and reports their\n"
-               "exit statuses. It is started by rdpmix-run, not by hand.\n"
-               "\n"
-               "  --ctl HOST:PORT        rdpmix-run's control address\n"
-               "  --secret-fd FD         read the job secret (hex) from FD\n"
-               "  --node-id N            index of this node in the job (0)\n"
-               "  --node-name NAME       node name given to the ranks\n"
-               "                         (default: the host name)\n"
-               "  --daemon-nspace NS     the daemons' own PMIx namespace\n"
-               "  -h, --help             this text\n"
-               "  -V, --version          version\n"
-               "\n"
-               "Environment: RDPMIX_LIBDIR (library directory put first in\n"
-               "the ranks' LD_LIBRARY_PATH), RDPMIX_KILL_GRACE (seconds\n"
-               "between SIGTERM and SIGKILL, default 3), TMPDIR.\n");
+    fprintf(f,
+            "Usage: rdpmixd --ctl HOST:PORT --secret-fd FD [options]\n"
+            "\n"
+            "The per-node daemon of rdpmix-run: a PMIx server that starts\n"
+            "the ranks of a job, forwards their output and reports their\n"
+            "exit statuses. It is started by rdpmix-run, not by hand.\n"
+            "\n"
+            "  --ctl HOST:PORT        rdpmix-run's control address\n"
+            "  --secret-fd FD         read the job secret (hex) from FD\n"
+            "  --node-id N            index of this node in the job (0)\n"
+            "  --node-name NAME       node name given to the ranks\n"
+            "                         (default: the host name)\n"
+            "  --daemon-nspace NS     the daemons' own PMIx namespace\n"
+            "  --engine               run the inter-node collective engine\n"
+            "                         (multi-node jobs)\n"
+            "  --daemon-env A,B,...   variables rdpmix-run set for the\n"
+            "                         daemon only: the ranks do not get them\n"
+            "  -h, --help             this text\n"
+            "  -V, --version          version\n"
+            "\n"
+            "Environment: RDPMIX_LIBDIR (library directory put first in\n"
+            "the ranks' LD_LIBRARY_PATH), RDPMIX_KILL_GRACE (seconds\n"
+            "between SIGTERM and SIGKILL, default 3), TMPDIR.\n");
 }
 
 static const char *opt_value(int argc, char **argv, int *i)
@@ -200,6 +206,32 @@ static int opt_is(const char *arg, const char *name)
 
     return strncmp(arg, name, len) == 0
            && (arg[len] == '\0' || arg[len] == '=');
+}
+
+/* "A,B,C": names of variables meant for the daemon alone */
+static void parse_daemon_env(const char *list)
+{
+    char *copy = rdp_strdup(list);
+    char *save = NULL;
+    size_t n   = 0;
+
+    if (copy == NULL) {
+        fatal("out of memory");
+    }
+    rdp_ctl_strv_free(dm->daemon_only_env);
+    dm->daemon_only_env = rdp_calloc(strlen(list) + 2, sizeof(char *));
+    if (dm->daemon_only_env == NULL) {
+        fatal("out of memory");
+    }
+    for (char *tok = strtok_r(copy, ",", &save); tok != NULL;
+         tok       = strtok_r(NULL, ",", &save)) {
+        dm->daemon_only_env[n] = rdp_strdup(tok);
+        if (dm->daemon_only_env[n] == NULL) {
+            fatal("out of memory");
+        }
+        n++;
+    }
+    rdp_free(copy);
 }
 
 static void parse_args(int argc, char **argv)
@@ -237,6 +269,10 @@ static void parse_args(int argc, char **argv)
             dm->node_name = rdp_strdup(opt_value(argc, argv, &i));
         } else if (opt_is(a, "--daemon-nspace")) {
             dm->dvm_nspace = rdp_strdup(opt_value(argc, argv, &i));
+        } else if (strcmp(a, "--engine") == 0) {
+            dm->engine = 1;
+        } else if (opt_is(a, "--daemon-env")) {
+            parse_daemon_env(opt_value(argc, argv, &i));
         } else {
             fprintf(stderr, "rdpmixd: unknown argument '%s'\n", a);
             usage(stderr);
@@ -376,10 +412,12 @@ static void send_hello(void)
     rdp_buf_t buf;
 
     memcpy(m.secret, dm->secret, sizeof(m.secret));
-    m.node_id   = dm->node_id;
-    m.pid       = (uint32_t)getpid();
-    m.node_name = dm->node_name;
-    m.tmpdir    = dm->tmpdir;
+    m.node_id         = dm->node_id;
+    m.pid             = (uint32_t)getpid();
+    m.node_name       = dm->node_name;
+    m.tmpdir          = dm->tmpdir;
+    m.engine_addr     = dm->engine_addr;
+    m.engine_addr_len = dm->engine_addr_len;
     rdp_buf_init(&buf);
     if (rdp_ctl_hello_pack(&buf, &m) != PMIX_SUCCESS) {
         fatal("cannot pack the hello message");
@@ -406,16 +444,26 @@ static void make_tmpdir(void)
 
 static void start_server(void)
 {
-    pmix_info_t info[4];
+    pmix_info_t info[6];
     pmix_rank_t rank = dm->node_id;
+    uint32_t index   = dm->node_id;
+    bool engine      = true;
+    size_t ninfo     = 4;
+    pmix_byte_object_t addr;
     pmix_status_t status;
 
     PMIX_INFO_LOAD(&info[0], PMIX_SERVER_TMPDIR, dm->tmpdir, PMIX_STRING);
     PMIX_INFO_LOAD(&info[1], PMIX_SERVER_NSPACE, dm->dvm_nspace, PMIX_STRING);
     PMIX_INFO_LOAD(&info[2], PMIX_SERVER_RANK, &rank, PMIX_PROC_RANK);
     PMIX_INFO_LOAD(&info[3], PMIX_HOSTNAME, dm->node_name, PMIX_STRING);
-    status = PMIx_server_init(&rdp_run_dmn_module, info, 4);
-    for (int i = 0; i < 4; i++) {
+    if (dm->engine) {
+        /* server number = node id = the PMIX_NODEID of our ranks */
+        PMIX_INFO_LOAD(&info[4], RDPMIX_ENGINE, &engine, PMIX_BOOL);
+        PMIX_INFO_LOAD(&info[5], RDPMIX_SERVER_INDEX, &index, PMIX_UINT32);
+        ninfo = 6;
+    }
+    status = PMIx_server_init(&rdp_run_dmn_module, info, ninfo);
+    for (size_t i = 0; i < ninfo; i++) {
         PMIX_INFO_DESTRUCT(&info[i]);
     }
     if (status != PMIX_SUCCESS) {
@@ -425,6 +473,32 @@ static void start_server(void)
         exit(1);
     }
     dm->server_up = 1;
+    if (!dm->engine) {
+        return;
+    }
+    PMIX_BYTE_OBJECT_CONSTRUCT(&addr);
+    status = rdpmix_engine_address(&addr);
+    if (status == PMIX_SUCCESS
+        && (addr.bytes == NULL || addr.size == 0
+            || addr.size > RDP_CTL_MAX_ADDR)) {
+        status = PMIX_ERR_BAD_PARAM;
+    }
+    if (status != PMIX_SUCCESS) {
+        rdp_run_dmn_say("no engine address: %s", PMIx_Error_string(status));
+        free(addr.bytes);
+        PMIx_server_finalize();
+        dm->server_up = 0;
+        rdp_run_rmtree(dm->tmpdir);
+        exit(1);
+    }
+    /* the library malloc'ed it; we keep our own copy */
+    dm->engine_addr = rdp_malloc(addr.size);
+    if (dm->engine_addr == NULL) {
+        fatal("out of memory");
+    }
+    memcpy(dm->engine_addr, addr.bytes, addr.size);
+    dm->engine_addr_len = addr.size;
+    free(addr.bytes);
 }
 
 static void cleanup(void)
@@ -463,6 +537,8 @@ static void cleanup(void)
     rdp_free(dm->ctl_addr);
     rdp_free(dm->node_name);
     rdp_free(dm->dvm_nspace);
+    rdp_free(dm->engine_addr);
+    rdp_ctl_strv_free(dm->daemon_only_env);
     if (dm->devnull >= 0) {
         close(dm->devnull);
     }

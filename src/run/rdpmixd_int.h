@@ -66,6 +66,15 @@ typedef struct daemon {
     uint32_t node_id;
     char *node_name;
     char *dvm_nspace;
+    int engine; /* --engine: the server runs the inter-node engine */
+
+    /* engine mode: our address (sent in HELLO) */
+    uint8_t *engine_addr;
+    size_t engine_addr_len;
+    /* names of variables rdpmix-run set for us alone (UCX fork-safety
+     * settings, --daemon-env): the ranks do not inherit them.  Owned,
+     * NULL-terminated; NULL for none. */
+    char **daemon_only_env;
 
     char *tmpdir;
     char *nsdir;

@@ -8,6 +8,7 @@
 #include "core/util/log.h"
 
 #include <pmix.h>
+#include <rdpmix.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -477,7 +478,8 @@ pmix_server_module_t rdp_run_dmn_module = {
     .client_finalized = host_client_finalized,
     .abort            = host_abort,
     /* fence_nb and direct_modex stay NULL: the server completes
-     * node-local collectives itself (one node per job for now) */
+     * collectives itself, on one node alone and across nodes with the
+     * engine (rdpmixd --engine) */
 };
 
 /* ------------------------------------------------------------------ */
@@ -519,6 +521,23 @@ static int env_put(char ***envp, size_t *n, const char *entry)
     return 0;
 }
 
+/* set NAME=value; 0 or -1 */
+static int env_put_pair(char ***envp, size_t *n, const char *name,
+                        const char *value)
+{
+    size_t len  = strlen(name) + strlen(value) + 2;
+    char *entry = rdp_malloc(len);
+    int rc;
+
+    if (entry == NULL) {
+        return -1;
+    }
+    snprintf(entry, len, "%s=%s", name, value);
+    rc = env_put(envp, n, entry);
+    rdp_free(entry);
+    return rc;
+}
+
 static const char *env_find(char **envp, size_t n, const char *name)
 {
     for (size_t i = 0; i < n; i++) {
@@ -529,11 +548,24 @@ static const char *env_find(char **envp, size_t n, const char *name)
     return NULL;
 }
 
+/* A variable we set for ourselves only (UCX fork-safety settings). */
+static int daemon_only(const char *entry)
+{
+    for (size_t i = 0;
+         dm->daemon_only_env != NULL && dm->daemon_only_env[i] != NULL; i++) {
+        if (env_name_is(entry, dm->daemon_only_env[i])) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /*
  * The ranks' environment before setup_fork: ours without inherited PMIX_*
  * variables (a launcher run inside another PMIx job must not leak that
- * job's identity), plus the LAUNCH additions, plus our library directory
- * in front of LD_LIBRARY_PATH.
+ * job's identity) and without the UCX settings meant for us alone, with
+ * TMPDIR set to our directory in a multi-node job, plus the LAUNCH
+ * additions, plus our library directory in front of LD_LIBRARY_PATH.
  */
 static char **build_base_env(void)
 {
@@ -547,12 +579,19 @@ static char **build_base_env(void)
         return NULL;
     }
     for (char **e = environ; *e != NULL; e++) {
-        if (strncmp(*e, "PMIX_", 5) == 0 || strchr(*e, '=') == NULL) {
+        if (strncmp(*e, "PMIX_", 5) == 0 || strchr(*e, '=') == NULL
+            || daemon_only(*e)) {
             continue;
         }
         if (env_put(&env, &n, *e) != 0) {
             goto err;
         }
+    }
+    /* a simulated node has its own TMPDIR, as separate machines would
+     * (Open MPI keeps its session directory there); -x may override it */
+    if (dm->launch.nnodes > 1
+        && env_put_pair(&env, &n, "TMPDIR", dm->tmpdir) != 0) {
+        goto err;
     }
     for (char **e = dm->launch.env; e != NULL && *e != NULL; e++) {
         if (env_put(&env, &n, *e) != 0) {
@@ -721,6 +760,68 @@ static pmix_status_t register_job(void)
     return PMIX_SUCCESS;
 }
 
+/*
+ * Engine mode: connect our server to every other node's before the job is
+ * registered, so that the ranks' first fence finds the engine ready.
+ * Blocking, bounded by the engine's own timeout.
+ */
+static pmix_status_t connect_engine(char *error, size_t errlen)
+{
+    const rdp_ctl_launch_t *m = &dm->launch;
+    pmix_byte_object_t *addrs;
+    pmix_byte_object_t key;
+    pmix_status_t status;
+
+    if (!(m->flags & RDP_CTL_FLAG_ENGINE)) {
+        if (dm->engine && m->nnodes > 1) {
+            snprintf(error, errlen, "a %u-node job without engine addresses",
+                     m->nnodes);
+            return PMIX_ERR_BAD_PARAM;
+        }
+        return PMIX_SUCCESS;
+    }
+    if (!dm->engine) {
+        snprintf(error, errlen,
+                 "asked to connect the engine, but started "
+                 "without --engine");
+        return PMIX_ERR_BAD_PARAM;
+    }
+    if (m->nodes[dm->node_id].engine_addr_len != dm->engine_addr_len
+        || memcmp(m->nodes[dm->node_id].engine_addr, dm->engine_addr,
+                  dm->engine_addr_len)
+               != 0) {
+        snprintf(error, errlen,
+                 "the launch lists another engine address "
+                 "for this node");
+        return PMIX_ERR_BAD_PARAM;
+    }
+    addrs = rdp_calloc(m->nnodes, sizeof(*addrs));
+    if (addrs == NULL) {
+        snprintf(error, errlen, "out of memory");
+        return PMIX_ERR_NOMEM;
+    }
+    /* borrowed views: rdpmix_engine_connect copies what it keeps */
+    for (uint32_t n = 0; n < m->nnodes; n++) {
+        addrs[n].bytes = (char *)m->nodes[n].engine_addr;
+        addrs[n].size  = m->nodes[n].engine_addr_len;
+    }
+    key.bytes = (char *)m->engine_key;
+    key.size  = sizeof(m->engine_key);
+    status    = rdpmix_engine_connect(dm->node_id, m->nnodes, addrs, &key);
+    rdp_free(addrs);
+    /* the key is not needed any more */
+    explicit_bzero(dm->launch.engine_key, sizeof(dm->launch.engine_key));
+    if (status != PMIX_SUCCESS) {
+        snprintf(error, errlen,
+                 "cannot connect the engine to the other %u "
+                 "nodes: %s",
+                 m->nnodes - 1, PMIx_Error_string(status));
+        return status;
+    }
+    rdp_log_debug(RUN, "engine connected to %u nodes", m->nnodes);
+    return PMIX_SUCCESS;
+}
+
 /* Start one rank; on failure it is reported as FAILED_TO_START. */
 static pmix_status_t start_rank(rank_proc_t *rp, const char *path,
                                 char **base_env)
@@ -845,6 +946,10 @@ void rdp_run_dmn_launch(const void *payload, size_t len)
     status = make_dirs();
     if (status != PMIX_SUCCESS) {
         snprintf(error, sizeof(error), "cannot create the job's directories");
+        goto fail;
+    }
+    status = connect_engine(error, sizeof(error));
+    if (status != PMIX_SUCCESS) {
         goto fail;
     }
     status = register_job();

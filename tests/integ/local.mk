@@ -6,9 +6,9 @@ check_PROGRAMS += tests/integ/mpi_basic
 tests_integ_mpi_basic_SOURCES = tests/integ/mpi_basic.c
 tests_integ_mpi_basic_CFLAGS  = $(AM_CFLAGS) $(MPI_CFLAGS)
 tests_integ_mpi_basic_LDADD   = $(MPI_LIBS)
-TESTS += tests/integ/test_ompi.sh
+TESTS += tests/integ/test_ompi.sh tests/integ/test_ompi_nodes.sh
 endif
-EXTRA_DIST += tests/integ/test_ompi.sh
+EXTRA_DIST += tests/integ/test_ompi.sh tests/integ/test_ompi_nodes.sh
 
 # the client against a real server: mini_host forks N client_basic ranks
 check_PROGRAMS += tests/integ/mini_host tests/integ/client_basic
@@ -20,15 +20,18 @@ TESTS      += tests/integ/test_basic.sh
 EXTRA_DIST += tests/integ/test_basic.sh
 
 # rdpmix-run and rdpmixd (src/run): processes, output, exit statuses,
-# signals, and a PMIx client checking the job info it is given
+# signals, and a PMIx client checking the job info it is given; --nodes M
+# (placement, faults, fences across nodes over the engine)
 check_PROGRAMS += tests/integ/run_client
 tests_integ_run_client_SOURCES = tests/integ/run_client.c
 tests_integ_run_client_LDADD   = libpmix.la
 tests_integ_run_client_LDFLAGS = -no-install
 TESTS += tests/integ/test_run_basic.sh tests/integ/test_run_kill.sh \
-         tests/integ/test_run_pmix.sh
+         tests/integ/test_run_pmix.sh tests/integ/test_run_nodes.sh \
+         tests/integ/test_run_engine.sh
 EXTRA_DIST += tests/integ/test_run_common.sh tests/integ/test_run_basic.sh \
-              tests/integ/test_run_kill.sh tests/integ/test_run_pmix.sh
+              tests/integ/test_run_kill.sh tests/integ/test_run_pmix.sh \
+              tests/integ/test_run_nodes.sh tests/integ/test_run_engine.sh
 
 # a job whose rank 0 attacks its server; the good ranks must still finish
 check_PROGRAMS += tests/integ/hostile_client

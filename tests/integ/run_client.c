@@ -6,6 +6,19 @@
  *        run_client N abort S    as above up to the fence; rank N-1 then
  *                                calls PMIx_Abort(S) while the others wait
  *                                in a fence that never completes
+ *
+ * A job of several nodes (rdpmix-run --nodes M):
+ *        run_client nodes info   check that the job info is consistent
+ *                                (sizes, node of every peer, local peers,
+ *                                node map, proc map) and print this rank's
+ *                                placement: "rank R node N host H local L
+ *                                noderank NR peers P size S ldr LR nodes M"
+ *        run_client nodes fence  as info, then a barrier, a put + fence
+ *                                with collect + get of every peer's value
+ *                                and a second barrier: "rank R of N fence ok"
+ *        run_client nodes loop   as info, then barrier fences until one
+ *                                fails (prints "rank R looping" after the
+ *                                first); exits 1 with the fence's error
  */
 #include <pmix.h>
 
@@ -135,13 +148,26 @@ static void check_job_info(unsigned n)
     }
 }
 
+static void fence_collect(int collect)
+{
+    pmix_info_t info;
+    bool flag = collect != 0;
+    pmix_status_t rc;
+
+    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &flag, PMIX_BOOL);
+    rc = PMIx_Fence(NULL, 0, &info, 1);
+    PMIX_INFO_DESTRUCT(&info);
+    if (rc != PMIX_SUCCESS) {
+        fail("PMIx_Fence (%s): %s", collect ? "collect" : "barrier",
+             PMIx_Error_string(rc));
+    }
+}
+
 static void exchange(unsigned n)
 {
     pmix_value_t val;
-    pmix_info_t info;
     pmix_proc_t peer;
     char mine[64], want[64];
-    bool collect = true;
     pmix_status_t rc;
 
     snprintf(mine, sizeof(mine), "hello from rank %u", me.rank);
@@ -155,12 +181,7 @@ static void exchange(unsigned n)
     if (rc != PMIX_SUCCESS) {
         fail("PMIx_Commit: %s", PMIx_Error_string(rc));
     }
-    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
-    rc = PMIx_Fence(NULL, 0, &info, 1);
-    PMIX_INFO_DESTRUCT(&info);
-    if (rc != PMIX_SUCCESS) {
-        fail("PMIx_Fence: %s", PMIx_Error_string(rc));
-    }
+    fence_collect(1);
     for (unsigned r = 0; r < n; r++) {
         char *got;
 
@@ -174,13 +195,205 @@ static void exchange(unsigned n)
     }
 }
 
+/* "a,b,c" split in place; returns the count */
+static unsigned split(char *s, char **out, unsigned cap)
+{
+    unsigned n = 0;
+
+    for (char *tok = strtok(s, ","); tok != NULL && n < cap;
+         tok       = strtok(NULL, ",")) {
+        out[n++] = tok;
+    }
+    return n;
+}
+
+/* Multi-node: check every view of the placement against the others;
+ * print ours. */
+static void check_nodes(unsigned *size_p)
+{
+    pmix_proc_t wild, peer;
+    unsigned size, nnodes, nodeid, lrank, nrank, lsize, ldr;
+    char *host, *peers, *peers_copy, *nodelist;
+    char **names, **listed, *toks[4096];
+    unsigned npeers, nnames, pos = 0, lowest = ~0u;
+
+    PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
+    size   = (unsigned)get_uint(&wild, PMIX_JOB_SIZE);
+    nnodes = (unsigned)get_uint(&wild, PMIX_NUM_NODES);
+    nodeid = (unsigned)get_uint(&me, PMIX_NODEID);
+    lrank  = (unsigned)get_uint(&me, PMIX_LOCAL_RANK);
+    nrank  = (unsigned)get_uint(&me, PMIX_NODE_RANK);
+    lsize  = (unsigned)get_uint(&wild, PMIX_LOCAL_SIZE);
+    ldr    = (unsigned)get_uint(&wild, PMIX_LOCALLDR);
+    host   = get_string(&me, PMIX_HOSTNAME);
+    peers  = get_string(&wild, PMIX_LOCAL_PEERS);
+    if (nodeid >= nnodes) {
+        fail("PMIX_NODEID %u of %u nodes", nodeid, nnodes);
+    }
+    if ((unsigned)get_uint(&wild, PMIX_NODE_SIZE) != lsize) {
+        fail("PMIX_NODE_SIZE differs from PMIX_LOCAL_SIZE %u", lsize);
+    }
+
+    /* local peers: our local rank is our position, the leader the lowest */
+    peers_copy = strdup(peers);
+    npeers     = split(peers_copy, toks, 4096);
+    for (unsigned i = 0; i < npeers; i++) {
+        unsigned r = (unsigned)atoi(toks[i]);
+
+        if (r == me.rank) {
+            pos = i;
+        }
+        if (r < lowest) {
+            lowest = r;
+        }
+        /* every local peer is on our node */
+        PMIX_LOAD_PROCID(&peer, me.nspace, r);
+        if ((unsigned)get_uint(&peer, PMIX_NODEID) != nodeid) {
+            fail("local peer %u is not on node %u", r, nodeid);
+        }
+    }
+    free(peers_copy);
+    if (npeers != lsize || lrank != pos || nrank != lrank || ldr != lowest) {
+        fail("local peers '%s' (%u), PMIX_LOCAL_SIZE %u, local rank %u, "
+             "node rank %u, leader %u do not agree",
+             peers, npeers, lsize, lrank, nrank, ldr);
+    }
+
+    /* the node map (in no particular order) has every node once */
+    if (PMIx_Resolve_nodes(me.nspace, &nodelist) != PMIX_SUCCESS
+        || nodelist == NULL) {
+        fail("PMIx_Resolve_nodes");
+    }
+    listed = calloc(nnodes + 1, sizeof(*listed));
+    nnames = split(nodelist, listed, nnodes + 1);
+    if (nnames != nnodes) {
+        fail("the node map has %u nodes, PMIX_NUM_NODES says %u", nnames,
+             nnodes);
+    }
+
+    /* every rank: one host name per node id, a name of the node map */
+    names = calloc(nnodes, sizeof(*names));
+    for (unsigned r = 0; r < size; r++) {
+        unsigned n, k;
+        char *h;
+
+        PMIX_LOAD_PROCID(&peer, me.nspace, r);
+        n = (unsigned)get_uint(&peer, PMIX_NODEID);
+        h = get_string(&peer, PMIX_HOSTNAME);
+        if (n >= nnodes) {
+            fail("rank %u is on node %u of %u", r, n, nnodes);
+        }
+        for (k = 0; k < nnames && strcmp(listed[k], h) != 0; k++) {
+        }
+        if (k == nnames) {
+            fail("rank %u's host %s is not in the node map", r, h);
+        }
+        if (names[n] == NULL) {
+            names[n] = h;
+        } else if (strcmp(names[n], h) != 0) {
+            fail("node %u is called %s and %s", n, names[n], h);
+        } else {
+            free(h);
+        }
+    }
+    /* the proc map (PMIx_Resolve_peers) puts every rank on its node */
+    for (unsigned n = 0; n < nnodes; n++) {
+        pmix_proc_t *procs = NULL;
+        size_t nprocs      = 0;
+        pmix_status_t rc;
+
+        if (names[n] == NULL) {
+            continue; /* a node without ranks */
+        }
+        rc = PMIx_Resolve_peers(names[n], me.nspace, &procs, &nprocs);
+        if (rc != PMIX_SUCCESS) {
+            fail("PMIx_Resolve_peers(%s): %s", names[n], PMIx_Error_string(rc));
+        }
+        for (size_t i = 0; i < nprocs; i++) {
+            if ((unsigned)get_uint(&procs[i], PMIX_NODEID) != n) {
+                fail("the proc map puts rank %u on %s", procs[i].rank,
+                     names[n]);
+            }
+        }
+        if (n == nodeid && nprocs != lsize) {
+            fail("the proc map has %zu ranks on our node, not %u", nprocs,
+                 lsize);
+        }
+        PMIX_PROC_FREE(procs, nprocs);
+    }
+    if (names[nodeid] == NULL || strcmp(host, names[nodeid]) != 0) {
+        fail("PMIX_HOSTNAME %s is not node %u's name", host, nodeid);
+    }
+    for (unsigned n = 0; n < nnodes; n++) {
+        free(names[n]);
+    }
+    free(names);
+    free(listed);
+    free(nodelist);
+
+    printf("rank %u node %u host %s local %u noderank %u peers %s size %u "
+           "ldr %u nodes %u\n",
+           me.rank, nodeid, host, lrank, nrank, peers, lsize, ldr, nnodes);
+    fflush(stdout);
+    free(host);
+    free(peers);
+    *size_p = size;
+}
+
+/* barrier, exchange with every peer, barrier */
+static void nodes_exchange(unsigned size)
+{
+    fence_collect(0);
+    exchange(size);
+    fence_collect(0);
+}
+
+/* run_client nodes info|fence|loop */
+static int nodes_main(const char *mode)
+{
+    unsigned size;
+    pmix_status_t rc;
+
+    if (strcmp(mode, "info") != 0 && strcmp(mode, "fence") != 0
+        && strcmp(mode, "loop") != 0) {
+        fprintf(stderr, "usage: run_client nodes info|fence|loop\n");
+        return 2;
+    }
+    rc = PMIx_Init(&me, NULL, 0);
+    if (rc != PMIX_SUCCESS) {
+        fprintf(stderr, "PMIx_Init failed: %s\n", PMIx_Error_string(rc));
+        return 1;
+    }
+    check_nodes(&size);
+    if (strcmp(mode, "fence") == 0) {
+        nodes_exchange(size);
+        printf("rank %u of %u fence ok\n", me.rank, size);
+    } else if (strcmp(mode, "loop") == 0) {
+        fence_collect(0);
+        printf("rank %u looping\n", me.rank);
+        fflush(stdout);
+        for (;;) {
+            fence_collect(0);
+        }
+    }
+    rc = PMIx_Finalize(NULL, 0);
+    if (rc != PMIX_SUCCESS) {
+        fail("PMIx_Finalize: %s", PMIx_Error_string(rc));
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     unsigned n;
     pmix_status_t rc;
 
+    if (argc == 3 && strcmp(argv[1], "nodes") == 0) {
+        return nodes_main(argv[2]);
+    }
     if (argc < 2 || (n = (unsigned)atoi(argv[1])) == 0) {
-        fprintf(stderr, "usage: run_client N [abort STATUS]\n");
+        fprintf(stderr, "usage: run_client N [abort STATUS]\n"
+                        "       run_client nodes info|fence|loop\n");
         return 2;
     }
     rc = PMIx_Init(&me, NULL, 0);

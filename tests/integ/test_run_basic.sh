@@ -90,9 +90,9 @@ job -n 1 "$tmp/noexec"
 check_that "a non-executable file exits 126" \
     '[ "$rc" -eq 126 ] && grep -q "cannot execute .$tmp/noexec.: Permission denied" "$tmp/err"'
 
-job --nodes 2 -n 2 true
-check_that "--nodes 2 is refused with exit 2" \
-    '[ "$rc" -eq 2 ] && [ "$(cat "$tmp/err")" = "rdpmix-run: --nodes > 1 is not supported yet" ]'
+job --nodes 0 -n 2 true
+check_that "--nodes 0 is a usage error" \
+    '[ "$rc" -eq 2 ] && grep -q "^rdpmix-run: --nodes needs a number of nodes from 1 to 1024, not .0.$" "$tmp/err"'
 job --nodes 1 -n 1 true
 check "--nodes 1 works" [ "$rc" -eq 0 ]
 

@@ -19,6 +19,7 @@ static char *env_ok[]    = {"A=1", "B=", "JSM_JSRUN_PORT=rdpmix", NULL};
 static void fill_launch(rdp_ctl_launch_t *m, rdp_ctl_node_t nodes[2])
 {
     memset(m, 0, sizeof(*m));
+    memset(nodes, 0, 2 * sizeof(*nodes));
     nodes[0].name   = "node-a";
     nodes[0].nranks = 3;
     nodes[0].ranks  = ranks0;
@@ -195,6 +196,7 @@ static void hello_with_a_short_secret_is_rejected(void **state)
     assert_int_equal(rdp_pack_u32(&buf, 1), PMIX_SUCCESS);
     assert_int_equal(rdp_pack_string(&buf, "n0"), PMIX_SUCCESS);
     assert_int_equal(rdp_pack_string(&buf, NULL), PMIX_SUCCESS);
+    assert_int_equal(rdp_pack_bytes(&buf, NULL, 0), PMIX_SUCCESS);
     assert_int_not_equal(rdp_ctl_hello_unpack(buf.data, buf.size, &out),
                          PMIX_SUCCESS);
     rdp_buf_cleanup(&buf);
@@ -303,6 +305,131 @@ static void kill_orders_check_mode_and_signal(void **state)
     rdp_buf_cleanup(&buf);
 }
 
+static uint8_t addr_a[] = {1, 2, 3, 4, 5};
+static uint8_t addr_b[] = {9, 8, 7};
+
+static void fill_engine_launch(rdp_ctl_launch_t *m, rdp_ctl_node_t nodes[2])
+{
+    fill_launch(m, nodes);
+    m->flags |= RDP_CTL_FLAG_ENGINE;
+    nodes[0].engine_addr     = addr_a;
+    nodes[0].engine_addr_len = sizeof(addr_a);
+    nodes[1].engine_addr     = addr_b;
+    nodes[1].engine_addr_len = sizeof(addr_b);
+    for (size_t i = 0; i < sizeof(m->engine_key); i++) {
+        m->engine_key[i] = (uint8_t)(0xa0 + i);
+    }
+}
+
+static void engine_launch_carries_addresses_and_key(void **state)
+{
+    rdp_ctl_node_t nodes[2];
+    rdp_ctl_launch_t in, out;
+    rdp_buf_t buf;
+
+    fill_engine_launch(&in, nodes);
+    rdp_buf_init(&buf);
+    assert_int_equal(rdp_ctl_launch_pack(&buf, &in), PMIX_SUCCESS);
+    assert_int_equal(rdp_ctl_launch_unpack(buf.data, buf.size, &out),
+                     PMIX_SUCCESS);
+    assert_int_equal(out.flags, RDP_CTL_FLAG_TAG_OUTPUT | RDP_CTL_FLAG_ENGINE);
+    assert_int_equal(out.nodes[0].engine_addr_len, sizeof(addr_a));
+    assert_memory_equal(out.nodes[0].engine_addr, addr_a, sizeof(addr_a));
+    assert_int_equal(out.nodes[1].engine_addr_len, sizeof(addr_b));
+    assert_memory_equal(out.nodes[1].engine_addr, addr_b, sizeof(addr_b));
+    assert_memory_equal(out.engine_key, in.engine_key, sizeof(in.engine_key));
+    rdp_ctl_launch_cleanup(&out);
+    /* cleanup wipes the key */
+    for (size_t i = 0; i < sizeof(out.engine_key); i++) {
+        assert_int_equal(out.engine_key[i], 0);
+    }
+    for (size_t len = 0; len < buf.size; len++) {
+        assert_int_not_equal(rdp_ctl_launch_unpack(buf.data, len, &out),
+                             PMIX_SUCCESS);
+    }
+    rdp_buf_cleanup(&buf);
+
+    /* without the flag, neither key nor addresses travel */
+    fill_launch(&in, nodes);
+    rdp_buf_init(&buf);
+    assert_int_equal(rdp_ctl_launch_pack(&buf, &in), PMIX_SUCCESS);
+    assert_int_equal(rdp_ctl_launch_unpack(buf.data, buf.size, &out),
+                     PMIX_SUCCESS);
+    assert_null(out.nodes[0].engine_addr);
+    assert_int_equal(out.nodes[1].engine_addr_len, 0);
+    rdp_ctl_launch_cleanup(&out);
+    rdp_buf_cleanup(&buf);
+}
+
+static void engine_launch_needs_every_address(void **state)
+{
+    rdp_ctl_node_t nodes[2];
+    rdp_ctl_launch_t m;
+
+    fill_engine_launch(&m, nodes);
+    nodes[1].engine_addr     = NULL; /* a node without an address */
+    nodes[1].engine_addr_len = 0;
+    assert_int_not_equal(launch_status(&m), PMIX_SUCCESS);
+
+    fill_launch(&m, nodes); /* an address without engine mode */
+    nodes[0].engine_addr     = addr_a;
+    nodes[0].engine_addr_len = sizeof(addr_a);
+    assert_int_not_equal(launch_status(&m), PMIX_SUCCESS);
+}
+
+static void engine_launch_with_a_short_key_is_rejected(void **state)
+{
+    rdp_ctl_node_t nodes[2];
+    rdp_ctl_launch_t m, out;
+    rdp_buf_t buf;
+
+    /* engine flag, but the payload ends with an empty key */
+    fill_engine_launch(&m, nodes);
+    m.flags &= ~RDP_CTL_FLAG_ENGINE;
+    nodes[0].engine_addr_len = 0;
+    nodes[1].engine_addr_len = 0;
+    rdp_buf_init(&buf);
+    assert_int_equal(rdp_ctl_launch_pack(&buf, &m), PMIX_SUCCESS);
+    /* set the flag in the packed flags: the little-endian u32 before the
+     * empty key's 8-byte length */
+    buf.data[buf.size - 8 - 4] |= RDP_CTL_FLAG_ENGINE;
+    assert_int_not_equal(rdp_ctl_launch_unpack(buf.data, buf.size, &out),
+                         PMIX_SUCCESS);
+    rdp_buf_cleanup(&buf);
+}
+
+static void hello_carries_the_engine_address(void **state)
+{
+    uint8_t big[RDP_CTL_MAX_ADDR + 1];
+    rdp_ctl_hello_t in = {.node_id = 1, .pid = 7}, out;
+    rdp_buf_t buf;
+
+    memset(in.secret, 0x5a, sizeof(in.secret));
+    in.node_name       = "h-n1";
+    in.tmpdir          = "/tmp/rdpmixd.y";
+    in.engine_addr     = addr_a;
+    in.engine_addr_len = sizeof(addr_a);
+    rdp_buf_init(&buf);
+    assert_int_equal(rdp_ctl_hello_pack(&buf, &in), PMIX_SUCCESS);
+    assert_int_equal(rdp_ctl_hello_unpack(buf.data, buf.size, &out),
+                     PMIX_SUCCESS);
+    assert_int_equal(out.engine_addr_len, sizeof(addr_a));
+    assert_memory_equal(out.engine_addr, addr_a, sizeof(addr_a));
+    rdp_ctl_hello_cleanup(&out);
+    assert_null(out.engine_addr);
+    rdp_buf_cleanup(&buf);
+
+    /* an oversized address is refused */
+    memset(big, 1, sizeof(big));
+    in.engine_addr     = big;
+    in.engine_addr_len = sizeof(big);
+    rdp_buf_init(&buf);
+    assert_int_equal(rdp_ctl_hello_pack(&buf, &in), PMIX_SUCCESS);
+    assert_int_not_equal(rdp_ctl_hello_unpack(buf.data, buf.size, &out),
+                         PMIX_SUCCESS);
+    rdp_buf_cleanup(&buf);
+}
+
 /* A hostile count must not make the unpacker allocate for it. */
 static void huge_counts_are_rejected_before_allocating(void **state)
 {
@@ -329,6 +456,10 @@ int main(void)
         cmocka_unit_test(launched_carries_the_pids),
         cmocka_unit_test(kill_orders_check_mode_and_signal),
         cmocka_unit_test(huge_counts_are_rejected_before_allocating),
+        cmocka_unit_test(engine_launch_carries_addresses_and_key),
+        cmocka_unit_test(engine_launch_needs_every_address),
+        cmocka_unit_test(engine_launch_with_a_short_key_is_rejected),
+        cmocka_unit_test(hello_carries_the_engine_address),
     };
 
     return cmocka_run_group_tests_name("run_ctl", tests, NULL, NULL);

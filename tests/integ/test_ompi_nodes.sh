@@ -1,0 +1,27 @@
+#!/bin/sh
+# test_ompi_nodes.sh - Debian's Open MPI 4.1.4 program, unmodified, under
+# rdpmix-run --nodes 4 -n 16: its ranks on four simulated nodes, the modex
+# across nodes done by the daemons' engine, MPI traffic over Open MPI's
+# TCP BTL (its shared-memory BTL, vader, crashes between ranks that are on
+# one machine but on different nodes: docs/run.md).
+. "${top_srcdir:-.}/tests/integ/test_run_common.sh"
+
+prog="$builddir/tests/integ/mpi_basic"
+ourlib=$(cd "$builddir/.libs" && pwd)
+
+export OMPI_MCA_btl=self,tcp OMPI_MCA_pml=ob1
+export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
+export UCX_NET_DEVICES=lo UCX_TLS=${UCX_TLS:-tcp}
+
+for map in block node; do
+    job 180 --nodes 4 -n 16 --map-by "$map" "$prog" 16
+    oks=$(grep -c "^rank [0-9]* of 16 ok" "$tmp/out")
+    check_that "Open MPI on 4 nodes, 16 ranks by $map: MPI_Init, Allreduce, Allgather, Barrier, ring, Finalize" \
+        '[ "$rc" -eq 0 ] && [ "$oks" -eq 16 ]'
+    libs=$(sed -n 's/.*libpmix=//p' "$tmp/out" | sort -u)
+    check_that "every rank loaded rdpmix's libpmix ($map)" \
+        '[ "$libs" = "$ourlib/libpmix.so.2.0.0" ] || [ "$libs" = "$ourlib/libpmix.so.2" ]'
+done
+check "the daemons removed their tmpdirs" tmpdir_clean
+
+finish

@@ -1,0 +1,81 @@
+#!/bin/sh
+# test_run_engine.sh - rdpmix-run --nodes M with the servers' collective
+# engine between the daemons: a barrier, a fence that collects data and a
+# get of every peer's value across nodes (2 to 8 nodes, 1 to 8 ranks per
+# node), each allgather algorithm forced in turn, over UCX's TCP and over
+# its shared memory transports; a daemon killed in the middle of a fence
+# ends the job with a clear message and leaves nothing behind.
+. "${top_srcdir:-.}/tests/integ/test_run_common.sh"
+
+client="$builddir/tests/integ/run_client"
+export UCX_NET_DEVICES=${UCX_NET_DEVICES:-lo}
+# UCX over loopback TCP by default; "sm" selects shared memory
+tls_tcp=tcp
+tls_sm=posix,sysv,cma
+
+# fence TLS M NP MAP [ALG]: every rank passes the fences and gets every
+# peer's value
+fence() {
+    tls=$1 m=$2 np=$3 map=$4 alg=${5:-auto}
+    eval "UCX_TLS=\$tls_$tls"
+    export UCX_TLS
+    # the engine says at debug level which algorithm each collective runs
+    RDPMIX_COLL_ALG=$alg RDPMIX_LOG_LEVEL=debug RDPMIX_LOG_SUBSYS=coll \
+        job 120 --nodes "$m" -n "$np" --map-by "$map" "$client" nodes fence
+    oks=$(grep -c "^rank [0-9]* of $np fence ok$" "$tmp/out")
+    check_that "fence, collect and get across $m nodes, $np ranks by $map ($alg over $tls)" \
+        '[ "$rc" -eq 0 ] && [ "$oks" -eq "$np" ]'
+    if [ "$alg" != auto ]; then
+        used=$(grep -o "allgather [^ ]*: $m participants, rank [0-9]*, [a-z_]*," "$tmp/err" |
+            sed 's/.*, //; s/,$//' | sort -u | tr '\n' ' ')
+        check_that "every server ran $alg ($m nodes over $tls)" \
+            '[ "$used" = "$alg " ]'
+    fi
+}
+
+# 2, 3, 4 and 8 nodes; 1 to 8 ranks per node
+fence tcp 2 2 block
+fence tcp 2 16 node
+fence tcp 3 7 block
+fence tcp 4 8 node
+fence tcp 8 8 block
+fence tcp 8 64 block
+fence sm 4 12 slot
+check "the daemons removed their tmpdirs" tmpdir_clean
+
+# every algorithm, over TCP and over shared memory, with a power-of-two
+# and an odd number of servers
+for tls in tcp sm; do
+    for alg in recursive_doubling bruck ring; do
+        fence "$tls" 4 8 node "$alg"
+        fence "$tls" 3 9 block "$alg"
+    done
+done
+
+# a daemon SIGKILLed while its ranks and every other node's ranks are in
+# fences: the job ends with status 1 and says which node died
+marker="$client nodes loop"
+for tls in tcp sm; do
+    eval "UCX_TLS=\$tls_$tls"
+    export UCX_TLS
+    "$RUN" --nodes 4 -n 8 "$client" nodes loop >"$tmp/out" 2>"$tmp/err" </dev/null &
+    pid=$!
+    poll '[ "$(grep -c "^rank [0-9]* looping$" "$tmp/out")" -eq 8 ]'
+    dpid=$(pgrep -P $pid -f -- "--node-id 2 ")
+    t0=$(date +%s)
+    [ -n "$dpid" ] && kill -KILL $dpid
+    wait $pid
+    rc=$?
+    elapsed=$(($(date +%s) - t0))
+    check_that "a daemon killed in a fence fails the job ($tls)" \
+        '[ -n "$dpid" ] && [ "$rc" -eq 1 ] && [ "$elapsed" -lt 20 ]'
+    check "the dead node is named ($tls)" \
+        grep -q "^rdpmix-run: node 2 (daemon pid $dpid) died; terminating the job$" "$tmp/err"
+    check "no rank of any node is left ($tls)" none_left "$marker"
+    check "no daemon is left ($tls)" \
+        poll '[ -z "$(pgrep -P $pid)" ] && ! kill -0 $pid 2>/dev/null'
+    check "every tmpdir is removed ($tls)" tmpdir_clean
+    reap "$marker"
+done
+
+finish
