@@ -25,3 +25,23 @@ noinst_PROGRAMS              += bench/ucx_pingpong
 bench_ucx_pingpong_SOURCES    = bench/ucx_pingpong.c
 bench_ucx_pingpong_CPPFLAGS   = $(AM_CPPFLAGS) -I$(top_srcdir)
 bench_ucx_pingpong_LDADD      = librdp.la
+
+# coll-bench: allgather latency of the collective engine over UCX, M
+# processes started by bench/engine_compare.sh; not installed
+noinst_PROGRAMS              += bench/coll-bench
+bench_coll_bench_SOURCES      = bench/coll_bench.c
+bench_coll_bench_CPPFLAGS     = $(AM_CPPFLAGS) -I$(top_srcdir)
+bench_coll_bench_LDADD        = librdp.la
+noinst_HEADERS               += bench/allgather_common.h
+
+# mpi-allgather: the same measurement with MPI_Allgather (Open MPI + UCX pml)
+if HAVE_MPICC
+noinst_PROGRAMS              += bench/mpi-allgather
+bench_mpi_allgather_SOURCES   = bench/mpi_allgather.c
+bench_mpi_allgather_CPPFLAGS  = $(AM_CPPFLAGS) -I$(top_srcdir)
+bench_mpi_allgather_CFLAGS    = $(AM_CFLAGS) $(MPI_CFLAGS)
+bench_mpi_allgather_LDADD     = $(MPI_LIBS)
+endif
+
+dist_noinst_SCRIPTS += bench/engine_compare.sh bench/summarize_coll.py \
+                       bench/project.py
