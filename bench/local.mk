@@ -45,3 +45,4 @@ endif
 
 dist_noinst_SCRIPTS += bench/engine_compare.sh bench/summarize_coll.py \
                        bench/project.py
+EXTRA_DIST += bench/COLL.md
