@@ -4,6 +4,7 @@
 #
 #   bench/engine_compare.sh [-l L] [-m "2 4 8 16"] [-T "tcp shm"] [-t SEC]
 #                           [-o FILE] [-S "engine mpi"] [-A "default ring"]
+#                           [-z SEC]
 #                           [-- options for both programs: -l SIZES -k K ...]
 #
 # Run it from the build directory (it finds bench/coll-bench and
@@ -19,6 +20,7 @@ TMO=600
 OUT=""
 STACKS="engine mpi"
 MPI_ALGS="default"
+SETTLE=1
 
 usage() {
     sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
@@ -35,10 +37,12 @@ usage() {
              (Open MPI's own choice), linear, bruck, recursive_doubling,
              ring, neighbor (coll_tuned_allgather_algorithm)
                                                      (default "$MPI_ALGS")
+  -z SEC     pause before every launch, so that the previous launch's
+             processes are gone and the machine settles  (default $SETTLE)
 EOF
 }
 
-while getopts "l:m:T:t:o:S:A:h" opt; do
+while getopts "l:m:T:t:o:S:A:z:h" opt; do
     case $opt in
     l) LAUNCHES=$OPTARG ;;
     m) MLIST=$OPTARG ;;
@@ -47,6 +51,7 @@ while getopts "l:m:T:t:o:S:A:h" opt; do
     o) OUT=$OPTARG ;;
     S) STACKS=$OPTARG ;;
     A) MPI_ALGS=$OPTARG ;;
+    z) SETTLE=$OPTARG ;;
     h) usage; exit 0 ;;
     *) usage >&2; exit 1 ;;
     esac
@@ -62,6 +67,7 @@ inrange() { isnum "$1" && [ "$1" -ge "$2" ] && [ "$1" -le "$3" ]; }
 
 inrange "$LAUNCHES" 1 100000 || die "bad -l '$LAUNCHES'"
 inrange "$TMO" 1 86400 || die "bad -t '$TMO'"
+inrange "$SETTLE" 0 3600 || die "bad -z '$SETTLE'"
 for m in $MLIST; do
     inrange "$m" 2 1024 || die "bad M '$m'"
 done
@@ -199,6 +205,7 @@ record() {
 run_engine() { # tls M launch
     local tls=$1 m=$2 launch=$3 dir i rc=0 r t0 pids=()
     dir=$(mktemp -d "$WORK/rdv.XXXXXX")
+    sleep "$SETTLE"
     t0=$(now)
     for ((i = 0; i < m; i++)); do
         UCX_TLS=$(engine_tls "$tls") timeout -k 5 "$TMO" "$COLL_BENCH" \
@@ -221,6 +228,7 @@ run_engine() { # tls M launch
 run_mpi() { # tls M launch alg
     local tls=$1 m=$2 launch=$3 alg=$4 rc t0
     mpirun_cmd "$m" "$tls" "$alg"
+    sleep "$SETTLE"
     t0=$(now)
     timeout -k 5 "$TMO" "${MPI_CMD[@]}" "$MPI_ALLGATHER" -a "$alg" \
         --no-header "${BENCH_ARGS[@]}" >"$WORK/mpi.out" 2>"$WORK/mpi.err"

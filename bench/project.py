@@ -14,8 +14,9 @@ printed as Markdown with the formulas.
 
 Where alpha and beta come from (first that applies):
   --alpha/--bw    given (e.g. a fabric's numbers from ucx_perftest)
-  --pingpong F    bench/ucx_pingpong's CSV: alpha = one-way latency of
-                  8 B, beta = 1 / bandwidth of its largest size (both
+  --pingpong F    bench/ucx_pingpong's CSV: alpha = the lowest one-way
+                  latency of 8-512 B (one noisy row does not skew it),
+                  beta = 1 / bandwidth of its largest size (both
                   through the transport, HMAC included)
   --fit RAW       least-squares fit of coll-bench rows (engine_compare.sh
                   raw CSV, forced algorithms, M <= --fit-max-m) to the
@@ -133,17 +134,20 @@ def from_pingpong(path):
     for r in rows:
         try:
             size = int(r["bytes"])
-            if r["test"] == "latency" and size == 8:
-                lat = float(r["one_way_us"]) * 1e-6
+            if r["test"] == "latency" and size <= 512:
+                v = float(r["one_way_us"]) * 1e-6
+                lat = v if lat is None else min(lat, v)
             if r["test"] == "bandwidth" and (bw is None or size > bw[0]):
                 bw = (size, float(r["MB_per_s"]) * 1e6)
         except (KeyError, ValueError):
             sys.exit("project: %s is not ucx_pingpong output" % path)
     if lat is None or bw is None:
-        sys.exit("project: %s lacks the 8 B latency or a bandwidth row"
+        sys.exit("project: %s lacks a small-message latency or a bandwidth "
+                 "row"
                  % path)
-    return lat, 1.0 / bw[1], ("ucx_pingpong %s: 8 B one-way latency, "
-                               "bandwidth at %s" % (path, fmt_size(bw[0])))
+    return lat, 1.0 / bw[1], ("ucx_pingpong %s: lowest one-way latency of "
+                               "8-512 B, bandwidth at %s"
+                               % (path, fmt_size(bw[0])))
 
 
 def from_fit(path, tls, max_m):
@@ -260,12 +264,14 @@ def main():
     for p in nodes:
         for n in sizes:
             t = {name: cost(fn(p), n, alpha, beta, o) for name, fn in ALGS}
-            best = min(t, key=t.get)
+            low = min(t.values())
+            best = " = ".join({"recursive_doubling": "rd"}.get(k, k)
+                              for k in t if t[k] <= low * (1 + 1e-9))
             print("| %d | %s | %s | %s | %s | %s | %s | %.1f |"
                   % (p, fmt_size(n), fmt_size(p * n) if p * n < (1 << 30)
                      else "%.1f GiB" % (p * n / float(1 << 30)),
                      fmt_time(t["recursive_doubling"]), fmt_time(t["bruck"]),
-                     fmt_time(t["ring"]), best, t["ring"] / t[best]))
+                     fmt_time(t["ring"]), best, t["ring"] / low))
     print("\n| servers | dissemination barrier | steps |")
     print("| --- | --- | --- |")
     for p in nodes:
