@@ -10,6 +10,7 @@
 
 #include <inttypes.h>
 #include <poll.h>
+#include <sched.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +37,21 @@ _Static_assert(offsetof(rdp_iov_t, len) == offsetof(ucp_dt_iov_t, length),
  * over tcp does not signal every step of a multi-fragment or rendezvous
  * transfer, and a wakeup through the fd costs more than a poll. */
 #define SPIN_WINDOW 0.001
+
+/* RDPMIX_UCX_SPIN_US overrides the spin window (0 turns spinning off). */
+static double spin_window(void)
+{
+    static double window = -1.0;
+
+    if (window < 0) {
+        const char *s = getenv("RDPMIX_UCX_SPIN_US");
+        window = (s != NULL && *s != '\0') ? atof(s) * 1e-6 : SPIN_WINDOW;
+        if (window < 0) {
+            window = 0;
+        }
+    }
+    return window;
+}
 /* While sends or fetches are in flight and nothing happens, poll at least
  * this often (seconds), so that a missed wakeup cannot stall them. */
 #define SLOW_POLL         0.001
@@ -779,7 +795,11 @@ static void progress_all(rdp_ucx_tl_t *tl)
     tl->in_progress = 0;
 
     now = rdp_time_now();
-    if (now - tl->last_activity < SPIN_WINDOW) {
+    if (now - tl->last_activity < spin_window()) {
+        /* Yield between polls: on an idle core this is a spin (a poll is
+         * cheaper than an fd wakeup), but with more servers than cores
+         * the peer we wait for gets the CPU it needs to answer. */
+        sched_yield();
         kick(tl);
     } else if (ops_in_flight(tl) || (tl->closing > 0)) {
         kick_after(tl, SLOW_POLL);
