@@ -12,7 +12,7 @@
 # the ranks by slot: node i runs ranks i*P .. i*P+P-1.
 #   rdpmix:   UCX_TLS=tcp UCX_NET_DEVICES=lo
 #             rdpmix-run --nodes M --map-by slot --slots-per-node P -n N
-#   OpenPMIx: mpirun --hostfile <M fake names, slots=P each>
+#   OpenPMIx: mpirun --hostfile <M fake hosts 127.0.1.x, slots=P each>
 #             --mca plm_rsh_agent bench/fake-rsh --map-by slot
 #             --bind-to none --mca btl self,tcp -np N
 #             (one orted = one PMIx server per fake name; OOB over lo)
@@ -159,11 +159,20 @@ RDP_LDPATH=${RDPMIX_LIBDIR:-}${MPI_LDPATH:+:$MPI_LDPATH}
 read -r -a RDP_EXTRA <<<"${RDPMIX_RUN_ARGS:-}"
 read -r -a MPI_EXTRA <<<"${MPIRUN_ARGS---bind-to none}"
 
+# The fake host names are loopback addresses 127.0.1.1, 127.0.1.2, ...
+# (127.0.1.254, then 127.0.2.1 ...), not made-up words: mpirun resolves
+# every name of its hostfile, and a made-up name goes to DNS, where a lost
+# query costs the resolver's 5 s timeout (seen here: 1 lookup in ~30,
+# mpirun's wall time 5-11 s at M = 8-16 instead of < 1 s).  An address
+# needs no lookup, and only 127.0.0.1/localhost are folded into mpirun's
+# own node, so every address gets an orted (check_fake_nodes checks it).
+fake_host() { echo "127.0.$((($1 - 1) / 254 + 1)).$((($1 - 1) % 254 + 1))"; }
+
 hostfile() { # M P -> path of a hostfile of M fake names with P slots each
     local f=$WORK/hosts.$1.$2 i
     if [ ! -e "$f" ]; then
         for ((i = 1; i <= $1; i++)); do
-            echo "pbnode$i slots=$2"
+            echo "$(fake_host "$i") slots=$2"
         done >"$f"
     fi
     echo "$f"
@@ -178,6 +187,7 @@ launch_cmd() {
             "${RDP_EXTRA[@]}" --nodes "$m" --map-by slot
             --slots-per-node "$p" -n "$n" "${bench[@]}")
     else
+        # shellcheck disable=SC2054 # "self,tcp" is one argument
         CMD=(env LD_LIBRARY_PATH="$MPI_LDPATH" "$MPIRUN" "${MPI_EXTRA[@]}"
             --hostfile "$(hostfile "$m" "$p")" --mca plm_rsh_agent "$FAKE_RSH"
             --mca btl self,tcp --map-by slot -np "$n" "${bench[@]}")
@@ -192,7 +202,7 @@ check_fake_nodes() {
         --hostfile "$(hostfile "$m" 1)" --mca plm_rsh_agent "$FAKE_RSH"
         --map-by node -np "$m" sh -c 'echo "$OMPI_MCA_orte_tmpdir_base"')
     got=$(timeout -k 5 "$TMO" "${CMD[@]}" 2>"$WORK/check.err" | sort -u |
-        grep -c "^$FAKE_RSH_TMPDIR/pbnode")
+        grep -c "^$FAKE_RSH_TMPDIR/127\\.0\\.")
     if [ "$got" != "$m" ]; then
         cp "$WORK/check.err" "$LOGDIR/fake-nodes-check.err"
         die "mpirun with $m fake hosts: ranks saw $got node directories," \

@@ -46,3 +46,8 @@ endif
 dist_noinst_SCRIPTS += bench/engine_compare.sh bench/summarize_coll.py \
                        bench/project.py
 EXTRA_DIST += bench/COLL.md
+
+# compare_nodes.sh: pmix-bench on M simulated nodes, rdpmix-run --nodes vs
+# mpirun with fake hosts (fake-rsh); summarize_nodes.py makes the tables
+dist_noinst_SCRIPTS += bench/compare_nodes.sh bench/fake-rsh \
+                       bench/summarize_nodes.py

@@ -45,14 +45,45 @@ def phase_key(name):
     return (len(PHASE_ORDER), name)
 
 
-def read_raw(path, column):
-    """{(N, S, phase): {stack: [per-launch value]}}, and impl names."""
+def stat_cells(by_stack, stacks, ratio):
+    """Table cells for {stack: [per-launch value]}: per stack "median
+    (min-max)" and the count, then (if ratio) rdpmix/OpenPMIx medians."""
+    cells = []
+    med = {}
+    for s in stacks:
+        vals = by_stack.get(s, [])
+        if not vals:
+            cells += ["-", "0"]
+            continue
+        med[s] = statistics.median(vals)
+        cells += ["%s (%s-%s)" % (fmt_ms(med[s]), fmt_ms(min(vals)),
+                                  fmt_ms(max(vals))), str(len(vals))]
+    if ratio:
+        if med.get("openpmix", 0) > 0 and "rdpmix" in med:
+            r = med["rdpmix"] / med["openpmix"]
+            cells.append("%.2f" % r if r >= 0.1 else "%.2g" % r)
+        else:
+            cells.append("-")
+    return cells
+
+
+def raw_key(row):
+    return (int(row["N"]), int(row["S"]), row["phase"])
+
+
+def launch_key(row):
+    return (int(row["N"]), int(row["S"]))
+
+
+def read_raw(path, column, key_of=raw_key):
+    """{key_of(row), by default (N, S, phase): {stack: [per-launch value]}},
+    and impl names."""
     data = {}
     impls = {}
     with open(path, newline="") as f:
         for row in csv.DictReader(f):
             try:
-                key = (int(row["N"]), int(row["S"]), row["phase"])
+                key = key_of(row)
                 val = float(row[column])
             except (KeyError, TypeError, ValueError):
                 print("summarize.py: skipping malformed row: %r" % row,
@@ -63,13 +94,13 @@ def read_raw(path, column):
     return data, impls
 
 
-def read_launches(path):
-    """{(N, S): {stack: {result: count}}}"""
+def read_launches(path, key_of=launch_key):
+    """{key_of(row), by default (N, S): {stack: {result: count}}}"""
     out = {}
     with open(path, newline="") as f:
         for row in csv.DictReader(f):
             try:
-                key = (int(row["N"]), int(row["S"]))
+                key = key_of(row)
             except (KeyError, TypeError, ValueError):
                 continue
             res = out.setdefault(key, {}).setdefault(row["stack"], {})
@@ -120,21 +151,8 @@ def main():
         n, size, phase = key
         if phases is not None and phase not in phases:
             continue
-        cells = [str(n), str(size), phase]
-        med = {}
-        for s in stacks:
-            vals = data[key].get(s, [])
-            if not vals:
-                cells += ["-", "0"]
-                continue
-            med[s] = statistics.median(vals)
-            cells += ["%s (%s-%s)" % (fmt_ms(med[s]), fmt_ms(min(vals)),
-                                      fmt_ms(max(vals))), str(len(vals))]
-        if ratio:
-            if med.get("openpmix", 0) > 0 and "rdpmix" in med:
-                cells.append("%.2f" % (med["rdpmix"] / med["openpmix"]))
-            else:
-                cells.append("-")
+        cells = [str(n), str(size), phase] + \
+            stat_cells(data[key], stacks, ratio)
         print("| " + " | ".join(cells) + " |")
 
     root, ext = os.path.splitext(args.raw)
