@@ -69,8 +69,6 @@ enum rdp_coll_alg rdp_coll_select(enum rdp_coll_kind kind, uint32_t n,
                                   enum rdp_coll_size_class size_class,
                                   enum rdp_coll_alg forced)
 {
-    int pow2 = (n & (n - 1)) == 0;
-
     if (kind == RDP_COLL_BARRIER) {
         return RDP_COLL_ALG_DISSEM;
     }
@@ -78,9 +76,13 @@ enum rdp_coll_alg rdp_coll_select(enum rdp_coll_kind kind, uint32_t n,
         || forced == RDP_COLL_ALG_RING) {
         return forced;
     }
-    if (size_class == RDP_COLL_SIZE_LARGE && n > 2
-        && n <= RDP_COLL_RING_MAX_PEERS) {
+    /* Measured over UCX tcp, 2..16 servers (bench/RESULTS.md, issue 3):
+     * from 16 KiB blocks on the ring wins (its n - 1 steps move each byte
+     * once per link); below, Bruck is best or tied at every size. */
+    if ((size_class == RDP_COLL_SIZE_MEDIUM
+         || size_class == RDP_COLL_SIZE_LARGE)
+        && n > 2 && n <= RDP_COLL_RING_MAX_PEERS) {
         return RDP_COLL_ALG_RING;
     }
-    return pow2 ? RDP_COLL_ALG_RD : RDP_COLL_ALG_BRUCK;
+    return RDP_COLL_ALG_BRUCK;
 }

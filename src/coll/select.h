@@ -28,12 +28,15 @@ enum rdp_coll_size_class {
     RDP_COLL_SIZE_LARGE   = 3
 };
 
-/* Thresholds, in average bytes per block.  Placeholders until bench/
- * measures the crossovers over UCX (see docs/coll.md). */
+/* Thresholds, in average bytes per block, from bench/engine_compare.sh
+ * (bench/RESULTS.md): the ring wins from 16 KiB blocks on at 4-16
+ * servers; below that Bruck is best or tied.  LARGE is kept as a class of
+ * its own for future tuning (pipelining the ring). */
 #define RDP_COLL_SMALL_MAX_BLOCK (16u * 1024u)
 #define RDP_COLL_LARGE_MIN_BLOCK (256u * 1024u)
 /** Ring only pays off while its n - 1 steps are few compared with the
- * bandwidth it saves over log-step algorithms on congested links. */
+ * bandwidth it saves over log-step algorithms (measured up to 16; 32 is
+ * an extrapolation: bench/project.py). */
 #define RDP_COLL_RING_MAX_PEERS 32u
 
 /** Size class of @a total_bytes spread over @a n blocks. */

@@ -23,18 +23,28 @@ static void barriers_always_use_dissemination(void **state)
 
 static void small_allgathers_use_log_step_algorithms(void **state)
 {
-    static const enum rdp_coll_size_class classes[] = {
-        RDP_COLL_SIZE_UNKNOWN, RDP_COLL_SIZE_SMALL, RDP_COLL_SIZE_MEDIUM};
+    static const enum rdp_coll_size_class classes[] = {RDP_COLL_SIZE_UNKNOWN,
+                                                       RDP_COLL_SIZE_SMALL};
 
-    for (size_t c = 0; c < 3; c++) {
+    for (size_t c = 0; c < 2; c++) {
         for (uint32_t n = 1; n <= 4096; n++) {
-            enum rdp_coll_alg want =
-                (n & (n - 1)) == 0 ? RDP_COLL_ALG_RD : RDP_COLL_ALG_BRUCK;
+            enum rdp_coll_alg want = RDP_COLL_ALG_BRUCK;
             assert_int_equal(rdp_coll_select(RDP_COLL_ALLGATHER, n, classes[c],
                                              RDP_COLL_ALG_AUTO),
                              want);
         }
     }
+}
+
+static void medium_blocks_use_the_ring_on_few_peers(void **state)
+{
+    assert_int_equal(rdp_coll_select(RDP_COLL_ALLGATHER, 4,
+                                     RDP_COLL_SIZE_MEDIUM, RDP_COLL_ALG_AUTO),
+                     RDP_COLL_ALG_RING);
+    assert_int_equal(rdp_coll_select(RDP_COLL_ALLGATHER,
+                                     RDP_COLL_RING_MAX_PEERS + 1,
+                                     RDP_COLL_SIZE_MEDIUM, RDP_COLL_ALG_AUTO),
+                     RDP_COLL_ALG_BRUCK);
 }
 
 static void large_blocks_use_the_ring_on_few_peers(void **state)
@@ -52,7 +62,7 @@ static void large_blocks_use_the_ring_on_few_peers(void **state)
                      RDP_COLL_ALG_BRUCK);
     assert_int_equal(rdp_coll_select(RDP_COLL_ALLGATHER, 2, RDP_COLL_SIZE_LARGE,
                                      RDP_COLL_ALG_AUTO),
-                     RDP_COLL_ALG_RD);
+                     RDP_COLL_ALG_BRUCK);
 }
 
 static void a_forced_algorithm_wins_for_allgathers(void **state)
@@ -124,6 +134,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(barriers_always_use_dissemination),
         cmocka_unit_test(small_allgathers_use_log_step_algorithms),
+        cmocka_unit_test(medium_blocks_use_the_ring_on_few_peers),
         cmocka_unit_test(large_blocks_use_the_ring_on_few_peers),
         cmocka_unit_test(a_forced_algorithm_wins_for_allgathers),
         cmocka_unit_test(size_classes_follow_the_thresholds),
