@@ -25,6 +25,13 @@ export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
 export UCX_NET_DEVICES=lo UCX_TLS=self,sm,tcp
 # mpirun refuses to run as root unless told (CI containers)
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# In the sanitizer build our library needs the ASan runtime loaded first,
+# and Debian's mpirun is not built with it: preload it (ranks inherit it)
+asan_rt=$(ldd "$ourlib/libpmix.so.2" 2>/dev/null | awk '/libasan/ { print $3 }')
+if [ -n "$asan_rt" ]; then
+    LD_PRELOAD="$asan_rt${LD_PRELOAD:+:$LD_PRELOAD}"
+    export LD_PRELOAD
+fi
 
 is_ours() {
     [ "$1" = "$ourlib/libpmix.so.2.0.0" ] || [ "$1" = "$ourlib/libpmix.so.2" ]

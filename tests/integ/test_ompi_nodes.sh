@@ -6,6 +6,7 @@
 # one machine but on different nodes: docs/run.md).
 . "${top_srcdir:-.}/tests/integ/test_run_common.sh"
 
+. "${top_srcdir:-.}/tests/integ/ompi_env.sh"
 prog="$builddir/tests/integ/mpi_basic"
 ourlib=$(cd "$builddir/.libs" && pwd)
 
