@@ -31,6 +31,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "host_done.h"
+
 static int nsrv, ppn;
 static const char *who = "engine_host";
 
@@ -82,43 +84,6 @@ static void read_all(int fd, void *buf, size_t len)
         p += n;
         len -= (size_t)n;
     }
-}
-
-/* ---- waiting for the library's callbacks ---- */
-
-typedef struct done {
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
-    int done;
-    pmix_status_t status;
-} done_t;
-
-static void done_init(done_t *d)
-{
-    pthread_mutex_init(&d->lock, NULL);
-    pthread_cond_init(&d->cond, NULL);
-    d->done = 0;
-}
-
-static void done_cb(pmix_status_t status, void *cbdata)
-{
-    done_t *d = cbdata;
-
-    pthread_mutex_lock(&d->lock);
-    d->status = status;
-    d->done   = 1;
-    pthread_cond_signal(&d->cond);
-    pthread_mutex_unlock(&d->lock);
-}
-
-static pmix_status_t done_wait(done_t *d)
-{
-    pthread_mutex_lock(&d->lock);
-    while (!d->done) {
-        pthread_cond_wait(&d->cond, &d->lock);
-    }
-    pthread_mutex_unlock(&d->lock);
-    return d->status;
 }
 
 /* ---- one server ---- */

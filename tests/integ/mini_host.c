@@ -26,6 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "host_done.h"
+
 static pid_t *children;
 static int nchildren;
 static volatile sig_atomic_t timed_out;
@@ -48,43 +50,6 @@ static void die(const char *fmt, ...)
         }
     }
     exit(2);
-}
-
-/* ---- waiting for the library's callbacks ---- */
-
-typedef struct done {
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
-    int done;
-    pmix_status_t status;
-} done_t;
-
-static void done_init(done_t *d)
-{
-    pthread_mutex_init(&d->lock, NULL);
-    pthread_cond_init(&d->cond, NULL);
-    d->done = 0;
-}
-
-static void done_cb(pmix_status_t status, void *cbdata)
-{
-    done_t *d = cbdata;
-
-    pthread_mutex_lock(&d->lock);
-    d->status = status;
-    d->done   = 1;
-    pthread_cond_signal(&d->cond);
-    pthread_mutex_unlock(&d->lock);
-}
-
-static pmix_status_t done_wait(done_t *d)
-{
-    pthread_mutex_lock(&d->lock);
-    while (!d->done) {
-        pthread_cond_wait(&d->cond, &d->lock);
-    }
-    pthread_mutex_unlock(&d->lock);
-    return d->status;
 }
 
 /* ---- host upcalls ---- */
