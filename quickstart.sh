@@ -3,6 +3,7 @@
 # run the main job (pmix-bench under rdpmix-run) or the whole test suite.
 #
 #   ./quickstart.sh run                 # build and run pmix-bench under rdpmix-run
+#                                       # (8 ranks on 2 simulated nodes)
 #   ./quickstart.sh test                # build and run `make check`
 #   ./quickstart.sh test --sanitize     # the same in an ASan+UBSan build
 #
@@ -62,8 +63,9 @@ case "$mode" in
     run)
         build "$here/_build"
         cd "$here/_build"
-        # the main job: the PMIx benchmark on 8 ranks under our launcher
-        ./src/run/rdpmix-run -n 8 ./bench/pmix-bench -s 1024 -k 10
+        # the main job: the PMIx benchmark, 8 ranks on 2 simulated nodes
+        # (two rdpmixd daemons whose servers run the modex over UCX)
+        ./src/run/rdpmix-run --nodes 2 -n 8 ./bench/pmix-bench -s 1024 -k 10
         ;;
     test)
         if [ "$sanitize" = yes ]; then
