@@ -24,7 +24,7 @@
  *   rdp_ucx_tl_destroy(tl);                     after the engine is gone
  *
  * Every message carries the sender's and receiver's index and two MACs
- * (HMAC-SHA256 truncated to 16 bytes) under the per-session key; messages
+ * (AES-256-GMAC tags, keys derived from the per-session key); messages
  * that fail them never reach the engine (docs/ucx.md).
  *
  * Threads: create, address, connect and destroy run on the loop thread, or
@@ -45,7 +45,7 @@ typedef struct rdp_ucx_tl rdp_ucx_tl_t;
 
 /** Bytes of the per-session key. */
 #define RDP_UCX_KEY_LEN 32
-/** Bytes of each (truncated HMAC-SHA256) authenticator on the wire. */
+/** Bytes of each authenticator (AES-256-GMAC tag) on the wire. */
 #define RDP_UCX_MAC_LEN 16
 
 typedef struct rdp_ucx_params {

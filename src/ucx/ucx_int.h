@@ -20,24 +20,30 @@
  *
  *   offset  size  field (integers little-endian)
  *        0     4  magic "RDPU"
- *        4     1  version (1)
+ *        4     1  version (2)
  *        5     1  flags (0; anything else is refused)
  *        6     2  E, the engine header's length
  *        8     4  sender's universe index
  *       12     4  receiver's universe index
  *       16     8  payload length
- *       24     E  the engine's header
- *     24+E    16  hmac_hdr  = HMAC-SHA256(key, "H" | bytes [0, 24+E))[0..16)
- *     40+E    16  hmac_msg  = HMAC-SHA256(key, "D" | bytes [0, 24+E) |
- *                                               payload)[0..16)
+ *       24     4  salt: random, drawn when the sender keyed its transport
+ *       28     8  seq: the sender's message counter under that key
+ *       36     E  the engine's header
+ *     36+E    16  mac_hdr = GMAC(K_hdr, iv, prefix)
+ *     52+E    16  mac_msg = GMAC(K_msg, iv, prefix | payload)
  *
  * and whose UCP payload is the engine's payload.  "Prefix" below means
- * bytes [0, 24+E).
+ * bytes [0, 36+E).  GMAC is AES-256-GCM with everything as additional
+ * authenticated data and no plaintext; its 128-bit IV is
+ * salt | sender index | seq (little-endian as on the wire), unique per
+ * message of a session (see docs/ucx.md).  K_hdr and K_msg are derived
+ * from the session key with HKDF-SHA256 under distinct labels.
  */
 #define RDP_UCX_AM_ID     1
 #define RDP_UCX_MAGIC     0x55504452u /* "RDPU" read as little-endian */
-#define RDP_UCX_VERSION   1
-#define RDP_UCX_FIXED_LEN 24
+#define RDP_UCX_VERSION   2
+#define RDP_UCX_FIXED_LEN 36
+#define RDP_UCX_IV_LEN    16
 #define RDP_UCX_OVERHEAD  (RDP_UCX_FIXED_LEN + 2 * RDP_UCX_MAC_LEN)
 #define RDP_UCX_MAX_EHDR  UINT16_MAX
 #define RDP_UCX_MAX_ADDR  65536 /* sanity bound on a worker address */
@@ -48,6 +54,8 @@ typedef struct rdp_ucx_wire {
     uint32_t src;
     uint32_t dst;
     uint64_t len;
+    uint32_t salt; /* nonce: see rdp_ucx_auth_nonce */
+    uint64_t seq;
 } rdp_ucx_wire_t;
 
 /** Write the fixed part (RDP_UCX_FIXED_LEN bytes) to @a out. */
@@ -61,26 +69,36 @@ pmix_status_t rdp_ucx_wire_decode(const void *am_hdr, size_t am_len,
 
 /* ---- authenticator (ucx_wire.c) ---- */
 
-/** Keyed HMAC-SHA256 state; single-threaded (the loop's). */
+/** Keyed AES-256-GMAC state (two keys) and the send nonce; single-threaded
+ * (the loop's). */
 typedef struct rdp_ucx_auth {
-    void *mac;  /* EVP_MAC * */
-    void *ctx;  /* EVP_MAC_CTX *, keyed once */
-    char fp[9]; /* key fingerprint for logs (not secret) */
+    void *hdr;     /* EVP_CIPHER_CTX *, keyed with K_hdr once */
+    void *msg;     /* EVP_CIPHER_CTX *, keyed with K_msg once */
+    uint32_t salt; /* random per keying: re-created transports differ */
+    uint64_t seq;  /* next message number under this key */
+    char fp[9];    /* key fingerprint for logs (not secret) */
 } rdp_ucx_auth_t;
 
-/** Key the MAC.  PMIX_ERR_BAD_PARAM for a key of the wrong length,
- * PMIX_ERR_INIT if libcrypto fails.
- * @param [in] key  borrowed; the copy libcrypto keeps is freed (and
- *                  cleansed by libcrypto) in cleanup */
+/** Derive the MAC keys from the session key and draw a new salt.
+ * PMIX_ERR_BAD_PARAM for a key of the wrong length, PMIX_ERR_INIT if
+ * libcrypto fails.
+ * @param [in] key  borrowed; the derived keys live in libcrypto's contexts
+ *                  only (cleansed by libcrypto in cleanup) */
 pmix_status_t rdp_ucx_auth_init(rdp_ucx_auth_t *auth, const uint8_t *key,
                                 size_t key_len);
 void rdp_ucx_auth_cleanup(rdp_ucx_auth_t *auth);
 
-/** hmac_hdr of the prefix @a pre (@a pre_len bytes). */
+/** Take the nonce of the next message sent (salt and seq of the header).
+ * PMIX_ERR_OUT_OF_RESOURCE once the counter is exhausted (never reused). */
+pmix_status_t rdp_ucx_auth_nonce(rdp_ucx_auth_t *auth, uint32_t *salt_p,
+                                 uint64_t *seq_p);
+
+/** mac_hdr of the prefix @a pre (@a pre_len >= RDP_UCX_FIXED_LEN bytes;
+ * the IV comes from its fixed part). */
 pmix_status_t rdp_ucx_auth_hdr(rdp_ucx_auth_t *auth, const void *pre,
                                size_t pre_len, uint8_t mac[RDP_UCX_MAC_LEN]);
 
-/** hmac_msg of the prefix and the payload gathered from @a iov. */
+/** mac_msg of the prefix and the payload gathered from @a iov. */
 pmix_status_t rdp_ucx_auth_msg(rdp_ucx_auth_t *auth, const void *pre,
                                size_t pre_len, const rdp_iov_t *iov,
                                size_t iovcnt, uint8_t mac[RDP_UCX_MAC_LEN]);

@@ -1020,6 +1020,10 @@ static ucx_sreq_t *sreq_create(rdp_ucx_tl_t *tl, uint32_t peer, const void *hdr,
     w.src         = tl->me;
     w.dst         = peer;
     w.len         = total;
+    if (rdp_ucx_auth_nonce(&tl->auth, &w.salt, &w.seq) != PMIX_SUCCESS) {
+        rdp_free(sreq);
+        return NULL;
+    }
     rdp_ucx_wire_encode(&w, sreq->am);
     if (hdr_len > 0) {
         memcpy(sreq->am + RDP_UCX_FIXED_LEN, hdr, hdr_len);

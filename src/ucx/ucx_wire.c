@@ -5,17 +5,20 @@
 
 #include "core/util/log.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
+#include <openssl/kdf.h>
 #include <openssl/opensslv.h>
 #include <openssl/params.h>
+#include <openssl/rand.h>
 
 #if OPENSSL_VERSION_NUMBER < 0x30000000L
-#error "src/ucx needs OpenSSL >= 3.0 (EVP_MAC)"
+#error "src/ucx needs OpenSSL >= 3.0 (EVP_KDF)"
 #endif
 
 static void put_le16(uint8_t *p, uint16_t v)
@@ -60,6 +63,8 @@ void rdp_ucx_wire_encode(const rdp_ucx_wire_t *w, uint8_t *out)
     put_le32(out + 8, w->src);
     put_le32(out + 12, w->dst);
     put_le64(out + 16, w->len);
+    put_le32(out + 24, w->salt);
+    put_le64(out + 28, w->seq);
 }
 
 pmix_status_t rdp_ucx_wire_decode(const void *am_hdr, size_t am_len,
@@ -84,6 +89,8 @@ pmix_status_t rdp_ucx_wire_decode(const void *am_hdr, size_t am_len,
     w.src      = get_le32(p + 8);
     w.dst      = get_le32(p + 12);
     w.len      = get_le64(p + 16);
+    w.salt     = get_le32(p + 24);
+    w.seq      = get_le64(p + 28);
     if (am_len != (size_t)RDP_UCX_OVERHEAD + w.ehdr_len) {
         *why_p = "header length mismatch";
         return PMIX_ERR_BAD_PARAM;
@@ -94,51 +101,111 @@ pmix_status_t rdp_ucx_wire_decode(const void *am_hdr, size_t am_len,
 
 /* ---- authenticator ---- */
 
+/* HKDF labels: one derived key per use, so that no key serves two
+ * purposes (the session key itself is only ever HKDF's input). */
+static const char HDR_LABEL[] = "rdpmix ucx v2 AES-256-GMAC header";
+static const char MSG_LABEL[] = "rdpmix ucx v2 AES-256-GMAC message";
+
+static pmix_status_t derive(const uint8_t *key, size_t key_len,
+                            const char *label, uint8_t out[32])
+{
+    char digest[] = "SHA256";
+    OSSL_PARAM params[4];
+    EVP_KDF *kdf;
+    EVP_KDF_CTX *kctx    = NULL;
+    pmix_status_t status = PMIX_ERR_INIT;
+
+    kdf = EVP_KDF_fetch(NULL, "HKDF", NULL);
+    if (kdf == NULL) {
+        goto cleanup;
+    }
+    kctx = EVP_KDF_CTX_new(kdf);
+    if (kctx == NULL) {
+        goto cleanup;
+    }
+    params[0] =
+        OSSL_PARAM_construct_utf8_string(OSSL_KDF_PARAM_DIGEST, digest, 0);
+    params[1] = OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_KEY,
+                                                  (void *)key, key_len);
+    params[2] = OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_INFO,
+                                                  (void *)label, strlen(label));
+    params[3] = OSSL_PARAM_construct_end();
+    if (EVP_KDF_derive(kctx, out, 32, params) == 1) {
+        status = PMIX_SUCCESS;
+    }
+
+cleanup:
+    EVP_KDF_CTX_free(kctx);
+    EVP_KDF_free(kdf);
+    return status;
+}
+
+/* An AES-256-GCM encryption context keyed with @a key, IV length 16. */
+static EVP_CIPHER_CTX *gmac_new(const uint8_t key[32])
+{
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+
+    if (ctx == NULL) {
+        return NULL;
+    }
+    if ((EVP_EncryptInit_ex(ctx, EVP_aes_256_gcm(), NULL, NULL, NULL) != 1)
+        || (EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_IVLEN, RDP_UCX_IV_LEN,
+                                NULL)
+            != 1)
+        || (EVP_EncryptInit_ex(ctx, NULL, NULL, key, NULL) != 1)) {
+        EVP_CIPHER_CTX_free(ctx);
+        return NULL;
+    }
+    return ctx;
+}
+
 pmix_status_t rdp_ucx_auth_init(rdp_ucx_auth_t *auth, const uint8_t *key,
                                 size_t key_len)
 {
-    char digest[] = "SHA256";
-    OSSL_PARAM params[2];
+    uint8_t khdr[32], kmsg[32];
     unsigned char fp[32];
     unsigned int fp_len = 0;
-    EVP_MAC *mac;
-    EVP_MAC_CTX *ctx;
+    EVP_CIPHER_CTX *hdr = NULL, *msg = NULL;
+    uint32_t salt = 0;
 
-    if ((key == NULL) || (key_len != RDP_UCX_KEY_LEN)) {
+    if ((auth == NULL) || (key == NULL) || (key_len != RDP_UCX_KEY_LEN)) {
         rdp_log_error(UCX, "the session key must be %d bytes", RDP_UCX_KEY_LEN);
         return PMIX_ERR_BAD_PARAM;
     }
-    mac = EVP_MAC_fetch(NULL, "HMAC", NULL);
-    if (mac == NULL) {
-        rdp_log_error(UCX, "libcrypto has no HMAC");
-        return PMIX_ERR_INIT;
+    if ((derive(key, key_len, HDR_LABEL, khdr) != PMIX_SUCCESS)
+        || (derive(key, key_len, MSG_LABEL, kmsg) != PMIX_SUCCESS)) {
+        rdp_log_error(UCX, "cannot derive the MAC keys (HKDF-SHA256)");
+        goto err;
     }
-    ctx = EVP_MAC_CTX_new(mac);
-    if (ctx == NULL) {
-        goto err_free_mac;
+    hdr = gmac_new(khdr);
+    msg = gmac_new(kmsg);
+    if ((hdr == NULL) || (msg == NULL)) {
+        rdp_log_error(UCX, "cannot key AES-256-GMAC");
+        goto err;
     }
-    params[0] =
-        OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest, 0);
-    params[1] = OSSL_PARAM_construct_end();
-    if (EVP_MAC_init(ctx, key, key_len, params) != 1) {
-        rdp_log_error(UCX, "cannot key HMAC-SHA256");
-        goto err_free_ctx;
+    if (RAND_bytes((unsigned char *)&salt, sizeof(salt)) != 1) {
+        rdp_log_error(UCX, "no random bytes for the nonce salt");
+        goto err;
     }
     /* a fingerprint that names the key in logs without revealing it */
     if (EVP_Digest(key, key_len, fp, &fp_len, EVP_sha256(), NULL) != 1) {
-        goto err_free_ctx;
+        goto err;
     }
+    OPENSSL_cleanse(khdr, sizeof(khdr));
+    OPENSSL_cleanse(kmsg, sizeof(kmsg));
     snprintf(auth->fp, sizeof(auth->fp), "%02x%02x%02x%02x", fp[0], fp[1],
              fp[2], fp[3]);
-    auth->mac = mac;
-    auth->ctx = ctx;
+    auth->hdr  = hdr;
+    auth->msg  = msg;
+    auth->salt = salt;
+    auth->seq  = 0;
     return PMIX_SUCCESS;
 
-err_free_ctx:
-    EVP_MAC_CTX_free(ctx);
-err_free_mac:
-    EVP_MAC_free(mac);
-    rdp_log_error(UCX, "cannot set up HMAC-SHA256");
+err:
+    OPENSSL_cleanse(khdr, sizeof(khdr));
+    OPENSSL_cleanse(kmsg, sizeof(kmsg));
+    EVP_CIPHER_CTX_free(hdr);
+    EVP_CIPHER_CTX_free(msg);
     return PMIX_ERR_INIT;
 }
 
@@ -147,73 +214,108 @@ void rdp_ucx_auth_cleanup(rdp_ucx_auth_t *auth)
     if (auth == NULL) {
         return;
     }
-    /* libcrypto cleanses the key material it holds when freeing */
-    EVP_MAC_CTX_free(auth->ctx);
-    EVP_MAC_free(auth->mac);
-    auth->ctx = NULL;
-    auth->mac = NULL;
+    /* libcrypto cleanses the key schedules it holds when freeing */
+    EVP_CIPHER_CTX_free(auth->hdr);
+    EVP_CIPHER_CTX_free(auth->msg);
+    auth->hdr = NULL;
+    auth->msg = NULL;
 }
 
-/* Restart the keyed context: OpenSSL 3's HMAC reuses the key it was given
- * when init gets a NULL key, so no allocation per message. */
-static pmix_status_t mac_begin(rdp_ucx_auth_t *auth, char label,
-                               const void *pre, size_t pre_len)
+pmix_status_t rdp_ucx_auth_nonce(rdp_ucx_auth_t *auth, uint32_t *salt_p,
+                                 uint64_t *seq_p)
 {
-    EVP_MAC_CTX *ctx = auth->ctx;
-    unsigned char l  = (unsigned char)label;
+    if (auth->seq == UINT64_MAX) {
+        rdp_log_error(UCX, "the message counter is exhausted: rekey");
+        return PMIX_ERR_OUT_OF_RESOURCE;
+    }
+    *salt_p = auth->salt;
+    *seq_p  = auth->seq++;
+    return PMIX_SUCCESS;
+}
 
-    if ((EVP_MAC_init(ctx, NULL, 0, NULL) != 1)
-        || (EVP_MAC_update(ctx, &l, 1) != 1)
-        || (EVP_MAC_update(ctx, pre, pre_len) != 1)) {
-        rdp_log_error(UCX, "HMAC-SHA256 failed");
+/* Start a GMAC: the IV is salt | sender | seq, taken from the prefix (so
+ * the receiver computes the same one), then the prefix as AAD. */
+static pmix_status_t mac_begin(EVP_CIPHER_CTX *ctx, const uint8_t *pre,
+                               size_t pre_len)
+{
+    uint8_t iv[RDP_UCX_IV_LEN];
+    int outl = 0;
+
+    if ((pre == NULL) || (pre_len < RDP_UCX_FIXED_LEN) || (pre_len > INT_MAX)) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    memcpy(iv, pre + 24, 4);     /* salt */
+    memcpy(iv + 4, pre + 8, 4);  /* sender's index */
+    memcpy(iv + 8, pre + 28, 8); /* seq */
+    if ((EVP_EncryptInit_ex(ctx, NULL, NULL, NULL, iv) != 1)
+        || (EVP_EncryptUpdate(ctx, NULL, &outl, pre, (int)pre_len) != 1)) {
+        rdp_log_error(UCX, "AES-256-GMAC failed");
         return PMIX_ERROR;
     }
     return PMIX_SUCCESS;
 }
 
-static pmix_status_t mac_end(rdp_ucx_auth_t *auth, uint8_t mac[RDP_UCX_MAC_LEN])
+/* Add @a len bytes of AAD; EVP takes an int length, so in pieces. */
+static pmix_status_t mac_update(EVP_CIPHER_CTX *ctx, const uint8_t *p,
+                                size_t len)
 {
-    unsigned char full[EVP_MAX_MD_SIZE];
-    size_t full_len = 0;
+    const size_t piece = (size_t)1 << 30; /* a multiple of the block */
+    int outl           = 0;
 
-    if ((EVP_MAC_final(auth->ctx, full, &full_len, sizeof(full)) != 1)
-        || (full_len < RDP_UCX_MAC_LEN)) {
-        rdp_log_error(UCX, "HMAC-SHA256 failed");
+    while (len > 0) {
+        size_t n = len < piece ? len : piece;
+
+        if (EVP_EncryptUpdate(ctx, NULL, &outl, p, (int)n) != 1) {
+            rdp_log_error(UCX, "AES-256-GMAC failed");
+            return PMIX_ERROR;
+        }
+        p += n;
+        len -= n;
+    }
+    return PMIX_SUCCESS;
+}
+
+static pmix_status_t mac_end(EVP_CIPHER_CTX *ctx, uint8_t mac[RDP_UCX_MAC_LEN])
+{
+    unsigned char none[16];
+    int outl = 0;
+
+    if ((EVP_EncryptFinal_ex(ctx, none, &outl) != 1)
+        || (EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_GET_TAG, RDP_UCX_MAC_LEN, mac)
+            != 1)) {
+        rdp_log_error(UCX, "AES-256-GMAC failed");
         return PMIX_ERROR;
     }
-    memcpy(mac, full, RDP_UCX_MAC_LEN);
-    OPENSSL_cleanse(full, sizeof(full));
     return PMIX_SUCCESS;
 }
 
 pmix_status_t rdp_ucx_auth_hdr(rdp_ucx_auth_t *auth, const void *pre,
                                size_t pre_len, uint8_t mac[RDP_UCX_MAC_LEN])
 {
-    pmix_status_t status = mac_begin(auth, 'H', pre, pre_len);
+    pmix_status_t status = mac_begin(auth->hdr, pre, pre_len);
 
     if (status != PMIX_SUCCESS) {
         return status;
     }
-    return mac_end(auth, mac);
+    return mac_end(auth->hdr, mac);
 }
 
 pmix_status_t rdp_ucx_auth_msg(rdp_ucx_auth_t *auth, const void *pre,
                                size_t pre_len, const rdp_iov_t *iov,
                                size_t iovcnt, uint8_t mac[RDP_UCX_MAC_LEN])
 {
-    pmix_status_t status = mac_begin(auth, 'D', pre, pre_len);
+    pmix_status_t status = mac_begin(auth->msg, pre, pre_len);
 
     if (status != PMIX_SUCCESS) {
         return status;
     }
     for (size_t i = 0; i < iovcnt; i++) {
-        if ((iov[i].len > 0)
-            && (EVP_MAC_update(auth->ctx, iov[i].base, iov[i].len) != 1)) {
-            rdp_log_error(UCX, "HMAC-SHA256 failed");
-            return PMIX_ERROR;
+        status = mac_update(auth->msg, iov[i].base, iov[i].len);
+        if (status != PMIX_SUCCESS) {
+            return status;
         }
     }
-    return mac_end(auth, mac);
+    return mac_end(auth->msg, mac);
 }
 
 int rdp_ucx_auth_equal(const uint8_t *a, const uint8_t *b)

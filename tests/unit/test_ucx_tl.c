@@ -750,6 +750,88 @@ static size_t forge(rdp_ucx_auth_t *auth, uint8_t *am, uint32_t src,
     return pre_len + 2 * RDP_UCX_MAC_LEN;
 }
 
+/* The nonce: carried in the fixed header, a fresh seq per message, a new
+ * salt per keying; the MACs depend on it and on the key. */
+static void nonce_and_keys(void **state)
+{
+    uint8_t key[RDP_UCX_KEY_LEN], key2[RDP_UCX_KEY_LEN];
+    uint8_t pre[RDP_UCX_FIXED_LEN + 4] = {0}, pay[40] = {0};
+    uint8_t m1[RDP_UCX_MAC_LEN], m2[RDP_UCX_MAC_LEN];
+    uint8_t h1[RDP_UCX_MAC_LEN];
+    rdp_iov_t iov = {pay, sizeof(pay)};
+    rdp_ucx_auth_t a, b, c;
+    rdp_ucx_wire_t w = {.ehdr_len = 4, .src = 3, .dst = 5, .len = 40}, r;
+    const char *why  = NULL;
+    uint8_t am[RDP_UCX_OVERHEAD + 4] = {0};
+
+    (void)state;
+    ucx_test_key(key, 1);
+    ucx_test_key(key2, 2);
+    assert_int_equal(rdp_ucx_auth_init(&a, key, sizeof(key)), PMIX_SUCCESS);
+    assert_int_equal(rdp_ucx_auth_init(&b, key, sizeof(key)), PMIX_SUCCESS);
+    assert_int_equal(rdp_ucx_auth_init(&c, key2, sizeof(key2)), PMIX_SUCCESS);
+    assert_int_equal(rdp_ucx_auth_init(&c, key2, 5), PMIX_ERR_BAD_PARAM);
+    /* same key, new salt (a collision is a 2^-32 event) */
+    assert_int_not_equal(a.salt, b.salt);
+    assert_int_equal(rdp_ucx_auth_nonce(&a, &w.salt, &w.seq), PMIX_SUCCESS);
+    assert_int_equal(w.salt, a.salt);
+    assert_int_equal(w.seq, 0);
+    assert_int_equal(rdp_ucx_auth_nonce(&a, &w.salt, &w.seq), PMIX_SUCCESS);
+    assert_int_equal(w.seq, 1);
+    a.seq = UINT64_MAX;
+    assert_int_equal(rdp_ucx_auth_nonce(&a, &w.salt, &w.seq),
+                     PMIX_ERR_OUT_OF_RESOURCE);
+
+    /* the nonce round-trips through the header */
+    rdp_ucx_wire_encode(&w, am);
+    assert_int_equal(rdp_ucx_wire_decode(am, sizeof(am), &r, &why),
+                     PMIX_SUCCESS);
+    assert_int_equal(r.salt, w.salt);
+    assert_int_equal(r.seq, 1);
+    assert_int_equal(r.src, 3);
+    assert_int_equal(r.len, 40);
+    am[4] = 1; /* version 1 (HMAC-SHA256) is refused */
+    assert_int_equal(rdp_ucx_wire_decode(am, sizeof(am), &r, &why),
+                     PMIX_ERR_BAD_PARAM);
+
+    /* both sides with the key agree; another key, IV or payload differs */
+    rdp_ucx_wire_encode(&w, pre);
+    assert_int_equal(rdp_ucx_auth_msg(&a, pre, sizeof(pre), &iov, 1, m1),
+                     PMIX_SUCCESS);
+    assert_int_equal(rdp_ucx_auth_msg(&b, pre, sizeof(pre), &iov, 1, m2),
+                     PMIX_SUCCESS);
+    assert_true(rdp_ucx_auth_equal(m1, m2));
+    assert_int_equal(rdp_ucx_auth_hdr(&a, pre, sizeof(pre), h1), PMIX_SUCCESS);
+    assert_false(rdp_ucx_auth_equal(m1, h1)); /* separate keys */
+    assert_int_equal(rdp_ucx_auth_msg(&c, pre, sizeof(pre), &iov, 1, m2),
+                     PMIX_SUCCESS);
+    assert_false(rdp_ucx_auth_equal(m1, m2));
+    pre[30] ^= 1; /* seq */
+    assert_int_equal(rdp_ucx_auth_msg(&b, pre, sizeof(pre), &iov, 1, m2),
+                     PMIX_SUCCESS);
+    assert_false(rdp_ucx_auth_equal(m1, m2));
+    pre[30] ^= 1;
+    pay[39] ^= 1;
+    assert_int_equal(rdp_ucx_auth_msg(&b, pre, sizeof(pre), &iov, 1, m2),
+                     PMIX_SUCCESS);
+    assert_false(rdp_ucx_auth_equal(m1, m2));
+    pay[39] ^= 1;
+    /* a payload in pieces gives the same tag */
+    {
+        rdp_iov_t parts[3] = {{pay, 5}, {NULL, 0}, {pay + 5, 35}};
+
+        assert_int_equal(rdp_ucx_auth_msg(&b, pre, sizeof(pre), parts, 3, m2),
+                         PMIX_SUCCESS);
+        assert_true(rdp_ucx_auth_equal(m1, m2));
+    }
+    /* a prefix too short for the nonce */
+    assert_int_equal(rdp_ucx_auth_hdr(&a, pre, 10, h1), PMIX_ERR_BAD_PARAM);
+
+    rdp_ucx_auth_cleanup(&a);
+    rdp_ucx_auth_cleanup(&b);
+    rdp_ucx_auth_cleanup(&c);
+}
+
 static void forged_messages_are_dropped(void **state)
 {
     const size_t rlen = 1u << 20;
@@ -785,6 +867,15 @@ static void forged_messages_are_dropped(void **state)
     raw_send(&raw, am, am_len, payload, 100, 0);
     am_len = forge(&auth, am, 0, 1, rlen, payload, rlen, 0, 1);
     raw_send(&raw, am, am_len, payload, rlen, 1);
+    /* a header changed after the MACs (here the nonce), a payload
+     * changed after the MACs */
+    am_len = forge(&auth, am, 0, 1, 100, payload, 100, 1, 1);
+    am[28] ^= 1; /* seq: another IV */
+    raw_send(&raw, am, am_len, payload, 100, 0);
+    am_len = forge(&auth, am, 0, 1, 100, payload, 100, 1, 1);
+    payload[7] ^= 0x10;
+    raw_send(&raw, am, am_len, payload, 100, 0);
+    payload[7] ^= 0x10;
     /* delivered: a good eager one, then an RNDV one whose payload fails */
     am_len = forge(&auth, am, 0, 1, 100, payload, 100, 1, 1);
     raw_send(&raw, am, am_len, payload, 100, 0);
@@ -795,10 +886,10 @@ static void forged_messages_are_dropped(void **state)
     deadline = rdp_time_now() + UCX_TEST_WAIT;
     do {
         st = node_stats(&nodes[1]);
-    } while ((st.auth_failed + st.malformed < 8)
+    } while ((st.auth_failed + st.malformed < 10)
              && (rdp_time_now() < deadline));
     assert_int_equal(st.malformed, 4);
-    assert_int_equal(st.auth_failed, 4);
+    assert_int_equal(st.auth_failed, 6);
     assert_int_equal(st.delivered, 2);
     pthread_mutex_lock(&nodes[1].lock);
     assert_int_equal(nodes[1].nrecs, 2);
@@ -1156,6 +1247,7 @@ int main(void)
         cmocka_unit_test(rendezvous_4mib_iov_over_shm),
         cmocka_unit_test(header_lives_until_completion),
         cmocka_unit_test(wrong_key_is_dropped),
+        cmocka_unit_test(nonce_and_keys),
         cmocka_unit_test(forged_messages_are_dropped),
         cmocka_unit_test(destroyed_peer_is_reported),
         cmocka_unit_test(many_messages_in_flight),
