@@ -99,6 +99,10 @@ struct sim {
     size_t ncalled;
 };
 
+/* When set, sim_create binds the engines to these ops instead of the
+ * loopback's own (a wrapper that observes the sends). */
+static const rdp_tl_ops_t *sim_ops;
+
 static void sim_create(sim_t *sim, uint32_t P, uint64_t seed,
                        enum rdp_coll_alg alg, size_t early_msgs,
                        size_t early_bytes)
@@ -112,7 +116,7 @@ static void sim_create(sim_t *sim, uint32_t P, uint64_t seed,
     for (uint32_t i = 0; i < P; i++) {
         rdp_coll_engine_config_t cfg = {0};
 
-        cfg.tl_ops          = rdp_tl_loopback_ops();
+        cfg.tl_ops          = sim_ops != NULL ? sim_ops : rdp_tl_loopback_ops();
         cfg.tl_ctx          = rdp_tl_loopback_ctx(sim->lb, i);
         cfg.nuniverse       = P;
         cfg.me              = i;
@@ -448,6 +452,61 @@ static void blocks_of_zero_bytes_and_one_mib_travel_intact(void **state)
         run_full(8, allgathers[a], RDP_COLL_ALLGATHER, LEN_BIG, base_seed + a,
                  2);
     }
+}
+
+/* Sends seen by counting_send: payload sizes and gather counts. */
+static struct {
+    size_t sends;
+    size_t gathered;       /* sends with more than one piece */
+    size_t small_gathered; /* ... of at most 4 KiB in all */
+} seen;
+
+static pmix_status_t counting_send(void *ctx, uint32_t peer, const void *hdr,
+                                   size_t hdr_len, const rdp_iov_t *iov,
+                                   size_t iovcnt, rdp_tl_done_cb_t cb,
+                                   void *cb_arg)
+{
+    size_t total = 0;
+
+    for (size_t i = 0; i < iovcnt; i++) {
+        total += iov[i].len;
+    }
+    seen.sends++;
+    if (iovcnt > 1) {
+        seen.gathered++;
+        if (total <= 4096) {
+            seen.small_gathered++;
+        }
+    }
+    return rdp_tl_loopback_ops()->send(ctx, peer, hdr, hdr_len, iov, iovcnt, cb,
+                                       cb_arg);
+}
+
+/* Small allgathers send one contiguous piece per message (a gathered send
+ * takes a slow first path in UCP); large blocks are still sent in place. */
+static void small_payloads_are_sent_contiguous(void **state)
+{
+    static rdp_tl_ops_t ops;
+    const enum rdp_coll_alg algs[] = {RDP_COLL_ALG_BRUCK, RDP_COLL_ALG_RD};
+    (void)state;
+
+    ops      = *rdp_tl_loopback_ops();
+    ops.send = counting_send;
+    sim_ops  = &ops;
+    for (size_t a = 0; a < sizeof(algs) / sizeof(algs[0]); a++) {
+        for (uint32_t P = 3; P <= 16; P++) {
+            memset(&seen, 0, sizeof(seen));
+            run_full(P, algs[a], RDP_COLL_ALLGATHER, LEN_SMALL, base_seed + P,
+                     0);
+            assert_true(seen.sends > 0);
+            assert_int_equal(seen.small_gathered, 0);
+        }
+    }
+    /* 1 MiB blocks: pieces are pointed at, not copied */
+    memset(&seen, 0, sizeof(seen));
+    run_full(8, RDP_COLL_ALG_BRUCK, RDP_COLL_ALLGATHER, LEN_BIG, base_seed, 0);
+    assert_true(seen.gathered > 0);
+    sim_ops = NULL;
 }
 
 static void every_payload_delivery_mode_works(void **state)
@@ -1399,6 +1458,7 @@ int main(void)
         cmocka_unit_test(random_delivery_orders_with_many_seeds),
         cmocka_unit_test(blocks_of_zero_bytes_and_one_mib_travel_intact),
         cmocka_unit_test(every_payload_delivery_mode_works),
+        cmocka_unit_test(small_payloads_are_sent_contiguous),
         cmocka_unit_test(concurrent_collectives_on_overlapping_sets),
         cmocka_unit_test(dead_peer_fails_the_collective_everywhere),
         cmocka_unit_test(peer_dead_before_start_fails_every_survivor),
