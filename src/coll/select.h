@@ -29,10 +29,10 @@ enum rdp_coll_size_class {
 };
 
 /* Thresholds, in average bytes per block, from bench/engine_compare.sh
- * (bench/RESULTS.md): the ring wins from 16 KiB blocks on at 4-16
- * servers; below that Bruck is best or tied.  LARGE is kept as a class of
+ * (bench/RESULTS.md): the ring wins at 16 KiB blocks and above at 4-16
+ * servers, Bruck at 1 KiB and below; the boundary sits between (8 KiB).  LARGE is kept as a class of
  * its own for future tuning (pipelining the ring). */
-#define RDP_COLL_SMALL_MAX_BLOCK (16u * 1024u)
+#define RDP_COLL_SMALL_MAX_BLOCK (8u * 1024u)
 #define RDP_COLL_LARGE_MIN_BLOCK (256u * 1024u)
 /** Ring only pays off while its n - 1 steps are few compared with the
  * bandwidth it saves over log-step algorithms (measured up to 16; 32 is
