@@ -52,6 +52,22 @@ for tls in tcp sm; do
     done
 done
 
+# direct modex across nodes: pmix-bench fences WITHOUT collecting data,
+# then gets (and checks byte for byte) every peer's value, so each remote
+# value is fetched from its rank's server over the engine transport;
+# 100 KiB values take UCX's rendezvous path
+bench="$builddir/bench/pmix-bench"
+for tls in tcp sm; do
+    for size in 8 102400; do
+        eval "UCX_TLS=\$tls_$tls"
+        export UCX_TLS
+        job 120 --nodes 4 -n 8 --map-by node "$bench" -m direct -s "$size" -k 1
+        got=$(grep -c ",8,$size,get," "$tmp/out")
+        check_that "direct modex of $size-byte values across 4 nodes over $tls" \
+            '[ "$rc" -eq 0 ] && [ "$got" -eq 1 ]'
+    done
+done
+
 # a daemon SIGKILLed while its ranks and every other node's ranks are in
 # fences: the job ends with status 1 and says which node died
 marker="$client nodes loop"
