@@ -9,78 +9,12 @@
  */
 #include <pmix.h>
 
+#include "client_check.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static pmix_proc_t me;
-
-static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void fail(const char *fmt, ...)
-{
-    va_list ap;
-
-    fprintf(stderr, "client_basic rank %u: FAILED ", me.rank);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    exit(1);
-}
-
-static pmix_value_t *get(const pmix_proc_t *proc, const char *key,
-                         pmix_data_type_t type)
-{
-    pmix_value_t *val = NULL;
-    pmix_status_t rc  = PMIx_Get(proc, key, NULL, 0, &val);
-
-    if (rc != PMIX_SUCCESS || val == NULL) {
-        fail("PMIx_Get(%s:%u, %s): %s", proc->nspace, proc->rank, key,
-             PMIx_Error_string(rc));
-    }
-    if (val->type != type) {
-        fail("PMIx_Get(%s:%u, %s): type %s, expected %s", proc->nspace,
-             proc->rank, key, PMIx_Data_type_string(val->type),
-             PMIx_Data_type_string(type));
-    }
-    return val;
-}
-
-static uint32_t get_u32(const pmix_proc_t *proc, const char *key)
-{
-    pmix_value_t *v = get(proc, key, PMIX_UINT32);
-    uint32_t u      = v->data.uint32;
-
-    PMIX_VALUE_RELEASE(v);
-    return u;
-}
-
-static void check_str(const pmix_proc_t *proc, const char *key,
-                      const char *want)
-{
-    pmix_value_t *v = get(proc, key, PMIX_STRING);
-
-    if (strcmp(v->data.string, want) != 0) {
-        fail("%s of %s:%u is '%s', expected '%s'", key, proc->nspace,
-             proc->rank, v->data.string, want);
-    }
-    PMIX_VALUE_RELEASE(v);
-}
-
-static void put_str(pmix_scope_t scope, const char *key, const char *s)
-{
-    pmix_value_t v;
-    pmix_status_t rc;
-
-    PMIX_VALUE_LOAD(&v, s, PMIX_STRING);
-    rc = PMIx_Put(scope, key, &v);
-    PMIX_VALUE_DESTRUCT(&v);
-    if (rc != PMIX_SUCCESS) {
-        fail("PMIx_Put(%s): %s", key, PMIx_Error_string(rc));
-    }
-}
 
 static void fence(int collect)
 {
@@ -112,7 +46,8 @@ int main(int argc, char **argv)
         return 2;
     }
     n  = (uint32_t)atoi(argv[1]);
-    rc = PMIx_Init(&me, NULL, 0);
+    check_prog = "client_basic";
+    rc         = PMIx_Init(&me, NULL, 0);
     if (rc != PMIX_SUCCESS) {
         fail("PMIx_Init: %s", PMIx_Error_string(rc));
     }

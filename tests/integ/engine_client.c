@@ -16,6 +16,8 @@
  */
 #include <pmix.h>
 
+#include "client_check.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,53 +28,6 @@
 #define FENCE_TIMEOUT 20
 #define KILL_TIMEOUT  5 /* the fence a dead server never joins */
 #define BIG_LEN       (100 * 1024)
-
-static pmix_proc_t me;
-
-static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void fail(const char *fmt, ...)
-{
-    va_list ap;
-
-    fprintf(stderr, "engine_client rank %u: FAILED ", me.rank);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    exit(1);
-}
-
-static pmix_value_t *get(const pmix_proc_t *proc, const char *key,
-                         pmix_data_type_t type)
-{
-    pmix_value_t *val = NULL;
-    pmix_info_t info;
-    uint32_t t = FENCE_TIMEOUT;
-    pmix_status_t rc;
-
-    PMIX_INFO_LOAD(&info, PMIX_TIMEOUT, &t, PMIX_UINT32);
-    rc = PMIx_Get(proc, key, &info, 1, &val);
-    PMIX_INFO_DESTRUCT(&info);
-    if (rc != PMIX_SUCCESS || val == NULL) {
-        fail("PMIx_Get(%s:%u, %s): %s", proc->nspace, proc->rank, key,
-             PMIx_Error_string(rc));
-    }
-    if (val->type != type) {
-        fail("PMIx_Get(%s:%u, %s): type %s", proc->nspace, proc->rank, key,
-             PMIx_Data_type_string(val->type));
-    }
-    return val;
-}
-
-static uint32_t get_u32(const pmix_proc_t *proc, const char *key)
-{
-    pmix_value_t *v = get(proc, key, PMIX_UINT32);
-    uint32_t u      = v->data.uint32;
-
-    PMIX_VALUE_RELEASE(v);
-    return u;
-}
 
 /* The value rank @a r puts under @a tag: big for even ranks in round 1. */
 static char *value_of(const char *tag, uint32_t r, int big)
@@ -86,31 +41,6 @@ static char *value_of(const char *tag, uint32_t r, int big)
     }
     s[len] = '\0';
     return s;
-}
-
-static void check_str(const pmix_proc_t *proc, const char *key,
-                      const char *want)
-{
-    pmix_value_t *v = get(proc, key, PMIX_STRING);
-
-    if (strcmp(v->data.string, want) != 0) {
-        fail("%s of %s:%u differs (%zu bytes, expected %zu)", key, proc->nspace,
-             proc->rank, strlen(v->data.string), strlen(want));
-    }
-    PMIX_VALUE_RELEASE(v);
-}
-
-static void put_str(pmix_scope_t scope, const char *key, const char *s)
-{
-    pmix_value_t v;
-    pmix_status_t rc;
-
-    PMIX_VALUE_LOAD(&v, s, PMIX_STRING);
-    rc = PMIx_Put(scope, key, &v);
-    PMIX_VALUE_DESTRUCT(&v);
-    if (rc != PMIX_SUCCESS) {
-        fail("PMIx_Put(%s): %s", key, PMIx_Error_string(rc));
-    }
 }
 
 static pmix_status_t fence(int collect, uint32_t t)
@@ -141,7 +71,9 @@ int main(int argc, char **argv)
         return 2;
     }
     ppn = (uint32_t)atoi(argv[1]);
-    rc  = PMIx_Init(&me, NULL, 0);
+    check_prog        = "engine_client";
+    check_get_timeout = FENCE_TIMEOUT;
+    rc                = PMIx_Init(&me, NULL, 0);
     if (rc != PMIX_SUCCESS) {
         fail("PMIx_Init: %s", PMIx_Error_string(rc));
     }

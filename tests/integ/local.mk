@@ -57,3 +57,4 @@ TESTS      += tests/integ/test_engine.sh
 EXTRA_DIST += tests/integ/test_engine.sh
 EXTRA_DIST += tests/integ/ompi_env.sh
 noinst_HEADERS += tests/integ/host_done.h
+noinst_HEADERS += tests/integ/client_check.h
