@@ -45,7 +45,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: client_basic N\n");
         return 2;
     }
-    n  = (uint32_t)atoi(argv[1]);
+    n          = (uint32_t)atoi(argv[1]);
     check_prog = "client_basic";
     rc         = PMIx_Init(&me, NULL, 0);
     if (rc != PMIX_SUCCESS) {

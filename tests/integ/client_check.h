@@ -80,8 +80,8 @@ static void check_str(const pmix_proc_t *proc, const char *key,
             fail("%s of %s:%u is '%s', expected '%s'", key, proc->nspace,
                  proc->rank, v->data.string, want);
         }
-        fail("%s of %s:%u differs (%zu bytes, expected %zu)", key,
-             proc->nspace, proc->rank, strlen(v->data.string), strlen(want));
+        fail("%s of %s:%u differs (%zu bytes, expected %zu)", key, proc->nspace,
+             proc->rank, strlen(v->data.string), strlen(want));
     }
     PMIX_VALUE_RELEASE(v);
 }

@@ -70,7 +70,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: engine_client PPN\n");
         return 2;
     }
-    ppn = (uint32_t)atoi(argv[1]);
+    ppn               = (uint32_t)atoi(argv[1]);
     check_prog        = "engine_client";
     check_get_timeout = FENCE_TIMEOUT;
     rc                = PMIx_Init(&me, NULL, 0);

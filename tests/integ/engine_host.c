@@ -31,7 +31,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "host_done.h"
+#include "host_util.h"
 
 static int nsrv, ppn;
 static const char *who = "engine_host";
@@ -230,10 +230,7 @@ static int run_server(int me, int up, int down, const char *nspace, char **prog)
         if (rc != PMIX_SUCCESS || (rc = done_wait(&d)) != PMIX_SUCCESS) {
             die("PMIx_server_register_client: %s", PMIx_Error_string(rc));
         }
-        for (char **e = environ; *e != NULL; e++) {
-            pmix_argv_append_nosize(&cenv, *e);
-        }
-        rc = PMIx_server_setup_fork(&proc, &cenv);
+        rc = host_client_env(&proc, &cenv);
         if (rc != PMIX_SUCCESS) {
             die("PMIx_server_setup_fork: %s", PMIx_Error_string(rc));
         }
@@ -250,31 +247,7 @@ static int run_server(int me, int up, int down, const char *nspace, char **prog)
         kids[i] = pid;
         pmix_argv_free(cenv);
     }
-    for (int left = ppn; left > 0;) {
-        int status;
-        pid_t pid = waitpid(-1, &status, 0);
-
-        if (pid < 0) {
-            if (errno == EINTR) {
-                continue;
-            }
-            break;
-        }
-        for (int i = 0; i < ppn; i++) {
-            if (kids[i] != pid) {
-                continue;
-            }
-            kids[i] = 0;
-            left--;
-            if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-                fprintf(stderr, "%s: rank %d %s %d\n", who, me * ppn + i,
-                        WIFEXITED(status) ? "exited with" : "killed by",
-                        WIFEXITED(status) ? WEXITSTATUS(status)
-                                          : WTERMSIG(status));
-                failures++;
-            }
-        }
-    }
+    failures += host_reap(kids, ppn, me * ppn, who);
     for (int i = 0; i < ppn; i++) {
         pmix_proc_t proc;
 

@@ -56,5 +56,5 @@ tests_integ_engine_client_LDADD   = libpmix.la
 TESTS      += tests/integ/test_engine.sh
 EXTRA_DIST += tests/integ/test_engine.sh
 EXTRA_DIST += tests/integ/ompi_env.sh
-noinst_HEADERS += tests/integ/host_done.h
+noinst_HEADERS += tests/integ/host_util.h
 noinst_HEADERS += tests/integ/client_check.h

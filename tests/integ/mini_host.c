@@ -26,7 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "host_done.h"
+#include "host_util.h"
 
 static pid_t *children;
 static int nchildren;
@@ -225,10 +225,7 @@ int main(int argc, char **argv)
         if (rc != PMIX_SUCCESS || (rc = done_wait(&d)) != PMIX_SUCCESS) {
             die("PMIx_server_register_client %d: %s", r, PMIx_Error_string(rc));
         }
-        for (char **e = environ; *e != NULL; e++) {
-            pmix_argv_append_nosize(&cenv, *e);
-        }
-        rc = PMIx_server_setup_fork(&proc, &cenv);
+        rc = host_client_env(&proc, &cenv);
         if (rc != PMIX_SUCCESS) {
             die("PMIx_server_setup_fork %d: %s", r, PMIx_Error_string(rc));
         }
@@ -247,31 +244,7 @@ int main(int argc, char **argv)
         pmix_argv_free(cenv);
     }
 
-    for (int left = n; left > 0;) {
-        int status;
-        pid_t pid = waitpid(-1, &status, 0);
-
-        if (pid < 0) {
-            if (errno == EINTR) {
-                continue;
-            }
-            break;
-        }
-        for (int r = 0; r < n; r++) {
-            if (children[r] != pid) {
-                continue;
-            }
-            children[r] = 0;
-            left--;
-            if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-                fprintf(stderr, "mini_host: rank %d %s %d\n", r,
-                        WIFEXITED(status) ? "exited with" : "killed by",
-                        WIFEXITED(status) ? WEXITSTATUS(status)
-                                          : WTERMSIG(status));
-                failures++;
-            }
-        }
-    }
+    failures += host_reap(children, n, 0, "mini_host");
     alarm(0);
 
     for (int r = 0; r < n; r++) {
