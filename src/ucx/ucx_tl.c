@@ -747,6 +747,13 @@ static void run_deferred(rdp_ucx_tl_t *tl)
     replay_unbound(tl);
 }
 
+/* Still inside the spin window that follows the worker's last activity:
+ * progress_all polls again soon instead of sleeping on the event fd. */
+static int spinning(const rdp_ucx_tl_t *tl)
+{
+    return rdp_time_now() - tl->last_activity < spin_window();
+}
+
 static int ops_in_flight(const rdp_ucx_tl_t *tl)
 {
     return !rdp_list_is_empty(&tl->sends) || !rdp_list_is_empty(&tl->fetches);
@@ -759,7 +766,6 @@ static void progress_all(rdp_ucx_tl_t *tl)
 {
     unsigned budget = PROGRESS_BUDGET;
     ucs_status_t st;
-    double now;
 
     if (tl->in_progress) {
         return;
@@ -781,6 +787,11 @@ static void progress_all(rdp_ucx_tl_t *tl)
             break;
         }
         budget--;
+        if (spinning(tl)) {
+            /* polled again right away (below): arming, a read of UCP's
+             * event fd and more, would only be undone by the next poll */
+            break;
+        }
         st = ucp_worker_arm(tl->worker);
         if (st == UCS_OK) {
             break;
@@ -794,8 +805,7 @@ static void progress_all(rdp_ucx_tl_t *tl)
     }
     tl->in_progress = 0;
 
-    now = rdp_time_now();
-    if (now - tl->last_activity < spin_window()) {
+    if (spinning(tl)) {
         /* Yield between polls: on an idle core this is a spin (a poll is
          * cheaper than an fd wakeup), but with more servers than cores
          * the peer we wait for gets the CPU it needs to answer. */
