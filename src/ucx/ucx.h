@@ -132,6 +132,7 @@ typedef struct rdp_ucx_tl_stats {
     uint64_t delivered;       /**< messages handed to the engine */
     uint64_t auth_failed;     /**< dropped: an authenticator did not match */
     uint64_t malformed;       /**< dropped: bad framing, sender or receiver */
+    uint64_t replayed;        /**< dropped: a nonce seen before (replay) */
     uint64_t unbound_queued;  /**< held while no engine was bound */
     uint64_t unbound_dropped; /**< dropped: that queue was full */
     uint64_t peers_failed;    /**< peers whose endpoint failed */

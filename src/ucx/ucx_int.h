@@ -20,30 +20,33 @@
  *
  *   offset  size  field (integers little-endian)
  *        0     4  magic "RDPU"
- *        4     1  version (2)
+ *        4     1  version (3)
  *        5     1  flags (0; anything else is refused)
  *        6     2  E, the engine header's length
  *        8     4  sender's universe index
  *       12     4  receiver's universe index
  *       16     8  payload length
  *       24     4  salt: random, drawn when the sender keyed its transport
- *       28     8  seq: the sender's message counter under that key
+ *       28     8  seq: the sender's message counter towards this receiver
  *       36     E  the engine's header
  *     36+E    16  mac_hdr = GMAC(K_hdr, iv, prefix)
  *     52+E    16  mac_msg = GMAC(K_msg, iv, prefix | payload)
  *
  * and whose UCP payload is the engine's payload.  "Prefix" below means
  * bytes [0, 36+E).  GMAC is AES-256-GCM with everything as additional
- * authenticated data and no plaintext; its 128-bit IV is
- * salt | sender index | seq (little-endian as on the wire), unique per
- * message of a session (see docs/ucx.md).  K_hdr and K_msg are derived
- * from the session key with HKDF-SHA256 under distinct labels.
+ * authenticated data and no plaintext; its 160-bit IV is
+ * salt | sender index | receiver index | seq (little-endian as on the
+ * wire), unique per message of a session (see docs/ucx.md).  K_hdr and
+ * K_msg are derived from the session key with HKDF-SHA256 under distinct
+ * labels.  Because seq counts per (sender, receiver) pair, a receiver
+ * knows which numbers it has seen from each sender and drops a replayed
+ * message (rdp_ucx_replay_accept).
  */
 #define RDP_UCX_AM_ID     1
 #define RDP_UCX_MAGIC     0x55504452u /* "RDPU" read as little-endian */
-#define RDP_UCX_VERSION   2
+#define RDP_UCX_VERSION   3
 #define RDP_UCX_FIXED_LEN 36
-#define RDP_UCX_IV_LEN    16
+#define RDP_UCX_IV_LEN    20
 #define RDP_UCX_OVERHEAD  (RDP_UCX_FIXED_LEN + 2 * RDP_UCX_MAC_LEN)
 #define RDP_UCX_MAX_EHDR  UINT16_MAX
 #define RDP_UCX_MAX_ADDR  65536 /* sanity bound on a worker address */
@@ -69,13 +72,12 @@ pmix_status_t rdp_ucx_wire_decode(const void *am_hdr, size_t am_len,
 
 /* ---- authenticator (ucx_wire.c) ---- */
 
-/** Keyed AES-256-GMAC state (two keys) and the send nonce; single-threaded
- * (the loop's). */
+/** Keyed AES-256-GMAC state (two keys) and the nonce salt; single-threaded
+ * (the loop's).  The message counters live with the peers they count. */
 typedef struct rdp_ucx_auth {
     void *hdr;     /* EVP_CIPHER_CTX *, keyed with K_hdr once */
     void *msg;     /* EVP_CIPHER_CTX *, keyed with K_msg once */
     uint32_t salt; /* random per keying: re-created transports differ */
-    uint64_t seq;  /* next message number under this key */
     char fp[9];    /* key fingerprint for logs (not secret) */
 } rdp_ucx_auth_t;
 
@@ -88,10 +90,11 @@ pmix_status_t rdp_ucx_auth_init(rdp_ucx_auth_t *auth, const uint8_t *key,
                                 size_t key_len);
 void rdp_ucx_auth_cleanup(rdp_ucx_auth_t *auth);
 
-/** Take the nonce of the next message sent (salt and seq of the header).
+/** Take the nonce of the next message to one receiver: the salt, and the
+ * value of that receiver's counter @a counter, which is then advanced.
  * PMIX_ERR_OUT_OF_RESOURCE once the counter is exhausted (never reused). */
-pmix_status_t rdp_ucx_auth_nonce(rdp_ucx_auth_t *auth, uint32_t *salt_p,
-                                 uint64_t *seq_p);
+pmix_status_t rdp_ucx_auth_nonce(const rdp_ucx_auth_t *auth, uint64_t *counter,
+                                 uint32_t *salt_p, uint64_t *seq_p);
 
 /** mac_hdr of the prefix @a pre (@a pre_len >= RDP_UCX_FIXED_LEN bytes;
  * the IV comes from its fixed part). */
@@ -105,6 +108,44 @@ pmix_status_t rdp_ucx_auth_msg(rdp_ucx_auth_t *auth, const void *pre,
 
 /** Constant-time comparison of two authenticators; 1 when equal. */
 int rdp_ucx_auth_equal(const uint8_t *a, const uint8_t *b);
+
+/* ---- replay detection (ucx_wire.c) ---- */
+
+/** Sequence numbers remembered below the highest one seen from a sender.
+ * Messages of one sender to one receiver travel one UCP endpoint and
+ * arrive in order, or nearly (a large message on another lane can be
+ * overtaken), so a late one more than this far behind is refused. */
+#define RDP_UCX_REPLAY_WINDOW 1024
+/** Earlier salts of a sender (transports it re-created) that are refused. */
+#define RDP_UCX_RETIRED_SALTS 8
+
+/** What a receiver remembers of the nonces of one sender. */
+typedef struct rdp_ucx_replay {
+    int started;   /* a message was accepted */
+    uint32_t salt; /* the sender's current salt */
+    uint64_t top;  /* highest seq accepted under it */
+    uint64_t seen[RDP_UCX_REPLAY_WINDOW / 64]; /* bit seq % WINDOW */
+    uint32_t retired[RDP_UCX_RETIRED_SALTS];
+    unsigned nretired;
+    unsigned next_retired; /* FIFO slot overwritten next */
+} rdp_ucx_replay_t;
+
+enum rdp_ucx_replay_verdict {
+    RDP_UCX_FRESH = 0,  /**< first time: accepted and remembered */
+    RDP_UCX_REPLAYED,   /**< this (salt, seq) was accepted before */
+    RDP_UCX_TOO_OLD,    /**< below the window: cannot tell, refused */
+    RDP_UCX_OLD_SALT    /**< from a transport the sender replaced */
+};
+
+/** Judge the nonce of an authenticated message and remember it if fresh.
+ * A salt never seen before starts a new window (the sender re-created its
+ * transport) and retires the previous salt.  Call only after the MAC that
+ * covers the nonce verified, so that forgeries cannot move the window. */
+enum rdp_ucx_replay_verdict rdp_ucx_replay_accept(rdp_ucx_replay_t *r,
+                                                  uint32_t salt, uint64_t seq);
+
+/** Text for logs. */
+const char *rdp_ucx_replay_str(enum rdp_ucx_replay_verdict v);
 
 /* ---- status translation (ucx_status.c, the only place) ---- */
 

@@ -102,6 +102,8 @@ typedef struct ucx_rmsg {
     size_t len;
     uint16_t ehdr_len;
     uint32_t dst; /* receiver index it names (checked at replay) */
+    uint32_t salt; /* the nonce (checked for a replay when held) */
+    uint64_t seq;
     size_t cost;  /* bytes counted against the unbound bound */
     void *buf;    /* fetch destination (the engine's) */
     uint8_t msg_mac[RDP_UCX_MAC_LEN];
@@ -120,6 +122,8 @@ typedef struct ucx_peer {
     int failed;
     pmix_status_t fail_status;
     int reported; /* peer_failed delivered to the current binding */
+    uint64_t tx_seq;            /* counter of the messages sent to it */
+    rdp_ucx_replay_t rx_replay; /* nonces of the messages it sent us */
 } ucx_peer_t;
 
 struct rdp_ucx_tl {
@@ -452,6 +456,8 @@ static ucx_rmsg_t *rmsg_create(rdp_ucx_tl_t *tl, enum rmsg_kind kind,
     rmsg->len        = (size_t)w->len;
     rmsg->ehdr_len   = w->ehdr_len;
     rmsg->dst        = w->dst;
+    rmsg->salt       = w->salt;
+    rmsg->seq        = w->seq;
     /* the message MAC follows the prefix and the header MAC */
     memcpy(rmsg->msg_mac, pre + pre_len + RDP_UCX_MAC_LEN, RDP_UCX_MAC_LEN);
     memcpy(rmsg->hdr_mac, pre + pre_len, RDP_UCX_MAC_LEN);
@@ -608,6 +614,20 @@ static int sender_ok(rdp_ucx_tl_t *tl, const rdp_ucx_wire_t *w)
     return 1;
 }
 
+/* Drop an authenticated message whose nonce was seen before (a replay);
+ * 1 if it is fresh.  The sender index must be valid (sender_ok). */
+static int nonce_fresh(rdp_ucx_tl_t *tl, const rdp_ucx_wire_t *w)
+{
+    enum rdp_ucx_replay_verdict v;
+
+    v = rdp_ucx_replay_accept(&tl->peers[w->src].rx_replay, w->salt, w->seq);
+    if (v != RDP_UCX_FRESH) {
+        drop(tl, &tl->stats.replayed, w->src, rdp_ucx_replay_str(v));
+        return 0;
+    }
+    return 1;
+}
+
 /* Authenticate a message held before connect (the session key may have
  * been set only then, see rdp_ucx_tl_set_key); 1 if it passes. */
 static int held_authentic(rdp_ucx_tl_t *tl, ucx_rmsg_t *rmsg)
@@ -638,7 +658,9 @@ static void replay_unbound(rdp_ucx_tl_t *tl)
         rdp_ucx_wire_t w = {.ehdr_len = rmsg->ehdr_len,
                             .src      = rmsg->op.peer,
                             .dst      = rmsg->dst,
-                            .len      = rmsg->len};
+                            .len      = rmsg->len,
+                            .salt     = rmsg->salt,
+                            .seq      = rmsg->seq};
 
         tl->unbound_msgs--;
         tl->unbound_bytes -= rmsg->cost;
@@ -648,7 +670,8 @@ static void replay_unbound(rdp_ucx_tl_t *tl)
             op_free(&rmsg->op);
             continue;
         }
-        if (!sender_ok(tl, &w)) {
+        /* a message held after connect had its nonce checked on arrival */
+        if (!sender_ok(tl, &w) || (rmsg->unverified && !nonce_fresh(tl, &w))) {
             rmsg_release_data(tl, rmsg);
             op_free(&rmsg->op);
             continue;
@@ -704,7 +727,7 @@ static ucs_status_t am_recv_cb(void *arg, const void *header,
         drop(tl, &tl->stats.auth_failed, w.src, "fails authentication");
         return UCS_OK;
     }
-    if (tl->connected && !sender_ok(tl, &w)) {
+    if (!sender_ok(tl, &w) || !nonce_fresh(tl, &w)) {
         return UCS_OK;
     }
     /* before connect (a faster server already sends to us), without an
@@ -1030,7 +1053,8 @@ static ucx_sreq_t *sreq_create(rdp_ucx_tl_t *tl, uint32_t peer, const void *hdr,
     w.src         = tl->me;
     w.dst         = peer;
     w.len         = total;
-    if (rdp_ucx_auth_nonce(&tl->auth, &w.salt, &w.seq) != PMIX_SUCCESS) {
+    if (rdp_ucx_auth_nonce(&tl->auth, &tl->peers[peer].tx_seq, &w.salt, &w.seq)
+        != PMIX_SUCCESS) {
         rdp_free(sreq);
         return NULL;
     }

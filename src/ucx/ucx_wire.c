@@ -140,7 +140,7 @@ cleanup:
     return status;
 }
 
-/* An AES-256-GCM encryption context keyed with @a key, IV length 16. */
+/* An AES-256-GCM encryption context keyed with @a key, IV length 20. */
 static EVP_CIPHER_CTX *gmac_new(const uint8_t key[32])
 {
     EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
@@ -198,7 +198,6 @@ pmix_status_t rdp_ucx_auth_init(rdp_ucx_auth_t *auth, const uint8_t *key,
     auth->hdr  = hdr;
     auth->msg  = msg;
     auth->salt = salt;
-    auth->seq  = 0;
     return PMIX_SUCCESS;
 
 err:
@@ -221,20 +220,20 @@ void rdp_ucx_auth_cleanup(rdp_ucx_auth_t *auth)
     auth->msg = NULL;
 }
 
-pmix_status_t rdp_ucx_auth_nonce(rdp_ucx_auth_t *auth, uint32_t *salt_p,
-                                 uint64_t *seq_p)
+pmix_status_t rdp_ucx_auth_nonce(const rdp_ucx_auth_t *auth, uint64_t *counter,
+                                 uint32_t *salt_p, uint64_t *seq_p)
 {
-    if (auth->seq == UINT64_MAX) {
+    if (*counter == UINT64_MAX) {
         rdp_log_error(UCX, "the message counter is exhausted: rekey");
         return PMIX_ERR_OUT_OF_RESOURCE;
     }
     *salt_p = auth->salt;
-    *seq_p  = auth->seq++;
+    *seq_p  = (*counter)++;
     return PMIX_SUCCESS;
 }
 
-/* Start a GMAC: the IV is salt | sender | seq, taken from the prefix (so
- * the receiver computes the same one), then the prefix as AAD. */
+/* Start a GMAC: the IV is salt | sender | receiver | seq, taken from the
+ * prefix (so the receiver computes the same one), then the prefix as AAD. */
 static pmix_status_t mac_begin(EVP_CIPHER_CTX *ctx, const uint8_t *pre,
                                size_t pre_len)
 {
@@ -244,9 +243,9 @@ static pmix_status_t mac_begin(EVP_CIPHER_CTX *ctx, const uint8_t *pre,
     if ((pre == NULL) || (pre_len < RDP_UCX_FIXED_LEN) || (pre_len > INT_MAX)) {
         return PMIX_ERR_BAD_PARAM;
     }
-    memcpy(iv, pre + 24, 4);     /* salt */
-    memcpy(iv + 4, pre + 8, 4);  /* sender's index */
-    memcpy(iv + 8, pre + 28, 8); /* seq */
+    memcpy(iv, pre + 24, 4);      /* salt */
+    memcpy(iv + 4, pre + 8, 8);   /* sender's and receiver's indices */
+    memcpy(iv + 12, pre + 28, 8); /* seq */
     if ((EVP_EncryptInit_ex(ctx, NULL, NULL, NULL, iv) != 1)
         || (EVP_EncryptUpdate(ctx, NULL, &outl, pre, (int)pre_len) != 1)) {
         rdp_log_error(UCX, "AES-256-GMAC failed");
@@ -321,4 +320,106 @@ pmix_status_t rdp_ucx_auth_msg(rdp_ucx_auth_t *auth, const void *pre,
 int rdp_ucx_auth_equal(const uint8_t *a, const uint8_t *b)
 {
     return CRYPTO_memcmp(a, b, RDP_UCX_MAC_LEN) == 0;
+}
+
+/* ---- replay detection ---- */
+
+static int replay_salt_retired(const rdp_ucx_replay_t *r, uint32_t salt)
+{
+    for (unsigned i = 0; i < r->nretired; i++) {
+        if (r->retired[i] == salt) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void replay_retire(rdp_ucx_replay_t *r, uint32_t salt)
+{
+    r->retired[r->next_retired] = salt;
+    r->next_retired = (r->next_retired + 1) % RDP_UCX_RETIRED_SALTS;
+    if (r->nretired < RDP_UCX_RETIRED_SALTS) {
+        r->nretired++;
+    }
+}
+
+static void replay_set(rdp_ucx_replay_t *r, uint64_t seq, int on)
+{
+    uint64_t bit = seq % RDP_UCX_REPLAY_WINDOW;
+
+    if (on) {
+        r->seen[bit / 64] |= (uint64_t)1 << (bit % 64);
+    } else {
+        r->seen[bit / 64] &= ~((uint64_t)1 << (bit % 64));
+    }
+}
+
+static int replay_test(const rdp_ucx_replay_t *r, uint64_t seq)
+{
+    uint64_t bit = seq % RDP_UCX_REPLAY_WINDOW;
+
+    return (r->seen[bit / 64] >> (bit % 64)) & 1;
+}
+
+/* Start remembering a sender's nonces under @a salt from @a seq on. */
+static void replay_restart(rdp_ucx_replay_t *r, uint32_t salt, uint64_t seq)
+{
+    if (r->started) {
+        replay_retire(r, r->salt);
+    }
+    memset(r->seen, 0, sizeof(r->seen));
+    r->started = 1;
+    r->salt    = salt;
+    r->top     = seq;
+    replay_set(r, seq, 1);
+}
+
+enum rdp_ucx_replay_verdict rdp_ucx_replay_accept(rdp_ucx_replay_t *r,
+                                                  uint32_t salt, uint64_t seq)
+{
+    if (!r->started || (salt != r->salt)) {
+        if (replay_salt_retired(r, salt)) {
+            return RDP_UCX_OLD_SALT;
+        }
+        replay_restart(r, salt, seq);
+        return RDP_UCX_FRESH;
+    }
+    if (seq > r->top) {
+        /* forget the numbers that slide out of the window */
+        uint64_t gap = seq - r->top;
+
+        if (gap >= RDP_UCX_REPLAY_WINDOW) {
+            memset(r->seen, 0, sizeof(r->seen));
+        } else {
+            for (uint64_t s = r->top + 1; s < seq; s++) {
+                replay_set(r, s, 0);
+            }
+        }
+        r->top = seq;
+        replay_set(r, seq, 1);
+        return RDP_UCX_FRESH;
+    }
+    if (r->top - seq >= RDP_UCX_REPLAY_WINDOW) {
+        return RDP_UCX_TOO_OLD;
+    }
+    if (replay_test(r, seq)) {
+        return RDP_UCX_REPLAYED;
+    }
+    replay_set(r, seq, 1);
+    return RDP_UCX_FRESH;
+}
+
+const char *rdp_ucx_replay_str(enum rdp_ucx_replay_verdict v)
+{
+    switch (v) {
+    case RDP_UCX_FRESH:
+        return "fresh";
+    case RDP_UCX_REPLAYED:
+        return "a replay of an earlier message";
+    case RDP_UCX_TOO_OLD:
+        return "older than the replay window";
+    case RDP_UCX_OLD_SALT:
+        return "from a transport the sender replaced";
+    }
+    return "unknown";
 }

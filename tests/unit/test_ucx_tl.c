@@ -723,16 +723,49 @@ static void raw_close(raw_t *r)
     ucp_cleanup(r->ctx);
 }
 
-/* Build a framed header for @a payload; @a good_msg_mac 0 spoils it. */
-static size_t forge(rdp_ucx_auth_t *auth, uint8_t *am, uint32_t src,
-                    uint32_t dst, uint64_t len, const void *payload,
-                    size_t paylen, int good_hdr_mac, int good_msg_mac)
+/* Two nodes, a raw sender to node 1 holding the session key (an
+ * insider), and @a payload filled with the pattern of (0, 99). */
+static void raw_test_begin(raw_t *raw, rdp_ucx_auth_t *auth, uint8_t *payload,
+                           size_t rlen)
+{
+    uint8_t key[RDP_UCX_KEY_LEN];
+
+    assert_non_null(payload);
+    for (size_t j = 0; j < rlen; j++) {
+        payload[j] = pat(0, 99, j);
+    }
+    cluster_up(2, TLS_TCP, NULL, 0, 0);
+    ucx_test_key(key, 1);
+    assert_int_equal(rdp_ucx_auth_init(auth, key, sizeof(key)), PMIX_SUCCESS);
+    raw_open(raw, nodes[1].boot.addr);
+}
+
+static void raw_test_end(raw_t *raw, rdp_ucx_auth_t *auth, uint8_t *payload)
+{
+    raw_close(raw);
+    rdp_ucx_auth_cleanup(auth);
+    free(payload);
+    cluster_down();
+}
+
+#define FORGE_SALT 7u
+
+/* Build a framed header for @a payload under the nonce (@a salt, @a seq);
+ * @a good_hdr_mac / @a good_msg_mac 0 spoil a MAC. */
+static size_t forge_nonce(rdp_ucx_auth_t *auth, uint8_t *am, uint32_t src,
+                          uint32_t dst, uint64_t len, const void *payload,
+                          size_t paylen, int good_hdr_mac, int good_msg_mac,
+                          uint32_t salt, uint64_t seq)
 {
     test_hdr_t th    = {.tag = HDR_TAG, .src = src, .seq = 99, .len = len};
-    rdp_ucx_wire_t w = {
-        .ehdr_len = sizeof(th), .src = src, .dst = dst, .len = len};
-    size_t pre_len = RDP_UCX_FIXED_LEN + sizeof(th);
-    rdp_iov_t iov  = {payload, paylen};
+    rdp_ucx_wire_t w = {.ehdr_len = sizeof(th),
+                        .src      = src,
+                        .dst      = dst,
+                        .len      = len,
+                        .salt     = salt,
+                        .seq      = seq};
+    size_t pre_len   = RDP_UCX_FIXED_LEN + sizeof(th);
+    rdp_iov_t iov    = {payload, paylen};
 
     rdp_ucx_wire_encode(&w, am);
     memcpy(am + RDP_UCX_FIXED_LEN, &th, sizeof(th));
@@ -750,6 +783,17 @@ static size_t forge(rdp_ucx_auth_t *auth, uint8_t *am, uint32_t src,
     return pre_len + 2 * RDP_UCX_MAC_LEN;
 }
 
+/* forge_nonce with a fresh nonce each time, as a sender would use */
+static size_t forge(rdp_ucx_auth_t *auth, uint8_t *am, uint32_t src,
+                    uint32_t dst, uint64_t len, const void *payload,
+                    size_t paylen, int good_hdr_mac, int good_msg_mac)
+{
+    static uint64_t next_seq = 1000;
+
+    return forge_nonce(auth, am, src, dst, len, payload, paylen, good_hdr_mac,
+                       good_msg_mac, FORGE_SALT, next_seq++);
+}
+
 /* The nonce: carried in the fixed header, a fresh seq per message, a new
  * salt per keying; the MACs depend on it and on the key. */
 static void nonce_and_keys(void **state)
@@ -763,6 +807,7 @@ static void nonce_and_keys(void **state)
     rdp_ucx_wire_t w = {.ehdr_len = 4, .src = 3, .dst = 5, .len = 40}, r;
     const char *why  = NULL;
     uint8_t am[RDP_UCX_OVERHEAD + 4] = {0};
+    uint64_t counter                  = 0;
 
     (void)state;
     ucx_test_key(key, 1);
@@ -773,14 +818,18 @@ static void nonce_and_keys(void **state)
     assert_int_equal(rdp_ucx_auth_init(&c, key2, 5), PMIX_ERR_BAD_PARAM);
     /* same key, new salt (a collision is a 2^-32 event) */
     assert_int_not_equal(a.salt, b.salt);
-    assert_int_equal(rdp_ucx_auth_nonce(&a, &w.salt, &w.seq), PMIX_SUCCESS);
+    assert_int_equal(rdp_ucx_auth_nonce(&a, &counter, &w.salt, &w.seq),
+                     PMIX_SUCCESS);
     assert_int_equal(w.salt, a.salt);
     assert_int_equal(w.seq, 0);
-    assert_int_equal(rdp_ucx_auth_nonce(&a, &w.salt, &w.seq), PMIX_SUCCESS);
+    assert_int_equal(rdp_ucx_auth_nonce(&a, &counter, &w.salt, &w.seq),
+                     PMIX_SUCCESS);
     assert_int_equal(w.seq, 1);
-    a.seq = UINT64_MAX;
-    assert_int_equal(rdp_ucx_auth_nonce(&a, &w.salt, &w.seq),
+    assert_int_equal(counter, 2);
+    counter = UINT64_MAX;
+    assert_int_equal(rdp_ucx_auth_nonce(&a, &counter, &w.salt, &w.seq),
                      PMIX_ERR_OUT_OF_RESOURCE);
+    assert_int_equal(counter, UINT64_MAX);
 
     /* the nonce round-trips through the header */
     rdp_ucx_wire_encode(&w, am);
@@ -811,6 +860,11 @@ static void nonce_and_keys(void **state)
                      PMIX_SUCCESS);
     assert_false(rdp_ucx_auth_equal(m1, m2));
     pre[30] ^= 1;
+    pre[12] ^= 1; /* the receiver: part of the IV too */
+    assert_int_equal(rdp_ucx_auth_msg(&b, pre, sizeof(pre), &iov, 1, m2),
+                     PMIX_SUCCESS);
+    assert_false(rdp_ucx_auth_equal(m1, m2));
+    pre[12] ^= 1;
     pay[39] ^= 1;
     assert_int_equal(rdp_ucx_auth_msg(&b, pre, sizeof(pre), &iov, 1, m2),
                      PMIX_SUCCESS);
@@ -835,7 +889,6 @@ static void nonce_and_keys(void **state)
 static void forged_messages_are_dropped(void **state)
 {
     const size_t rlen = 1u << 20;
-    uint8_t key[RDP_UCX_KEY_LEN];
     uint8_t am[256];
     uint8_t *payload = malloc(rlen);
     rdp_ucx_auth_t auth;
@@ -844,13 +897,7 @@ static void forged_messages_are_dropped(void **state)
     raw_t raw;
     double deadline;
 
-    for (size_t j = 0; j < rlen; j++) {
-        payload[j] = pat(0, 99, j);
-    }
-    cluster_up(2, TLS_TCP, NULL, 0, 0);
-    ucx_test_key(key, 1); /* the session key: an insider's forgeries */
-    assert_int_equal(rdp_ucx_auth_init(&auth, key, sizeof(key)), PMIX_SUCCESS);
-    raw_open(&raw, nodes[1].boot.addr);
+    raw_test_begin(&raw, &auth, payload, rlen);
 
     /* framing errors */
     raw_send(&raw, "abc", 3, payload, 10, 0);
@@ -899,10 +946,127 @@ static void forged_messages_are_dropped(void **state)
     assert_int_equal(nodes[1].recs[1].status, PMIX_ERR_INVALID_CRED);
     pthread_mutex_unlock(&nodes[1].lock);
 
-    raw_close(&raw);
-    rdp_ucx_auth_cleanup(&auth);
-    free(payload);
-    cluster_down();
+    raw_test_end(&raw, &auth, payload);
+}
+
+/* The receiver's memory of nonces: fresh numbers in any order inside the
+ * window, each at most once; nothing below it; old salts stay refused. */
+static void replay_window(void **state)
+{
+    const uint64_t w = RDP_UCX_REPLAY_WINDOW;
+    rdp_ucx_replay_t r;
+
+    (void)state;
+    memset(&r, 0, sizeof(r));
+    assert_int_equal(rdp_ucx_replay_accept(&r, 5, 10), RDP_UCX_FRESH);
+    assert_int_equal(rdp_ucx_replay_accept(&r, 5, 10), RDP_UCX_REPLAYED);
+    assert_int_equal(rdp_ucx_replay_accept(&r, 5, 12), RDP_UCX_FRESH);
+    assert_int_equal(rdp_ucx_replay_accept(&r, 5, 11), RDP_UCX_FRESH);
+    assert_int_equal(rdp_ucx_replay_accept(&r, 5, 11), RDP_UCX_REPLAYED);
+    assert_int_equal(rdp_ucx_replay_accept(&r, 5, 12), RDP_UCX_REPLAYED);
+    /* numbers before the first one seen but inside the window are new */
+    assert_int_equal(rdp_ucx_replay_accept(&r, 5, 9), RDP_UCX_FRESH);
+    /* slide by less than the window: what stays inside is remembered */
+    assert_int_equal(rdp_ucx_replay_accept(&r, 5, 12 + w - 2), RDP_UCX_FRESH);
+    assert_int_equal(rdp_ucx_replay_accept(&r, 5, 12), RDP_UCX_REPLAYED);
+    assert_int_equal(rdp_ucx_replay_accept(&r, 5, 13), RDP_UCX_FRESH);
+    /* top is now 10 + w: 10 is just below the window, 11 its oldest */
+    assert_int_equal(rdp_ucx_replay_accept(&r, 5, 10), RDP_UCX_TOO_OLD);
+    assert_int_equal(rdp_ucx_replay_accept(&r, 5, 11), RDP_UCX_REPLAYED);
+    /* the slots it slid over hold nothing from the last round */
+    assert_int_equal(rdp_ucx_replay_accept(&r, 5, 12 + w - 3), RDP_UCX_FRESH);
+    /* a jump past the whole window forgets everything below it */
+    assert_int_equal(rdp_ucx_replay_accept(&r, 5, 100 * w), RDP_UCX_FRESH);
+    assert_int_equal(rdp_ucx_replay_accept(&r, 5, 100 * w - w),
+                     RDP_UCX_TOO_OLD);
+    assert_int_equal(rdp_ucx_replay_accept(&r, 5, 100 * w - w + 1),
+                     RDP_UCX_FRESH);
+    assert_int_equal(rdp_ucx_replay_accept(&r, 5, 100 * w - 1), RDP_UCX_FRESH);
+    assert_int_equal(rdp_ucx_replay_accept(&r, 5, 100 * w - 1),
+                     RDP_UCX_REPLAYED);
+    /* a new salt (the sender re-created its transport) starts over and
+     * retires the old one for good */
+    assert_int_equal(rdp_ucx_replay_accept(&r, 6, 0), RDP_UCX_FRESH);
+    assert_int_equal(rdp_ucx_replay_accept(&r, 6, 0), RDP_UCX_REPLAYED);
+    assert_int_equal(rdp_ucx_replay_accept(&r, 5, 100 * w + 1),
+                     RDP_UCX_OLD_SALT);
+    assert_int_equal(rdp_ucx_replay_accept(&r, 6, 1), RDP_UCX_FRESH);
+    /* the retired salts are a bounded FIFO */
+    for (uint32_t salt = 100; salt < 100 + RDP_UCX_RETIRED_SALTS; salt++) {
+        assert_int_equal(rdp_ucx_replay_accept(&r, salt, 0), RDP_UCX_FRESH);
+    }
+    assert_int_equal(rdp_ucx_replay_accept(&r, 6, 2), RDP_UCX_OLD_SALT);
+    assert_int_equal(rdp_ucx_replay_accept(&r, 5, 0), RDP_UCX_FRESH);
+    assert_string_equal(rdp_ucx_replay_str(RDP_UCX_REPLAYED),
+                        "a replay of an earlier message");
+}
+
+/* Wait until node 1 has dropped @a want replays; its stats then. */
+static rdp_ucx_tl_stats_t wait_replayed(uint64_t want)
+{
+    double deadline = rdp_time_now() + UCX_TEST_WAIT;
+    rdp_ucx_tl_stats_t st;
+
+    do {
+        st = node_stats(&nodes[1]);
+    } while ((st.replayed < want) && (rdp_time_now() < deadline));
+    return st;
+}
+
+/* Send @a times copies of one good message from server 0 to server 1 with
+ * nonce (@a salt, @a seq) and @a len bytes of @a payload. */
+static void send_forged(raw_t *raw, rdp_ucx_auth_t *auth,
+                        const uint8_t *payload, size_t len, int rndv,
+                        uint32_t salt, uint64_t seq, int times)
+{
+    uint8_t am[256];
+    size_t am_len;
+
+    am_len = forge_nonce(auth, am, 0, 1, len, payload, len, 1, 1, salt, seq);
+    for (int k = 0; k < times; k++) {
+        raw_send(raw, am, am_len, payload, len, rndv);
+    }
+}
+
+/* A recorded message sent again (eager or rendezvous) is dropped; so is
+ * one under a salt the sender replaced.  Fresh ones still pass, also
+ * slightly out of order. */
+static void replayed_messages_are_dropped(void **state)
+{
+    const size_t rlen = 1u << 20;
+    uint8_t *payload  = malloc(rlen);
+    rdp_ucx_auth_t auth;
+    rdp_ucx_tl_stats_t st;
+    raw_t raw;
+
+    (void)state;
+    raw_test_begin(&raw, &auth, payload, rlen);
+    send_forged(&raw, &auth, payload, 100, 0, 9, 50, 2);  /* + a replay */
+    send_forged(&raw, &auth, payload, rlen, 1, 9, 52, 2); /* + a replay */
+    send_forged(&raw, &auth, payload, 100, 0, 9, 51, 1);  /* late, fresh */
+    assert_int_equal(wait_count(&nodes[1], &nodes[1].ncomplete, 3), 0);
+    st = wait_replayed(2);
+    assert_int_equal(st.replayed, 2);
+    assert_int_equal(st.delivered, 3);
+
+    /* the sender "restarts" under salt 10: salt 9 is refused from now on */
+    send_forged(&raw, &auth, payload, 100, 0, 10, 0, 1);
+    send_forged(&raw, &auth, payload, 100, 0, 9, 53, 1);
+    assert_int_equal(wait_count(&nodes[1], &nodes[1].ncomplete, 4), 0);
+    st = wait_replayed(3);
+    assert_int_equal(st.replayed, 3);
+    assert_int_equal(st.delivered, 4);
+    assert_int_equal(st.auth_failed, 0);
+
+    pthread_mutex_lock(&nodes[1].lock);
+    assert_int_equal(nodes[1].nrecs, 4);
+    for (size_t k = 0; k < 4; k++) {
+        assert_int_equal(nodes[1].recs[k].status, PMIX_SUCCESS);
+        check_rec(&nodes[1].recs[k], 0);
+    }
+    assert_int_equal(nodes[1].recs[1].kind, RDP_TL_DATA_RNDV);
+    pthread_mutex_unlock(&nodes[1].lock);
+    raw_test_end(&raw, &auth, payload);
 }
 
 static void destroyed_peer_is_reported(void **state)
@@ -1249,6 +1413,8 @@ int main(void)
         cmocka_unit_test(wrong_key_is_dropped),
         cmocka_unit_test(nonce_and_keys),
         cmocka_unit_test(forged_messages_are_dropped),
+        cmocka_unit_test(replay_window),
+        cmocka_unit_test(replayed_messages_are_dropped),
         cmocka_unit_test(destroyed_peer_is_reported),
         cmocka_unit_test(many_messages_in_flight),
         cmocka_unit_test(messages_before_bind_are_held),
