@@ -22,6 +22,18 @@
  * its header is at data - 12 and forwarding blocks needs no copy: the iov
  * of a send points at those runs, merged where they are contiguous.
  *
+ * Segmented ring blocks.  A ring block larger than the piece size travels
+ * as SEG messages, one piece each (msg.h).  The receiver of the first
+ * piece allocates the whole block (its announced total) and every piece
+ * lands in place: a borrowed or keepable piece is copied there, a
+ * rendezvous piece is fetched there.  Once it has landed, a piece is
+ * forwarded to the next server from that place (step + 1, the same origin,
+ * total, offset and length), so the next hop starts before the block is
+ * complete; the step is received when every byte has landed.  seg_t keeps,
+ * per block, the ranges claimed so far (sorted, merged), which rejects
+ * overlaps and duplicates.  My own block is sent from the copy taken at
+ * start, cut into pieces of the engine's size.
+ *
  * Lifetimes.  A collective is RUNNING (in the key hash and the running
  * list), then DONE (waiting in the done list for its deferred callback),
  * then CALLED; it is freed once called back and no send or fetch of it is
@@ -36,8 +48,9 @@ enum coll_state {
 
 enum step_state {
     STEP_WAITING  = 0,
-    STEP_FETCHING = 1,
-    STEP_RECEIVED = 2
+    STEP_FETCHING = 1, /* a whole message is being fetched */
+    STEP_RECEIVED = 2,
+    STEP_PIECES   = 3 /* pieces of a segmented block are arriving */
 };
 
 typedef struct coll_key {
@@ -77,6 +90,30 @@ typedef struct p2p_ev {
     size_t len;
 } p2p_ev_t;
 
+/* A claimed range [start, end) of a segmented block. */
+typedef struct seg_range {
+    uint64_t start;
+    uint64_t end;
+} seg_range_t;
+
+/* The pieces of one segmented block received so far. */
+typedef struct seg {
+    uint8_t *buf; /* total bytes; NULL until the first piece */
+    uint64_t total;
+    uint64_t landed;     /* bytes in place */
+    seg_range_t *ranges; /* claimed (landed or being fetched) */
+    uint32_t nranges;
+    uint32_t cap;
+} seg_t;
+
+/* A rendezvous piece being fetched straight into its block. */
+typedef struct piece_fetch {
+    rdp_list_t link; /* coll->fetches */
+    coll_t *coll;
+    rdp_coll_hdr_t hdr;
+    uint32_t block; /* rank of the origin */
+} piece_fetch_t;
+
 typedef struct early {
     coll_key_t key;
     rdp_list_t msgs;
@@ -89,7 +126,8 @@ typedef struct sreq {
     coll_t *coll; /* NULL for aborts and P2P messages */
     uint32_t peer;
     int p2p; /* a P2P message: a failure is reported to the handler */
-    uint8_t hdr[RDP_COLL_HDR_LEN];
+    uint8_t hdr[RDP_COLL_HDR_MAX];
+    size_t hdr_len;
     size_t iovcnt;
     rdp_iov_t iov[];
 } sreq_t;
@@ -110,8 +148,12 @@ struct coll {
     uint8_t *steps;           /* enum step_state per step */
     uint32_t nsteps;
     uint32_t cur;
-    int entered;     /* sends of step cur posted */
-    rdp_list_t segs; /* rx_t holding received blocks */
+    int entered;        /* sends of step cur posted */
+    rdp_list_t segs;    /* rx_t holding received blocks */
+    uint64_t seg_bytes; /* piece size for my own block, 0: whole */
+    int own_pieces;     /* my block goes as pieces */
+    seg_t *pieces;      /* n entries once a piece arrived, else NULL */
+    rdp_list_t fetches; /* piece_fetch_t in flight */
     size_t pending_io;
     pmix_status_t status;
     uint32_t failed_peer;
@@ -142,7 +184,8 @@ struct rdp_coll_engine {
     uint32_t me;
     rdp_loop_t *loop;
     enum rdp_coll_alg forced;
-    rdp_hash_t colls; /* key -> running coll_t */
+    uint64_t seg_bytes; /* RDPMIX_COLL_SEG_BYTES */
+    rdp_hash_t colls;   /* key -> running coll_t */
     rdp_list_t running;
     rdp_list_t done;
     rdp_list_t zombies;
@@ -176,6 +219,7 @@ static void coll_free(coll_t *coll);
 static void coll_finish(coll_t *coll, pmix_status_t status,
                         uint32_t failed_peer, int tell_others);
 static void fetch_done(void *arg, pmix_status_t status);
+static void piece_fetch_done(void *arg, pmix_status_t status);
 static void schedule_done(rdp_coll_engine_t *engine);
 static void p2p_queue_failed(rdp_coll_engine_t *engine, uint32_t peer,
                              pmix_status_t status);
@@ -405,6 +449,23 @@ static pmix_status_t rx_take_payload(rx_t *rx, const rdp_tl_rx_t *trx,
 
 /* ---- sends ---- */
 
+/* One send or fetch of @a coll is over.  Frees @a coll when it was called
+ * back and this was its last I/O.  Returns 1 when @a coll is no longer
+ * running (it may be gone), 0 otherwise. */
+static int coll_io_done(coll_t *coll)
+{
+    assert(coll->pending_io > 0);
+    coll->pending_io--;
+    if (coll->state == COLL_RUNNING) {
+        return 0;
+    }
+    if (coll->state == COLL_CALLED && coll->pending_io == 0) {
+        rdp_list_del(&coll->link);
+        coll_free(coll);
+    }
+    return 1;
+}
+
 static void sreq_done(void *arg, pmix_status_t status)
 {
     sreq_t *req  = arg;
@@ -417,8 +478,6 @@ static void sreq_done(void *arg, pmix_status_t status)
         p2p_queue_failed(req->engine, req->peer, PMIX_ERR_UNREACH);
     }
     if (coll != NULL) {
-        assert(coll->pending_io > 0);
-        coll->pending_io--;
         if (status != PMIX_SUCCESS && coll->state == COLL_RUNNING) {
             rdp_log_warn(COLL, "%s %016llx:%llu step %u: send to %u failed: %s",
                          kind_name(coll->kind),
@@ -427,10 +486,7 @@ static void sreq_done(void *arg, pmix_status_t status)
                          req->peer, PMIx_Error_string(status));
             coll_finish(coll, PMIX_ERR_UNREACH, req->peer, 1);
         }
-        if (coll->state == COLL_CALLED && coll->pending_io == 0) {
-            rdp_list_del(&coll->link);
-            coll_free(coll);
-        }
+        (void)coll_io_done(coll);
     }
     rdp_free(req);
 }
@@ -445,9 +501,8 @@ static pmix_status_t sreq_post(sreq_t *req)
     if (req->coll != NULL) {
         req->coll->pending_io++;
     }
-    status =
-        engine->ops->send(engine->ctx, req->peer, req->hdr, RDP_COLL_HDR_LEN,
-                          req->iov, req->iovcnt, sreq_done, req);
+    status = engine->ops->send(engine->ctx, req->peer, req->hdr, req->hdr_len,
+                               req->iov, req->iovcnt, sreq_done, req);
     if (status == PMIX_SUCCESS) {
         return PMIX_SUCCESS;
     }
@@ -496,10 +551,10 @@ static void send_aborts(coll_t *coll)
                           peer);
             continue;
         }
-        req->engine = engine;
-        req->peer   = peer;
-        rdp_coll_hdr_encode(&h, req->hdr);
-        status = sreq_post(req);
+        req->engine  = engine;
+        req->peer    = peer;
+        req->hdr_len = rdp_coll_hdr_encode(&h, req->hdr);
+        status       = sreq_post(req);
         if (status != PMIX_SUCCESS) {
             rdp_log_debug(COLL, "cannot send an abort to %u: %s", peer,
                           PMIx_Error_string(status));
@@ -549,6 +604,21 @@ static sreq_t *sreq_flatten(sreq_t *req, uint32_t nblocks, uint64_t bytes)
     return flat;
 }
 
+/* Encode @a h into @a req, post it and count it (@a bytes of payload). */
+static pmix_status_t coll_send(coll_t *coll, sreq_t *req,
+                               const rdp_coll_hdr_t *h, uint64_t bytes)
+{
+    pmix_status_t status;
+
+    req->hdr_len = rdp_coll_hdr_encode(h, req->hdr);
+    status       = sreq_post(req);
+    if (status == PMIX_SUCCESS) {
+        coll->msgs_sent++;
+        coll->bytes_sent += bytes;
+    }
+    return status;
+}
+
 /* Post the sends of step @a step: the blocks of @a x, pointed at in place
  * (small scattered payloads are copied together, see RDP_COLL_FLAT_MAX). */
 static pmix_status_t post_step_send(coll_t *coll, uint32_t step,
@@ -558,7 +628,6 @@ static pmix_status_t post_step_send(coll_t *coll, uint32_t step,
     rdp_coll_hdr_t h;
     uint64_t bytes = 0;
     sreq_t *req;
-    pmix_status_t status;
 
     req = rdp_calloc(1, sizeof(*req) + (size_t)nblocks * sizeof(rdp_iov_t));
     if (req == NULL) {
@@ -610,24 +679,124 @@ static pmix_status_t post_step_send(coll_t *coll, uint32_t step,
     fill_hdr(&h, coll, RDP_COLL_MSG_DATA);
     h.step    = step;
     h.nblocks = nblocks;
-    rdp_coll_hdr_encode(&h, req->hdr);
-    status = sreq_post(req);
-    if (status == PMIX_SUCCESS) {
-        coll->msgs_sent++;
-        coll->bytes_sent += bytes;
+    return coll_send(coll, req, &h, bytes);
+}
+
+/* Universe index of the peer @a coll sends to at @a step (-1: none). */
+static uint32_t send_peer(const coll_t *coll, uint32_t step)
+{
+    rdp_sched_step_t st;
+
+    (void)rdp_sched_step(coll->alg, coll->rank, coll->n, step, &st);
+    return st.send.peer >= 0 ? coll->parts[st.send.peer] : UINT32_MAX;
+}
+
+/* A send of step @a step could not be posted: end @a coll. */
+static void step_send_failed(coll_t *coll, uint32_t step, pmix_status_t status)
+{
+    if (status == PMIX_ERR_NOMEM) {
+        coll_finish(coll, status, UINT32_MAX, 1);
+    } else {
+        coll_finish(coll, PMIX_ERR_UNREACH, send_peer(coll, step), 1);
     }
-    return status;
+}
+
+/*
+ * Post one SEG message of ring step @a step: the @a len bytes at @a base,
+ * which are bytes [off, off + len) of the block of universe index
+ * @a origin (@a total bytes).  @a base points into a buffer of @a coll,
+ * which lives until its I/O has drained.
+ */
+static pmix_status_t post_piece(coll_t *coll, uint32_t step, uint32_t origin,
+                                uint64_t total, uint64_t off, uint32_t len,
+                                const uint8_t *base)
+{
+    rdp_coll_hdr_t h;
+    sreq_t *req;
+
+    req = rdp_calloc(1, sizeof(*req) + sizeof(rdp_iov_t));
+    if (req == NULL) {
+        rdp_log_error(COLL, "cannot allocate the send of a piece");
+        return PMIX_ERR_NOMEM;
+    }
+    req->engine      = coll->engine;
+    req->coll        = coll;
+    req->peer        = send_peer(coll, step);
+    req->iov[0].base = base;
+    req->iov[0].len  = len;
+    req->iovcnt      = 1;
+    fill_hdr(&h, coll, RDP_COLL_MSG_SEG);
+    h.step       = step;
+    h.nblocks    = 1;
+    h.seg_origin = origin;
+    h.seg_len    = len;
+    h.seg_total  = total;
+    h.seg_off    = off;
+    return coll_send(coll, req, &h, len);
+}
+
+/* Ring step 0 of a segmented own block: every piece, from the copy taken
+ * at start. */
+static pmix_status_t send_own_pieces(coll_t *coll)
+{
+    const rdp_coll_block_t *own = &coll->blocks[coll->rank];
+    const uint8_t *base         = own->data;
+    pmix_status_t status;
+
+    for (uint64_t off = 0; off < own->len; off += coll->seg_bytes) {
+        uint64_t left = own->len - off;
+        uint32_t len =
+            (uint32_t)(left < coll->seg_bytes ? left : coll->seg_bytes);
+
+        status = post_piece(coll, 0, coll->engine->me, own->len, off, len,
+                            base + off);
+        if (status != PMIX_SUCCESS) {
+            return status;
+        }
+    }
+    return PMIX_SUCCESS;
+}
+
+/* Post the sends of step @a step.  In a ring, my own segmented block is
+ * cut into pieces here, and a block that arrived in pieces needs nothing:
+ * each piece was forwarded as it landed. */
+static pmix_status_t post_step(coll_t *coll, uint32_t step,
+                               const rdp_sched_xfer_t *x)
+{
+    if (coll->alg == RDP_COLL_ALG_RING && coll->kind == RDP_COLL_ALLGATHER) {
+        uint32_t b = x->ranges[0].first;
+
+        if (b == coll->rank && coll->own_pieces) {
+            return send_own_pieces(coll);
+        }
+        if (coll->pieces != NULL && coll->pieces[b].buf != NULL) {
+            return PMIX_SUCCESS;
+        }
+    }
+    return post_step_send(coll, step, x);
 }
 
 /* ---- completion ---- */
 
 static void coll_free(coll_t *coll)
 {
+    rdp_list_t *item;
     rx_t *rx;
     rx_t *tmp;
 
     rdp_list_for_each_safe(rx, tmp, &coll->segs, link) {
         rx_free(rx);
+    }
+    /* fetches still listed here were cancelled by unbind */
+    while ((item = rdp_list_pop_front(&coll->fetches)) != NULL) {
+        rdp_free(rdp_container_of(item, piece_fetch_t, link));
+    }
+    if (coll->pieces != NULL) {
+        for (uint32_t i = 0; i < coll->n; i++) {
+            rdp_free(coll->pieces[i].buf);
+            rdp_free(coll->pieces[i].ranges);
+        }
+        rdp_free(coll->pieces);
     }
     rdp_timer_destroy(coll->timer);
     rdp_free(coll->parts);
@@ -777,12 +946,24 @@ check_data_hdr(const coll_t *coll, const rdp_coll_hdr_t *h, rdp_sched_xfer_t *x)
                      h->nblocks);
         return HDR_DROP;
     }
-    if (coll->steps[h->step] != STEP_WAITING) {
+    if (coll->steps[h->step] != STEP_WAITING
+        && (h->type != RDP_COLL_MSG_SEG
+            || coll->steps[h->step] != STEP_PIECES)) {
         rdp_log_warn(COLL,
                      "%s %016llx:%llu: dropping a duplicate of step %u "
                      "from %u",
                      kind_name(coll->kind), (unsigned long long)h->sig,
                      (unsigned long long)h->opid, h->step, h->sender);
+        return HDR_DROP;
+    }
+    if (h->type == RDP_COLL_MSG_SEG
+        && coll->parts[st.recv.ranges[0].first] != h->seg_origin) {
+        rdp_log_warn(COLL,
+                     "%s %016llx:%llu: dropping a piece of the block of %u "
+                     "from %u at step %u, which carries the block of %u",
+                     kind_name(coll->kind), (unsigned long long)h->sig,
+                     (unsigned long long)h->opid, h->seg_origin, h->sender,
+                     h->step, coll->parts[st.recv.ranges[0].first]);
         return HDR_DROP;
     }
     *x = st.recv;
@@ -822,6 +1003,270 @@ static int walk_blocks(coll_t *coll, const rdp_sched_xfer_t *x,
     return left == 0;
 }
 
+/* ---- pieces of segmented ring blocks ---- */
+
+static void piece_drop(coll_t *coll, const rdp_coll_hdr_t *h, const char *why)
+{
+    rdp_log_warn(COLL,
+                 "%s %016llx:%llu: dropping a piece from %u (step %u, "
+                 "block of %u, bytes %llu+%u of %llu): %s",
+                 kind_name(coll->kind), (unsigned long long)h->sig,
+                 (unsigned long long)h->opid, h->sender, h->step, h->seg_origin,
+                 (unsigned long long)h->seg_off, h->seg_len,
+                 (unsigned long long)h->seg_total, why);
+    coll->engine->stats.dropped++;
+}
+
+/* Claim [off, end) in @a sg: 1 if claimed, 0 if it overlaps a range
+ * claimed before, -1 out of memory.  Touching ranges are merged, so a
+ * block arriving in order keeps a single range. */
+static int seg_claim(seg_t *sg, uint64_t off, uint64_t end)
+{
+    uint32_t lo = 0;
+    uint32_t hi = sg->nranges;
+    int join_prev;
+    int join_next;
+
+    /* lo: the first range starting after off */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+
+        if (sg->ranges[mid].start <= off) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    if ((lo > 0 && sg->ranges[lo - 1].end > off)
+        || (lo < sg->nranges && sg->ranges[lo].start < end)) {
+        return 0;
+    }
+    join_prev = lo > 0 && sg->ranges[lo - 1].end == off;
+    join_next = lo < sg->nranges && sg->ranges[lo].start == end;
+    if (join_prev && join_next) {
+        sg->ranges[lo - 1].end = sg->ranges[lo].end;
+        memmove(&sg->ranges[lo], &sg->ranges[lo + 1],
+                (size_t)(sg->nranges - lo - 1) * sizeof(*sg->ranges));
+        sg->nranges--;
+    } else if (join_prev) {
+        sg->ranges[lo - 1].end = end;
+    } else if (join_next) {
+        sg->ranges[lo].start = off;
+    } else {
+        if (sg->nranges == sg->cap) {
+            uint32_t ncap = sg->cap == 0 ? 4 : sg->cap * 2;
+            seg_range_t *nr =
+                rdp_realloc(sg->ranges, (size_t)ncap * sizeof(*nr));
+
+            if (nr == NULL) {
+                return -1;
+            }
+            sg->ranges = nr;
+            sg->cap    = ncap;
+        }
+        memmove(&sg->ranges[lo + 1], &sg->ranges[lo],
+                (size_t)(sg->nranges - lo) * sizeof(*sg->ranges));
+        sg->ranges[lo].start = off;
+        sg->ranges[lo].end   = end;
+        sg->nranges++;
+    }
+    return 1;
+}
+
+/*
+ * Check piece @a h of block @a b (its hop and origin already checked)
+ * against what arrived of that block and claim its bytes.  The first piece
+ * allocates the block: its total was bounded by hdr_sane, and the
+ * collective runs here, so the schedule expects that block at that step.
+ * Returns PMIX_SUCCESS, PMIX_ERR_BAD_PARAM (dropped: logged and counted)
+ * or PMIX_ERR_NOMEM.
+ */
+static pmix_status_t piece_accept(coll_t *coll, uint32_t b,
+                                  const rdp_coll_hdr_t *h)
+{
+    seg_t *sg;
+    int claimed;
+
+    if (coll->steps[h->step] != STEP_WAITING
+        && coll->steps[h->step] != STEP_PIECES) {
+        piece_drop(coll, h, "that step has its data");
+        return PMIX_ERR_BAD_PARAM;
+    }
+    if (coll->pieces == NULL) {
+        coll->pieces = rdp_calloc(coll->n, sizeof(*coll->pieces));
+        if (coll->pieces == NULL) {
+            rdp_log_error(COLL, "cannot allocate the piece table of %u blocks",
+                          coll->n);
+            return PMIX_ERR_NOMEM;
+        }
+    }
+    sg = &coll->pieces[b];
+    if (sg->buf == NULL) {
+        sg->buf = rdp_malloc((size_t)h->seg_total);
+        if (sg->buf == NULL) {
+            rdp_log_error(COLL, "cannot allocate a %llu-byte block of %u",
+                          (unsigned long long)h->seg_total, h->seg_origin);
+            return PMIX_ERR_NOMEM;
+        }
+        sg->total            = h->seg_total;
+        coll->blocks[b].data = sg->buf;
+        coll->blocks[b].len  = sg->total;
+        coll->steps[h->step] = STEP_PIECES;
+    } else if (h->seg_total != sg->total) {
+        piece_drop(coll, h, "its block was announced with another total");
+        return PMIX_ERR_BAD_PARAM;
+    }
+    claimed = seg_claim(sg, h->seg_off, h->seg_off + h->seg_len);
+    if (claimed == 0) {
+        piece_drop(coll, h, "it overlaps bytes already received");
+        return PMIX_ERR_BAD_PARAM;
+    }
+    if (claimed < 0) {
+        rdp_log_error(COLL, "cannot allocate the range list of a block");
+        return PMIX_ERR_NOMEM;
+    }
+    return PMIX_SUCCESS;
+}
+
+/* The bytes of piece @a h of block @a b are in place: forward them to the
+ * next hop from there, and complete the step when the block is whole.
+ * Returns 1 if the step was received. */
+static int piece_landed(coll_t *coll, uint32_t b, const rdp_coll_hdr_t *h)
+{
+    seg_t *sg = &coll->pieces[b];
+    pmix_status_t status;
+
+    sg->landed += h->seg_len;
+    if (h->step + 1 < coll->nsteps) {
+        status = post_piece(coll, h->step + 1, h->seg_origin, sg->total,
+                            h->seg_off, h->seg_len, sg->buf + h->seg_off);
+        if (status != PMIX_SUCCESS) {
+            step_send_failed(coll, h->step + 1, status);
+            return 0;
+        }
+    }
+    if (sg->landed < sg->total) {
+        return 0;
+    }
+    coll->steps[h->step] = STEP_RECEIVED;
+    return 1;
+}
+
+/* Fetch the rendezvous piece @a h (accepted) straight into its place. */
+static void piece_fetch(coll_t *coll, uint32_t b, const rdp_coll_hdr_t *h,
+                        void *desc)
+{
+    rdp_coll_engine_t *engine = coll->engine;
+    piece_fetch_t *pf         = rdp_calloc(1, sizeof(*pf));
+    pmix_status_t status;
+
+    if (pf == NULL) {
+        rdp_log_error(COLL, "cannot allocate the fetch of a piece");
+        engine->ops->release(engine->ctx, desc);
+        coll_finish(coll, PMIX_ERR_NOMEM, UINT32_MAX, 1);
+        return;
+    }
+    pf->coll  = coll;
+    pf->hdr   = *h;
+    pf->block = b;
+    rdp_list_push_back(&coll->fetches, &pf->link);
+    coll->pending_io++;
+    status =
+        engine->ops->fetch(engine->ctx, desc, coll->pieces[b].buf + h->seg_off,
+                           h->seg_len, piece_fetch_done, pf);
+    if (status == PMIX_SUCCESS) {
+        return;
+    }
+    rdp_list_del(&pf->link);
+    rdp_free(pf);
+    coll->pending_io--;
+    if (status != PMIX_OPERATION_SUCCEEDED) {
+        rdp_log_warn(COLL, "cannot fetch a %u-byte piece from %u: %s",
+                     h->seg_len, h->sender, PMIx_Error_string(status));
+        coll_finish(coll, PMIX_ERR_UNREACH, h->sender, 1);
+    } else if (piece_landed(coll, b, h)) {
+        coll_advance(coll);
+    }
+}
+
+static void piece_fetch_done(void *arg, pmix_status_t status)
+{
+    piece_fetch_t *pf = arg;
+    coll_t *coll      = pf->coll;
+    rdp_coll_hdr_t h  = pf->hdr;
+    uint32_t b        = pf->block;
+
+    rdp_list_del(&pf->link);
+    rdp_free(pf);
+    if (coll_io_done(coll)) {
+        return;
+    }
+    if (status != PMIX_SUCCESS) {
+        rdp_log_warn(COLL, "fetching a %u-byte piece from %u failed: %s",
+                     h.seg_len, h.sender, PMIx_Error_string(status));
+        coll_finish(coll, PMIX_ERR_UNREACH, h.sender, 1);
+        return;
+    }
+    if (piece_landed(coll, b, &h)) {
+        coll_advance(coll);
+    }
+}
+
+/* A piece for the running @a coll whose header passed check_data_hdr
+ * (@a x: the receive side of its step), straight from the transport. */
+static enum rdp_tl_rx_disp piece_recv(coll_t *coll, const rdp_coll_hdr_t *h,
+                                      const rdp_sched_xfer_t *x,
+                                      const rdp_tl_rx_t *trx)
+{
+    uint32_t b = x->ranges[0].first;
+    pmix_status_t status;
+
+    status = piece_accept(coll, b, h);
+    if (status == PMIX_ERR_BAD_PARAM) {
+        return RDP_TL_RX_DONE;
+    }
+    if (status != PMIX_SUCCESS) {
+        coll_finish(coll, status, UINT32_MAX, 1);
+        return RDP_TL_RX_DONE;
+    }
+    if (trx->kind == RDP_TL_DATA_RNDV) {
+        piece_fetch(coll, b, h, trx->desc);
+        return RDP_TL_RX_KEPT; /* the desc is consumed either way */
+    }
+    memcpy(coll->pieces[b].buf + h->seg_off, trx->data, h->seg_len);
+    if (piece_landed(coll, b, h)) {
+        coll_advance(coll);
+    }
+    return RDP_TL_RX_DONE;
+}
+
+/* A piece that waited in the early queue (its bytes are in @a rx): place
+ * it like piece_recv does.  Consumes @a rx.  Returns 1 if the step was
+ * received. */
+static int ingest_piece_rx(coll_t *coll, rx_t *rx)
+{
+    rdp_coll_hdr_t h = rx->hdr;
+    rdp_sched_step_t st;
+    uint32_t b;
+    pmix_status_t status;
+
+    (void)rdp_sched_step(coll->alg, coll->rank, coll->n, h.step, &st);
+    b      = st.recv.ranges[0].first;
+    status = piece_accept(coll, b, &h);
+    if (status == PMIX_SUCCESS) {
+        memcpy(coll->pieces[b].buf + h.seg_off, rx->data, h.seg_len);
+    }
+    rx_free(rx);
+    if (status == PMIX_ERR_BAD_PARAM) {
+        return 0;
+    }
+    if (status != PMIX_SUCCESS) {
+        coll_finish(coll, status, UINT32_MAX, 1);
+        return 0;
+    }
+    return piece_landed(coll, b, &h);
+}
+
 /* Validate and record a complete payload for its step; frees @a rx if it
  * is malformed.  Returns 1 if the step was received. */
 static int ingest_rx(coll_t *coll, rx_t *rx)
@@ -829,6 +1274,9 @@ static int ingest_rx(coll_t *coll, rx_t *rx)
     rdp_sched_step_t st;
     uint32_t step = rx->hdr.step;
 
+    if (rx->hdr.type == RDP_COLL_MSG_SEG) {
+        return ingest_piece_rx(coll, rx);
+    }
     (void)rdp_sched_step(coll->alg, coll->rank, coll->n, step, &st);
     if (coll->kind == RDP_COLL_BARRIER) {
         if (rx->len != 0) {
@@ -911,7 +1359,9 @@ static void attach_rx(coll_t *coll, rx_t *rx)
     rx->coll = coll;
     rdp_list_push_back(&coll->segs, &rx->link);
     if (rx->fetching) {
-        coll->steps[rx->hdr.step] = STEP_FETCHING;
+        if (rx->hdr.type != RDP_COLL_MSG_SEG) {
+            coll->steps[rx->hdr.step] = STEP_FETCHING;
+        }
         coll->pending_io++;
         return;
     }
@@ -941,21 +1391,22 @@ static void fetch_done(void *arg, pmix_status_t status)
         }
         return;
     }
-    coll->pending_io--;
     if (coll->state != COLL_RUNNING) {
         rx_free(rx);
-        if (coll->state == COLL_CALLED && coll->pending_io == 0) {
-            rdp_list_del(&coll->link);
-            coll_free(coll);
-        }
+    }
+    if (coll_io_done(coll)) {
         return;
     }
     if (status != PMIX_SUCCESS) {
+        uint32_t sender = rx->hdr.sender;
+
         rdp_log_warn(COLL, "fetching step %u from %u failed: %s", rx->hdr.step,
-                     rx->hdr.sender, PMIx_Error_string(status));
-        coll->steps[rx->hdr.step] = STEP_WAITING;
+                     sender, PMIx_Error_string(status));
+        if (rx->hdr.type != RDP_COLL_MSG_SEG) {
+            coll->steps[rx->hdr.step] = STEP_WAITING;
+        }
         rx_free(rx);
-        coll_finish(coll, PMIX_ERR_UNREACH, rx->hdr.sender, 1);
+        coll_finish(coll, PMIX_ERR_UNREACH, sender, 1);
         return;
     }
     if (ingest_rx(coll, rx)) {
@@ -978,14 +1429,9 @@ static void coll_advance(coll_t *coll)
         if (!coll->entered) {
             coll->entered = 1;
             if (st.send.peer >= 0) {
-                status = post_step_send(coll, coll->cur, &st.send);
+                status = post_step(coll, coll->cur, &st.send);
                 if (status != PMIX_SUCCESS) {
-                    if (status == PMIX_ERR_NOMEM) {
-                        coll_finish(coll, status, UINT32_MAX, 1);
-                    } else {
-                        coll_finish(coll, PMIX_ERR_UNREACH,
-                                    coll->parts[st.send.peer], 1);
-                    }
+                    step_send_failed(coll, coll->cur, status);
                     return;
                 }
             }
@@ -1278,13 +1724,13 @@ pmix_status_t rdp_coll_p2p_send(rdp_coll_engine_t *engine, uint32_t peer,
         req->iovcnt      = 1;
     }
     memset(&h, 0, sizeof(h));
-    h.type   = RDP_COLL_MSG_P2P;
-    h.opid   = id;
-    h.sender = engine->me;
-    h.step   = channel;
-    h.aux    = UINT32_MAX;
-    rdp_coll_hdr_encode(&h, req->hdr);
-    status = sreq_post(req);
+    h.type       = RDP_COLL_MSG_P2P;
+    h.opid       = id;
+    h.sender     = engine->me;
+    h.step       = channel;
+    h.aux        = UINT32_MAX;
+    req->hdr_len = rdp_coll_hdr_encode(&h, req->hdr);
+    status       = sreq_post(req);
     if (status == PMIX_SUCCESS) {
         engine->stats.p2p_sent++;
     } else {
@@ -1295,6 +1741,19 @@ pmix_status_t rdp_coll_p2p_send(rdp_coll_engine_t *engine, uint32_t peer,
 }
 
 /* ---- the transport's upcalls ---- */
+
+/* Checks of a SEG header that need no collective: a ring allgather hop
+ * carrying one piece of 1 byte or more, within a block of at most
+ * RDP_COLL_MAX_BLOCK bytes, whose length is the payload's. */
+static int piece_sane(const rdp_coll_hdr_t *h, const rdp_tl_rx_t *trx)
+{
+    return h->kind == RDP_COLL_ALLGATHER && h->alg == RDP_COLL_ALG_RING
+           && h->step < rdp_sched_ring_nsteps(h->nparts) && h->nblocks == 1
+           && h->status == 0 && h->seg_len > 0
+           && (uint64_t)h->seg_len == (uint64_t)trx->len
+           && h->seg_total <= RDP_COLL_MAX_BLOCK && h->seg_off <= h->seg_total
+           && h->seg_len <= h->seg_total - h->seg_off;
+}
 
 /* Header checks that need no collective. */
 static int hdr_sane(const rdp_coll_engine_t *engine, const rdp_coll_hdr_t *h,
@@ -1307,7 +1766,8 @@ static int hdr_sane(const rdp_coll_engine_t *engine, const rdp_coll_hdr_t *h,
                && (trx->peer == RDP_TL_PEER_UNKNOWN || trx->peer == h->sender)
                && (uint64_t)trx->len <= RDP_COLL_P2P_MAX;
     }
-    if (h->type != RDP_COLL_MSG_DATA && h->type != RDP_COLL_MSG_ABORT) {
+    if (h->type != RDP_COLL_MSG_DATA && h->type != RDP_COLL_MSG_ABORT
+        && h->type != RDP_COLL_MSG_SEG) {
         return 0;
     }
     if (h->kind != RDP_COLL_BARRIER && h->kind != RDP_COLL_ALLGATHER) {
@@ -1322,6 +1782,9 @@ static int hdr_sane(const rdp_coll_engine_t *engine, const rdp_coll_hdr_t *h,
     }
     if (h->type == RDP_COLL_MSG_ABORT) {
         return trx->len == 0;
+    }
+    if (h->type == RDP_COLL_MSG_SEG) {
+        return piece_sane(h, trx);
     }
     if (h->alg == RDP_COLL_ALG_DISSEM) {
         if (h->kind != RDP_COLL_BARRIER || h->nblocks != 0 || trx->len != 0) {
@@ -1392,6 +1855,9 @@ static enum rdp_tl_rx_disp engine_recv(void *arg, const rdp_tl_rx_t *trx)
         return RDP_TL_RX_DONE;
     case HDR_OK:
         break;
+    }
+    if (h.type == RDP_COLL_MSG_SEG) {
+        return piece_recv(coll, &h, &x, trx);
     }
     /* validate in place before keeping or copying anything */
     if (trx->kind != RDP_TL_DATA_RNDV && coll->kind == RDP_COLL_ALLGATHER
@@ -1497,6 +1963,10 @@ pmix_status_t rdp_coll_engine_create(const rdp_coll_engine_config_t *cfg,
         if (status != PMIX_SUCCESS) {
             goto err_free;
         }
+    }
+    status = rdp_coll_seg_bytes_from_env(&engine->seg_bytes);
+    if (status != PMIX_SUCCESS) {
+        goto err_free;
     }
     status         = PMIX_ERR_NOMEM;
     engine->failed = rdp_calloc(cfg->nuniverse, 1);
@@ -1703,6 +2173,7 @@ static pmix_status_t coll_create(rdp_coll_engine_t *engine,
     }
     rdp_list_init(&coll->link);
     rdp_list_init(&coll->segs);
+    rdp_list_init(&coll->fetches);
     coll->engine      = engine;
     coll->kind        = args->kind;
     coll->size_class  = args->size_class;
@@ -1736,6 +2207,11 @@ static pmix_status_t coll_create(rdp_coll_engine_t *engine,
         }
         coll->blocks[rank].data = coll->own + RDP_COLL_BLK_HDR_LEN;
         coll->blocks[rank].len  = args->len;
+        if (coll->alg == RDP_COLL_ALG_RING) {
+            coll->seg_bytes  = engine->seg_bytes;
+            coll->own_pieces = coll->seg_bytes > 0 && coll->n > 1
+                               && (uint64_t)args->len > coll->seg_bytes;
+        }
     }
     if (args->timeout > 0) {
         if (engine->loop != NULL) {

@@ -41,6 +41,14 @@
  *   PMIX_ERR_NOMEM            out of memory
  * A participant that fails a collective sends an abort (carrying that
  * status) to every other live participant, so nobody waits for a timeout.
+ *
+ * Segmentation: a ring allgather whose own block is larger than the
+ * engine's piece size (RDPMIX_COLL_SEG_BYTES, read at engine creation;
+ * default RDP_COLL_SEG_BYTES_DEFAULT, 0: off) sends that block as pieces,
+ * and every server forwards each piece to its right neighbour as soon as
+ * it has arrived, instead of waiting for the whole block.  Receivers learn
+ * the piece layout from the messages (msg.h), so servers may use
+ * different piece sizes.  The result is the same contiguous blocks.
  */
 
 typedef struct rdp_coll_engine rdp_coll_engine_t;
@@ -121,8 +129,10 @@ typedef struct rdp_coll_result {
     const rdp_coll_block_t *blocks;
     uint32_t nblocks;
     uint32_t failed_peer; /**< UINT32_MAX unless status names a peer */
-    uint32_t nsteps;      /**< schedule steps completed */
-    uint64_t msgs_sent;   /**< messages this server sent for it */
+    uint32_t nsteps;      /**< schedule steps completed (ring: n - 1 hops
+                               whatever the number of pieces) */
+    uint64_t msgs_sent;   /**< messages this server sent for it (every
+                               piece of a segmented block counts) */
     uint64_t bytes_sent;  /**< payload bytes of those messages */
 } rdp_coll_result_t;
 

@@ -3,6 +3,7 @@
 #include "coll/select.h"
 #include "core/util/log.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,6 +63,39 @@ pmix_status_t rdp_coll_alg_from_env(enum rdp_coll_alg *alg_p)
                       s);
         return PMIX_ERR_BAD_PARAM;
     }
+    return PMIX_SUCCESS;
+}
+
+pmix_status_t rdp_coll_seg_bytes_from_env(uint64_t *bytes_p)
+{
+    const char *s = getenv("RDPMIX_COLL_SEG_BYTES");
+    unsigned long long v;
+    char *end;
+
+    if (s == NULL || s[0] == '\0') {
+        *bytes_p = RDP_COLL_SEG_BYTES_DEFAULT;
+        return PMIX_SUCCESS;
+    }
+    errno = 0;
+    v     = strtoull(s, &end, 10);
+    if (end != s && errno == 0 && (*end == 'k' || *end == 'K')
+        && v <= RDP_COLL_SEG_BYTES_MAX / 1024u) {
+        v *= 1024u;
+        end++;
+    } else if (end != s && errno == 0 && (*end == 'm' || *end == 'M')
+               && v <= RDP_COLL_SEG_BYTES_MAX / (1024u * 1024u)) {
+        v *= 1024u * 1024u;
+        end++;
+    }
+    if (end == s || *end != '\0' || errno != 0 || s[0] == '-'
+        || v > RDP_COLL_SEG_BYTES_MAX) {
+        rdp_log_error(COLL,
+                      "RDPMIX_COLL_SEG_BYTES: \"%s\" is not a byte count "
+                      "from 0 (off) to %u (suffixes k and m allowed)",
+                      s, RDP_COLL_SEG_BYTES_MAX);
+        return PMIX_ERR_BAD_PARAM;
+    }
+    *bytes_p = v;
     return PMIX_SUCCESS;
 }
 

@@ -52,6 +52,17 @@ pmix_status_t rdp_coll_alg_parse(const char *s, enum rdp_coll_alg *alg_p);
  * PMIX_ERR_BAD_PARAM for an unknown value. */
 pmix_status_t rdp_coll_alg_from_env(enum rdp_coll_alg *alg_p);
 
+/** Default piece size of a segmented ring block (RDPMIX_COLL_SEG_BYTES). */
+#define RDP_COLL_SEG_BYTES_DEFAULT (256u * 1024u)
+/** Largest piece size accepted (a piece length is a u32 on the wire). */
+#define RDP_COLL_SEG_BYTES_MAX (1u << 30)
+
+/** Read RDPMIX_COLL_SEG_BYTES: a byte count, optionally followed by k or m
+ * (KiB, MiB), at most RDP_COLL_SEG_BYTES_MAX; 0 turns segmentation off.
+ * Unset or empty: RDP_COLL_SEG_BYTES_DEFAULT.  Logs and returns
+ * PMIX_ERR_BAD_PARAM for anything else. */
+pmix_status_t rdp_coll_seg_bytes_from_env(uint64_t *bytes_p);
+
 /**
  * The algorithm for a collective of @a n participants.  Barriers always
  * use dissemination; an allgather uses @a forced when it is not AUTO, else

@@ -33,8 +33,19 @@ static uint64_t mix(uint64_t x)
 enum len_policy {
     LEN_SMALL, /* 0..40 bytes, some empty */
     LEN_TINY,  /* 0..3 bytes (large P) */
-    LEN_BIG    /* 0, 1 MiB and a spread */
+    LEN_BIG,   /* 0, 1 MiB and a spread */
+    LEN_SEG    /* around the piece size SEG: see seg_sizes */
 };
+
+/* Piece size the segmentation tests set (RDPMIX_COLL_SEG_BYTES). */
+#define SEG 1000u
+
+/* The piece size engines created now get (RDPMIX_COLL_SEG_BYTES). */
+static uint64_t test_seg;
+
+/* LEN_SEG: opid k < 6 gives every block seg_sizes[k]; a larger opid mixes
+ * them, universe index u getting seg_sizes[(u + opid) % 6]. */
+static const size_t seg_sizes[] = {0, 1, SEG - 1, SEG, SEG + 1, 3 * SEG + 17};
 
 static size_t block_len(enum len_policy pol, uint32_t u, uint64_t opid)
 {
@@ -43,6 +54,8 @@ static size_t block_len(enum len_policy pol, uint32_t u, uint64_t opid)
     switch (pol) {
     case LEN_TINY:
         return (size_t)(h % 4);
+    case LEN_SEG:
+        return seg_sizes[opid < 6 ? opid : (u + opid) % 6];
     case LEN_BIG:
         if (u % 4 == 0) {
             return 0;
@@ -69,6 +82,25 @@ static void fill_block(uint8_t *buf, uint32_t u, uint64_t opid, size_t len)
 }
 
 typedef struct sim sim_t;
+
+/* Make @a bytes the piece size of engines created from now on. */
+static void set_seg(uint64_t bytes)
+{
+    char v[32];
+
+    snprintf(v, sizeof(v), "%llu", (unsigned long long)bytes);
+    setenv("RDPMIX_COLL_SEG_BYTES", v, 1);
+    test_seg = bytes;
+}
+
+/* Messages a ring member sends for a block of @a len bytes. */
+static uint64_t ring_msgs_for(size_t len, uint64_t seg)
+{
+    if (seg == 0 || len <= seg) {
+        return 1;
+    }
+    return (len + seg - 1) / seg;
+}
 
 /* One started collective on one engine. */
 typedef struct op {
@@ -102,6 +134,13 @@ struct sim {
 /* When set, sim_create binds the engines to these ops instead of the
  * loopback's own (a wrapper that observes the sends). */
 static const rdp_tl_ops_t *sim_ops;
+/* How sim_create's loopback hands payloads over, and whether its sends
+ * and fetches complete inline. */
+static enum rdp_tl_loopback_mode sim_mode = RDP_TL_LOOPBACK_MIXED;
+static int sim_inline;
+/* When set, engine i of sim_create gets the piece size sim_seg_of(i)
+ * (test_seg is restored for later engines). */
+static uint64_t (*sim_seg_of)(uint32_t i);
 
 static void sim_create(sim_t *sim, uint32_t P, uint64_t seed,
                        enum rdp_coll_alg alg, size_t early_msgs,
@@ -111,10 +150,19 @@ static void sim_create(sim_t *sim, uint32_t P, uint64_t seed,
     sim->P    = P;
     sim->seed = seed;
     assert_int_equal(rdp_tl_loopback_create(P, seed, &sim->lb), PMIX_SUCCESS);
+    rdp_tl_loopback_set_mode(sim->lb, sim_mode);
+    rdp_tl_loopback_set_inline(sim->lb, sim_inline);
     sim->eng = calloc(P, sizeof(*sim->eng));
     assert_non_null(sim->eng);
     for (uint32_t i = 0; i < P; i++) {
         rdp_coll_engine_config_t cfg = {0};
+
+        if (sim_seg_of != NULL) {
+            char v[32];
+
+            snprintf(v, sizeof(v), "%llu", (unsigned long long)sim_seg_of(i));
+            setenv("RDPMIX_COLL_SEG_BYTES", v, 1);
+        }
 
         cfg.tl_ops          = sim_ops != NULL ? sim_ops : rdp_tl_loopback_ops();
         cfg.tl_ctx          = rdp_tl_loopback_ctx(sim->lb, i);
@@ -125,6 +173,9 @@ static void sim_create(sim_t *sim, uint32_t P, uint64_t seed,
         cfg.early_max_bytes = early_bytes;
         assert_int_equal(rdp_coll_engine_create(&cfg, &sim->eng[i]),
                          PMIX_SUCCESS);
+    }
+    if (sim_seg_of != NULL) {
+        set_seg(test_seg);
     }
     sim->capops = 64;
     sim->ops    = calloc(sim->capops, sizeof(*sim->ops));
@@ -146,9 +197,17 @@ static void sim_destroy(sim_t *sim)
     free(sim->eng);
 }
 
+/* When set, op_done also hands every result to this (tests that look at
+ * where the blocks are). */
+static void (*result_hook)(const op_t *op, const rdp_coll_result_t *res);
+
 static void op_done(const rdp_coll_result_t *res, void *arg)
 {
     op_t *op = arg;
+
+    if (result_hook != NULL) {
+        result_hook(op, res);
+    }
 
     if (op->called) {
         fail_msg("engine %u op %llu: callback ran twice", op->me,
@@ -298,10 +357,11 @@ static uint32_t ceil_log2(uint32_t n)
     return k;
 }
 
-/* One allgather (or barrier) over the whole universe; checks results,
- * step counts and message counts. */
-static void run_full(uint32_t P, enum rdp_coll_alg alg, enum rdp_coll_kind kind,
-                     enum len_policy pol, uint64_t seed, uint32_t holds)
+/* One allgather (or barrier) @a opid over the whole universe; checks
+ * results, step counts and message counts. */
+static void run_full_op(uint32_t P, enum rdp_coll_alg alg,
+                        enum rdp_coll_kind kind, enum len_policy pol,
+                        uint64_t opid, uint64_t seed, uint32_t holds)
 {
     sim_t sim;
     uint32_t *parts = iota(P);
@@ -319,7 +379,7 @@ static void run_full(uint32_t P, enum rdp_coll_alg alg, enum rdp_coll_kind kind,
         order[j]     = tmp;
     }
     for (uint32_t i = 0; i < P; i++) {
-        sim_start(&sim, order[i], kind, 42, parts, P, pol);
+        sim_start(&sim, order[i], kind, opid, parts, P, pol);
         if (i % 3 == 0) {
             sim_step(&sim, P / 2);
         }
@@ -341,7 +401,17 @@ static void run_full(uint32_t P, enum rdp_coll_alg alg, enum rdp_coll_kind kind,
         }
         assert_int_equal(op->alg, alg);
         assert_int_equal(op->nsteps, expect_steps);
-        if (alg != RDP_COLL_ALG_RD || (P & (P - 1)) == 0) {
+        if (alg == RDP_COLL_ALG_RING) {
+            /* a message per step, or per piece of a segmented block */
+            uint64_t msgs = 0;
+
+            for (uint32_t s = 0; s + 1 < P; s++) {
+                msgs += ring_msgs_for(
+                    block_len(pol, (op->me + P - s) % P, op->opid), test_seg);
+            }
+            assert_int_equal(op->msgs_sent, msgs);
+            assert_int_equal(rdp_tl_loopback_sent(sim.lb, op->me), msgs);
+        } else if (alg != RDP_COLL_ALG_RD || (P & (P - 1)) == 0) {
             /* one message per step, exactly */
             assert_int_equal(op->msgs_sent, expect_steps);
             assert_int_equal(rdp_tl_loopback_sent(sim.lb, op->me),
@@ -365,6 +435,12 @@ static void run_full(uint32_t P, enum rdp_coll_alg alg, enum rdp_coll_kind kind,
     sim_destroy(&sim);
     free(order);
     free(parts);
+}
+
+static void run_full(uint32_t P, enum rdp_coll_alg alg, enum rdp_coll_kind kind,
+                     enum len_policy pol, uint64_t seed, uint32_t holds)
+{
+    run_full_op(P, alg, kind, pol, 42, seed, holds);
 }
 
 static const enum rdp_coll_alg allgathers[] = {
@@ -1439,6 +1515,43 @@ static void finished_key_memory_is_bounded(void **state)
     sim_destroy(&sim);
 }
 
+/* ---- segmented ring blocks (RDPMIX_COLL_SEG_BYTES) ---- */
+
+static const enum rdp_tl_loopback_mode every_mode[] = {
+    RDP_TL_LOOPBACK_BORROWED, RDP_TL_LOOPBACK_KEEPABLE, RDP_TL_LOOPBACK_RNDV,
+    RDP_TL_LOOPBACK_MIXED};
+#define NMODES (sizeof(every_mode) / sizeof(every_mode[0]))
+
+/* Blocks of 0, 1, SEG - 1, SEG, SEG + 1 and 3 SEG + 17 bytes, the same on
+ * every server (opid 0..5) or mixed (6..11), over ring sizes from 2 to 33
+ * in every payload mode, inline or not: every byte arrives, a segmented
+ * block costs one message per piece, and the ring still takes P - 1
+ * steps. */
+static void ring_pieces_arrive_intact_for_every_size_and_mode(void **state)
+{
+    static const uint32_t sizes[] = {2, 3, 4, 5, 7, 8, 16, 33};
+    uint64_t saved                = test_seg;
+    (void)state;
+
+    set_seg(SEG);
+    for (int inl = 0; inl < 2; inl++) {
+        sim_inline = inl;
+        for (size_t m = 0; m < NMODES; m++) {
+            sim_mode = every_mode[m];
+            for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+                for (uint64_t opid = 0; opid < 12; opid++) {
+                    run_full_op(sizes[i], RDP_COLL_ALG_RING, RDP_COLL_ALLGATHER,
+                                LEN_SEG, opid,
+                                mix(base_seed + opid * 131 + i * 7 + m), 3);
+                }
+            }
+        }
+    }
+    sim_inline = 0;
+    sim_mode   = RDP_TL_LOOPBACK_MIXED;
+    set_seg(saved);
+}
+
 static int setup_seed(void **state)
 {
     const char *s = getenv("RDPMIX_TEST_SEED");
@@ -1446,7 +1559,8 @@ static int setup_seed(void **state)
     base_seed = s != NULL ? strtoull(s, NULL, 0) : (uint64_t)time(NULL);
     printf("# RDPMIX_TEST_SEED=%llu\n", (unsigned long long)base_seed);
     fflush(stdout);
-    return 0;
+    /* the engines read RDPMIX_COLL_SEG_BYTES; the checks must agree */
+    return rdp_coll_seg_bytes_from_env(&test_seg) == PMIX_SUCCESS ? 0 : -1;
 }
 
 int main(void)
@@ -1476,6 +1590,7 @@ int main(void)
         cmocka_unit_test(destroy_with_messages_in_flight_is_clean),
         cmocka_unit_test(abort_from_a_non_participant_is_ignored),
         cmocka_unit_test(finished_key_memory_is_bounded),
+        cmocka_unit_test(ring_pieces_arrive_intact_for_every_size_and_mode),
     };
 
     /* e.g. RDPMIX_TEST_FILTER="dead_peer*" to run one scenario */
