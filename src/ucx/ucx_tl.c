@@ -777,6 +777,13 @@ static int spinning(const rdp_ucx_tl_t *tl)
     return rdp_time_now() - tl->last_activity < spin_window();
 }
 
+/* Whether run_deferred has callbacks or upcalls to make. */
+static int deferred_due(const rdp_ucx_tl_t *tl)
+{
+    return !rdp_list_is_empty(&tl->done) || tl->report_pending
+           || ((tl->up != NULL) && !rdp_list_is_empty(&tl->unbound));
+}
+
 static int ops_in_flight(const rdp_ucx_tl_t *tl)
 {
     return !rdp_list_is_empty(&tl->sends) || !rdp_list_is_empty(&tl->fetches);
@@ -788,6 +795,7 @@ static int ops_in_flight(const rdp_ucx_tl_t *tl)
 static void progress_all(rdp_ucx_tl_t *tl)
 {
     unsigned budget = PROGRESS_BUDGET;
+    int worked      = 0;
     ucs_status_t st;
 
     if (tl->in_progress) {
@@ -803,6 +811,10 @@ static void progress_all(rdp_ucx_tl_t *tl)
         budget -= n;
         if (n > 0) {
             tl->last_activity = rdp_time_now();
+            worked            = 1;
+        }
+        if (deferred_due(tl)) {
+            worked = 1;
         }
         run_deferred(tl);
         if (budget == 0) {
@@ -829,10 +841,16 @@ static void progress_all(rdp_ucx_tl_t *tl)
     tl->in_progress = 0;
 
     if (spinning(tl)) {
-        /* Yield between polls: on an idle core this is a spin (a poll is
-         * cheaper than an fd wakeup), but with more servers than cores
-         * the peer we wait for gets the CPU it needs to answer. */
-        sched_yield();
+        /* Poll again after the loop's other events (what this pass set off,
+         * such as the engine's deferred completions, runs there first).
+         * Yield between idle polls: on an idle core this is a spin (a poll
+         * is cheaper than an fd wakeup), but with more servers than cores
+         * the peer we wait for gets the CPU it needs to answer.  Not after
+         * a pass that did something: the follow-up would wait for every
+         * other runnable process's turn. */
+        if (!worked) {
+            sched_yield();
+        }
         kick(tl);
     } else if (ops_in_flight(tl) || (tl->closing > 0)) {
         kick_after(tl, SLOW_POLL);
