@@ -29,7 +29,8 @@
  *       24     4  salt: random, drawn when the sender keyed its transport
  *       28     8  seq: the sender's message counter towards this receiver
  *       36     E  the engine's header
- *     36+E    16  mac_hdr = GMAC(K_hdr, iv, prefix)
+ *     36+E    16  mac_hdr = GMAC(K_hdr, iv, prefix), or 0 when the payload
+ *                 is at most RDP_UCX_EAGER_MAX bytes (always sent eagerly)
  *     52+E    16  mac_msg = GMAC(K_msg, iv, prefix | payload)
  *
  * and whose UCP payload is the engine's payload.  "Prefix" below means
@@ -50,6 +51,10 @@
 #define RDP_UCX_OVERHEAD  (RDP_UCX_FIXED_LEN + 2 * RDP_UCX_MAC_LEN)
 #define RDP_UCX_MAX_EHDR  UINT16_MAX
 #define RDP_UCX_MAX_ADDR  65536 /* sanity bound on a worker address */
+/* Payloads up to this size are sent with UCP's eager protocol only: the
+ * receiver then checks mac_msg alone, so the sender skips mac_hdr (which
+ * lets a receiver check a rendezvous header before fetching) */
+#define RDP_UCX_EAGER_MAX 4096
 
 /** The fixed part of the header, decoded. */
 typedef struct rdp_ucx_wire {

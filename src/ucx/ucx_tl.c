@@ -1080,8 +1080,11 @@ static ucx_sreq_t *sreq_create(rdp_ucx_tl_t *tl, uint32_t peer, const void *hdr,
     if (hdr_len > 0) {
         memcpy(sreq->am + RDP_UCX_FIXED_LEN, hdr, hdr_len);
     }
-    if ((rdp_ucx_auth_hdr(&tl->auth, sreq->am, pre_len, sreq->am + pre_len)
-         != PMIX_SUCCESS)
+    /* mac_hdr only serves rendezvous: a message sent eagerly leaves it 0 */
+    memset(sreq->am + pre_len, 0, RDP_UCX_MAC_LEN);
+    if (((total > RDP_UCX_EAGER_MAX)
+         && (rdp_ucx_auth_hdr(&tl->auth, sreq->am, pre_len, sreq->am + pre_len)
+             != PMIX_SUCCESS))
         || (rdp_ucx_auth_msg(&tl->auth, sreq->am, pre_len, iov, iovcnt,
                              sreq->am + pre_len + RDP_UCX_MAC_LEN)
             != PMIX_SUCCESS)) {
@@ -1129,9 +1132,10 @@ static pmix_status_t tl_send(void *ctx, uint32_t peer, const void *hdr,
     sreq->op.cb_arg = cb_arg;
 
     prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA
-                       | UCP_OP_ATTR_FIELD_DATATYPE;
+                       | UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_FLAGS;
     prm.cb.send   = send_cb;
     prm.user_data = sreq;
+    prm.flags     = (total <= RDP_UCX_EAGER_MAX) ? UCP_AM_SEND_FLAG_EAGER : 0;
     if (iovcnt > 1) {
         /* layout-compatible (static assertions above); UCP only reads */
         buffer       = (void *)iov;
