@@ -83,25 +83,6 @@ static void fill_block(uint8_t *buf, uint32_t u, uint64_t opid, size_t len)
 
 typedef struct sim sim_t;
 
-/* Make @a bytes the piece size of engines created from now on. */
-static void set_seg(uint64_t bytes)
-{
-    char v[32];
-
-    snprintf(v, sizeof(v), "%llu", (unsigned long long)bytes);
-    setenv("RDPMIX_COLL_SEG_BYTES", v, 1);
-    test_seg = bytes;
-}
-
-/* Messages a ring member sends for a block of @a len bytes. */
-static uint64_t ring_msgs_for(size_t len, uint64_t seg)
-{
-    if (seg == 0 || len <= seg) {
-        return 1;
-    }
-    return (len + seg - 1) / seg;
-}
-
 /* One started collective on one engine. */
 typedef struct op {
     sim_t *sim;
@@ -142,6 +123,36 @@ static int sim_inline;
  * (test_seg is restored for later engines). */
 static uint64_t (*sim_seg_of)(uint32_t i);
 
+static void put_seg_env(uint64_t bytes)
+{
+    char v[32];
+
+    snprintf(v, sizeof(v), "%llu", (unsigned long long)bytes);
+    setenv("RDPMIX_COLL_SEG_BYTES", v, 1);
+}
+
+/* Make @a bytes the piece size of engines created from now on. */
+static void set_seg(uint64_t bytes)
+{
+    put_seg_env(bytes);
+    test_seg = bytes;
+}
+
+/* The piece size of engine @a u (its block's originator). */
+static uint64_t seg_of(uint32_t u)
+{
+    return sim_seg_of != NULL ? sim_seg_of(u) : test_seg;
+}
+
+/* Messages a ring member sends for a block of @a len bytes. */
+static uint64_t ring_msgs_for(size_t len, uint64_t seg)
+{
+    if (seg == 0 || len <= seg) {
+        return 1;
+    }
+    return (len + seg - 1) / seg;
+}
+
 static void sim_create(sim_t *sim, uint32_t P, uint64_t seed,
                        enum rdp_coll_alg alg, size_t early_msgs,
                        size_t early_bytes)
@@ -158,10 +169,7 @@ static void sim_create(sim_t *sim, uint32_t P, uint64_t seed,
         rdp_coll_engine_config_t cfg = {0};
 
         if (sim_seg_of != NULL) {
-            char v[32];
-
-            snprintf(v, sizeof(v), "%llu", (unsigned long long)sim_seg_of(i));
-            setenv("RDPMIX_COLL_SEG_BYTES", v, 1);
+            put_seg_env(sim_seg_of(i));
         }
 
         cfg.tl_ops          = sim_ops != NULL ? sim_ops : rdp_tl_loopback_ops();
@@ -175,7 +183,7 @@ static void sim_create(sim_t *sim, uint32_t P, uint64_t seed,
                          PMIX_SUCCESS);
     }
     if (sim_seg_of != NULL) {
-        set_seg(test_seg);
+        put_seg_env(test_seg);
     }
     sim->capops = 64;
     sim->ops    = calloc(sim->capops, sizeof(*sim->ops));
@@ -406,8 +414,9 @@ static void run_full_op(uint32_t P, enum rdp_coll_alg alg,
             uint64_t msgs = 0;
 
             for (uint32_t s = 0; s + 1 < P; s++) {
-                msgs += ring_msgs_for(
-                    block_len(pol, (op->me + P - s) % P, op->opid), test_seg);
+                uint32_t u = (op->me + P - s) % P;
+
+                msgs += ring_msgs_for(block_len(pol, u, op->opid), seg_of(u));
             }
             assert_int_equal(op->msgs_sent, msgs);
             assert_int_equal(rdp_tl_loopback_sent(sim.lb, op->me), msgs);
@@ -621,8 +630,9 @@ static void every_payload_delivery_mode_works(void **state)
 }
 
 /* Several collectives over overlapping sets, started in different orders
- * on different engines, their messages interleaved. */
-static void concurrent_collectives_on_overlapping_sets(void **state)
+ * on different engines, their messages interleaved; @a alg for the
+ * allgathers, whose blocks follow @a pol. */
+static void run_overlapping(enum rdp_coll_alg alg, enum len_policy pol)
 {
     enum {
         P     = 16,
@@ -659,7 +669,7 @@ static void concurrent_collectives_on_overlapping_sets(void **state)
             opids[s] = s == 3 ? 43 : 42; /* same sig, different opid */
             expected += nset[s];
         }
-        sim_create(&sim, P, mix(base_seed + seed), RDP_COLL_ALG_AUTO, 0, 0);
+        sim_create(&sim, P, mix(base_seed + seed), alg, 0, 0);
         sim_reserve(&sim, expected);
         rdp_tl_loopback_set_delays(sim.lb, 3);
         for (uint32_t u = 0; u < P; u++) {
@@ -671,7 +681,7 @@ static void concurrent_collectives_on_overlapping_sets(void **state)
                 for (uint32_t i = 0; i < nset[s]; i++) {
                     if (sets[s][i] == u) {
                         sim_start(&sim, u, kinds[s], opids[s], sets[s], nset[s],
-                                  LEN_SMALL);
+                                  pol);
                     }
                 }
                 sim_step(&sim, 5);
@@ -691,63 +701,78 @@ static void concurrent_collectives_on_overlapping_sets(void **state)
     }
 }
 
+static void concurrent_collectives_on_overlapping_sets(void **state)
+{
+    run_overlapping(RDP_COLL_ALG_AUTO, LEN_SMALL);
+}
+
+/* Allgather @a all_opid over 24 servers and @a sub_opid over all but one,
+ * with blocks per @a pol; that one dies after @a nev events.  Survivors of
+ * the first fail with PMIX_ERR_UNREACH naming it (or completed before
+ * the death, with the right data); the second completes. */
+static void run_dead_peer(enum rdp_coll_alg alg, enum len_policy pol,
+                          uint64_t all_opid, uint64_t sub_opid, uint64_t seed,
+                          size_t nev)
+{
+    enum {
+        P    = 24,
+        DEAD = 5
+    };
+    uint32_t *parts = iota(P);
+    uint32_t sub[P];
+    uint32_t nsub = 0;
+    sim_t sim;
+
+    for (uint32_t u = 0; u < P; u++) {
+        if (u != DEAD) {
+            sub[nsub++] = u;
+        }
+    }
+    sim_create(&sim, P, seed, alg, 0, 0);
+    sim_reserve(&sim, 2 * P);
+    rdp_tl_loopback_set_delays(sim.lb, 2);
+    for (uint32_t u = 0; u < P; u++) {
+        sim_start(&sim, u, RDP_COLL_ALLGATHER, all_opid, parts, P, pol);
+        if (u != DEAD) {
+            /* a concurrent collective without the dead peer */
+            sim_start(&sim, u, RDP_COLL_ALLGATHER, sub_opid, sub, nsub, pol);
+        }
+    }
+    sim_step(&sim, nev);
+    rdp_tl_loopback_kill(sim.lb, DEAD);
+    sim_run(&sim);
+    for (size_t i = 0; i < sim.nops; i++) {
+        op_t *op = &sim.ops[i];
+
+        if (op->me == DEAD) {
+            continue;
+        }
+        if (!op->called) {
+            fail_msg("seed %llu %s: engine %u op %llu hangs",
+                     (unsigned long long)seed, rdp_coll_alg_name(alg), op->me,
+                     (unsigned long long)op->opid);
+        }
+        if (op->opid == sub_opid) {
+            assert_int_equal(op->status, PMIX_SUCCESS);
+            assert_true(op->data_ok);
+        } else if (op->status != PMIX_SUCCESS) {
+            /* success only if it finished before the death */
+            assert_int_equal(op->status, PMIX_ERR_UNREACH);
+            assert_int_equal(op->failed_peer, DEAD);
+            assert_true(op->data_ok);
+        }
+    }
+    sim_destroy(&sim);
+    free(parts);
+}
+
 static void dead_peer_fails_the_collective_everywhere(void **state)
 {
     for (uint64_t seed = 0; seed < 10; seed++) {
         for (size_t a = 0; a < 3; a++) {
-            enum {
-                P    = 24,
-                DEAD = 5
-            };
-            uint32_t *parts = iota(P);
-            uint32_t sub[P];
-            uint32_t nsub = 0;
-            sim_t sim;
-
-            for (uint32_t u = 0; u < P; u++) {
-                if (u != DEAD) {
-                    sub[nsub++] = u;
-                }
-            }
-            sim_create(&sim, P, mix(base_seed + seed * 7 + a), allgathers[a], 0,
-                       0);
-            sim_reserve(&sim, 2 * P);
-            rdp_tl_loopback_set_delays(sim.lb, 2);
-            for (uint32_t u = 0; u < P; u++) {
-                sim_start(&sim, u, RDP_COLL_ALLGATHER, 1, parts, P, LEN_SMALL);
-                if (u != DEAD) {
-                    /* a concurrent collective without the dead peer */
-                    sim_start(&sim, u, RDP_COLL_ALLGATHER, 2, sub, nsub,
-                              LEN_SMALL);
-                }
-            }
-            sim_step(&sim, (size_t)(mix(seed) % (P * 3)));
-            rdp_tl_loopback_kill(sim.lb, DEAD);
-            sim_run(&sim);
-            for (size_t i = 0; i < sim.nops; i++) {
-                op_t *op = &sim.ops[i];
-
-                if (op->me == DEAD) {
-                    continue;
-                }
-                if (!op->called) {
-                    fail_msg("seed %llu %s: engine %u op %llu hangs",
-                             (unsigned long long)seed,
-                             rdp_coll_alg_name(allgathers[a]), op->me,
-                             (unsigned long long)op->opid);
-                }
-                if (op->opid == 2) {
-                    assert_int_equal(op->status, PMIX_SUCCESS);
-                    assert_true(op->data_ok);
-                } else if (op->status != PMIX_SUCCESS) {
-                    /* success only if it finished before the death */
-                    assert_int_equal(op->status, PMIX_ERR_UNREACH);
-                    assert_int_equal(op->failed_peer, DEAD);
-                    assert_true(op->data_ok);
-                }
-            }
-            sim_destroy(&sim);
-            free(parts);
+            run_dead_peer(allgathers[a], LEN_SMALL, 1, 2,
+                          mix(base_seed + seed * 7 + a),
+                          (size_t)(mix(seed) % (24 * 3)));
         }
     }
 }
@@ -786,6 +811,29 @@ static void peer_dead_before_start_fails_every_survivor(void **state)
     free(parts);
 }
 
+/* Run @a sim until every collective was called back (loop-less timeouts
+ * need real time to pass); each must have timed out, but engine
+ * @a may_complete may instead have completed with the right data. */
+static void wait_for_timeouts(sim_t *sim, uint32_t may_complete)
+{
+    double t0 = rdp_time_now();
+
+    while (sim->ncalled < sim->nops && rdp_time_now() - t0 < 10) {
+        struct timespec ts = {0, 5 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+        sim_run(sim);
+    }
+    assert_int_equal(sim->ncalled, sim->nops);
+    for (size_t i = 0; i < sim->nops; i++) {
+        if (sim->ops[i].me == may_complete
+            && sim->ops[i].status == PMIX_SUCCESS) {
+            assert_true(sim->ops[i].data_ok);
+            continue;
+        }
+        assert_int_equal(sim->ops[i].status, PMIX_ERR_TIMEOUT);
+    }
+}
+
 static void silent_peer_times_out_without_a_loop(void **state)
 {
     enum {
@@ -793,7 +841,6 @@ static void silent_peer_times_out_without_a_loop(void **state)
         SILENT = 3
     };
     uint32_t *parts = iota(P);
-    double t0;
     sim_t sim;
 
     sim_create(&sim, P, base_seed, RDP_COLL_ALG_BRUCK, 0, 0);
@@ -806,20 +853,7 @@ static void silent_peer_times_out_without_a_loop(void **state)
     sim_run(&sim);
     /* the silent engine itself may get everything it needs */
     assert_true(sim.ncalled <= 1);
-    t0 = rdp_time_now();
-    while (sim.ncalled < P && rdp_time_now() - t0 < 10) {
-        struct timespec ts = {0, 5 * 1000 * 1000};
-        nanosleep(&ts, NULL);
-        sim_run(&sim);
-    }
-    assert_int_equal(sim.ncalled, P);
-    for (uint32_t i = 0; i < P; i++) {
-        if (sim.ops[i].me == SILENT && sim.ops[i].status == PMIX_SUCCESS) {
-            assert_true(sim.ops[i].data_ok);
-            continue;
-        }
-        assert_int_equal(sim.ops[i].status, PMIX_ERR_TIMEOUT);
-    }
+    wait_for_timeouts(&sim, SILENT);
     sim_destroy(&sim);
     free(parts);
 }
@@ -1081,6 +1115,23 @@ static void put_block(uint8_t *p, uint32_t origin, uint64_t len)
     rdp_coll_put_u64(p + 4, len);
 }
 
+/* Start allgather @a opid over every server on engines 1..P-1 (engine 0
+ * started it before), run, and check that all of them completed with the
+ * right data. */
+static void start_others_and_check(sim_t *sim, uint64_t opid,
+                                   const uint32_t *parts, enum len_policy pol)
+{
+    for (uint32_t u = 1; u < sim->P; u++) {
+        sim_start(sim, u, RDP_COLL_ALLGATHER, opid, parts, sim->P, pol);
+    }
+    sim_run(sim);
+    assert_int_equal(sim->ncalled, sim->P);
+    for (uint32_t i = 0; i < sim->P; i++) {
+        assert_int_equal(sim->ops[i].status, PMIX_SUCCESS);
+        assert_true(sim->ops[i].data_ok);
+    }
+}
+
 static void malformed_messages_are_dropped_without_harm(void **state)
 {
     enum {
@@ -1189,15 +1240,7 @@ static void malformed_messages_are_dropped_without_harm(void **state)
     assert_int_equal(st.early_overflow, 6);
     assert_int_equal(sim.ncalled, 0);
     /* the collective itself still completes */
-    for (uint32_t u = 1; u < P; u++) {
-        sim_start(&sim, u, RDP_COLL_ALLGATHER, 77, parts, P, LEN_SMALL);
-    }
-    sim_run(&sim);
-    assert_int_equal(sim.ncalled, P);
-    for (uint32_t i = 0; i < P; i++) {
-        assert_int_equal(sim.ops[i].status, PMIX_SUCCESS);
-        assert_true(sim.ops[i].data_ok);
-    }
+    start_others_and_check(&sim, 77, parts, LEN_SMALL);
 #undef INJECT
     sim_destroy(&sim);
     free(parts);
@@ -1375,6 +1418,10 @@ static void engine_create_rejects_bad_configuration(void **state)
     cfg.alg = RDP_COLL_ALG_AUTO;
     setenv("RDPMIX_COLL_ALG", "bogus", 1);
     assert_int_equal(rdp_coll_engine_create(&cfg, &eng), PMIX_ERR_BAD_PARAM);
+    unsetenv("RDPMIX_COLL_ALG");
+    setenv("RDPMIX_COLL_SEG_BYTES", "lots", 1);
+    assert_int_equal(rdp_coll_engine_create(&cfg, &eng), PMIX_ERR_BAD_PARAM);
+    put_seg_env(test_seg);
     setenv("RDPMIX_COLL_ALG", "ring", 1);
     assert_int_equal(rdp_coll_engine_create(&cfg, &eng), PMIX_SUCCESS);
     /* one binding per transport context */
@@ -1430,23 +1477,31 @@ static void env_forces_the_algorithm(void **state)
     free(parts);
 }
 
-static void destroy_with_messages_in_flight_is_clean(void **state)
+/* Start @a opid (@a alg, blocks per @a pol) on 16 servers, deliver
+ * @a nev events, destroy everything: in every payload mode. */
+static void run_destroy_midway(enum rdp_coll_alg alg, enum len_policy pol,
+                               uint64_t opid, size_t nev)
 {
     uint32_t *parts = iota(16);
     sim_t sim;
 
     for (int mode = 1; mode <= 3; mode++) {
-        sim_create(&sim, 16, base_seed + mode, RDP_COLL_ALG_BRUCK, 0, 0);
+        sim_create(&sim, 16, base_seed + mode, alg, 0, 0);
         sim_reserve(&sim, 16);
         rdp_tl_loopback_set_mode(sim.lb, (enum rdp_tl_loopback_mode)mode);
         for (uint32_t u = 0; u < 16; u++) {
-            sim_start(&sim, u, RDP_COLL_ALLGATHER, 1, parts, 16, LEN_BIG);
+            sim_start(&sim, u, RDP_COLL_ALLGATHER, opid, parts, 16, pol);
         }
-        sim_step(&sim, 20);
+        sim_step(&sim, nev);
         /* engines keep descriptors, fetches and sends in flight here */
         sim_destroy(&sim);
     }
     free(parts);
+}
+
+static void destroy_with_messages_in_flight_is_clean(void **state)
+{
+    run_destroy_midway(RDP_COLL_ALG_BRUCK, LEN_BIG, 1, 20);
 }
 
 static void abort_from_a_non_participant_is_ignored(void **state)
@@ -1517,6 +1572,30 @@ static void finished_key_memory_is_bounded(void **state)
 
 /* ---- segmented ring blocks (RDPMIX_COLL_SEG_BYTES) ---- */
 
+static uint64_t seg_saved;
+
+/* The tests below run with pieces of SEG bytes; the harness's knobs are
+ * put back afterwards. */
+static int seg_setup(void **state)
+{
+    (void)state;
+    seg_saved = test_seg;
+    set_seg(SEG);
+    return 0;
+}
+
+static int seg_teardown(void **state)
+{
+    (void)state;
+    set_seg(seg_saved);
+    sim_mode    = RDP_TL_LOOPBACK_MIXED;
+    sim_inline  = 0;
+    sim_seg_of  = NULL;
+    result_hook = NULL;
+    sim_ops     = NULL;
+    return 0;
+}
+
 static const enum rdp_tl_loopback_mode every_mode[] = {
     RDP_TL_LOOPBACK_BORROWED, RDP_TL_LOOPBACK_KEEPABLE, RDP_TL_LOOPBACK_RNDV,
     RDP_TL_LOOPBACK_MIXED};
@@ -1530,10 +1609,8 @@ static const enum rdp_tl_loopback_mode every_mode[] = {
 static void ring_pieces_arrive_intact_for_every_size_and_mode(void **state)
 {
     static const uint32_t sizes[] = {2, 3, 4, 5, 7, 8, 16, 33};
-    uint64_t saved                = test_seg;
     (void)state;
 
-    set_seg(SEG);
     for (int inl = 0; inl < 2; inl++) {
         sim_inline = inl;
         for (size_t m = 0; m < NMODES; m++) {
@@ -1547,9 +1624,724 @@ static void ring_pieces_arrive_intact_for_every_size_and_mode(void **state)
             }
         }
     }
-    sim_inline = 0;
-    sim_mode   = RDP_TL_LOOPBACK_MIXED;
-    set_seg(saved);
+}
+
+/* ---- a spy over the loopback: pieces delivered, sent and fetched ---- */
+
+#define SPY_MAX_EPS  64
+#define SPY_MAX_STEP 64
+#define SPY_MAX_LOG  4096
+
+typedef struct spy_ep {
+    void *ctx;
+    const rdp_tl_upcalls_t *up;
+    void *arg;
+} spy_ep_t;
+
+/* a SEG send, or a fetch (then h.type is 0) */
+typedef struct spy_io {
+    uint32_t ep;
+    rdp_coll_hdr_t h;
+    const uint8_t *base;
+    size_t len;
+} spy_io_t;
+
+static struct {
+    spy_ep_t eps[SPY_MAX_EPS];
+    uint32_t nbound;
+    rdp_tl_upcalls_t up;
+    /* SEG messages per endpoint and step, delivered and sent */
+    size_t in[SPY_MAX_EPS][SPY_MAX_STEP];
+    size_t out[SPY_MAX_EPS][SPY_MAX_STEP];
+    size_t lagging; /* forwards sent later than their piece's delivery */
+    spy_io_t log[SPY_MAX_LOG];
+    size_t nlog;
+    int fail_fetches; /* complete every fetch with PMIX_ERR_UNREACH */
+} spy;
+
+static uint32_t spy_index(const void *ctx)
+{
+    for (uint32_t i = 0; i < spy.nbound; i++) {
+        if (spy.eps[i].ctx == ctx) {
+            return i;
+        }
+    }
+    fail_msg("spy: unknown transport context");
+    return 0;
+}
+
+static void spy_log(uint32_t ep, const rdp_coll_hdr_t *h, const void *base,
+                    size_t len)
+{
+    if (spy.nlog == SPY_MAX_LOG) {
+        fail_msg("spy: log full");
+    }
+    spy.log[spy.nlog].ep   = ep;
+    spy.log[spy.nlog].h    = *h;
+    spy.log[spy.nlog].base = base;
+    spy.log[spy.nlog].len  = len;
+    spy.nlog++;
+}
+
+static enum rdp_tl_rx_disp spy_recv(void *arg, const rdp_tl_rx_t *rx)
+{
+    spy_ep_t *ep = arg;
+    rdp_coll_hdr_t h;
+
+    if (rdp_coll_hdr_decode(rx->hdr, rx->hdr_len, &h) == PMIX_SUCCESS
+        && h.type == RDP_COLL_MSG_SEG && h.step < SPY_MAX_STEP) {
+        spy.in[ep - spy.eps][h.step]++;
+    }
+    return ep->up->recv(ep->arg, rx);
+}
+
+static void spy_peer_failed(void *arg, uint32_t peer, pmix_status_t status)
+{
+    spy_ep_t *ep = arg;
+
+    ep->up->peer_failed(ep->arg, peer, status);
+}
+
+static pmix_status_t spy_bind(void *ctx, const rdp_tl_upcalls_t *up, void *arg)
+{
+    spy_ep_t *ep = &spy.eps[spy.nbound];
+
+    assert_true(spy.nbound < SPY_MAX_EPS);
+    ep->ctx            = ctx;
+    ep->up             = up;
+    ep->arg            = arg;
+    spy.up.recv        = spy_recv;
+    spy.up.peer_failed = spy_peer_failed;
+    spy.nbound++;
+    return rdp_tl_loopback_ops()->bind(ctx, &spy.up, ep);
+}
+
+static pmix_status_t spy_send(void *ctx, uint32_t peer, const void *hdr,
+                              size_t hdr_len, const rdp_iov_t *iov,
+                              size_t iovcnt, rdp_tl_done_cb_t cb, void *cb_arg)
+{
+    uint32_t ep = spy_index(ctx);
+    rdp_coll_hdr_t h;
+
+    if (rdp_coll_hdr_decode(hdr, hdr_len, &h) == PMIX_SUCCESS
+        && h.type == RDP_COLL_MSG_SEG) {
+        assert_int_equal(iovcnt, 1);
+        assert_true(h.step < SPY_MAX_STEP);
+        spy.out[ep][h.step]++;
+        /* a forward leaves while its piece is delivered (borrowed and
+         * keepable payloads are placed inside the upcall) */
+        if (h.step > 0 && spy.out[ep][h.step] != spy.in[ep][h.step - 1]) {
+            spy.lagging++;
+        }
+        spy_log(ep, &h, iov[0].base, iov[0].len);
+    }
+    return rdp_tl_loopback_ops()->send(ctx, peer, hdr, hdr_len, iov, iovcnt, cb,
+                                       cb_arg);
+}
+
+typedef struct spy_fetch_ctx {
+    rdp_tl_done_cb_t cb;
+    void *arg;
+} spy_fetch_ctx_t;
+
+static void spy_fetch_failed(void *arg, pmix_status_t status)
+{
+    spy_fetch_ctx_t fc = *(spy_fetch_ctx_t *)arg;
+
+    (void)status;
+    free(arg);
+    fc.cb(fc.arg, PMIX_ERR_UNREACH);
+}
+
+static pmix_status_t spy_fetch(void *ctx, void *desc, void *buf, size_t len,
+                               rdp_tl_done_cb_t cb, void *cb_arg)
+{
+    rdp_coll_hdr_t h = {0};
+    spy_fetch_ctx_t *fc;
+    pmix_status_t status;
+
+    spy_log(spy_index(ctx), &h, buf, len);
+    if (!spy.fail_fetches) {
+        return rdp_tl_loopback_ops()->fetch(ctx, desc, buf, len, cb, cb_arg);
+    }
+    fc = malloc(sizeof(*fc));
+    assert_non_null(fc);
+    fc->cb  = cb;
+    fc->arg = cb_arg;
+    status =
+        rdp_tl_loopback_ops()->fetch(ctx, desc, buf, len, spy_fetch_failed, fc);
+    if (status != PMIX_SUCCESS) {
+        free(fc);
+    }
+    return status;
+}
+
+/* Route sim_create's engines through the spy (NULL: back to normal). */
+static void spy_on(int on)
+{
+    static rdp_tl_ops_t ops;
+
+    memset(&spy, 0, sizeof(spy));
+    ops       = *rdp_tl_loopback_ops();
+    ops.bind  = spy_bind;
+    ops.send  = spy_send;
+    ops.fetch = spy_fetch;
+    sim_ops   = on ? &ops : NULL;
+}
+
+/* Every piece engine op->me sent was sent from the block the result hands
+ * out (my own block's copy, or where a received piece landed), and every
+ * payload it fetched went straight into a result block. */
+static void check_zero_copy(const op_t *op, const rdp_coll_result_t *res)
+{
+    assert_int_equal(res->status, PMIX_SUCCESS);
+    for (size_t i = 0; i < spy.nlog; i++) {
+        const spy_io_t *io = &spy.log[i];
+        int inside         = 0;
+
+        if (io->ep != op->me) {
+            continue;
+        }
+        for (uint32_t b = 0; b < res->nblocks; b++) {
+            const uint8_t *d = res->blocks[b].data;
+
+            if (io->h.type == RDP_COLL_MSG_SEG) {
+                inside |= res->blocks[b].origin == io->h.seg_origin
+                          && io->base == d + io->h.seg_off;
+            } else {
+                inside |= io->base >= d
+                          && io->base + io->len <= d + res->blocks[b].len;
+            }
+        }
+        if (!inside) {
+            fail_msg("engine %u: %s %zu bytes from/to a buffer outside the "
+                     "result",
+                     op->me, io->h.type != 0 ? "sent" : "fetched", io->len);
+        }
+    }
+}
+
+/* A piece is forwarded the moment it has landed (before its block is
+ * whole), from where it landed; rendezvous pieces are fetched straight
+ * into their block. */
+static void
+pieces_are_forwarded_as_they_land_from_where_they_landed(void **state)
+{
+    static const uint32_t sizes[] = {3, 5, 8};
+    (void)state;
+
+    result_hook = check_zero_copy;
+    for (size_t m = 0; m < NMODES; m++) {
+        for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+            uint32_t P      = sizes[i];
+            uint32_t *parts = iota(P);
+            size_t forwards = 0;
+            sim_t sim;
+
+            spy_on(1);
+            sim_create(&sim, P, mix(base_seed + m * 10 + i), RDP_COLL_ALG_RING,
+                       0, 0);
+            sim_reserve(&sim, P);
+            rdp_tl_loopback_set_mode(sim.lb, every_mode[m]);
+            /* every block 3 SEG + 17 bytes: 4 pieces; all started before
+             * anything is delivered, so no piece waits in an early queue */
+            for (uint32_t u = 0; u < P; u++) {
+                sim_start(&sim, u, RDP_COLL_ALLGATHER, 5, parts, P, LEN_SEG);
+            }
+            sim_run(&sim);
+            for (uint32_t u = 0; u < P; u++) {
+                assert_int_equal(sim.ops[u].status, PMIX_SUCCESS);
+                assert_true(sim.ops[u].data_ok);
+                assert_int_equal(sim.ops[u].nsteps, P - 1);
+                assert_int_equal(spy.out[u][0], 4);
+                for (uint32_t st = 1; st + 1 < P; st++) {
+                    assert_int_equal(spy.out[u][st], 4);
+                    forwards += spy.out[u][st];
+                }
+            }
+            assert_int_equal(forwards, (size_t)P * (P - 2) * 4);
+            if (every_mode[m] == RDP_TL_LOOPBACK_BORROWED
+                || every_mode[m] == RDP_TL_LOOPBACK_KEEPABLE) {
+                assert_int_equal(spy.lagging, 0);
+            }
+            sim_destroy(&sim);
+            free(parts);
+        }
+    }
+    spy_on(0);
+}
+
+static void concurrent_segmented_collectives_complete(void **state)
+{
+    (void)state;
+
+    run_overlapping(RDP_COLL_ALG_RING, LEN_SEG);
+}
+
+static uint64_t mixed_seg(uint32_t u)
+{
+    static const uint64_t segs[] = {0, 1, 7, SEG, 4096, 333};
+
+    return segs[u % (sizeof(segs) / sizeof(segs[0]))];
+}
+
+/* Only the originator picks the pieces: servers with different piece
+ * sizes (or none) interoperate; with segmentation off a block is one
+ * message per step. */
+static void piece_size_is_the_originators_choice(void **state)
+{
+    static const uint32_t sizes[] = {2, 5, 8};
+    (void)state;
+
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+        for (uint64_t opid = 5; opid < 12; opid++) {
+            set_seg(0);
+            run_full_op(sizes[i], RDP_COLL_ALG_RING, RDP_COLL_ALLGATHER,
+                        LEN_SEG, opid, mix(base_seed + opid), 2);
+            sim_seg_of = mixed_seg;
+            run_full_op(sizes[i], RDP_COLL_ALG_RING, RDP_COLL_ALLGATHER,
+                        LEN_SEG, opid, mix(base_seed + opid + 100), 2);
+            sim_seg_of = NULL;
+        }
+    }
+}
+
+/* A server dies while pieces stream through it.  When nothing of it gets
+ * out, no survivor can complete and every one fails naming it; when it
+ * dies at a random point, survivors fail the same way or complete with
+ * the right data, and the collective without it completes. */
+static void dead_peer_mid_stream_fails_every_survivor(void **state)
+{
+    enum {
+        P    = 8,
+        DEAD = 3
+    };
+    (void)state;
+
+    for (size_t m = 0; m < NMODES; m++) {
+        uint32_t *parts = iota(P);
+        uint64_t before = 0;
+        sim_t sim;
+
+        sim_mode = every_mode[m];
+        sim_create(&sim, P, mix(base_seed + m), RDP_COLL_ALG_RING, 0, 0);
+        sim_reserve(&sim, P);
+        rdp_tl_loopback_drop(sim.lb, DEAD, UINT32_MAX);
+        for (uint32_t u = 0; u < P; u++) {
+            sim_start(&sim, u, RDP_COLL_ALLGATHER, 5, parts, P, LEN_SEG);
+            before += rdp_tl_loopback_sent(sim.lb, u);
+        }
+        /* mid-stream: pieces forwarded (more sent than the 4 pieces of
+         * every own block), nobody done */
+        sim_step(&sim, 6 * P);
+        {
+            uint64_t now = 0;
+
+            for (uint32_t u = 0; u < P; u++) {
+                now += rdp_tl_loopback_sent(sim.lb, u);
+            }
+            assert_true(now > before);
+        }
+        assert_int_equal(sim.ncalled, 0);
+        rdp_tl_loopback_kill(sim.lb, DEAD);
+        sim_run(&sim);
+        assert_int_equal(sim.ncalled, P - 1);
+        for (uint32_t u = 0; u < P; u++) {
+            if (sim.ops[u].me == DEAD) {
+                continue;
+            }
+            assert_int_equal(sim.ops[u].status, PMIX_ERR_UNREACH);
+            assert_int_equal(sim.ops[u].failed_peer, DEAD);
+        }
+        sim_destroy(&sim);
+        free(parts);
+    }
+    for (uint64_t seed = 0; seed < 12; seed++) {
+        run_dead_peer(RDP_COLL_ALG_RING, LEN_SEG, 5, 8,
+                      mix(base_seed + seed * 3),
+                      (size_t)(mix(base_seed + seed) % (24 * 40)));
+    }
+}
+
+/* Every fetch fails (the sender died while we fetched): the fetching
+ * server fails the collective naming the sender and tells the others. */
+static void failed_fetch_fails_the_collective_everywhere(void **state)
+{
+    enum {
+        P = 5
+    };
+    (void)state;
+
+    /* opid 1: one-byte blocks, whole messages; 5: pieces */
+    for (uint64_t opid = 1; opid <= 5; opid += 4) {
+        uint32_t *parts = iota(P);
+        sim_t sim;
+
+        spy_on(1);
+        spy.fail_fetches = 1;
+        sim_mode         = RDP_TL_LOOPBACK_RNDV;
+        sim_create(&sim, P, mix(base_seed + opid), RDP_COLL_ALG_RING, 0, 0);
+        sim_reserve(&sim, P);
+        for (uint32_t u = 0; u < P; u++) {
+            sim_start(&sim, u, RDP_COLL_ALLGATHER, opid, parts, P, LEN_SEG);
+        }
+        sim_run(&sim);
+        assert_int_equal(sim.ncalled, P);
+        for (uint32_t u = 0; u < P; u++) {
+            assert_int_equal(sim.ops[u].status, PMIX_ERR_UNREACH);
+            assert_true(sim.ops[u].failed_peer < P);
+        }
+        sim_destroy(&sim);
+        free(parts);
+        spy_on(0);
+    }
+}
+
+static void destroy_mid_stream_is_clean(void **state)
+{
+    (void)state;
+
+    for (size_t nev = 0; nev < 400; nev += 57) {
+        run_destroy_midway(RDP_COLL_ALG_RING, LEN_SEG, 5, nev);
+        run_destroy_midway(RDP_COLL_ALG_RING, LEN_SEG, 9, nev);
+    }
+}
+
+/* Pieces reaching a server before it starts wait in the early queue (and
+ * count against its bounds); they are placed and forwarded at start.  An
+ * overflow fails the collective cleanly. */
+static void early_pieces_wait_for_the_start(void **state)
+{
+    enum {
+        P    = 5,
+        LATE = 2
+    };
+    (void)state;
+
+    for (size_t m = 0; m < NMODES; m++) {
+        for (size_t partial = 0; partial < 3; partial++) {
+            uint32_t *parts = iota(P);
+            rdp_coll_engine_stats_t st;
+            sim_t sim;
+
+            sim_mode = every_mode[m];
+            sim_create(&sim, P, mix(base_seed + m * 3 + partial),
+                       RDP_COLL_ALG_RING, 0, 0);
+            sim_reserve(&sim, P);
+            for (uint32_t u = 0; u < P; u++) {
+                if (u != LATE) {
+                    sim_start(&sim, u, RDP_COLL_ALLGATHER, 5 + 4 * partial,
+                              parts, P, LEN_SEG);
+                }
+            }
+            /* partial 0: everything that can arrive has; otherwise some
+             * early pieces may still be fetching when LATE starts */
+            if (partial == 0) {
+                sim_run(&sim);
+                rdp_coll_engine_get_stats(sim.eng[LATE], &st);
+                assert_true(st.early_msgs >= 4);
+                assert_int_equal(sim.ncalled, 0);
+            } else {
+                sim_step(&sim, 20 * partial);
+            }
+            sim_start(&sim, LATE, RDP_COLL_ALLGATHER, 5 + 4 * partial, parts, P,
+                      LEN_SEG);
+            sim_run(&sim);
+            assert_int_equal(sim.ncalled, P);
+            for (uint32_t u = 0; u < P; u++) {
+                assert_int_equal(sim.ops[u].status, PMIX_SUCCESS);
+                assert_true(sim.ops[u].data_ok);
+                assert_int_equal(sim.ops[u].nsteps, P - 1);
+                rdp_coll_engine_get_stats(sim.eng[u], &st);
+                assert_int_equal(st.early_msgs, 0);
+                assert_int_equal(st.early_bytes, 0);
+                assert_int_equal(st.dropped, 0);
+            }
+            sim_destroy(&sim);
+            free(parts);
+        }
+    }
+    /* beyond the queue's bound (3 messages) LATE fails at start with
+     * PMIX_ERR_OUT_OF_RESOURCE, and so does everyone: its block never
+     * left */
+    {
+        uint32_t *parts = iota(P);
+        rdp_coll_engine_stats_t st;
+        sim_t sim;
+
+        sim_create(&sim, P, base_seed, RDP_COLL_ALG_RING, 3, 0);
+        sim_reserve(&sim, P);
+        for (uint32_t u = 0; u < P; u++) {
+            if (u != LATE) {
+                sim_start(&sim, u, RDP_COLL_ALLGATHER, 5, parts, P, LEN_SEG);
+            }
+        }
+        sim_run(&sim);
+        rdp_coll_engine_get_stats(sim.eng[LATE], &st);
+        assert_true(st.early_overflow > 0);
+        assert_int_equal(sim.ncalled, 0);
+        sim_start(&sim, LATE, RDP_COLL_ALLGATHER, 5, parts, P, LEN_SEG);
+        sim_run(&sim);
+        assert_int_equal(sim.ncalled, P);
+        for (uint32_t u = 0; u < P; u++) {
+            assert_int_equal(sim.ops[u].status, PMIX_ERR_OUT_OF_RESOURCE);
+        }
+        sim_destroy(&sim);
+        free(parts);
+    }
+}
+
+/* ---- hostile pieces ---- */
+
+/* A SEG message as engine @a src would send it in step @a step of ring
+ * allgather @a opid over 0..P-1, for bytes [off, off + len) of a block of
+ * @a total bytes from @a origin; the payload is the right bytes of
+ * block_byte (or @a len bytes given in @a pay). */
+typedef struct piece_msg {
+    rdp_coll_hdr_t h;
+    uint8_t hdr[RDP_COLL_SEG_HDR_LEN];
+    size_t hdr_len;
+    uint8_t *pay;
+    size_t pay_len;
+} piece_msg_t;
+
+static void piece_msg_init(piece_msg_t *pm, uint32_t P, uint64_t opid,
+                           uint32_t src, uint32_t step, uint32_t origin,
+                           uint64_t total, uint64_t off, uint32_t len)
+{
+    uint32_t *parts = iota(P);
+
+    memset(pm, 0, sizeof(*pm));
+    pm->h.type       = RDP_COLL_MSG_SEG;
+    pm->h.kind       = RDP_COLL_ALLGATHER;
+    pm->h.alg        = RDP_COLL_ALG_RING;
+    pm->h.sig        = rdp_coll_signature(parts, P);
+    pm->h.opid       = opid;
+    pm->h.nparts     = P;
+    pm->h.sender     = src;
+    pm->h.step       = step;
+    pm->h.nblocks    = 1;
+    pm->h.aux        = UINT32_MAX;
+    pm->h.seg_origin = origin;
+    pm->h.seg_len    = len;
+    pm->h.seg_total  = total;
+    pm->h.seg_off    = off;
+    pm->pay_len      = len;
+    pm->pay          = malloc(len > 0 ? len : 1);
+    assert_non_null(pm->pay);
+    for (uint32_t j = 0; j < len; j++) {
+        pm->pay[j] = block_byte(origin, opid, (size_t)(off + j));
+    }
+    free(parts);
+}
+
+/* Encode @a pm and queue it from h.sender (or @a src_override) to 0. */
+static void piece_msg_inject(sim_t *sim, piece_msg_t *pm)
+{
+    pm->hdr_len = rdp_coll_hdr_encode(&pm->h, pm->hdr);
+    assert_int_equal(rdp_tl_loopback_inject(sim->lb, pm->h.sender, 0, pm->hdr,
+                                            pm->hdr_len, pm->pay, pm->pay_len),
+                     PMIX_SUCCESS);
+    free(pm->pay);
+    pm->pay = NULL;
+}
+
+/* Queue a whole-block DATA message from h->sender to engine 0: step
+ * @a step of the collective of @a h, carrying the @a len genuine bytes of
+ * the block of @a origin. */
+static void inject_whole(sim_t *sim, const rdp_coll_hdr_t *h, uint32_t step,
+                         uint32_t origin, size_t len)
+{
+    rdp_coll_hdr_t d = *h;
+    uint8_t hdr[RDP_COLL_HDR_LEN];
+    uint8_t *pay = malloc(RDP_COLL_BLK_HDR_LEN + len);
+
+    assert_non_null(pay);
+    d.type    = RDP_COLL_MSG_DATA;
+    d.step    = step;
+    d.nblocks = 1;
+    rdp_coll_hdr_encode(&d, hdr);
+    rdp_coll_put_u32(pay, origin);
+    rdp_coll_put_u64(pay + 4, len);
+    fill_block(pay + RDP_COLL_BLK_HDR_LEN, origin, d.opid, len);
+    assert_int_equal(rdp_tl_loopback_inject(sim->lb, d.sender, 0, hdr,
+                                            sizeof(hdr), pay,
+                                            RDP_COLL_BLK_HDR_LEN + len),
+                     PMIX_SUCCESS);
+    free(pay);
+}
+
+/* Engine 0 of a 4-server ring gets its three blocks (from 3 at steps 0,
+ * 1, 2: blocks of 3, 2, 1) only as crafted messages, mixed with hostile
+ * ones.  Each hostile one is dropped and counted, nothing else changes;
+ * the genuine pieces complete the collective with the right bytes, and
+ * what engine 0 forwarded lets the others complete too. */
+static void hostile_pieces_are_dropped_and_counted(void **state)
+{
+    enum {
+        P    = 4,
+        OPID = 8 /* blocks: 0 SEG - 1, 1 SEG, 2 SEG + 1, 3 3 SEG + 17 */
+    };
+    const uint64_t t3 = block_len(LEN_SEG, 3, OPID);
+    const uint64_t t2 = block_len(LEN_SEG, 2, OPID);
+    uint32_t *parts   = iota(P);
+    size_t hostile    = 0;
+    rdp_coll_engine_stats_t st;
+    piece_msg_t pm;
+    sim_t sim;
+    (void)state;
+
+#define HOSTILE()                                   \
+    do {                                            \
+        piece_msg_inject(&sim, &pm);                \
+        hostile++;                                  \
+        sim_run(&sim);                              \
+        rdp_coll_engine_get_stats(sim.eng[0], &st); \
+        assert_int_equal(st.dropped, hostile);      \
+    } while (0)
+
+    assert_int_equal(t3, 3 * SEG + 17);
+    assert_int_equal(t2, SEG + 1);
+    assert_int_equal(block_len(LEN_SEG, 1, OPID), SEG);
+    sim_create(&sim, P, base_seed, RDP_COLL_ALG_RING, 0, 0);
+    sim_reserve(&sim, P);
+    sim_start(&sim, 0, RDP_COLL_ALLGATHER, OPID, parts, P, LEN_SEG);
+    sim_run(&sim);
+
+    /* wrong hop: 1 does not send to 0 */
+    piece_msg_init(&pm, P, OPID, 1, 0, 3, t3, 0, SEG);
+    HOSTILE();
+    /* right hop, wrong block for it (step 0 carries the block of 3) */
+    piece_msg_init(&pm, P, OPID, 3, 0, 2, t2, 0, SEG);
+    HOSTILE();
+    /* a step beyond the ring */
+    piece_msg_init(&pm, P, OPID, 3, 3, 3, t3, 0, SEG);
+    HOSTILE();
+    /* offset past the total, and a piece running past it */
+    piece_msg_init(&pm, P, OPID, 3, 0, 3, t3, t3 + 1, 10);
+    HOSTILE();
+    piece_msg_init(&pm, P, OPID, 3, 0, 3, t3, t3 - 5, 10);
+    HOSTILE();
+    /* an offset that would wrap around */
+    piece_msg_init(&pm, P, OPID, 3, 0, 3, t3, UINT64_MAX - 4, 10);
+    HOSTILE();
+    /* a huge total, beyond RDP_COLL_MAX_BLOCK */
+    piece_msg_init(&pm, P, OPID, 3, 0, 3, RDP_COLL_MAX_BLOCK + 1, 0, SEG);
+    HOSTILE();
+    piece_msg_init(&pm, P, OPID, 3, 0, 3, UINT64_MAX, 0, SEG);
+    HOSTILE();
+    /* an empty piece, and a length that is not the payload's */
+    piece_msg_init(&pm, P, OPID, 3, 0, 3, t3, 0, 0);
+    HOSTILE();
+    piece_msg_init(&pm, P, OPID, 3, 0, 3, t3, 0, SEG);
+    pm.pay_len = SEG - 1;
+    HOSTILE();
+    /* not a ring, not an allgather, several blocks, a status */
+    piece_msg_init(&pm, P, OPID, 3, 0, 3, t3, 0, SEG);
+    pm.h.alg = RDP_COLL_ALG_BRUCK;
+    HOSTILE();
+    piece_msg_init(&pm, P, OPID, 3, 0, 3, t3, 0, SEG);
+    pm.h.nblocks = 2;
+    HOSTILE();
+    piece_msg_init(&pm, P, OPID, 3, 0, 3, t3, 0, SEG);
+    pm.h.status = -1;
+    HOSTILE();
+    /* a piece header cut to the size of the others */
+    piece_msg_init(&pm, P, OPID, 3, 0, 3, t3, 0, SEG);
+    pm.hdr_len = rdp_coll_hdr_encode(&pm.h, pm.hdr);
+    assert_int_equal(rdp_tl_loopback_inject(sim.lb, 3, 0, pm.hdr,
+                                            RDP_COLL_HDR_LEN, pm.pay,
+                                            pm.pay_len),
+                     PMIX_SUCCESS);
+    free(pm.pay);
+    hostile++;
+    sim_run(&sim);
+
+    /* the first genuine piece of the block of 3 ... */
+    piece_msg_init(&pm, P, OPID, 3, 0, 3, t3, 0, SEG);
+    piece_msg_inject(&sim, &pm);
+    sim_run(&sim);
+    /* ... then a duplicate, an overlap and another total */
+    piece_msg_init(&pm, P, OPID, 3, 0, 3, t3, 0, SEG);
+    HOSTILE();
+    piece_msg_init(&pm, P, OPID, 3, 0, 3, t3, SEG / 2, SEG);
+    HOSTILE();
+    piece_msg_init(&pm, P, OPID, 3, 0, 3, t3 + 1, SEG, SEG);
+    HOSTILE();
+    piece_msg_init(&pm, P, OPID, 3, 0, 3, t3 - 1, SEG, SEG);
+    HOSTILE();
+    /* a whole-block message for a step whose pieces are arriving */
+    inject_whole(&sim, &pm.h, 0, 3, 0);
+    hostile++;
+    sim_run(&sim);
+    /* the rest of the block of 3, last piece first, and both pieces of the
+     * block of 2, forwarded by 3 at step 1 */
+    piece_msg_init(&pm, P, OPID, 3, 0, 3, t3, 3 * SEG, 17);
+    piece_msg_inject(&sim, &pm);
+    piece_msg_init(&pm, P, OPID, 3, 0, 3, t3, 2 * SEG, SEG);
+    piece_msg_inject(&sim, &pm);
+    piece_msg_init(&pm, P, OPID, 3, 1, 2, t2, SEG, 1);
+    piece_msg_inject(&sim, &pm);
+    piece_msg_init(&pm, P, OPID, 3, 0, 3, t3, SEG, SEG);
+    piece_msg_inject(&sim, &pm);
+    piece_msg_init(&pm, P, OPID, 3, 1, 2, t2, 0, SEG);
+    piece_msg_inject(&sim, &pm);
+    sim_run(&sim);
+    /* a late piece of a complete step */
+    piece_msg_init(&pm, P, OPID, 3, 0, 3, t3, SEG, SEG);
+    HOSTILE();
+    assert_int_equal(sim.ncalled, 0);
+    /* step 2: the block of 1 (SEG bytes) is whole, as 3 would send it */
+    inject_whole(&sim, &pm.h, 2, 1, SEG);
+    sim_run(&sim);
+    assert_int_equal(sim.ncalled, 1);
+    assert_int_equal(sim.ops[0].status, PMIX_SUCCESS);
+    assert_true(sim.ops[0].data_ok);
+    assert_int_equal(sim.ops[0].nsteps, P - 1);
+    rdp_coll_engine_get_stats(sim.eng[0], &st);
+    assert_int_equal(st.dropped, hostile);
+    /* engine 0 forwarded the genuine pieces: the others complete */
+    start_others_and_check(&sim, OPID, parts, LEN_SEG);
+#undef HOSTILE
+    sim_destroy(&sim);
+    free(parts);
+}
+
+/* A forged first piece from the right neighbour announces the wrong total:
+ * the genuine pieces are then dropped (another total) and the block of 3
+ * can never complete, so the collective ends by engine 0's timeout, which
+ * its abort spreads.  Engine 3 needs nothing that passes through 0 and
+ * may complete first. */
+static void forged_total_ends_by_timeout(void **state)
+{
+    enum {
+        P    = 4,
+        OPID = 5
+    };
+    uint32_t *parts  = iota(P);
+    const uint64_t t = block_len(LEN_SEG, 3, OPID);
+    rdp_coll_engine_stats_t st;
+    piece_msg_t pm;
+    sim_t sim;
+    (void)state;
+
+    sim_create(&sim, P, base_seed, RDP_COLL_ALG_RING, 0, 0);
+    sim_reserve(&sim, P);
+    sim_start_ex(&sim, 0, RDP_COLL_ALLGATHER, OPID, parts, P, LEN_SEG,
+                 RDP_COLL_SIZE_SMALL, 0.05);
+    piece_msg_init(&pm, P, OPID, 3, 0, 3, 64 * t, 0, SEG);
+    piece_msg_inject(&sim, &pm);
+    sim_run(&sim);
+    for (uint32_t u = 1; u < P; u++) {
+        sim_start_ex(&sim, u, RDP_COLL_ALLGATHER, OPID, parts, P, LEN_SEG,
+                     RDP_COLL_SIZE_SMALL, 30);
+    }
+    sim_run(&sim);
+    rdp_coll_engine_get_stats(sim.eng[0], &st);
+    assert_true(st.dropped >= 3);
+    wait_for_timeouts(&sim, 3);
+    sim_destroy(&sim);
+    free(parts);
 }
 
 static int setup_seed(void **state)
@@ -1590,7 +2382,29 @@ int main(void)
         cmocka_unit_test(destroy_with_messages_in_flight_is_clean),
         cmocka_unit_test(abort_from_a_non_participant_is_ignored),
         cmocka_unit_test(finished_key_memory_is_bounded),
-        cmocka_unit_test(ring_pieces_arrive_intact_for_every_size_and_mode),
+        cmocka_unit_test_setup_teardown(
+            ring_pieces_arrive_intact_for_every_size_and_mode, seg_setup,
+            seg_teardown),
+        cmocka_unit_test_setup_teardown(
+            pieces_are_forwarded_as_they_land_from_where_they_landed, seg_setup,
+            seg_teardown),
+        cmocka_unit_test_setup_teardown(
+            concurrent_segmented_collectives_complete, seg_setup, seg_teardown),
+        cmocka_unit_test_setup_teardown(piece_size_is_the_originators_choice,
+                                        seg_setup, seg_teardown),
+        cmocka_unit_test_setup_teardown(
+            dead_peer_mid_stream_fails_every_survivor, seg_setup, seg_teardown),
+        cmocka_unit_test_setup_teardown(
+            failed_fetch_fails_the_collective_everywhere, seg_setup,
+            seg_teardown),
+        cmocka_unit_test_setup_teardown(destroy_mid_stream_is_clean, seg_setup,
+                                        seg_teardown),
+        cmocka_unit_test_setup_teardown(early_pieces_wait_for_the_start,
+                                        seg_setup, seg_teardown),
+        cmocka_unit_test_setup_teardown(hostile_pieces_are_dropped_and_counted,
+                                        seg_setup, seg_teardown),
+        cmocka_unit_test_setup_teardown(forged_total_ends_by_timeout, seg_setup,
+                                        seg_teardown),
     };
 
     /* e.g. RDPMIX_TEST_FILTER="dead_peer*" to run one scenario */

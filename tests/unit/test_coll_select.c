@@ -129,6 +129,55 @@ static void alg_names_parse_and_bad_ones_fail(void **state)
     assert_string_equal(rdp_coll_alg_name((enum rdp_coll_alg)42), "unknown");
 }
 
+/* RDPMIX_COLL_SEG_BYTES: bytes, KiB or MiB up to 1 GiB, 0 for off; the
+ * default when unset; anything else is refused and leaves the output. */
+static void piece_size_parses_and_bad_ones_fail(void **state)
+{
+    static const struct {
+        const char *s;
+        uint64_t v;
+    } good[] = {
+        {"0", 0},
+        {"1", 1},
+        {"1000", 1000},
+        {"64k", 65536},
+        {"256K", 262144},
+        {"1m", 1048576},
+        {"1024M", 1u << 30},
+        {"1073741824", 1u << 30},
+    };
+    static const char *const bad[] = {
+        "-1",         "abc",   "10x",
+        "1g",         "1025m", "1048577k",
+        "1073741825", "k",     "99999999999999999999",
+        "12 ",        "0x10",
+    };
+    uint64_t v = 7;
+
+    unsetenv("RDPMIX_COLL_SEG_BYTES");
+    assert_int_equal(rdp_coll_seg_bytes_from_env(&v), PMIX_SUCCESS);
+    assert_int_equal(v, RDP_COLL_SEG_BYTES_DEFAULT);
+    setenv("RDPMIX_COLL_SEG_BYTES", "", 1);
+    v = 7;
+    assert_int_equal(rdp_coll_seg_bytes_from_env(&v), PMIX_SUCCESS);
+    assert_int_equal(v, RDP_COLL_SEG_BYTES_DEFAULT);
+    for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+        setenv("RDPMIX_COLL_SEG_BYTES", good[i].s, 1);
+        v = 7;
+        assert_int_equal(rdp_coll_seg_bytes_from_env(&v), PMIX_SUCCESS);
+        assert_int_equal(v, good[i].v);
+    }
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        setenv("RDPMIX_COLL_SEG_BYTES", bad[i], 1);
+        v = 7;
+        if (rdp_coll_seg_bytes_from_env(&v) != PMIX_ERR_BAD_PARAM) {
+            fail_msg("\"%s\" accepted", bad[i]);
+        }
+        assert_int_equal(v, 7);
+    }
+    unsetenv("RDPMIX_COLL_SEG_BYTES");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -139,6 +188,7 @@ int main(void)
         cmocka_unit_test(a_forced_algorithm_wins_for_allgathers),
         cmocka_unit_test(size_classes_follow_the_thresholds),
         cmocka_unit_test(alg_names_parse_and_bad_ones_fail),
+        cmocka_unit_test(piece_size_parses_and_bad_ones_fail),
     };
 
     return cmocka_run_group_tests_name("coll_select", tests, NULL, NULL);
