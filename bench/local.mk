@@ -44,7 +44,7 @@ bench_mpi_allgather_LDADD     = $(MPI_LIBS)
 endif
 
 dist_noinst_SCRIPTS += bench/engine_compare.sh bench/summarize_coll.py \
-                       bench/project.py
+                       bench/project.py bench/build_diag.sh
 EXTRA_DIST += bench/COLL.md
 
 # compare_nodes.sh: pmix-bench on M simulated nodes, rdpmix-run --nodes vs
