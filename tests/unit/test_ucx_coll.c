@@ -71,6 +71,8 @@ typedef struct op {
     pmix_status_t status;
     int verified; /* 1 ok, -1 wrong data */
     uint32_t failed_peer;
+    uint32_t nsteps;
+    uint64_t msgs_sent;
 } op_t;
 
 static void coll_cb(const rdp_coll_result_t *res, void *arg)
@@ -79,6 +81,8 @@ static void coll_cb(const rdp_coll_result_t *res, void *arg)
 
     op->verified    = 1;
     op->failed_peer = res->failed_peer;
+    op->nsteps      = res->nsteps;
+    op->msgs_sent   = res->msgs_sent;
     if ((res->status == PMIX_SUCCESS) && (op->kind == RDP_COLL_ALLGATHER)) {
         if (res->nblocks != P) {
             op->verified = -1;
@@ -219,9 +223,11 @@ static void down(void)
     }
 }
 
-/* Run one collective on every server at once and check everyone. */
-static void run_everywhere(enum rdp_coll_kind kind, uint64_t opid)
+/* Run one collective on every server at once and check everyone; returns
+ * the messages they sent for it. */
+static uint64_t run_everywhere(enum rdp_coll_kind kind, uint64_t opid)
 {
+    uint64_t msgs = 0;
     op_t ops[P];
 
     for (uint32_t i = 0; i < P; i++) {
@@ -234,8 +240,10 @@ static void run_everywhere(enum rdp_coll_kind kind, uint64_t opid)
                          PMIX_SUCCESS);
         assert_int_equal(ops[i].start_status, PMIX_SUCCESS);
         assert_int_equal(ops[i].verified, 1);
+        msgs += ops[i].msgs_sent;
         op_cleanup(&ops[i]);
     }
+    return msgs;
 }
 
 static void allgather_with_every_algorithm(void **state)
@@ -246,33 +254,76 @@ static void allgather_with_every_algorithm(void **state)
     for (size_t a = 0; a < sizeof(algs) / sizeof(algs[0]); a++) {
         up(algs[a]);
         for (uint64_t opid = 1; opid <= 6; opid++) {
-            run_everywhere(RDP_COLL_ALLGATHER, opid);
+            (void)run_everywhere(RDP_COLL_ALLGATHER, opid);
         }
         run_everywhere(RDP_COLL_BARRIER, 100);
         down();
     }
 }
 
-/* A server disappears while the others wait for its block: they all
- * complete with PMIX_ERR_UNREACH, well before the collective's timeout. */
-static void lost_server_fails_the_collective(void **state)
+/* Servers 0..2 run allgather @a opid while server 3 disappears, before
+ * they start or (@a after_start) while their blocks are on the way: they
+ * all complete with PMIX_ERR_UNREACH, well before the collective's
+ * timeout. */
+static void lose_server_3(uint64_t opid, int after_start)
 {
     op_t ops[P];
 
-    up(RDP_COLL_ALG_RING);
-    run_everywhere(RDP_COLL_ALLGATHER, 1); /* endpoints are up */
-    on_loop(servers[3].loop, engine_destroy_job, &servers[3]);
-    on_loop(servers[3].loop, ucx_boot_destroy, &servers[3].boot);
+    if (!after_start) {
+        on_loop(servers[3].loop, engine_destroy_job, &servers[3]);
+        on_loop(servers[3].loop, ucx_boot_destroy, &servers[3].boot);
+    }
     for (uint32_t i = 0; i < P - 1; i++) {
-        op_init(&ops[i], &servers[i], RDP_COLL_ALLGATHER, 2, 600.0);
+        op_init(&ops[i], &servers[i], RDP_COLL_ALLGATHER, opid, 600.0);
         assert_int_equal(rdp_loop_post(servers[i].loop, start_job, &ops[i]),
                          PMIX_SUCCESS);
+    }
+    if (after_start) {
+        on_loop(servers[3].loop, engine_destroy_job, &servers[3]);
+        on_loop(servers[3].loop, ucx_boot_destroy, &servers[3].boot);
     }
     for (uint32_t i = 0; i < P - 1; i++) {
         assert_int_equal(rdp_wait_wait_for(&ops[i].done, UCX_TEST_WAIT),
                          PMIX_ERR_UNREACH);
         op_cleanup(&ops[i]);
     }
+}
+
+static void lost_server_fails_the_collective(void **state)
+{
+    up(RDP_COLL_ALG_RING);
+    (void)run_everywhere(RDP_COLL_ALLGATHER, 1); /* endpoints are up */
+    lose_server_3(2, 0);
+    down();
+}
+
+/* The ring with pieces of 4 KiB (RDPMIX_COLL_SEG_BYTES): 1 MiB blocks go
+ * in 256 pieces, each fetched by rendezvous into place and forwarded as
+ * it lands; 5000-byte ones in two; small ones whole.  Then a server is
+ * lost while the pieces of the others stream: every survivor fails. */
+static void ring_in_pieces_over_ucx(void **state)
+{
+    (void)state;
+
+    setenv("RDPMIX_COLL_SEG_BYTES", "4k", 1);
+    up(RDP_COLL_ALG_RING);
+    unsetenv("RDPMIX_COLL_SEG_BYTES");
+    for (uint64_t opid = 1; opid <= 6; opid++) {
+        uint64_t pieces = 0;
+
+        /* (u + opid) % 4 == 1: a 1 MiB block, which every server sends
+         * at one of the 3 steps (once each, as 256 pieces) */
+        for (uint32_t u = 0; u < P; u++) {
+            if (block_len(u, opid) > 4096) {
+                pieces += (P - 1) * ((block_len(u, opid) + 4095) / 4096);
+            } else {
+                pieces += P - 1;
+            }
+        }
+        assert_int_equal(run_everywhere(RDP_COLL_ALLGATHER, opid), pieces);
+    }
+    /* server 2's 1 MiB block (opid 3) streams as 3 disappears */
+    lose_server_3(3, 1);
     down();
 }
 
@@ -281,6 +332,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(allgather_with_every_algorithm),
         cmocka_unit_test(lost_server_fails_the_collective),
+        cmocka_unit_test(ring_in_pieces_over_ucx),
     };
 
     return cmocka_run_group_tests_name("ucx_coll", tests, NULL, NULL);
