@@ -44,11 +44,12 @@
  *
  * Segmentation: a ring allgather whose own block is larger than the
  * engine's piece size (RDPMIX_COLL_SEG_BYTES, read at engine creation;
- * default RDP_COLL_SEG_BYTES_DEFAULT, 0: off) sends that block as pieces,
- * and every server forwards each piece to its right neighbour as soon as
- * it has arrived, instead of waiting for the whole block.  Receivers learn
- * the piece layout from the messages (msg.h), so servers may use
- * different piece sizes.  The result is the same contiguous blocks.
+ * 0, the default RDP_COLL_SEG_BYTES_DEFAULT, is off) sends that block as
+ * pieces, and every server forwards each piece to its right neighbour as
+ * soon as it has arrived, instead of waiting for the whole block.
+ * Receivers learn the piece layout from the messages (msg.h), so servers
+ * may use different piece sizes.  The result is the same contiguous
+ * blocks.
  */
 
 typedef struct rdp_coll_engine rdp_coll_engine_t;

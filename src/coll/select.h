@@ -52,8 +52,14 @@ pmix_status_t rdp_coll_alg_parse(const char *s, enum rdp_coll_alg *alg_p);
  * PMIX_ERR_BAD_PARAM for an unknown value. */
 pmix_status_t rdp_coll_alg_from_env(enum rdp_coll_alg *alg_p);
 
-/** Default piece size of a segmented ring block (RDPMIX_COLL_SEG_BYTES). */
-#define RDP_COLL_SEG_BYTES_DEFAULT (256u * 1024u)
+/** Default piece size of a segmented ring block (RDPMIX_COLL_SEG_BYTES):
+ * off.  Measured over UCX tcp on one 2-core host (docs/coll.md), pieces
+ * of 64 KiB, 256 KiB and 1 MiB never beat whole blocks (64 KiB lost 20-70
+ * %, 256 KiB 3-14 % on 1 MiB blocks): with every server on the same cores
+ * nothing idles while a block is stored and forwarded.  A network with
+ * real links is where the pipeline pays; 256 KiB is the starting point
+ * to measure there. */
+#define RDP_COLL_SEG_BYTES_DEFAULT 0u
 /** Largest piece size accepted (a piece length is a u32 on the wire). */
 #define RDP_COLL_SEG_BYTES_MAX (1u << 30)
 
