@@ -682,7 +682,8 @@ static pmix_status_t post_step_send(coll_t *coll, uint32_t step,
     return coll_send(coll, req, &h, bytes);
 }
 
-/* Universe index of the peer @a coll sends to at @a step (-1: none). */
+/* Universe index of the peer @a coll sends to at @a step (UINT32_MAX:
+ * none). */
 static uint32_t send_peer(const coll_t *coll, uint32_t step)
 {
     rdp_sched_step_t st;
