@@ -79,9 +79,11 @@ pmix_status_t rdp_ucx_wire_decode(const void *am_hdr, size_t am_len,
 
 /** Keyed AES-256-GMAC state (two keys) and the nonce salt; single-threaded
  * (the loop's).  The message counters live with the peers they count. */
+typedef struct rdp_gmac rdp_gmac_t; /* one GMAC key (ucx_wire.c) */
+
 typedef struct rdp_ucx_auth {
-    void *hdr;     /* EVP_CIPHER_CTX *, keyed with K_hdr once */
-    void *msg;     /* EVP_CIPHER_CTX *, keyed with K_msg once */
+    rdp_gmac_t *hdr; /* keyed with K_hdr once */
+    rdp_gmac_t *msg; /* keyed with K_msg once */
     uint32_t salt; /* random per keying: re-created transports differ */
     char fp[9];    /* key fingerprint for logs (not secret) */
 } rdp_ucx_auth_t;

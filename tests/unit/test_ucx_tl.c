@@ -23,6 +23,11 @@
 
 #include <ucm/api/ucm.h>
 
+#include <openssl/core_names.h>
+#include <openssl/evp.h>
+#include <openssl/kdf.h>
+#include <openssl/params.h>
+
 /* intra-node shared memory on this UCX: posix/sysv + cma for rendezvous */
 #define TLS_TCP "tcp"
 #define TLS_SHM "posix,sysv,cma"
@@ -949,6 +954,96 @@ static void forged_messages_are_dropped(void **state)
     raw_test_end(&raw, &auth, payload);
 }
 
+/* The reference: HKDF-SHA256 of the session key under @a label (the labels
+ * are part of the protocol, docs/ucx.md), then EVP's AES-256-GCM with the
+ * 20-byte IV of the prefix and prefix | payload as AAD. */
+static void evp_gmac(const uint8_t *session, const char *label,
+                     const uint8_t *pre, size_t pre_len, const uint8_t *pay,
+                     size_t pay_len, uint8_t tag[RDP_UCX_MAC_LEN])
+{
+    char digest[] = "SHA256";
+    uint8_t k[32], iv[RDP_UCX_IV_LEN], none[16];
+    EVP_KDF *kdf         = EVP_KDF_fetch(NULL, "HKDF", NULL);
+    EVP_KDF_CTX *kctx    = EVP_KDF_CTX_new(kdf);
+    EVP_CIPHER_CTX *ctx  = EVP_CIPHER_CTX_new();
+    OSSL_PARAM params[4] = {
+        OSSL_PARAM_construct_utf8_string(OSSL_KDF_PARAM_DIGEST, digest, 0),
+        OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_KEY, (void *)session,
+                                          RDP_UCX_KEY_LEN),
+        OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_INFO, (void *)label,
+                                          strlen(label)),
+        OSSL_PARAM_construct_end()};
+    int outl = 0;
+
+    assert_int_equal(EVP_KDF_derive(kctx, k, sizeof(k), params), 1);
+    memcpy(iv, pre + 24, 4);
+    memcpy(iv + 4, pre + 8, 8);
+    memcpy(iv + 12, pre + 28, 8);
+    assert_int_equal(
+        EVP_EncryptInit_ex(ctx, EVP_aes_256_gcm(), NULL, NULL, NULL), 1);
+    assert_int_equal(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_IVLEN,
+                                         RDP_UCX_IV_LEN, NULL),
+                     1);
+    assert_int_equal(EVP_EncryptInit_ex(ctx, NULL, NULL, k, iv), 1);
+    assert_int_equal(EVP_EncryptUpdate(ctx, NULL, &outl, pre, (int)pre_len),
+                     1);
+    if (pay_len > 0) {
+        assert_int_equal(
+            EVP_EncryptUpdate(ctx, NULL, &outl, pay, (int)pay_len), 1);
+    }
+    assert_int_equal(EVP_EncryptFinal_ex(ctx, none, &outl), 1);
+    assert_int_equal(
+        EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_GET_TAG, RDP_UCX_MAC_LEN, tag),
+        1);
+    EVP_CIPHER_CTX_free(ctx);
+    EVP_KDF_CTX_free(kctx);
+    EVP_KDF_free(kdf);
+}
+
+/* Both tags equal AES-256-GMAC as EVP computes it, for payloads around the
+ * block size and in uneven pieces: the transport's own GCM code (libcrypto's
+ * CRYPTO_gcm128 functions) is the standard algorithm. */
+static void gmac_matches_evp_aes_gcm(void **state)
+{
+    const size_t sizes[] = {0, 1, 15, 16, 17, 100, 4096, 65536 + 3};
+    uint8_t key[RDP_UCX_KEY_LEN];
+    uint8_t pre[RDP_UCX_FIXED_LEN + 9];
+    uint8_t want[RDP_UCX_MAC_LEN], got[RDP_UCX_MAC_LEN];
+    uint8_t *pay = malloc(65536 + 3);
+    rdp_ucx_wire_t w = {.ehdr_len = 9, .src = 3, .dst = 5, .salt = 77};
+    rdp_ucx_auth_t a;
+
+    (void)state;
+    assert_non_null(pay);
+    for (size_t j = 0; j < 65536 + 3; j++) {
+        pay[j] = (uint8_t)(j * 7 + 1);
+    }
+    ucx_test_key(key, 3);
+    assert_int_equal(rdp_ucx_auth_init(&a, key, sizeof(key)), PMIX_SUCCESS);
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+        size_t n        = sizes[i];
+        size_t cut      = n / 3;
+        rdp_iov_t iov[] = {{pay, cut}, {pay + cut, 0}, {pay + cut, n - cut}};
+
+        w.len = n;
+        w.seq = 1000 + i;
+        rdp_ucx_wire_encode(&w, pre);
+        memset(pre + RDP_UCX_FIXED_LEN, (int)i, 9);
+        evp_gmac(key, "rdpmix ucx v2 AES-256-GMAC message", pre, sizeof(pre),
+                 pay, n, want);
+        assert_int_equal(rdp_ucx_auth_msg(&a, pre, sizeof(pre), iov, 3, got),
+                         PMIX_SUCCESS);
+        assert_memory_equal(got, want, RDP_UCX_MAC_LEN);
+        evp_gmac(key, "rdpmix ucx v2 AES-256-GMAC header", pre, sizeof(pre),
+                 NULL, 0, want);
+        assert_int_equal(rdp_ucx_auth_hdr(&a, pre, sizeof(pre), got),
+                         PMIX_SUCCESS);
+        assert_memory_equal(got, want, RDP_UCX_MAC_LEN);
+    }
+    rdp_ucx_auth_cleanup(&a);
+    free(pay);
+}
+
 /* The receiver's memory of nonces: fresh numbers in any order inside the
  * window, each at most once; nothing below it; old salts stay refused. */
 static void replay_window(void **state)
@@ -1413,6 +1508,7 @@ int main(void)
         cmocka_unit_test(wrong_key_is_dropped),
         cmocka_unit_test(nonce_and_keys),
         cmocka_unit_test(forged_messages_are_dropped),
+        cmocka_unit_test(gmac_matches_evp_aes_gcm),
         cmocka_unit_test(replay_window),
         cmocka_unit_test(replayed_messages_are_dropped),
         cmocka_unit_test(destroyed_peer_is_reported),
