@@ -855,7 +855,7 @@ static void defer_fired(void *arg)
 static void schedule_done(rdp_coll_engine_t *engine)
 {
     if (engine->defer != NULL) {
-        rdp_timer_start(engine->defer, 0);
+        rdp_timer_fire_soon(engine->defer);
     }
 }
 

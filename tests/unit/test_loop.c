@@ -126,6 +126,34 @@ static void a_timer_fires_once_after_its_delay(void **state)
     rdp_wait_cleanup(&t.wait);
 }
 
+/* fire_soon runs a timer now, even one started with an hour to go */
+static void arm_then_fire_soon(void *arg)
+{
+    timer_ctx_t *t = arg;
+
+    assert_int_equal(rdp_timer_create(t->loop, timer_fired, t, &t->timer),
+                     PMIX_SUCCESS);
+    t->started = rdp_time_now();
+    rdp_timer_start(t->timer, 3600);
+    rdp_timer_fire_soon(t->timer);
+}
+
+static void fire_soon_runs_a_pending_timer_now(void **state)
+{
+    timer_ctx_t t = {0};
+
+    assert_int_equal(rdp_loop_create(&t.loop), PMIX_SUCCESS);
+    rdp_wait_init(&t.wait);
+    assert_int_equal(rdp_loop_start_thread(t.loop), PMIX_SUCCESS);
+    assert_int_equal(rdp_loop_post(t.loop, arm_then_fire_soon, &t),
+                     PMIX_SUCCESS);
+    /* an hour-long timer would end the test by the harness's timeout */
+    assert_int_equal(rdp_wait_wait(&t.wait), PMIX_ERR_TIMEOUT);
+    assert_true(t.fired >= t.started);
+    rdp_loop_destroy(t.loop);
+    rdp_wait_cleanup(&t.wait);
+}
+
 static void a_bounded_wait_that_is_never_signalled_times_out(void **state)
 {
     rdp_wait_t w;
@@ -189,6 +217,7 @@ int main(void)
         cmocka_unit_test(posted_work_runs_on_the_loop_thread_in_post_order),
         cmocka_unit_test(work_posted_before_the_thread_starts_still_runs),
         cmocka_unit_test(a_timer_fires_once_after_its_delay),
+        cmocka_unit_test(fire_soon_runs_a_pending_timer_now),
         cmocka_unit_test(a_bounded_wait_that_is_never_signalled_times_out),
         cmocka_unit_test(a_fd_watcher_reports_readable_data),
     };

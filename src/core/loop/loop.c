@@ -257,6 +257,14 @@ void rdp_timer_start(rdp_timer_t *timer, double seconds)
     evtimer_add(timer->ev, &tv);
 }
 
+void rdp_timer_fire_soon(rdp_timer_t *timer)
+{
+    /* active at once: libevent runs it in its current pass over active
+     * callbacks, before it polls again */
+    evtimer_del(timer->ev);
+    event_active(timer->ev, EV_TIMEOUT, 0);
+}
+
 void rdp_timer_cancel(rdp_timer_t *timer)
 {
     evtimer_del(timer->ev);

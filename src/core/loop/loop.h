@@ -40,6 +40,11 @@ pmix_status_t rdp_timer_create(rdp_loop_t *loop, rdp_loop_fn_t fn, void *arg,
                                rdp_timer_t **timer_p);
 /** (Re)arm a one-shot timer @a seconds from now. */
 void rdp_timer_start(rdp_timer_t *timer, double seconds);
+/** Run the timer's function as soon as the callback in progress returns,
+ * before the loop polls its fds again (cancels a pending start).  Saves a
+ * poll for work due now; never use it for work that re-arms itself, which
+ * would keep the loop from polling. */
+void rdp_timer_fire_soon(rdp_timer_t *timer);
 void rdp_timer_cancel(rdp_timer_t *timer);
 /** Cancels and frees; accepts NULL. */
 void rdp_timer_destroy(rdp_timer_t *timer);
