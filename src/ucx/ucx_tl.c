@@ -36,7 +36,7 @@ _Static_assert(offsetof(rdp_iov_t, len) == offsetof(ucp_dt_iov_t, length),
  * other events) for this long before relying on its event fd alone: UCP
  * over tcp does not signal every step of a multi-fragment or rendezvous
  * transfer, and a wakeup through the fd costs more than a poll. */
-#define SPIN_WINDOW 0.001
+#define SPIN_WINDOW 0.0002
 
 /* RDPMIX_UCX_SPIN_US overrides the spin window (0 turns spinning off). */
 static double spin_window(void)
