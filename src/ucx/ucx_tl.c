@@ -38,6 +38,23 @@ _Static_assert(offsetof(rdp_iov_t, len) == offsetof(ucp_dt_iov_t, length),
  * transfer, and a wakeup through the fd costs more than a poll. */
 #define SPIN_WINDOW 0.0002
 
+/* RDPMIX_UCX_EAGER_MAX overrides the eager ceiling (bytes). */
+static uint64_t eager_max(void)
+{
+    static int read;
+    static uint64_t max = RDP_UCX_EAGER_MAX;
+
+    if (!read) {
+        const char *s = getenv("RDPMIX_UCX_EAGER_MAX");
+
+        if ((s != NULL) && (*s >= '0') && (*s <= '9')) {
+            max = strtoull(s, NULL, 10);
+        }
+        read = 1;
+    }
+    return max;
+}
+
 /* RDPMIX_UCX_SPIN_US overrides the spin window (0 turns spinning off). */
 static double spin_window(void)
 {
@@ -1082,7 +1099,7 @@ static ucx_sreq_t *sreq_create(rdp_ucx_tl_t *tl, uint32_t peer, const void *hdr,
     }
     /* mac_hdr only serves rendezvous: a message sent eagerly leaves it 0 */
     memset(sreq->am + pre_len, 0, RDP_UCX_MAC_LEN);
-    if (((total > RDP_UCX_EAGER_MAX)
+    if (((total > eager_max())
          && (rdp_ucx_auth_hdr(&tl->auth, sreq->am, pre_len, sreq->am + pre_len)
              != PMIX_SUCCESS))
         || (rdp_ucx_auth_msg(&tl->auth, sreq->am, pre_len, iov, iovcnt,
@@ -1135,7 +1152,7 @@ static pmix_status_t tl_send(void *ctx, uint32_t peer, const void *hdr,
                        | UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_FLAGS;
     prm.cb.send   = send_cb;
     prm.user_data = sreq;
-    prm.flags     = (total <= RDP_UCX_EAGER_MAX) ? UCP_AM_SEND_FLAG_EAGER : 0;
+    prm.flags     = (total <= eager_max()) ? UCP_AM_SEND_FLAG_EAGER : 0;
     if (iovcnt > 1) {
         /* layout-compatible (static assertions above); UCP only reads */
         buffer       = (void *)iov;
