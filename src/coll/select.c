@@ -111,7 +111,7 @@ enum rdp_coll_alg rdp_coll_select(enum rdp_coll_kind kind, uint32_t n,
         return forced;
     }
     /* Measured over UCX tcp, 2..16 servers (bench/RESULTS.md, issue 3):
-     * above 8 KiB blocks the ring wins (measured at 16 KiB and up: its
+     * above 32 KiB blocks the ring wins (measured at 64 KiB and up: its
      * n - 1 steps move each byte once per link); below, Bruck is best or
      * tied. */
     if ((size_class == RDP_COLL_SIZE_MEDIUM

@@ -29,11 +29,11 @@ enum rdp_coll_size_class {
 };
 
 /* Thresholds, in average bytes per block, from bench/engine_compare.sh
- * (bench/RESULTS.md): the ring wins at 16 KiB blocks and above at 4-16
- * servers, Bruck at 1 KiB and below; the boundary sits between (8 KiB).
- * LARGE is kept as a class of its own for future tuning (pipelining the
- * ring). */
-#define RDP_COLL_SMALL_MAX_BLOCK (8u * 1024u)
+ * (bench/RESULTS.md): the ring wins at 64 KiB blocks and above at 4-16
+ * servers, Bruck at 16 KiB and below (since payloads up to 68 KiB travel
+ * eagerly, src/ucx); the boundary sits between (32 KiB).  LARGE is kept
+ * as a class of its own for future tuning (the segmented ring). */
+#define RDP_COLL_SMALL_MAX_BLOCK (32u * 1024u)
 #define RDP_COLL_LARGE_MIN_BLOCK (256u * 1024u)
 /** Ring only pays off while its n - 1 steps are few compared with the
  * bandwidth it saves over log-step algorithms (measured up to 16; 32 is
