@@ -17,8 +17,9 @@ extern "C" {
  *
  *   1. PMIx_server_init with RDPMIX_ENGINE = true: the server creates its
  *      UCX worker.
- *   2. rdpmix_engine_address(): this server's worker address, which the
- *      host gathers from every server (out of band) ...
+ *   2. rdpmix_engine_address(): this server's address (opaque bytes: its
+ *      UCX worker address and who runs it), which the host gathers from
+ *      every server (out of band) ...
  *   3. ... and hands, as one table indexed by server number, to
  *      rdpmix_engine_connect() on every server, with a per-session key
  *      the host generated and passed to each server over its own trusted

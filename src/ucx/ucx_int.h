@@ -80,6 +80,53 @@ void rdp_ucx_wire_encode(const rdp_ucx_wire_t *w, uint8_t *out);
 pmix_status_t rdp_ucx_wire_decode(const void *am_hdr, size_t am_len,
                                   rdp_ucx_wire_t *w_p, const char **why_p);
 
+/* ---- address envelope (ucx_wire.c) ----
+ *
+ * What rdp_ucx_tl_address hands out and rdp_ucx_tl_connect takes: the UCX
+ * worker address wrapped with who runs it, so that a server can watch a
+ * peer on the same machine for death itself (UCX 1.13's shared memory
+ * transports cannot report it):
+ *
+ *   offset  size  field (integers little-endian)
+ *        0     4  magic "RDPA"
+ *        4     1  version (1)
+ *        5     3  zero
+ *        8    16  machine: the kernel's boot id (equal on one machine)
+ *       24     8  pid namespace: device and inode of /proc/self/ns/pid
+ *       32     4  pid of the server process
+ *       36     4  L, the UCX address's length
+ *       40     L  the UCX worker address
+ */
+#define RDP_UCX_ENV_MAGIC   0x41504452u /* "RDPA" read as little-endian */
+#define RDP_UCX_ENV_VERSION 1
+#define RDP_UCX_ENV_HDR     40
+
+typedef struct rdp_ucx_envelope {
+    uint8_t machine[16];
+    uint64_t pidns;
+    uint32_t pid;
+    const void *ucx; /* borrowed from the bytes decoded */
+    size_t ucx_len;
+} rdp_ucx_envelope_t;
+
+/** This process's machine, pid namespace and pid (ucx/ucx_len untouched).
+ * PMIX_ERR_NOT_AVAILABLE when /proc does not say: then *e is zeroed and
+ * no peer is ever taken for a local one. */
+pmix_status_t rdp_ucx_envelope_self(rdp_ucx_envelope_t *e);
+
+/** Write @a e (RDP_UCX_ENV_HDR + e->ucx_len bytes) to @a out. */
+void rdp_ucx_envelope_encode(const rdp_ucx_envelope_t *e, uint8_t *out);
+
+/** Parse @a len bytes; PMIX_ERR_BAD_PARAM for a bad magic, version or
+ * length.  e->ucx points into @a bytes. */
+pmix_status_t rdp_ucx_envelope_decode(const void *bytes, size_t len,
+                                      rdp_ucx_envelope_t *e);
+
+/** 1 if @a peer runs on this machine, in this pid namespace, as another
+ * process (its pid can be watched), given this process's @a self. */
+int rdp_ucx_envelope_local(const rdp_ucx_envelope_t *self,
+                           const rdp_ucx_envelope_t *peer);
+
 /* ---- authenticator (ucx_wire.c) ---- */
 
 /** Keyed AES-256-GMAC state (two keys) and the nonce salt; single-threaded

@@ -8,13 +8,16 @@
 #include "core/util/list.h"
 #include "core/util/log.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
-#include <sched.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/pidfd.h>
+#include <unistd.h>
 
 #include <ucm/api/ucm.h>
 #include <ucp/api/ucp.h>
@@ -141,6 +144,8 @@ typedef struct ucx_peer {
     int reported; /* peer_failed delivered to the current binding */
     uint64_t tx_seq;            /* counter of the messages sent to it */
     rdp_ucx_replay_t rx_replay; /* nonces of the messages it sent us */
+    int pidfd;                  /* a peer on this machine: its process */
+    rdp_fdwatch_t *exit_watch;  /* readable once that process is gone */
 } ucx_peer_t;
 
 struct rdp_ucx_tl {
@@ -150,6 +155,9 @@ struct rdp_ucx_tl {
     ucp_worker_h worker;
     ucp_address_t *addr;
     size_t addr_len;
+    uint8_t *envelope; /* addr wrapped for the bootstrap (ucx_int.h) */
+    size_t envelope_len;
+    rdp_ucx_envelope_t self; /* this process, to spot local peers */
     size_t max_am_header;
     int efd;
     rdp_fdwatch_t *watch;
@@ -1411,6 +1419,25 @@ err_cleanup_context:
     return PMIX_ERR_INIT;
 }
 
+/* The address handed out for the bootstrap: the worker address and who
+ * runs it (ucx_int.h).  Without /proc the identity stays zero and peers
+ * never take this server for a local one. */
+static pmix_status_t make_envelope(rdp_ucx_tl_t *tl)
+{
+    if (rdp_ucx_envelope_self(&tl->self) != PMIX_SUCCESS) {
+        rdp_log_debug(UCX, "%s: no machine identity in /proc", tl->name);
+    }
+    tl->self.ucx      = tl->addr;
+    tl->self.ucx_len  = tl->addr_len;
+    tl->envelope_len  = RDP_UCX_ENV_HDR + tl->addr_len;
+    tl->envelope      = rdp_malloc(tl->envelope_len);
+    if (tl->envelope == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    rdp_ucx_envelope_encode(&tl->self, tl->envelope);
+    return PMIX_SUCCESS;
+}
+
 pmix_status_t rdp_ucx_tl_create(rdp_loop_t *loop, const rdp_ucx_params_t *p,
                                 rdp_ucx_tl_t **tl_p)
 {
@@ -1454,6 +1481,10 @@ pmix_status_t rdp_ucx_tl_create(rdp_loop_t *loop, const rdp_ucx_params_t *p,
     if (status != PMIX_SUCCESS) {
         goto err_cleanup_auth;
     }
+    status = make_envelope(tl);
+    if (status != PMIX_SUCCESS) {
+        goto err_close_worker;
+    }
     status = rdp_timer_create(loop, on_kick, tl, &tl->kick);
     if (status != PMIX_SUCCESS) {
         goto err_close_worker;
@@ -1473,6 +1504,7 @@ pmix_status_t rdp_ucx_tl_create(rdp_loop_t *loop, const rdp_ucx_params_t *p,
 err_destroy_timer:
     rdp_timer_destroy(tl->kick);
 err_close_worker:
+    rdp_free(tl->envelope);
     ucp_worker_release_address(tl->worker, tl->addr);
     ucp_worker_destroy(tl->worker);
     ucp_cleanup(tl->context);
@@ -1489,8 +1521,8 @@ pmix_status_t rdp_ucx_tl_address(rdp_ucx_tl_t *tl, const void **bytes_p,
     if ((tl == NULL) || (bytes_p == NULL) || (len_p == NULL)) {
         return PMIX_ERR_BAD_PARAM;
     }
-    *bytes_p = tl->addr;
-    *len_p   = tl->addr_len;
+    *bytes_p = tl->envelope;
+    *len_p   = tl->envelope_len;
     return PMIX_SUCCESS;
 }
 
@@ -1518,9 +1550,63 @@ pmix_status_t rdp_ucx_tl_set_key(rdp_ucx_tl_t *tl, const uint8_t *key,
     return PMIX_SUCCESS;
 }
 
+/* The process of a peer on this machine ended (its pidfd is readable). */
+static void on_peer_exit(int fd, int events, void *arg)
+{
+    ucx_peer_t *peer = arg;
+    rdp_ucx_tl_t *tl = peer->tl;
+
+    (void)fd;
+    (void)events;
+    rdp_fdwatch_disable(peer->exit_watch);
+    if (!peer->failed) {
+        rdp_log_info(UCX, "%s: server %u (a process on this machine) exited",
+                     tl->name, peer->index);
+    }
+    peer_mark_failed(tl, peer, PMIX_ERR_LOST_CONNECTION);
+}
+
+/*
+ * Watch the process of a peer on this machine: UCX 1.13 cannot report the
+ * death of a peer reached over its shared memory transports, so without
+ * this a server would only learn it from PMIX_TIMEOUT (and wait for ever
+ * without one).  Best effort: a pid that cannot be opened is logged and
+ * left to UCX and timeouts; one that no longer exists is a dead peer.  The
+ * pid was read from the peer's address during bootstrap, so it could only
+ * name another process if the peer died and its pid was reused before
+ * connect.  tl->peers is not set yet: reports wait for connect.
+ */
+static void watch_local_peer(rdp_ucx_tl_t *tl, ucx_peer_t *peer, uint32_t pid)
+{
+    peer->pidfd = pidfd_open((pid_t)pid, 0);
+    if (peer->pidfd < 0) {
+        if (errno == ESRCH) {
+            rdp_log_warn(UCX, "%s: server %u (pid %u) is already gone",
+                         tl->name, peer->index, pid);
+            peer_mark_failed(tl, peer, PMIX_ERR_LOST_CONNECTION);
+        } else {
+            rdp_log_debug(UCX, "%s: cannot watch server %u (pid %u): %s",
+                          tl->name, peer->index, pid, strerror(errno));
+        }
+        return;
+    }
+    if (rdp_fdwatch_create(tl->loop, peer->pidfd, RDP_FD_READ, on_peer_exit,
+                           peer, &peer->exit_watch)
+        != PMIX_SUCCESS) {
+        close(peer->pidfd);
+        peer->pidfd = -1;
+        return;
+    }
+    rdp_fdwatch_enable(peer->exit_watch);
+}
+
 static void peers_free(ucx_peer_t *peers, uint32_t npeers)
 {
     for (uint32_t i = 0; i < npeers; i++) {
+        rdp_fdwatch_destroy(peers[i].exit_watch);
+        if (peers[i].pidfd >= 0) {
+            close(peers[i].pidfd);
+        }
         rdp_free(peers[i].addr);
     }
     rdp_free(peers);
@@ -1541,11 +1627,14 @@ pmix_status_t rdp_ucx_tl_connect(rdp_ucx_tl_t *tl, uint32_t my_index,
         return PMIX_ERR_EXISTS;
     }
     for (uint32_t i = 0; i < npeers; i++) {
+        rdp_ucx_envelope_t env;
+
         if ((i != my_index)
-            && ((addrs[i].base == NULL) || (addrs[i].len == 0)
-                || (addrs[i].len > RDP_UCX_MAX_ADDR))) {
+            && ((addrs[i].base == NULL) || (addrs[i].len > RDP_UCX_MAX_ADDR)
+                || (rdp_ucx_envelope_decode(addrs[i].base, addrs[i].len, &env)
+                    != PMIX_SUCCESS))) {
             rdp_log_error(UCX, "%s: bad address for server %u (%zu bytes)",
-                          tl->name, i, addrs[i].len);
+                          tl->name, i, (addrs[i].base != NULL) ? addrs[i].len : 0);
             return PMIX_ERR_BAD_PARAM;
         }
     }
@@ -1554,18 +1643,27 @@ pmix_status_t rdp_ucx_tl_connect(rdp_ucx_tl_t *tl, uint32_t my_index,
         return PMIX_ERR_NOMEM;
     }
     for (uint32_t i = 0; i < npeers; i++) {
+        peers[i].pidfd = -1;
+    }
+    for (uint32_t i = 0; i < npeers; i++) {
+        rdp_ucx_envelope_t env;
+
         peers[i].tl    = tl;
         peers[i].index = i;
         if (i == my_index) {
             continue;
         }
-        peers[i].addr = rdp_malloc(addrs[i].len);
+        (void)rdp_ucx_envelope_decode(addrs[i].base, addrs[i].len, &env);
+        peers[i].addr = rdp_malloc(env.ucx_len);
         if (peers[i].addr == NULL) {
             status = PMIX_ERR_NOMEM;
             goto err_free_peers;
         }
-        memcpy(peers[i].addr, addrs[i].base, addrs[i].len);
-        peers[i].addr_len = addrs[i].len;
+        memcpy(peers[i].addr, env.ucx, env.ucx_len);
+        peers[i].addr_len = env.ucx_len;
+        if (rdp_ucx_envelope_local(&tl->self, &env)) {
+            watch_local_peer(tl, &peers[i], env.pid);
+        }
     }
     for (uint32_t i = 0; !tl->lazy && (i < npeers); i++) {
         if (i == my_index) {
@@ -1670,6 +1768,7 @@ void rdp_ucx_tl_destroy(rdp_ucx_tl_t *tl)
         op_free(rdp_container_of(item, ucx_op_t, link));
     }
     peers_free(tl->peers, tl->npeers);
+    rdp_free(tl->envelope);
     rdp_ucx_auth_cleanup(&tl->auth);
     rdp_free(tl);
 }

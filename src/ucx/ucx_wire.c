@@ -7,6 +7,8 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
@@ -97,6 +99,102 @@ pmix_status_t rdp_ucx_wire_decode(const void *am_hdr, size_t am_len,
     }
     *w_p = w;
     return PMIX_SUCCESS;
+}
+
+/* ---- address envelope ---- */
+
+/* The boot id is a UUID in text: its 32 hex digits as 16 bytes. */
+static int read_boot_id(uint8_t out[16])
+{
+    char text[64];
+    size_t k = 0;
+    FILE *f  = fopen("/proc/sys/kernel/random/boot_id", "re");
+
+    if (f == NULL) {
+        return -1;
+    }
+    if (fgets(text, sizeof(text), f) == NULL) {
+        fclose(f);
+        return -1;
+    }
+    fclose(f);
+    for (const char *c = text; (*c != '\0') && (k < 32); c++) {
+        int v;
+
+        if (*c == '-') {
+            continue;
+        }
+        if ((*c >= '0') && (*c <= '9')) {
+            v = *c - '0';
+        } else if ((*c >= 'a') && (*c <= 'f')) {
+            v = *c - 'a' + 10;
+        } else {
+            break;
+        }
+        out[k / 2] = (uint8_t)((k % 2) ? (out[k / 2] | v) : (v << 4));
+        k++;
+    }
+    return (k == 32) ? 0 : -1;
+}
+
+pmix_status_t rdp_ucx_envelope_self(rdp_ucx_envelope_t *e)
+{
+    struct stat st;
+
+    memset(e->machine, 0, sizeof(e->machine));
+    e->pidns = 0;
+    e->pid   = (uint32_t)getpid();
+    if ((read_boot_id(e->machine) != 0)
+        || (stat("/proc/self/ns/pid", &st) != 0)) {
+        memset(e->machine, 0, sizeof(e->machine));
+        return PMIX_ERR_NOT_AVAILABLE;
+    }
+    e->pidns = ((uint64_t)st.st_dev << 32) ^ (uint64_t)st.st_ino;
+    return PMIX_SUCCESS;
+}
+
+void rdp_ucx_envelope_encode(const rdp_ucx_envelope_t *e, uint8_t *out)
+{
+    put_le32(out, RDP_UCX_ENV_MAGIC);
+    out[4] = RDP_UCX_ENV_VERSION;
+    memset(out + 5, 0, 3);
+    memcpy(out + 8, e->machine, 16);
+    put_le64(out + 24, e->pidns);
+    put_le32(out + 32, e->pid);
+    put_le32(out + 36, (uint32_t)e->ucx_len);
+    if (e->ucx_len > 0) {
+        memcpy(out + RDP_UCX_ENV_HDR, e->ucx, e->ucx_len);
+    }
+}
+
+pmix_status_t rdp_ucx_envelope_decode(const void *bytes, size_t len,
+                                      rdp_ucx_envelope_t *e)
+{
+    const uint8_t *p = bytes;
+
+    if ((p == NULL) || (len < RDP_UCX_ENV_HDR)
+        || (get_le32(p) != RDP_UCX_ENV_MAGIC) || (p[4] != RDP_UCX_ENV_VERSION)
+        || (get_le32(p + 36) != len - RDP_UCX_ENV_HDR)
+        || (len == RDP_UCX_ENV_HDR)) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    memcpy(e->machine, p + 8, 16);
+    e->pidns   = get_le64(p + 24);
+    e->pid     = get_le32(p + 32);
+    e->ucx     = p + RDP_UCX_ENV_HDR;
+    e->ucx_len = len - RDP_UCX_ENV_HDR;
+    return PMIX_SUCCESS;
+}
+
+int rdp_ucx_envelope_local(const rdp_ucx_envelope_t *self,
+                           const rdp_ucx_envelope_t *peer)
+{
+    static const uint8_t unknown[16];
+
+    return (memcmp(self->machine, unknown, sizeof(unknown)) != 0)
+           && (memcmp(self->machine, peer->machine, sizeof(unknown)) == 0)
+           && (self->pidns == peer->pidns) && (peer->pid != 0)
+           && (peer->pid != self->pid);
 }
 
 /* ---- authenticator ---- */

@@ -12,7 +12,10 @@
  *
  * With ENGINE_HOST_KILL=s in the environment the ranks of server s sleep
  * (to be killed with their server) and the others expect their collecting
- * fence to fail, within its PMIX_TIMEOUT and a margin.
+ * fence to fail, within its PMIX_TIMEOUT and a margin.  With also
+ * ENGINE_CLIENT_NO_TIMEOUT=1 that fence has no timeout at all: it must
+ * fail because the servers learn of the death, not by a timeout (else it
+ * hangs until engine_host gives up, which fails the test).
  */
 #include <pmix.h>
 
@@ -99,7 +102,14 @@ int main(int argc, char **argv)
         free(want);
         PMIx_Commit();
         t0 = time(NULL);
-        rc = fence(1, KILL_TIMEOUT);
+        if (getenv("ENGINE_CLIENT_NO_TIMEOUT") != NULL) {
+            rc = fence(1, 0);
+            if (rc == PMIX_ERR_TIMEOUT) {
+                fail("the fence without a timeout timed out");
+            }
+        } else {
+            rc = fence(1, KILL_TIMEOUT);
+        }
         if (rc == PMIX_SUCCESS) {
             fail("the fence succeeded although server %s died", victim);
         }

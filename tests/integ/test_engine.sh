@@ -54,6 +54,11 @@ for tls in tcp sm,self; do
         ENGINE_HOST_KILL=1 scenario "$m" 2 \
             "server 1 killed mid-fence over $tls" $(((m - 1) * 2))
     done
+    # the same without PMIX_TIMEOUT: the survivors learn of the death from
+    # the transport (tcp) or by watching the dead server's process (shared
+    # memory, which UCX cannot watch), or they would hang
+    ENGINE_HOST_KILL=1 ENGINE_CLIENT_NO_TIMEOUT=1 scenario 3 2 \
+        "server 1 killed mid-fence over $tls, no fence timeout" 4
 done
 echo "1..$n"
 exit $fail

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "coll/tl.h"
 #include "core/loop/loop.h"
@@ -677,15 +678,19 @@ typedef struct raw {
     ucp_ep_h ep;
 } raw_t;
 
-static void raw_open(raw_t *r, const void *addr)
+/* @a addr: a transport's bootstrap address (the UCX address inside) */
+static void raw_open(raw_t *r, const void *addr, size_t len)
 {
+    rdp_ucx_envelope_t env;
+
     ucp_params_t cp        = {.field_mask = UCP_PARAM_FIELD_FEATURES,
                               .features   = UCP_FEATURE_AM};
     ucp_worker_params_t wp = {.field_mask  = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
                               .thread_mode = UCS_THREAD_MODE_SINGLE};
-    ucp_ep_params_t ep     = {.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS,
-                              .address    = addr};
+    ucp_ep_params_t ep     = {.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS};
 
+    assert_int_equal(rdp_ucx_envelope_decode(addr, len, &env), PMIX_SUCCESS);
+    ep.address = env.ucx;
     assert_int_equal(ucp_init(&cp, NULL, &r->ctx), UCS_OK);
     assert_int_equal(ucp_worker_create(r->ctx, &wp, &r->worker), UCS_OK);
     assert_int_equal(ucp_ep_create(r->worker, &ep, &r->ep), UCS_OK);
@@ -742,7 +747,7 @@ static void raw_test_begin(raw_t *raw, rdp_ucx_auth_t *auth, uint8_t *payload,
     cluster_up(2, TLS_TCP, NULL, 0, 0);
     ucx_test_key(key, 1);
     assert_int_equal(rdp_ucx_auth_init(auth, key, sizeof(key)), PMIX_SUCCESS);
-    raw_open(raw, nodes[1].boot.addr);
+    raw_open(raw, nodes[1].boot.addr, nodes[1].boot.addr_len);
 }
 
 static void raw_test_end(raw_t *raw, rdp_ucx_auth_t *auth, uint8_t *payload)
@@ -1042,6 +1047,61 @@ static void gmac_matches_evp_aes_gcm(void **state)
     }
     rdp_ucx_auth_cleanup(&a);
     free(pay);
+}
+
+/* The bootstrap address: the UCX address wrapped with machine, pid
+ * namespace and pid; a peer counts as local (its process watched) only on
+ * this machine, in this pid namespace, as another process. */
+static void address_envelope(void **state)
+{
+    const uint8_t ucx[5] = {1, 2, 3, 4, 5};
+    uint8_t buf[RDP_UCX_ENV_HDR + sizeof(ucx)];
+    rdp_ucx_envelope_t self, peer, got;
+
+    (void)state;
+    assert_int_equal(rdp_ucx_envelope_self(&self), PMIX_SUCCESS);
+    assert_int_equal(self.pid, (uint32_t)getpid());
+    self.ucx     = ucx;
+    self.ucx_len = sizeof(ucx);
+    rdp_ucx_envelope_encode(&self, buf);
+    assert_int_equal(rdp_ucx_envelope_decode(buf, sizeof(buf), &got),
+                     PMIX_SUCCESS);
+    assert_memory_equal(got.machine, self.machine, 16);
+    assert_true(got.pidns == self.pidns);
+    assert_int_equal(got.pid, self.pid);
+    assert_int_equal(got.ucx_len, sizeof(ucx));
+    assert_memory_equal(got.ucx, ucx, sizeof(ucx));
+    /* framing errors */
+    assert_int_equal(rdp_ucx_envelope_decode(buf, sizeof(buf) - 1, &got),
+                     PMIX_ERR_BAD_PARAM);
+    assert_int_equal(rdp_ucx_envelope_decode(buf, RDP_UCX_ENV_HDR, &got),
+                     PMIX_ERR_BAD_PARAM);
+    assert_int_equal(rdp_ucx_envelope_decode(NULL, sizeof(buf), &got),
+                     PMIX_ERR_BAD_PARAM);
+    buf[4] = 2; /* version */
+    assert_int_equal(rdp_ucx_envelope_decode(buf, sizeof(buf), &got),
+                     PMIX_ERR_BAD_PARAM);
+    buf[4] = RDP_UCX_ENV_VERSION;
+    buf[0] ^= 1; /* magic */
+    assert_int_equal(rdp_ucx_envelope_decode(buf, sizeof(buf), &got),
+                     PMIX_ERR_BAD_PARAM);
+    /* who is local */
+    peer     = self;
+    peer.pid = self.pid + 1;
+    assert_true(rdp_ucx_envelope_local(&self, &peer));
+    assert_false(rdp_ucx_envelope_local(&self, &self)); /* myself */
+    peer.pidns ^= 1;
+    assert_false(rdp_ucx_envelope_local(&self, &peer)); /* a container */
+    peer.pidns ^= 1;
+    peer.machine[3] ^= 1;
+    assert_false(rdp_ucx_envelope_local(&self, &peer)); /* another host */
+    peer.machine[3] ^= 1;
+    peer.pid = 0;
+    assert_false(rdp_ucx_envelope_local(&self, &peer));
+    peer.pid = self.pid + 1;
+    memset(self.machine, 0, sizeof(self.machine)); /* no /proc here */
+    memset(peer.machine, 0, sizeof(peer.machine));
+    assert_false(rdp_ucx_envelope_local(&self, &peer));
 }
 
 /* The receiver's memory of nonces: fresh numbers in any order inside the
@@ -1509,6 +1569,7 @@ int main(void)
         cmocka_unit_test(nonce_and_keys),
         cmocka_unit_test(forged_messages_are_dropped),
         cmocka_unit_test(gmac_matches_evp_aes_gcm),
+        cmocka_unit_test(address_envelope),
         cmocka_unit_test(replay_window),
         cmocka_unit_test(replayed_messages_are_dropped),
         cmocka_unit_test(destroyed_peer_is_reported),
