@@ -424,7 +424,7 @@ typedef struct series {
     unsigned warm;
     unsigned total; /* warm + reps */
     unsigned iter;
-    uint8_t *sbuf;
+    uint8_t *sbuf; /* my block for this iteration, handed to the engine */
     double t0;
     double *times; /* reps */
     enum rdp_coll_alg picked;
@@ -513,15 +513,18 @@ static void barrier_done(const rdp_coll_result_t *res, void *arg)
         .opid   = ++b->opid,
         .parts  = b->parts,
         .nparts = b->n,
-        .data   = s->sbuf,
-        .len    = s->size,
+        /* as a server does: the block packed behind the engine's
+         * headroom and handed over, never copied */
+        .own_buf = s->sbuf,
+        .len     = s->size,
         /* what a server passes in steady state: the class of the previous
          * result over the same servers, i.e. of this same size */
         .size_class = rdp_coll_size_class_of((uint64_t)s->size * b->n, b->n),
         .timeout    = b->timeout,
     };
-    s->t0 = rdp_time_now();
-    st    = rdp_coll_start(b->engine, &args, allgather_done, s);
+    s->sbuf = NULL; /* the engine's now */
+    s->t0   = rdp_time_now();
+    st      = rdp_coll_start(b->engine, &args, allgather_done, s);
     if (st != PMIX_SUCCESS) {
         series_fail(s, st, "allgather start");
     }
@@ -535,7 +538,14 @@ static void iter_start(void *arg)
     rdp_coll_args_t args;
     pmix_status_t st;
 
-    ag_fill(s->sbuf, s->size, ag_seed(b->me, s->sid, s->iter));
+    free(s->sbuf); /* left over if the previous barrier failed */
+    s->sbuf = malloc(RDP_COLL_HEADROOM + s->size);
+    if (s->sbuf == NULL) {
+        series_fail(s, PMIX_ERR_NOMEM, "block allocation");
+        return;
+    }
+    ag_fill(s->sbuf + RDP_COLL_HEADROOM, s->size,
+            ag_seed(b->me, s->sid, s->iter));
     args = (rdp_coll_args_t){
         .kind    = RDP_COLL_BARRIER,
         .opid    = ++b->opid,
@@ -723,9 +733,9 @@ static int run_series(bench_t *b, oob_t *oob, const opts_t *o,
     pmix_status_t st;
     int rc = -1;
 
-    s.sbuf  = malloc(size > 0 ? size : 1);
+    s.sbuf  = NULL; /* one per iteration (iter_start) */
     s.times = calloc(reps, sizeof(double));
-    if (s.sbuf == NULL || s.times == NULL) {
+    if (s.times == NULL) {
         fprintf(stderr, "coll-bench: out of memory\n");
         goto out_free;
     }

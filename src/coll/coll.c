@@ -215,6 +215,9 @@ struct rdp_coll_engine {
     } while (0)
 
 static void coll_advance(coll_t *coll);
+_Static_assert(RDP_COLL_HEADROOM == RDP_COLL_BLK_HDR_LEN,
+               "the headroom of a handed-over block holds its header");
+
 static void coll_free(coll_t *coll);
 static void coll_finish(coll_t *coll, pmix_status_t status,
                         uint32_t failed_peer, int tell_others);
@@ -2150,7 +2153,8 @@ static pmix_status_t check_args(const rdp_coll_engine_t *engine,
         return PMIX_ERR_BAD_PARAM;
     }
     if (args->kind == RDP_COLL_ALLGATHER
-        && ((args->data == NULL && args->len != 0)
+        && ((args->data == NULL && args->own_buf == NULL && args->len != 0)
+            || (args->data != NULL && args->own_buf != NULL)
             || (uint64_t)args->len > RDP_COLL_MAX_BLOCK)) {
         rdp_log_error(COLL, "bad allgather contribution (%zu bytes)",
                       args->len);
@@ -2163,6 +2167,8 @@ static pmix_status_t check_args(const rdp_coll_engine_t *engine,
     return PMIX_SUCCESS;
 }
 
+/* Create @a coll from @a args; takes over args->own_buf (freed at once for
+ * a barrier, which ignores its contribution). */
 static pmix_status_t coll_create(rdp_coll_engine_t *engine,
                                  const rdp_coll_args_t *args, uint32_t rank,
                                  coll_t **coll_p)
@@ -2170,7 +2176,13 @@ static pmix_status_t coll_create(rdp_coll_engine_t *engine,
     coll_t *coll = rdp_calloc(1, sizeof(*coll));
 
     if (coll == NULL) {
+        rdp_free(args->own_buf);
         goto err_nomem;
+    }
+    if (args->kind == RDP_COLL_ALLGATHER) {
+        coll->own = args->own_buf; /* ours from here, freed by coll_free */
+    } else {
+        rdp_free(args->own_buf); /* ignored, as data is */
     }
     rdp_list_init(&coll->link);
     rdp_list_init(&coll->segs);
@@ -2194,7 +2206,9 @@ static pmix_status_t coll_create(rdp_coll_engine_t *engine,
     memcpy(coll->parts, args->parts, (size_t)coll->n * sizeof(*coll->parts));
     if (coll->kind == RDP_COLL_ALLGATHER) {
         coll->blocks = rdp_calloc(coll->n, sizeof(*coll->blocks));
-        coll->own    = rdp_malloc(RDP_COLL_BLK_HDR_LEN + args->len);
+        if (coll->own == NULL) {
+            coll->own = rdp_malloc(RDP_COLL_BLK_HDR_LEN + args->len);
+        }
         if (coll->blocks == NULL || coll->own == NULL) {
             goto err_free;
         }
@@ -2203,7 +2217,7 @@ static pmix_status_t coll_create(rdp_coll_engine_t *engine,
         }
         rdp_coll_put_u32(coll->own, engine->me);
         rdp_coll_put_u64(coll->own + 4, args->len);
-        if (args->len > 0) {
+        if ((args->own_buf == NULL) && (args->len > 0)) {
             memcpy(coll->own + RDP_COLL_BLK_HDR_LEN, args->data, args->len);
         }
         coll->blocks[rank].data = coll->own + RDP_COLL_BLK_HDR_LEN;
@@ -2246,11 +2260,15 @@ pmix_status_t rdp_coll_start(rdp_coll_engine_t *engine,
     pmix_status_t status;
 
     if (engine == NULL || args == NULL || cb == NULL) {
+        if (args != NULL) {
+            rdp_free(args->own_buf);
+        }
         return PMIX_ERR_BAD_PARAM;
     }
     ENGINE_ASSERT_OWNER(engine);
     status = check_args(engine, args, &rank);
     if (status != PMIX_SUCCESS) {
+        rdp_free(args->own_buf); /* ours whatever happens */
         return status;
     }
     status = coll_create(engine, args, (uint32_t)rank, &coll);

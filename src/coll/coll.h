@@ -139,6 +139,10 @@ typedef struct rdp_coll_result {
 
 typedef void (*rdp_coll_cb_t)(const rdp_coll_result_t *result, void *arg);
 
+/** Bytes the engine needs in front of a block handed over in
+ * rdp_coll_args_t.own_buf (its block header, coll/msg.h). */
+#define RDP_COLL_HEADROOM 12u
+
 typedef struct rdp_coll_args {
     enum rdp_coll_kind kind;
     uint64_t opid;
@@ -147,6 +151,12 @@ typedef struct rdp_coll_args {
     const void *data; /**< allgather: my block (copied), may be NULL
                                 when len is 0; ignored by barriers */
     size_t len;
+    /** allgather, instead of @a data (then NULL): a buffer from rdp_malloc
+     * of RDP_COLL_HEADROOM + len bytes, my block at own_buf +
+     * RDP_COLL_HEADROOM.  The engine takes it over whatever rdp_coll_start
+     * returns: it writes its block header into the headroom, sends from
+     * the buffer and frees it, so the block is never copied. */
+    void *own_buf;
     enum rdp_coll_size_class size_class; /**< identical everywhere */
     double timeout;                      /**< seconds; <= 0: none */
 } rdp_coll_args_t;

@@ -99,6 +99,7 @@ typedef struct op {
     uint64_t msgs_sent;
     enum rdp_coll_alg alg;
     int data_ok;
+    const uint8_t *handed; /* my block, handed over (own_buf), or NULL */
 } op_t;
 
 struct sim {
@@ -247,6 +248,11 @@ static void op_done(const rdp_coll_result_t *res, void *arg)
             op->data_ok = 0;
             return;
         }
+        /* a block handed over is the result's own, never a copy */
+        if (u == op->me && op->handed != NULL && d != op->handed) {
+            op->data_ok = 0;
+            return;
+        }
         for (size_t j = 0; j < len; j++) {
             if (d[j] != block_byte(u, op->opid, j)) {
                 op->data_ok = 0;
@@ -264,10 +270,14 @@ static op_t *sim_start_ex(sim_t *sim, uint32_t me, enum rdp_coll_kind kind,
 {
     rdp_coll_args_t args = {0};
     size_t len           = block_len(pol, me, opid);
-    uint8_t *data        = malloc(len > 0 ? len : 1);
+    /* odd operations hand their block over (own_buf), even ones lend it:
+     * every scenario runs both ways */
+    int hand_over        = (opid % 2) == 1 && kind == RDP_COLL_ALLGATHER;
+    uint8_t *buf         = malloc(RDP_COLL_HEADROOM + (len > 0 ? len : 1));
+    uint8_t *data        = buf + RDP_COLL_HEADROOM;
     op_t *op;
 
-    assert_non_null(data);
+    assert_non_null(buf);
     if (sim->nops == sim->capops) {
         /* ops are referenced by pointer from engines: never realloc */
         fail_msg("op pool exhausted");
@@ -287,15 +297,19 @@ static op_t *sim_start_ex(sim_t *sim, uint32_t me, enum rdp_coll_kind kind,
     args.opid       = opid;
     args.parts      = parts;
     args.nparts     = nparts;
-    args.data       = data;
+    args.data       = hand_over ? NULL : data;
+    args.own_buf    = hand_over ? buf : NULL;
     args.len        = len;
     args.size_class = sc;
     args.timeout    = timeout;
+    op->handed      = hand_over ? data : NULL;
     assert_int_equal(rdp_coll_start(sim->eng[me], &args, op_done, op),
                      PMIX_SUCCESS);
-    /* the engine copied the contribution */
-    memset(data, 0xee, len);
-    free(data);
+    if (!hand_over) {
+        /* the engine copied the contribution */
+        memset(data, 0xee, len);
+        free(buf);
+    }
     return op;
 }
 
@@ -1374,6 +1388,19 @@ static void start_validates_its_arguments(void **state)
     assert_int_equal(rdp_coll_start(sim.eng[0], &args, op_done, &op),
                      PMIX_ERR_BAD_PARAM);
     args.len  = 0;
+    /* a handed-over block is the engine's even when start fails (the
+     * sanitizer build's leak check would catch it otherwise) */
+    args.own_buf = malloc(RDP_COLL_HEADROOM + 4);
+    args.data    = "abcd";
+    args.len     = 4;
+    assert_int_equal(rdp_coll_start(sim.eng[0], &args, op_done, &op),
+                     PMIX_ERR_BAD_PARAM); /* both data and own_buf */
+    args.data    = NULL;
+    args.own_buf = malloc(RDP_COLL_HEADROOM + 4);
+    assert_int_equal(rdp_coll_start(NULL, &args, op_done, &op),
+                     PMIX_ERR_BAD_PARAM);
+    args.own_buf = NULL;
+    args.len     = 0;
     args.kind = (enum rdp_coll_kind)7;
     assert_int_equal(rdp_coll_start(sim.eng[0], &args, op_done, &op),
                      PMIX_ERR_BAD_PARAM);
@@ -1387,8 +1414,10 @@ static void start_validates_its_arguments(void **state)
     op.nparts = 3;
     assert_int_equal(rdp_coll_start(sim.eng[0], &args, op_done, &op),
                      PMIX_SUCCESS);
+    args.own_buf = malloc(RDP_COLL_HEADROOM);
     assert_int_equal(rdp_coll_start(sim.eng[0], &args, op_done, &op),
                      PMIX_ERR_EXISTS);
+    args.own_buf = NULL;
     assert_false(op.called);
     assert_int_equal(rdp_coll_engine_active(sim.eng[0]), 1);
     /* destroying with a collective pending abandons it quietly */

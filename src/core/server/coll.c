@@ -1,6 +1,7 @@
 /* coll.c - local aggregation of fence, connect and disconnect */
 #include "config.h"
 #include "core/server/server_int.h"
+#include "coll/coll.h"
 #include "core/util/alloc.h"
 #include "core/util/log.h"
 
@@ -529,23 +530,36 @@ static bool engine_handles(const coll_t *coll)
 /* Every local participant is here: hand the fence to the engine. */
 static void coll_engine_start(coll_t *coll)
 {
+    static const uint8_t headroom[RDP_COLL_HEADROOM];
     rdp_buf_t buf;
     double timeout   = 0;
     pmix_status_t rc = PMIX_SUCCESS;
+    void *own_buf    = NULL;
+    size_t size      = 0;
 
     read_directives(coll, &timeout);
     rdp_buf_init(&buf);
     if (coll->collect) {
-        /* the same bundle the host-delegated path hands to fence_nb */
-        rc = pack_parts_bundle(coll, true, &buf);
+        /* the same bundle the host-delegated path hands to fence_nb,
+         * behind room for the engine's block header: the engine sends it
+         * from this very buffer */
+        rc = rdp_buf_append(&buf, headroom, sizeof(headroom));
+        if (rc == PMIX_SUCCESS) {
+            rc = pack_parts_bundle(coll, true, &buf);
+        }
+        own_buf = rdp_buf_take(&buf, &size);
     }
-    if (rc == PMIX_SUCCESS) {
+    rdp_buf_cleanup(&buf);
+    if (rc != PMIX_SUCCESS) {
+        rdp_free(own_buf);
+    } else {
         coll->state = COLL_HOST;
         rc          = rdp_srv_engine_fence(coll->id, coll->procs, coll->nprocs,
                                            coll->key, coll->keylen, coll->collect,
-                                           timeout, buf.data, buf.size);
+                                           timeout, own_buf,
+                                           (own_buf != NULL) ? size - sizeof(headroom)
+                                                             : 0);
     }
-    rdp_buf_cleanup(&buf);
     if (rc != PMIX_SUCCESS) {
         coll->state = COLL_GATHER;
         coll_finish(coll, rc);

@@ -616,7 +616,7 @@ static pmix_status_t fence_servers(const pmix_proc_t *procs, size_t nprocs,
 pmix_status_t rdp_srv_engine_fence(uint64_t coll_id, const pmix_proc_t *procs,
                                    size_t nprocs, const uint8_t *key,
                                    size_t keylen, bool collect, double timeout,
-                                   const void *data, size_t len)
+                                   void *own_buf, size_t len)
 {
     rdp_coll_args_t args;
     uint32_t *servers = NULL, nservers = 0;
@@ -627,15 +627,18 @@ pmix_status_t rdp_srv_engine_fence(uint64_t coll_id, const pmix_proc_t *procs,
 
     RDP_ASSERT_ON_LOOP(rdp_rt.loop);
     if (!eng.connected || keylen < sizeof(seq)) {
+        rdp_free(own_buf);
         return PMIX_ERR_INIT;
     }
     status = fence_servers(procs, nprocs, &servers, &nservers);
     if (status != PMIX_SUCCESS) {
+        rdp_free(own_buf);
         return status;
     }
     f = rdp_calloc(1, sizeof(*f));
     if (f == NULL) {
         rdp_free(servers);
+        rdp_free(own_buf);
         return PMIX_ERR_NOMEM;
     }
     /* the key ends with the sequence number (coll.c, next_key) */
@@ -649,7 +652,7 @@ pmix_status_t rdp_srv_engine_fence(uint64_t coll_id, const pmix_proc_t *procs,
     args.opid    = mix(f->setkey ^ mix(seq));
     args.parts   = servers;
     args.nparts  = nservers;
-    args.data    = collect ? data : NULL;
+    args.own_buf = own_buf; /* rdp_coll_start takes it over */
     args.len     = collect ? len : 0;
     args.timeout = timeout;
     sm           = rdp_hash_get_u64(&eng.sizes, f->setkey);

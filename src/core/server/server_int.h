@@ -247,14 +247,17 @@ void rdp_srv_engine_fini(void);
 bool rdp_srv_engine_active(void);
 /** Run the inter-server part of fence @a coll_id (all local participants
  * arrived) over the engine: a barrier, or with @a collect an allgather of
- * this server's bundle @a data (copied).  @a key is the tracker's key
- * (signature and sequence number).  On PMIX_SUCCESS,
- * rdp_srv_coll_engine_done(coll_id, status) runs later, exactly once,
- * after the other servers' data was stored; on error never. */
+ * this server's bundle: the @a len bytes at @a own_buf +
+ * RDP_COLL_HEADROOM of a buffer from rdp_malloc, which this call takes
+ * over whatever it returns (so the bundle is never copied; NULL when not
+ * collecting).  @a key is the tracker's key (signature and sequence
+ * number).  On PMIX_SUCCESS, rdp_srv_coll_engine_done(coll_id, status)
+ * runs later, exactly once, after the other servers' data was stored; on
+ * error never. */
 pmix_status_t rdp_srv_engine_fence(uint64_t coll_id, const pmix_proc_t *procs,
                                    size_t nprocs, const uint8_t *key,
                                    size_t keylen, bool collect, double timeout,
-                                   const void *data, size_t len);
+                                   void *own_buf, size_t len);
 /** A GET waits for remote (nspace, rank): ask its server (batched; once
  * per rank while a request is outstanding).  The answer arrives through
  * rdp_srv_store_bundles, a failure through rdp_srv_modex_fail. */
