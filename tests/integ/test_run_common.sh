@@ -44,10 +44,8 @@ check_that() {
 job() {
     secs=60
     case $1 in [0-9]*) secs=$1; shift ;; esac
-    t0=$(date +%s)
     timeout -k 5 "$secs" "$RUN" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
     rc=$?
-    elapsed=$(($(date +%s) - t0))
 }
 
 # poll 'CONDITION': true as soon as CONDITION holds, false after 10 s

@@ -78,13 +78,11 @@ for tls in tcp sm; do
     pid=$!
     poll '[ "$(grep -c "^rank [0-9]* looping$" "$tmp/out")" -eq 8 ]'
     dpid=$(pgrep -P $pid -f -- "--node-id 2 ")
-    t0=$(date +%s)
     [ -n "$dpid" ] && kill -KILL $dpid
     wait $pid
     rc=$?
-    elapsed=$(($(date +%s) - t0))
     check_that "a daemon killed in a fence fails the job ($tls)" \
-        '[ -n "$dpid" ] && [ "$rc" -eq 1 ] && [ "$elapsed" -lt 20 ]'
+        '[ -n "$dpid" ] && [ "$rc" -eq 1 ]'
     check "the dead node is named ($tls)" \
         grep -q "^rdpmix-run: node 2 (daemon pid $dpid) died; terminating the job$" "$tmp/err"
     check "no rank of any node is left ($tls)" none_left "$marker"

