@@ -74,11 +74,18 @@ marker="$client nodes loop"
 for tls in tcp sm; do
     eval "UCX_TLS=\$tls_$tls"
     export UCX_TLS
+    # empty the output first: the job's own redirection may run after the
+    # first poll, which would then see the previous round's lines
+    : >"$tmp/out"
     "$RUN" --nodes 4 -n 8 "$client" nodes loop >"$tmp/out" 2>"$tmp/err" </dev/null &
     pid=$!
     poll '[ "$(grep -c "^rank [0-9]* looping$" "$tmp/out")" -eq 8 ]'
     dpid=$(pgrep -P $pid -f -- "--node-id 2 ")
-    [ -n "$dpid" ] && kill -KILL $dpid
+    if [ -n "$dpid" ]; then
+        kill -KILL $dpid
+    else
+        kill -TERM $pid # the check below fails; never wait for ever
+    fi
     wait $pid
     rc=$?
     check_that "a daemon killed in a fence fails the job ($tls)" \
