@@ -1550,7 +1550,32 @@ pmix_status_t rdp_ucx_tl_set_key(rdp_ucx_tl_t *tl, const uint8_t *key,
     return PMIX_SUCCESS;
 }
 
-/* The process of a peer on this machine ended (its pidfd is readable). */
+/* Take in everything that already arrived: progress until a round finds
+ * nothing (bounded), delivering to the engine as usual. */
+static void drain_arrived(rdp_ucx_tl_t *tl)
+{
+    if (tl->in_progress) {
+        return;
+    }
+    tl->in_progress = 1;
+    for (unsigned round = 0; round < PROGRESS_BUDGET; round++) {
+        uint64_t delivered = tl->stats.delivered;
+        unsigned n         = ucp_worker_progress(tl->worker);
+        int due            = deferred_due(tl);
+
+        run_deferred(tl);
+        if ((n == 0) && (tl->stats.delivered == delivered) && !due) {
+            break;
+        }
+    }
+    tl->in_progress = 0;
+}
+
+/* The process of a peer on this machine ended (its pidfd is readable).
+ * What it sent before may still wait in our queues (over shared memory the
+ * messages sit in our receive FIFO): take that in first, so that the news
+ * of its death never overtakes its last messages, as over tcp, where the
+ * stream delivers the data before the disconnection. */
 static void on_peer_exit(int fd, int events, void *arg)
 {
     ucx_peer_t *peer = arg;
@@ -1559,10 +1584,12 @@ static void on_peer_exit(int fd, int events, void *arg)
     (void)fd;
     (void)events;
     rdp_fdwatch_disable(peer->exit_watch);
-    if (!peer->failed) {
-        rdp_log_info(UCX, "%s: server %u (a process on this machine) exited",
-                     tl->name, peer->index);
+    if (peer->failed) {
+        return;
     }
+    rdp_log_info(UCX, "%s: server %u (a process on this machine) exited",
+                 tl->name, peer->index);
+    drain_arrived(tl);
     peer_mark_failed(tl, peer, PMIX_ERR_LOST_CONNECTION);
 }
 

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include "coll/tl.h"
@@ -1259,6 +1261,109 @@ static void destroyed_peer_is_reported(void **state)
     cluster_down();
 }
 
+/* Hold a node's loop until the test thread lets it go. */
+typedef struct loop_hold {
+    rdp_wait_t held;    /* signalled once the loop is inside the job */
+    rdp_wait_t release; /* signalled by the test */
+} loop_hold_t;
+
+static void hold_job(void *arg)
+{
+    loop_hold_t *h = arg;
+
+    rdp_wait_signal(&h->held, PMIX_SUCCESS);
+    (void)rdp_wait_wait(&h->release);
+}
+
+/* A child that waits to be killed: the process node 1 believes is its
+ * peer 0 on this machine. */
+static pid_t spawn_sleeper(void)
+{
+    pid_t pid = fork();
+
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        for (;;) {
+            pause();
+        }
+    }
+    return pid;
+}
+
+/*
+ * The death of a peer on this machine must not overtake what it sent
+ * before: node 1 watches a child process as server 0 (its table says so);
+ * while node 1's loop is held, the child is killed and then node 0 sends,
+ * so that the exit is the first event the loop sees when it resumes.
+ * Every message still reaches the engine, and only then is the peer
+ * reported failed (messages from a failed peer are dropped).
+ */
+static void local_peer_death_follows_its_messages(void **state)
+{
+    const uint32_t count = 20;
+    rdp_ucx_envelope_t env;
+    uint8_t fake0[4096];
+    rdp_iov_t table1[2];
+    smsg_t *m[20];
+    loop_hold_t hold;
+    pid_t child;
+    int wstatus;
+
+    (void)state;
+    child = spawn_sleeper();
+    cluster_up2(2, TLS_TCP, NULL, 0, 0, 2); /* node 1 not connected yet */
+    assert_int_equal(rdp_ucx_envelope_decode(table[0].base, table[0].len, &env),
+                     PMIX_SUCCESS);
+    assert_true(RDP_UCX_ENV_HDR + env.ucx_len <= sizeof(fake0));
+    env.pid = (uint32_t)child;
+    rdp_ucx_envelope_encode(&env, fake0);
+    table1[0].base       = fake0;
+    table1[0].len        = RDP_UCX_ENV_HDR + env.ucx_len;
+    table1[1]            = table[1];
+    nodes[1].boot.table = table1;
+    on_loop(nodes[1].loop, ucx_boot_connect, &nodes[1].boot);
+    assert_int_equal(nodes[1].boot.status, PMIX_SUCCESS);
+    on_loop(nodes[1].loop, bind_job, &nodes[1]);
+    assert_int_equal(nodes[1].status, PMIX_SUCCESS);
+    /* the connection up both ways first */
+    m[0] = send_one(&nodes[0], 1, 0, 10, 1);
+    assert_int_equal(wait_count(&nodes[1], &nodes[1].ncomplete, 1), 0);
+    wait_sent(&nodes[0], 1);
+    smsg_free(m[0]);
+    /* let node 1's spin window pass, so that it sleeps on its event fd
+     * (the order of events below is then the order they happened in) */
+    usleep(20000);
+
+    rdp_wait_init(&hold.held);
+    rdp_wait_init(&hold.release);
+    assert_int_equal(rdp_loop_post(nodes[1].loop, hold_job, &hold),
+                     PMIX_SUCCESS);
+    assert_int_equal(rdp_wait_wait(&hold.held), PMIX_SUCCESS);
+    kill(child, SIGKILL);
+    assert_int_equal(waitpid(child, &wstatus, 0), child);
+    for (uint32_t k = 1; k < count; k++) {
+        m[k] = send_one(&nodes[0], 1, k, 100, 1);
+    }
+    wait_sent(&nodes[0], count);
+    rdp_wait_signal(&hold.release, PMIX_SUCCESS);
+
+    assert_int_equal(wait_count(&nodes[1], &nodes[1].nfailed, 1), 0);
+    pthread_mutex_lock(&nodes[1].lock);
+    assert_int_equal(nodes[1].nrecs, count);
+    for (uint32_t k = 0; k < count; k++) {
+        assert_int_equal(nodes[1].recs[k].hdr.seq, k);
+    }
+    assert_int_equal(nodes[1].failed[0], 1);
+    assert_int_equal(nodes[1].fail_status[0], PMIX_ERR_LOST_CONNECTION);
+    pthread_mutex_unlock(&nodes[1].lock);
+    for (uint32_t k = 1; k < count; k++) {
+        smsg_free(m[k]);
+    }
+    rdp_wait_cleanup(&hold.held);
+    rdp_wait_cleanup(&hold.release);
+    cluster_down();
+}
+
 static void many_messages_in_flight(void **state)
 {
     const uint32_t per_peer = 400;
@@ -1573,6 +1678,7 @@ int main(void)
         cmocka_unit_test(replay_window),
         cmocka_unit_test(replayed_messages_are_dropped),
         cmocka_unit_test(destroyed_peer_is_reported),
+        cmocka_unit_test(local_peer_death_follows_its_messages),
         cmocka_unit_test(many_messages_in_flight),
         cmocka_unit_test(messages_before_bind_are_held),
         cmocka_unit_test(messages_before_connect_wait_for_the_key),
