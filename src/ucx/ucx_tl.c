@@ -144,7 +144,8 @@ typedef struct ucx_peer {
     int reported; /* peer_failed delivered to the current binding */
     uint64_t tx_seq;            /* counter of the messages sent to it */
     rdp_ucx_replay_t rx_replay; /* nonces of the messages it sent us */
-    int pidfd;                  /* a peer on this machine: its process */
+    uint32_t local_pid;         /* a peer on this machine: its pid, else 0 */
+    int pidfd;                  /* ... and its process, watched */
     rdp_fdwatch_t *exit_watch;  /* readable once that process is gone */
 } ucx_peer_t;
 
@@ -814,6 +815,31 @@ static int ops_in_flight(const rdp_ucx_tl_t *tl)
     return !rdp_list_is_empty(&tl->sends) || !rdp_list_is_empty(&tl->fetches);
 }
 
+/* Progress until UCP reports nothing more (at most *@a budget calls), then
+ * run the deferred work.  Returns 1 if the round did anything: a message
+ * shown to the engine (UCP can deliver one and still report no progress),
+ * an operation completed, a failure to report. */
+static int progress_round(rdp_ucx_tl_t *tl, unsigned *budget)
+{
+    uint64_t delivered = tl->stats.delivered;
+    unsigned n         = 0;
+    int worked;
+
+    while ((n < *budget) && (ucp_worker_progress(tl->worker) != 0)) {
+        n++;
+    }
+    *budget -= n;
+    worked = (n > 0) || (tl->stats.delivered != delivered);
+    if (worked) {
+        tl->last_activity = rdp_time_now();
+    }
+    if (deferred_due(tl)) {
+        worked = 1;
+    }
+    run_deferred(tl);
+    return worked;
+}
+
 /* Progress until the worker is idle, then arm its event fd (again if UCP
  * says events arrived meanwhile).  A bounded number of rounds, so that a
  * flood of messages cannot starve the rest of the loop. */
@@ -828,20 +854,7 @@ static void progress_all(rdp_ucx_tl_t *tl)
     }
     tl->in_progress = 1;
     for (;;) {
-        unsigned n = 0;
-
-        while ((n < budget) && (ucp_worker_progress(tl->worker) != 0)) {
-            n++;
-        }
-        budget -= n;
-        if (n > 0) {
-            tl->last_activity = rdp_time_now();
-            worked            = 1;
-        }
-        if (deferred_due(tl)) {
-            worked = 1;
-        }
-        run_deferred(tl);
+        worked |= progress_round(tl, &budget);
         if (budget == 0) {
             kick(tl); /* more to do: come back after other events */
             break;
@@ -1075,9 +1088,10 @@ static pmix_status_t check_send(rdp_ucx_tl_t *tl, uint32_t peer,
     return PMIX_SUCCESS;
 }
 
+/* @a eager: the message goes eager-only, so it needs no mac_hdr */
 static ucx_sreq_t *sreq_create(rdp_ucx_tl_t *tl, uint32_t peer, const void *hdr,
                                size_t hdr_len, const rdp_iov_t *iov,
-                               size_t iovcnt, uint64_t total)
+                               size_t iovcnt, uint64_t total, int eager)
 {
     size_t pre_len = RDP_UCX_FIXED_LEN + hdr_len;
     rdp_ucx_wire_t w;
@@ -1107,7 +1121,7 @@ static ucx_sreq_t *sreq_create(rdp_ucx_tl_t *tl, uint32_t peer, const void *hdr,
     }
     /* mac_hdr only serves rendezvous: a message sent eagerly leaves it 0 */
     memset(sreq->am + pre_len, 0, RDP_UCX_MAC_LEN);
-    if (((total > eager_max())
+    if ((!eager
          && (rdp_ucx_auth_hdr(&tl->auth, sreq->am, pre_len, sreq->am + pre_len)
              != PMIX_SUCCESS))
         || (rdp_ucx_auth_msg(&tl->auth, sreq->am, pre_len, iov, iovcnt,
@@ -1132,6 +1146,7 @@ static pmix_status_t tl_send(void *ctx, uint32_t peer, const void *hdr,
     ucs_status_ptr_t req;
     pmix_status_t status;
     uint64_t total;
+    int eager;
 
     RDP_ASSERT_ON_LOOP(tl->loop);
     status = check_send(tl, peer, hdr, hdr_len, iov, iovcnt, &total);
@@ -1148,7 +1163,8 @@ static pmix_status_t tl_send(void *ctx, uint32_t peer, const void *hdr,
         status = PMIX_ERR_UNREACH;
         goto out;
     }
-    sreq = sreq_create(tl, peer, hdr, hdr_len, iov, iovcnt, total);
+    eager = (total <= eager_max());
+    sreq  = sreq_create(tl, peer, hdr, hdr_len, iov, iovcnt, total, eager);
     if (sreq == NULL) {
         status = PMIX_ERR_NOMEM;
         goto out;
@@ -1160,7 +1176,7 @@ static pmix_status_t tl_send(void *ctx, uint32_t peer, const void *hdr,
                        | UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_FLAGS;
     prm.cb.send   = send_cb;
     prm.user_data = sreq;
-    prm.flags     = (total <= eager_max()) ? UCP_AM_SEND_FLAG_EAGER : 0;
+    prm.flags     = eager ? UCP_AM_SEND_FLAG_EAGER : 0;
     if (iovcnt > 1) {
         /* layout-compatible (static assertions above); UCP only reads */
         buffer       = (void *)iov;
@@ -1554,19 +1570,14 @@ pmix_status_t rdp_ucx_tl_set_key(rdp_ucx_tl_t *tl, const uint8_t *key,
  * nothing (bounded), delivering to the engine as usual. */
 static void drain_arrived(rdp_ucx_tl_t *tl)
 {
+    unsigned budget = PROGRESS_BUDGET;
+
     if (tl->in_progress) {
         return;
     }
     tl->in_progress = 1;
-    for (unsigned round = 0; round < PROGRESS_BUDGET; round++) {
-        uint64_t delivered = tl->stats.delivered;
-        unsigned n         = ucp_worker_progress(tl->worker);
-        int due            = deferred_due(tl);
-
-        run_deferred(tl);
-        if ((n == 0) && (tl->stats.delivered == delivered) && !due) {
-            break;
-        }
+    while ((budget > 0) && progress_round(tl, &budget)) {
+        budget--;
     }
     tl->in_progress = 0;
 }
@@ -1603,8 +1614,10 @@ static void on_peer_exit(int fd, int events, void *arg)
  * name another process if the peer died and its pid was reused before
  * connect.  tl->peers is not set yet: reports wait for connect.
  */
-static void watch_local_peer(rdp_ucx_tl_t *tl, ucx_peer_t *peer, uint32_t pid)
+static void watch_local_peer(rdp_ucx_tl_t *tl, ucx_peer_t *peer)
 {
+    uint32_t pid = peer->local_pid;
+
     peer->pidfd = pidfd_open((pid_t)pid, 0);
     if (peer->pidfd < 0) {
         if (errno == ESRCH) {
@@ -1653,18 +1666,6 @@ pmix_status_t rdp_ucx_tl_connect(rdp_ucx_tl_t *tl, uint32_t my_index,
         rdp_log_error(UCX, "%s: already connected", tl->name);
         return PMIX_ERR_EXISTS;
     }
-    for (uint32_t i = 0; i < npeers; i++) {
-        rdp_ucx_envelope_t env;
-
-        if ((i != my_index)
-            && ((addrs[i].base == NULL) || (addrs[i].len > RDP_UCX_MAX_ADDR)
-                || (rdp_ucx_envelope_decode(addrs[i].base, addrs[i].len, &env)
-                    != PMIX_SUCCESS))) {
-            rdp_log_error(UCX, "%s: bad address for server %u (%zu bytes)",
-                          tl->name, i, (addrs[i].base != NULL) ? addrs[i].len : 0);
-            return PMIX_ERR_BAD_PARAM;
-        }
-    }
     peers = rdp_calloc(npeers, sizeof(*peers));
     if (peers == NULL) {
         return PMIX_ERR_NOMEM;
@@ -1680,7 +1681,14 @@ pmix_status_t rdp_ucx_tl_connect(rdp_ucx_tl_t *tl, uint32_t my_index,
         if (i == my_index) {
             continue;
         }
-        (void)rdp_ucx_envelope_decode(addrs[i].base, addrs[i].len, &env);
+        if ((addrs[i].base == NULL) || (addrs[i].len > RDP_UCX_MAX_ADDR)
+            || (rdp_ucx_envelope_decode(addrs[i].base, addrs[i].len, &env)
+                != PMIX_SUCCESS)) {
+            rdp_log_error(UCX, "%s: bad address for server %u (%zu bytes)",
+                          tl->name, i, (addrs[i].base != NULL) ? addrs[i].len : 0);
+            status = PMIX_ERR_BAD_PARAM;
+            goto err_free_peers;
+        }
         peers[i].addr = rdp_malloc(env.ucx_len);
         if (peers[i].addr == NULL) {
             status = PMIX_ERR_NOMEM;
@@ -1689,7 +1697,12 @@ pmix_status_t rdp_ucx_tl_connect(rdp_ucx_tl_t *tl, uint32_t my_index,
         memcpy(peers[i].addr, env.ucx, env.ucx_len);
         peers[i].addr_len = env.ucx_len;
         if (rdp_ucx_envelope_local(&tl->self, &env)) {
-            watch_local_peer(tl, &peers[i], env.pid);
+            peers[i].local_pid = env.pid;
+        }
+    }
+    for (uint32_t i = 0; i < npeers; i++) {
+        if (peers[i].local_pid != 0) {
+            watch_local_peer(tl, &peers[i]);
         }
     }
     for (uint32_t i = 0; !tl->lazy && (i < npeers); i++) {
