@@ -45,6 +45,7 @@ typedef struct dnode {
     int lost;     /* channel ended before DONE */
     int failed;   /* died or lost before DONE */
     int quiet;    /* failed while the job was already ending */
+    int signalled; /* rdpmix-run sent its process group a signal */
     int reported; /* its failure has been reported */
     struct conn *conn;
     uint32_t nranks;
@@ -197,11 +198,19 @@ static void send_kill(dnode_t *node, uint8_t mode, int signo)
     rdp_buf_cleanup(&buf);
 }
 
+/* Signal a daemon's process group; remembered, so that a death by a
+ * signal nobody here sent can still be told apart. */
+static void signal_daemon(dnode_t *node, int signo)
+{
+    node->signalled = 1;
+    kill(-node->pid, signo);
+}
+
 static void kill_daemons(int signo)
 {
     for (uint32_t i = 0; i < L.nnodes; i++) {
         if (L.nodes[i].alive) {
-            kill(-L.nodes[i].pid, signo);
+            signal_daemon(&L.nodes[i], signo);
         }
     }
 }
@@ -253,7 +262,7 @@ static void end_job(void)
             send_kill(node, RDP_CTL_KILL_TERMINATE, 0);
         } else {
             /* never connected or lost: it cannot be asked */
-            kill(-node->pid, SIGTERM);
+            signal_daemon(node, SIGTERM);
         }
     }
     /* a daemon that does not manage in time is killed with its group */
@@ -640,7 +649,7 @@ static void lost_timer_cb(void *arg)
                 node->id, (int)node->pid);
         }
         if (node->alive) {
-            kill(-node->pid, SIGTERM);
+            signal_daemon(node, SIGTERM);
         }
     }
 }
@@ -734,7 +743,13 @@ static void sigchld_cb(int signo, void *arg)
             }
             node_failed(node);
             orphan_cleanup(node);
-            if (!node->reported && !node->quiet) {
+            /* a daemon killed by a signal rdpmix-run did not send is news
+             * even while the job is already ending: with engine mode the
+             * other servers may notice its death (and their ranks fail)
+             * before its exit status arrives here */
+            if (!node->reported
+                && (!node->quiet
+                    || (WIFSIGNALED(wstatus) && !node->signalled))) {
                 node->reported = 1;
                 if (WIFSIGNALED(wstatus)) {
                     rdp_run_signal_desc(WTERMSIG(wstatus), desc, sizeof(desc));
