@@ -74,9 +74,16 @@ check "no process is left after SIGINT" none_left "$marker"
 reap "$marker"
 
 # timeout(1) delivers its SIGTERM twice (child and group): still one
-# forwarded signal, so the ranks' trap runs and decides the status
-timeout -k 5 3 "$RUN" -n 2 sh -c "trap 'echo got TERM; exit 4' TERM; $marker & wait" \
-    >"$tmp/out" 2>"$tmp/err" </dev/null
+# forwarded signal, so the ranks' trap runs and decides the status.
+# timeout(1) is sent SIGTERM once both ranks run (it passes it on as when
+# its time is up); a fixed time limit could expire before the ranks had
+# set their trap on a loaded machine.
+timeout -k 5 60 "$RUN" -n 2 sh -c "trap 'echo got TERM; exit 4' TERM; $marker & wait" \
+    >"$tmp/out" 2>"$tmp/err" </dev/null &
+pid=$!
+wait_for "$marker" 2
+kill -TERM $pid
+wait $pid
 rc=$?
 check_that "a doubled SIGTERM from timeout(1) is forwarded once" \
     '[ "$(grep -c "^got TERM$" "$tmp/out")" -eq 2 ] && ! grep -q "killing the job" "$tmp/err"'
