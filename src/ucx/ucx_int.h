@@ -61,6 +61,21 @@
  * a rendezvous header before fetching). */
 #define RDP_UCX_EAGER_MAX (68u * 1024u)
 
+/* The eager ceiling of an endpoint without a zero-copy rendezvous lane.
+ * UCX 1.13 gives endpoints in peer-failure mode over tcp no RMA lane, so
+ * its rendezvous copies the data through active-message fragments and
+ * adds a handshake: eager multi-fragment sends beat it at every size
+ * measured, up to 4 MiB (256 KiB allgathers 12-20 % faster, 1 MiB 3-9 %,
+ * 2-16 servers on 2 cores).  Bounded because the receiving UCP buffers an
+ * eager message whole before the transport can judge it. */
+#define RDP_UCX_EAGER_MAX_NO_ZCOPY (4u * 1024u * 1024u)
+
+/** 1 if @a ep_info, the text ucp_ep_print_info writes for an endpoint,
+ * shows a lane for rendezvous data (a "rma_bw#" lane: zero-copy get/put),
+ * 0 if it shows lanes but none for that, -1 if it shows no lane at all
+ * (an unknown format: the caller keeps its default). */
+int rdp_ucx_info_has_rndv_lane(const char *ep_info);
+
 /** The fixed part of the header, decoded. */
 typedef struct rdp_ucx_wire {
     uint16_t ehdr_len;

@@ -41,21 +41,27 @@ _Static_assert(offsetof(rdp_iov_t, len) == offsetof(ucp_dt_iov_t, length),
  * transfer, and a wakeup through the fd costs more than a poll. */
 #define SPIN_WINDOW 0.0002
 
-/* RDPMIX_UCX_EAGER_MAX overrides the eager ceiling (bytes). */
-static uint64_t eager_max(void)
+/* RDPMIX_UCX_EAGER_MAX, if set, is the eager ceiling (bytes) of every
+ * endpoint; *@a max_p is left alone otherwise.  Returns 1 if set. */
+static int eager_max_override(uint64_t *max_p)
 {
     static int read;
-    static uint64_t max = RDP_UCX_EAGER_MAX;
+    static int set;
+    static uint64_t max;
 
     if (!read) {
         const char *s = getenv("RDPMIX_UCX_EAGER_MAX");
 
         if ((s != NULL) && (*s >= '0') && (*s <= '9')) {
             max = strtoull(s, NULL, 10);
+            set = 1;
         }
         read = 1;
     }
-    return max;
+    if (set) {
+        *max_p = max;
+    }
+    return set;
 }
 
 /* RDPMIX_UCX_SPIN_US overrides the spin window (0 turns spinning off). */
@@ -142,6 +148,7 @@ typedef struct ucx_peer {
     int failed;
     pmix_status_t fail_status;
     int reported; /* peer_failed delivered to the current binding */
+    uint64_t eager_max;         /* payloads up to this go eager-only */
     uint64_t tx_seq;            /* counter of the messages sent to it */
     rdp_ucx_replay_t rx_replay; /* nonces of the messages it sent us */
     uint32_t local_pid;         /* a peer on this machine: its pid, else 0 */
@@ -385,6 +392,44 @@ static void ep_error_cb(void *arg, ucp_ep_h ep, ucs_status_t status)
     tl->close_pending = 1;
 }
 
+/* Whether UCP gave @a ep a lane for zero-copy rendezvous (RDMA, or cma
+ * between local processes): 1 yes, 0 no, -1 cannot tell.  UCX 1.13 has no
+ * query for an endpoint's lanes; its printout lists them. */
+static int ep_has_rndv_lane(ucp_ep_h ep)
+{
+    char *text  = NULL;
+    size_t size = 0;
+    FILE *f     = open_memstream(&text, &size);
+    int has;
+
+    if (f == NULL) {
+        return -1;
+    }
+    ucp_ep_print_info(ep, f);
+    if (fclose(f) != 0) {
+        free(text);
+        return -1;
+    }
+    has = rdp_ucx_info_has_rndv_lane(text);
+    free(text);
+    return has;
+}
+
+/* Eager-only up to RDP_UCX_EAGER_MAX where rendezvous is zero-copy, up to
+ * RDP_UCX_EAGER_MAX_NO_ZCOPY where it is not (ucx_int.h says why). */
+static void ep_set_eager_max(rdp_ucx_tl_t *tl, ucx_peer_t *peer)
+{
+    peer->eager_max = RDP_UCX_EAGER_MAX;
+    if (eager_max_override(&peer->eager_max)) {
+        return;
+    }
+    if (ep_has_rndv_lane(peer->ep) == 0) {
+        peer->eager_max = RDP_UCX_EAGER_MAX_NO_ZCOPY;
+    }
+    rdp_log_debug(UCX, "%s: eager ceiling towards server %u: %" PRIu64
+                  " bytes", tl->name, peer->index, peer->eager_max);
+}
+
 static pmix_status_t ep_create(rdp_ucx_tl_t *tl, ucx_peer_t *peer)
 {
     ucp_ep_params_t prm = {0};
@@ -417,6 +462,7 @@ static pmix_status_t ep_create(rdp_ucx_tl_t *tl, ucx_peer_t *peer)
                       tl->name, peer->index, rdp_ucx_status_str(st));
         return PMIX_ERR_UNREACH;
     }
+    ep_set_eager_max(tl, peer);
     return PMIX_SUCCESS;
 }
 
@@ -1163,7 +1209,7 @@ static pmix_status_t tl_send(void *ctx, uint32_t peer, const void *hdr,
         status = PMIX_ERR_UNREACH;
         goto out;
     }
-    eager = (total <= eager_max());
+    eager = (total <= p->eager_max);
     sreq  = sreq_create(tl, peer, hdr, hdr_len, iov, iovcnt, total, eager);
     if (sreq == NULL) {
         status = PMIX_ERR_NOMEM;

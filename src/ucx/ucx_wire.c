@@ -101,6 +101,33 @@ pmix_status_t rdp_ucx_wire_decode(const void *am_hdr, size_t am_len,
     return PMIX_SUCCESS;
 }
 
+/* ---- endpoint lanes ---- */
+
+/*
+ * ucp_ep_print_info writes one line per lane, such as
+ *   "#   lane[1]:  2:cma/memory.0 md[2] -> md[2]/cma/sysdev[255] rma_bw#0"
+ * listing the lane's uses after the arrow.  The "rma_bw: mds ..." summary
+ * line has no '#' after rma_bw, so only lane lines match "rma_bw#".
+ */
+int rdp_ucx_info_has_rndv_lane(const char *ep_info)
+{
+    int lanes = 0;
+
+    for (const char *line = ep_info; (line != NULL) && (*line != '\0');) {
+        const char *end = strchr(line, '\n');
+        size_t len      = (end != NULL) ? (size_t)(end - line) : strlen(line);
+
+        if (memmem(line, len, "lane[", 5) != NULL) {
+            lanes++;
+            if (memmem(line, len, "rma_bw#", 7) != NULL) {
+                return 1;
+            }
+        }
+        line = (end != NULL) ? end + 1 : NULL;
+    }
+    return (lanes > 0) ? 0 : -1;
+}
+
 /* ---- address envelope ---- */
 
 /* The boot id is a UUID in text: its 32 hex digits as 16 bytes. */

@@ -37,7 +37,9 @@
 
 #define MAXN    4
 #define HDR_TAG 0x7e57c0deu
-#define BIG     (4u << 20)
+/* above RDP_UCX_EAGER_MAX_NO_ZCOPY: rendezvous over every transport */
+#define BIG     ((4u << 20) + 4096u)
+#define LARGE   (1u << 20) /* eager over tcp, rendezvous over shm */
 
 /* ---- payload pattern: every byte is a function of (src, seq, offset) ---- */
 
@@ -618,6 +620,49 @@ static void rendezvous_4mib_iov_over_shm(void **state)
     exchange(TLS_SHM, BIG, 4, RNDV_FETCH_LATER, EAGER_COPY, RDP_TL_DATA_RNDV);
     exchange(TLS_SHM, BIG, 2, RNDV_FETCH_IN_UPCALL, EAGER_COPY,
              RDP_TL_DATA_RNDV);
+}
+
+/* Where rendezvous cannot be zero-copy (tcp endpoints in peer mode get no
+ * RMA lane from UCX 1.13) payloads up to RDP_UCX_EAGER_MAX_NO_ZCOPY go
+ * eager; over shared memory (cma lane) they stay rendezvous. */
+static void eager_ceiling_follows_the_lanes(void **state)
+{
+    exchange(TLS_TCP, LARGE, 3, RNDV_FETCH_IN_UPCALL, EAGER_COPY,
+             RDP_TL_DATA_KEEPABLE);
+    exchange(TLS_TCP, LARGE, 1, RNDV_FETCH_IN_UPCALL, EAGER_KEEP,
+             RDP_TL_DATA_KEEPABLE);
+    exchange(TLS_SHM, LARGE, 2, RNDV_FETCH_LATER, EAGER_COPY,
+             RDP_TL_DATA_RNDV);
+}
+
+/* The lane printout of ucp_ep_print_info (UCX 1.13), as parsed to choose
+ * the eager ceiling. */
+static void rndv_lane_is_read_from_the_printout(void **state)
+{
+    static const char tcp_peer_mode[] =
+        "#\n# UCP endpoint \n#\n#               peer: <no debug data>\n"
+        "#                 lane[0]:  0:tcp/lo.0 md[0]                -> "
+        "md[0]/tcp/sysdev[255] am am_bw#0 keepalive wireup\n#\n"
+        "#                 am_send: 0..<egr/short>..8185..<egr/zcopy>.."
+        "20553..<rndv>..(inf)\n"
+        "#                  rma_bw: mds rndv_rkey_size 9\n#\n";
+    static const char tcp_none_mode[] =
+        "#                 lane[0]:  0:tcp/lo.0 md[0]                -> "
+        "md[0]/tcp/sysdev[255] rma_bw#0 am am_bw#0 wireup\n"
+        "#                  rma_bw: mds [0] rndv_rkey_size 10\n";
+    static const char shm[] =
+        "#                 lane[0]:  0:sysv/memory.0 md[0]           -> "
+        "md[0]/sysv/sysdev[255] am am_bw#0\n"
+        "#                 lane[1]:  2:cma/memory.0 md[2]            -> "
+        "md[2]/cma/sysdev[255] rma_bw#0";
+    static const char summary_only[] =
+        "#                  rma_bw: mds [0] rndv_rkey_size 10\n";
+
+    assert_int_equal(rdp_ucx_info_has_rndv_lane(tcp_peer_mode), 0);
+    assert_int_equal(rdp_ucx_info_has_rndv_lane(tcp_none_mode), 1);
+    assert_int_equal(rdp_ucx_info_has_rndv_lane(shm), 1);
+    assert_int_equal(rdp_ucx_info_has_rndv_lane(summary_only), -1);
+    assert_int_equal(rdp_ucx_info_has_rndv_lane(""), -1);
 }
 
 /* The header and payload stay untouched until completion; afterwards the
@@ -1669,6 +1714,8 @@ int main(void)
         cmocka_unit_test(eager_messages_over_shm),
         cmocka_unit_test(rendezvous_4mib_iov_over_tcp),
         cmocka_unit_test(rendezvous_4mib_iov_over_shm),
+        cmocka_unit_test(eager_ceiling_follows_the_lanes),
+        cmocka_unit_test(rndv_lane_is_read_from_the_printout),
         cmocka_unit_test(header_lives_until_completion),
         cmocka_unit_test(wrong_key_is_dropped),
         cmocka_unit_test(nonce_and_keys),
