@@ -51,12 +51,13 @@
 #define RDP_UCX_OVERHEAD  (RDP_UCX_FIXED_LEN + 2 * RDP_UCX_MAC_LEN)
 #define RDP_UCX_MAX_EHDR  UINT16_MAX
 #define RDP_UCX_MAX_ADDR  65536 /* sanity bound on a worker address */
-/* Payloads up to this size (default of RDPMIX_UCX_EAGER_MAX, bytes) are
- * sent with UCP's eager protocol only.  Over tcp that beats rendezvous,
+/* Towards an endpoint with a zero-copy rendezvous lane, payloads up to
+ * this size are sent with UCP's eager protocol only (RDPMIX_UCX_EAGER_MAX,
+ * bytes, sets one ceiling for all).  Over tcp eager beats rendezvous,
  * whose handshake needs the receiver scheduled once more per message
- * (64 KiB blocks: 20-25 % faster at 2 and 8 servers on 2 cores); on RDMA
- * fabrics rendezvous is zero-copy, so the ceiling stays low enough not to
- * cost a copy that matters.  The receiver of an eager message checks
+ * (64 KiB blocks: 20-25 % faster at 2 and 8 servers on 2 cores); where
+ * rendezvous is zero-copy the ceiling stays low enough not to cost a copy
+ * that matters.  The receiver of an eager message checks
  * mac_msg alone, so the sender skips mac_hdr (which lets a receiver check
  * a rendezvous header before fetching). */
 #define RDP_UCX_EAGER_MAX (68u * 1024u)
