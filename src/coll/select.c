@@ -110,13 +110,12 @@ enum rdp_coll_alg rdp_coll_select(enum rdp_coll_kind kind, uint32_t n,
         || forced == RDP_COLL_ALG_RING) {
         return forced;
     }
-    /* Measured over UCX tcp, 2..16 servers (bench/RESULTS.md, issue 3):
-     * above 32 KiB blocks the ring wins (measured at 64 KiB and up: its
-     * n - 1 steps move each byte once per link); below, Bruck is best or
-     * tied. */
-    if ((size_class == RDP_COLL_SIZE_MEDIUM
-         || size_class == RDP_COLL_SIZE_LARGE)
-        && n > 2 && n <= RDP_COLL_RING_MAX_PEERS) {
+    /* Measured over UCX tcp, 2..16 servers (select.h has the numbers):
+     * from RDP_COLL_LARGE_MIN_BLOCK the ring wins (its n - 1 steps move
+     * each byte once per link, in messages that stay eager); below, Bruck
+     * is best or tied. */
+    if ((size_class == RDP_COLL_SIZE_LARGE) && n > 2
+        && n <= RDP_COLL_RING_MAX_PEERS) {
         return RDP_COLL_ALG_RING;
     }
     return RDP_COLL_ALG_BRUCK;

@@ -29,12 +29,18 @@ enum rdp_coll_size_class {
 };
 
 /* Thresholds, in average bytes per block, from bench/engine_compare.sh
- * (bench/RESULTS.md): the ring wins at 64 KiB blocks and above at 4-16
- * servers, Bruck at 16 KiB and below (since payloads up to 68 KiB travel
- * eagerly, src/ucx); the boundary sits between (32 KiB).  LARGE is kept
- * as a class of its own for future tuning (the segmented ring). */
+ * (bench/RESULTS.md, issue 3) over UCX tcp, the transport between servers
+ * on different nodes: since src/ucx sends payloads up to 4 MiB eagerly
+ * where UCP gives no zero-copy rendezvous (tcp in peer-failure mode),
+ * Bruck wins or ties up to 384 KiB blocks at 4-16 servers (64 KiB: 15-20
+ * % ahead at 8 and 16) and the ring wins from 512 KiB (16 servers: 21 %
+ * at 512 KiB, 28 % at 1 MiB), where Bruck's last steps outgrow the eager
+ * ceiling.  Over shared memory alone (zero-copy rendezvous) the ring
+ * would win from 64 KiB (docs/coll.md): RDPMIX_COLL_ALG=ring there.
+ * SMALL and MEDIUM both mean Bruck today; the boundary is kept for the
+ * segmented ring and for other transports. */
 #define RDP_COLL_SMALL_MAX_BLOCK (32u * 1024u)
-#define RDP_COLL_LARGE_MIN_BLOCK (256u * 1024u)
+#define RDP_COLL_LARGE_MIN_BLOCK (512u * 1024u)
 /** Ring only pays off while its n - 1 steps are few compared with the
  * bandwidth it saves over log-step algorithms (measured up to 16; 32 is
  * an extrapolation: bench/project.py). */

@@ -36,15 +36,15 @@ static void small_allgathers_use_log_step_algorithms(void **state)
     }
 }
 
-static void medium_blocks_use_the_ring_on_few_peers(void **state)
+/* Over tcp, Bruck wins or ties below RDP_COLL_LARGE_MIN_BLOCK (select.h) */
+static void medium_blocks_use_bruck(void **state)
 {
-    assert_int_equal(rdp_coll_select(RDP_COLL_ALLGATHER, 4,
-                                     RDP_COLL_SIZE_MEDIUM, RDP_COLL_ALG_AUTO),
-                     RDP_COLL_ALG_RING);
-    assert_int_equal(rdp_coll_select(RDP_COLL_ALLGATHER,
-                                     RDP_COLL_RING_MAX_PEERS + 1,
-                                     RDP_COLL_SIZE_MEDIUM, RDP_COLL_ALG_AUTO),
-                     RDP_COLL_ALG_BRUCK);
+    for (uint32_t n = 1; n <= 4096; n++) {
+        assert_int_equal(rdp_coll_select(RDP_COLL_ALLGATHER, n,
+                                         RDP_COLL_SIZE_MEDIUM,
+                                         RDP_COLL_ALG_AUTO),
+                         RDP_COLL_ALG_BRUCK);
+    }
 }
 
 static void large_blocks_use_the_ring_on_few_peers(void **state)
@@ -183,7 +183,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(barriers_always_use_dissemination),
         cmocka_unit_test(small_allgathers_use_log_step_algorithms),
-        cmocka_unit_test(medium_blocks_use_the_ring_on_few_peers),
+        cmocka_unit_test(medium_blocks_use_bruck),
         cmocka_unit_test(large_blocks_use_the_ring_on_few_peers),
         cmocka_unit_test(a_forced_algorithm_wins_for_allgathers),
         cmocka_unit_test(size_classes_follow_the_thresholds),
