@@ -44,6 +44,34 @@ typedef struct rdp_iov {
     size_t len;
 } rdp_iov_t;
 
+/*
+ * Seals (optional, for forwarding without authenticating again).  A
+ * transport that authenticates payloads may offer seal(): an authenticator
+ * of one run of bytes, made once by the server the bytes come from.  A
+ * send may then mark iov entries as covered by a seal; the transport sends
+ * the seal with them instead of authenticating those bytes again, and the
+ * receiving transport checks the seal against the bytes before it shows
+ * the message (eager) or completes its fetch (rendezvous), exactly as it
+ * checks the rest of the message.  The receiver learns which runs of the
+ * payload came sealed (rdp_tl_rx_t.seals), so a server that forwards those
+ * bytes (ring, Bruck) passes their seal on: the bytes are authenticated by
+ * their origin once instead of by every server on their way.  Seals are
+ * opaque to the engine, and a transport may send some of them as ordinary
+ * payload (then the receiver sees no seal for those bytes).
+ */
+#define RDP_TL_SEAL_LEN 32
+
+typedef struct rdp_tl_seal {
+    uint8_t bytes[RDP_TL_SEAL_LEN];
+} rdp_tl_seal_t;
+
+/** A run of a received payload that came with a seal (checked). */
+typedef struct rdp_tl_rx_seal {
+    uint64_t off;
+    uint64_t len;
+    rdp_tl_seal_t seal;
+} rdp_tl_rx_seal_t;
+
 /** Sender index when the transport cannot tell who sent a message. */
 #define RDP_TL_PEER_UNKNOWN UINT32_MAX
 
@@ -78,6 +106,11 @@ typedef struct rdp_tl_rx {
     const void *data; /**< see enum rdp_tl_data_kind; NULL for RNDV */
     size_t len;       /**< payload bytes (also for RNDV) */
     void *desc;       /**< handle for release/fetch (KEEPABLE, RNDV) */
+    /** runs of the payload that came sealed, by increasing offset, not
+     * overlapping (borrowed: valid during the upcall only); for RNDV the
+     * bytes are checked when the fetch completes successfully */
+    const rdp_tl_rx_seal_t *seals;
+    size_t nseals;
 } rdp_tl_rx_t;
 
 /** The engine's entry points, registered with bind(). */
@@ -138,6 +171,21 @@ typedef struct rdp_tl_ops {
     /** Give back a kept KEEPABLE descriptor, or discard an unfetched RNDV
      * payload.  Never calls back. */
     void (*release)(void *ctx, void *desc);
+
+    /** Optional (NULL: no seals).  Seal the @a len bytes at @a data as
+     * coming from this server (see "Seals" above).  PMIX_SUCCESS, or an
+     * error (no key yet, counter exhausted, crypto failure). */
+    pmix_status_t (*seal)(void *ctx, const void *data, size_t len,
+                          rdp_tl_seal_t *seal_p);
+
+    /** Optional (NULL when seal is).  As send, with @a seals[i] the seal
+     * of the bytes of @a iov[i] or NULL; @a seals itself may be NULL (no
+     * seal).  Seals are copied during the call. */
+    pmix_status_t (*send_sealed)(void *ctx, uint32_t peer, const void *hdr,
+                                 size_t hdr_len, const rdp_iov_t *iov,
+                                 const rdp_tl_seal_t *const *seals,
+                                 size_t iovcnt, rdp_tl_done_cb_t cb,
+                                 void *cb_arg);
 } rdp_tl_ops_t;
 
 #endif

@@ -136,6 +136,9 @@ typedef struct rdp_ucx_tl_stats {
     uint64_t unbound_queued;  /**< held while no engine was bound */
     uint64_t unbound_dropped; /**< dropped: that queue was full */
     uint64_t peers_failed;    /**< peers whose endpoint failed */
+    uint64_t seals_made;      /**< seal() calls that succeeded */
+    uint64_t mac_sent_bytes;  /**< payload bytes sent under mac_msg */
+    uint64_t sealed_sent_bytes; /**< payload bytes sent under a seal */
 } rdp_ucx_tl_stats_t;
 
 void rdp_ucx_tl_get_stats(const rdp_ucx_tl_t *tl, rdp_ucx_tl_stats_t *stats_p);

@@ -21,7 +21,7 @@
  *   offset  size  field (integers little-endian)
  *        0     4  magic "RDPU"
  *        4     1  version (3)
- *        5     1  flags (0; anything else is refused)
+ *        5     1  flags: RDP_UCX_FLAG_SEALS or 0 (other bits refused)
  *        6     2  E, the engine header's length
  *        8     4  sender's universe index
  *       12     4  receiver's universe index
@@ -29,17 +29,34 @@
  *       24     4  salt: random, drawn when the sender keyed its transport
  *       28     8  seq: the sender's message counter towards this receiver
  *       36     E  the engine's header
- *     36+E    16  mac_hdr = GMAC(K_hdr, iv, prefix), or 0 on a message the
+ *     36+E     S  seal table, only with RDP_UCX_FLAG_SEALS (S = 0 without):
+ *                   u32 count (1..RDP_UCX_MAX_SEALS), then count entries
+ *                   of RDP_UCX_SEAL_ENTRY bytes:
+ *                     u64 offset, u64 length  a run of the payload
+ *                     u32 origin              server that sealed it
+ *                     u32 salt                that server's salt
+ *                     u64 counter             its seal counter
+ *                     16  tag = GMAC(K_seal, origin|salt|counter|0u32,
+ *                                    the run's bytes)
+ *                   runs by increasing offset, not overlapping, not empty,
+ *                   inside the payload
+ *   36+E+S    16  mac_hdr = GMAC(K_hdr, iv, prefix), or 0 on a message the
  *                 sender forced eager (payload at most the eager ceiling)
- *     52+E    16  mac_msg = GMAC(K_msg, iv, prefix | payload)
+ *   52+E+S    16  mac_msg = GMAC(K_msg, iv, prefix | the payload bytes
+ *                 outside every sealed run, in order)
  *
  * and whose UCP payload is the engine's payload.  "Prefix" below means
- * bytes [0, 36+E).  GMAC is AES-256-GCM with everything as additional
+ * bytes [0, 36+E+S), so mac_msg covers the seal table (the tags bind the
+ * sealed runs).  A receiver checks every seal's tag against its run, so
+ * the whole payload is authenticated either way; a seal lets a server
+ * forward bytes another server sealed without a MAC pass over them (the
+ * origin's counter and salt make each seal's IV unique; see tl.h).
+ * GMAC is AES-256-GCM with everything as additional
  * authenticated data and no plaintext; its 160-bit IV is
  * salt | sender index | receiver index | seq (little-endian as on the
- * wire), unique per message of a session (see docs/ucx.md).  K_hdr and
- * K_msg are derived from the session key with HKDF-SHA256 under distinct
- * labels.  Because seq counts per (sender, receiver) pair, a receiver
+ * wire), unique per message of a session (see docs/ucx.md).  K_hdr,
+ * K_msg and K_seal are derived from the session key with HKDF-SHA256
+ * under distinct labels.  Because seq counts per (sender, receiver) pair, a receiver
  * knows which numbers it has seen from each sender and drops a replayed
  * message (rdp_ucx_replay_accept).
  */
@@ -50,6 +67,11 @@
 #define RDP_UCX_IV_LEN    20
 #define RDP_UCX_OVERHEAD  (RDP_UCX_FIXED_LEN + 2 * RDP_UCX_MAC_LEN)
 #define RDP_UCX_MAX_EHDR  UINT16_MAX
+#define RDP_UCX_FLAG_SEALS 0x01u
+#define RDP_UCX_SEAL_ENTRY (16 + RDP_TL_SEAL_LEN)
+/* Seals per message: more runs go as ordinary payload.  Bounds the table
+ * (3 KiB) so that it fits UCP's header limit with any engine header. */
+#define RDP_UCX_MAX_SEALS 64u
 #define RDP_UCX_MAX_ADDR  65536 /* sanity bound on a worker address */
 /* Towards an endpoint with a zero-copy rendezvous lane, payloads up to
  * this size are sent with UCP's eager protocol only (RDPMIX_UCX_EAGER_MAX,
@@ -79,7 +101,9 @@ int rdp_ucx_info_has_rndv_lane(const char *ep_info);
 
 /** The fixed part of the header, decoded. */
 typedef struct rdp_ucx_wire {
+    uint8_t flags;
     uint16_t ehdr_len;
+    uint32_t seals_len; /* S: bytes of the seal table, 0 without */
     uint32_t src;
     uint32_t dst;
     uint64_t len;
@@ -87,14 +111,35 @@ typedef struct rdp_ucx_wire {
     uint64_t seq;
 } rdp_ucx_wire_t;
 
-/** Write the fixed part (RDP_UCX_FIXED_LEN bytes) to @a out. */
+/** Write the fixed part (RDP_UCX_FIXED_LEN bytes) to @a out; the flags
+ * say RDP_UCX_FLAG_SEALS when @a w->seals_len > 0. */
 void rdp_ucx_wire_encode(const rdp_ucx_wire_t *w, uint8_t *out);
 
-/** Parse a received UCP header of @a am_len bytes: magic, version, flags
- * and that am_len == RDP_UCX_OVERHEAD + ehdr_len.  PMIX_ERR_BAD_PARAM
- * (with *why_p set to a static reason) otherwise. */
+/** The prefix's length: fixed part, engine header and seal table. */
+size_t rdp_ucx_wire_pre_len(const rdp_ucx_wire_t *w);
+
+/** Parse a received UCP header of @a am_len bytes: magic, version, flags,
+ * the seal table's count and that am_len == RDP_UCX_OVERHEAD + ehdr_len +
+ * seals_len.  PMIX_ERR_BAD_PARAM (with *why_p set to a static reason)
+ * otherwise.  The table's entries are checked by rdp_ucx_seals_decode. */
 pmix_status_t rdp_ucx_wire_decode(const void *am_hdr, size_t am_len,
                                   rdp_ucx_wire_t *w_p, const char **why_p);
+
+/** Bytes of a seal table of @a n entries (n >= 1). */
+size_t rdp_ucx_seals_len(size_t n);
+
+/** Write entry @a i of a seal table of @a n entries at @a table (the
+ * count is written with entry 0). */
+void rdp_ucx_seals_put(uint8_t *table, size_t n, size_t i, uint64_t off,
+                       uint64_t len, const rdp_tl_seal_t *seal);
+
+/** Read the seal table of @a table_len bytes of a message whose payload
+ * is @a payload_len bytes into @a out (room for RDP_UCX_MAX_SEALS):
+ * PMIX_ERR_BAD_PARAM (*why_p set) unless the runs are inside the payload,
+ * not empty, by increasing offset and not overlapping. */
+pmix_status_t rdp_ucx_seals_decode(const uint8_t *table, size_t table_len,
+                                   uint64_t payload_len, rdp_tl_rx_seal_t *out,
+                                   size_t *n_p, const char **why_p);
 
 /* ---- address envelope (ucx_wire.c) ----
  *
@@ -150,8 +195,9 @@ int rdp_ucx_envelope_local(const rdp_ucx_envelope_t *self,
 typedef struct rdp_gmac rdp_gmac_t; /* one GMAC key (ucx_wire.c) */
 
 typedef struct rdp_ucx_auth {
-    rdp_gmac_t *hdr; /* keyed with K_hdr once */
-    rdp_gmac_t *msg; /* keyed with K_msg once */
+    rdp_gmac_t *hdr;  /* keyed with K_hdr once */
+    rdp_gmac_t *msg;  /* keyed with K_msg once */
+    rdp_gmac_t *seal; /* keyed with K_seal once */
     uint32_t salt; /* random per keying: re-created transports differ */
     char fp[9];    /* key fingerprint for logs (not secret) */
 } rdp_ucx_auth_t;
@@ -180,6 +226,25 @@ pmix_status_t rdp_ucx_auth_hdr(rdp_ucx_auth_t *auth, const void *pre,
 pmix_status_t rdp_ucx_auth_msg(rdp_ucx_auth_t *auth, const void *pre,
                                size_t pre_len, const rdp_iov_t *iov,
                                size_t iovcnt, uint8_t mac[RDP_UCX_MAC_LEN]);
+
+/** mac_msg of the prefix and the payload @a data of @a len bytes minus
+ * the @a nseals sealed runs (as rdp_ucx_seals_decode checked them). */
+pmix_status_t rdp_ucx_auth_msg_unsealed(rdp_ucx_auth_t *auth, const void *pre,
+                                        size_t pre_len, const uint8_t *data,
+                                        size_t len,
+                                        const rdp_tl_rx_seal_t *seals,
+                                        size_t nseals,
+                                        uint8_t mac[RDP_UCX_MAC_LEN]);
+
+/** Seal the @a len bytes at @a data as server @a origin, with the seal
+ * counter @a *counter (advanced; PMIX_ERR_OUT_OF_RESOURCE when exhausted). */
+pmix_status_t rdp_ucx_auth_seal(rdp_ucx_auth_t *auth, uint32_t origin,
+                                uint64_t *counter, const void *data, size_t len,
+                                rdp_tl_seal_t *seal_p);
+
+/** 1 if @a seal is a seal of the @a len bytes at @a data. */
+int rdp_ucx_auth_seal_ok(rdp_ucx_auth_t *auth, const rdp_tl_seal_t *seal,
+                         const void *data, size_t len);
 
 /** Constant-time comparison of two authenticators; 1 when equal. */
 int rdp_ucx_auth_equal(const uint8_t *a, const uint8_t *b);

@@ -127,6 +127,7 @@ typedef struct ucx_rmsg {
     void *data; /* UCP data / RNDV descriptor, or our copy */
     size_t len;
     uint16_t ehdr_len;
+    uint32_t seals_len; /* bytes of the seal table after the engine header */
     uint32_t dst; /* receiver index it names (checked at replay) */
     uint32_t salt; /* the nonce (checked for a replay when held) */
     uint64_t seq;
@@ -136,7 +137,7 @@ typedef struct ucx_rmsg {
     uint8_t hdr_mac[RDP_UCX_MAC_LEN];
     int unverified; /* held before connect: authenticated at replay */
     size_t pre_len; /* 0: no copy of the prefix */
-    uint8_t pre[];  /* fixed header + engine header */
+    uint8_t pre[];  /* fixed header + engine header + seal table */
 } ucx_rmsg_t;
 
 typedef struct ucx_peer {
@@ -174,6 +175,7 @@ struct rdp_ucx_tl {
     double kick_delay;    /* delay the armed kick was started with */
     double last_activity; /* last time progress found work */
     rdp_ucx_auth_t auth;
+    uint64_t seal_ctr; /* seals made under auth's salt */
 
     int connected;
     int lazy;
@@ -512,7 +514,7 @@ static ucx_rmsg_t *rmsg_create(rdp_ucx_tl_t *tl, enum rmsg_kind kind,
                                const rdp_ucx_wire_t *w, const uint8_t *pre,
                                int copy_pre)
 {
-    size_t pre_len = RDP_UCX_FIXED_LEN + (size_t)w->ehdr_len;
+    size_t pre_len = rdp_ucx_wire_pre_len(w);
     ucx_rmsg_t *rmsg;
 
     rmsg = rdp_calloc(1, sizeof(*rmsg) + (copy_pre ? pre_len : 0));
@@ -527,6 +529,7 @@ static ucx_rmsg_t *rmsg_create(rdp_ucx_tl_t *tl, enum rmsg_kind kind,
     rmsg->kind       = kind;
     rmsg->len        = (size_t)w->len;
     rmsg->ehdr_len   = w->ehdr_len;
+    rmsg->seals_len  = w->seals_len;
     rmsg->dst        = w->dst;
     rmsg->salt       = w->salt;
     rmsg->seq        = w->seq;
@@ -556,15 +559,55 @@ static void rmsg_release_data(rdp_ucx_tl_t *tl, ucx_rmsg_t *rmsg)
     rmsg->data = NULL;
 }
 
-/* Check the message MAC of a fetched RNDV payload. */
-static pmix_status_t rmsg_verify(rdp_ucx_tl_t *tl, ucx_rmsg_t *rmsg)
+/* The seal table of a message (checked against its payload length on
+ * arrival) in @a seals (RDP_UCX_MAX_SEALS entries); returns the count. */
+static size_t seals_of(const uint8_t *table, size_t table_len,
+                       uint64_t payload_len, rdp_tl_rx_seal_t *seals)
 {
-    rdp_iov_t iov = {rmsg->buf, rmsg->len};
+    const char *why = NULL;
+    size_t n        = 0;
+
+    if ((table_len == 0)
+        || (rdp_ucx_seals_decode(table, table_len, payload_len, seals, &n,
+                                 &why)
+            != PMIX_SUCCESS)) {
+        return 0;
+    }
+    return n;
+}
+
+/* Whether the @a len payload bytes at @a data are authentic: mac_msg
+ * (@a msg_mac) over the prefix and the bytes outside the sealed runs, and
+ * every seal against its run. */
+static int payload_authentic(rdp_ucx_tl_t *tl, const uint8_t *pre,
+                             size_t pre_len, size_t seals_len,
+                             const uint8_t *data, size_t len,
+                             const uint8_t *msg_mac)
+{
+    rdp_tl_rx_seal_t seals[RDP_UCX_MAX_SEALS];
+    size_t nseals = seals_of(pre + pre_len - seals_len, seals_len, len, seals);
     uint8_t mac[RDP_UCX_MAC_LEN];
 
-    if ((rdp_ucx_auth_msg(&tl->auth, rmsg->pre, rmsg->pre_len, &iov, 1, mac)
+    if ((rdp_ucx_auth_msg_unsealed(&tl->auth, pre, pre_len, data, len, seals,
+                                   nseals, mac)
          != PMIX_SUCCESS)
-        || !rdp_ucx_auth_equal(mac, rmsg->msg_mac)) {
+        || !rdp_ucx_auth_equal(mac, msg_mac)) {
+        return 0;
+    }
+    for (size_t i = 0; i < nseals; i++) {
+        if (!rdp_ucx_auth_seal_ok(&tl->auth, &seals[i].seal,
+                                  data + seals[i].off, (size_t)seals[i].len)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Check the message MAC and the seals of a fetched RNDV payload. */
+static pmix_status_t rmsg_verify(rdp_ucx_tl_t *tl, ucx_rmsg_t *rmsg)
+{
+    if (!payload_authentic(tl, rmsg->pre, rmsg->pre_len, rmsg->seals_len,
+                           rmsg->buf, rmsg->len, rmsg->msg_mac)) {
         drop(tl, &tl->stats.auth_failed, rmsg->op.peer,
              "rendezvous payload fails authentication");
         return PMIX_ERR_INVALID_CRED;
@@ -581,6 +624,7 @@ static ucs_status_t present(rdp_ucx_tl_t *tl, ucx_rmsg_t *rmsg,
                             const void *ehdr, int in_am_cb)
 {
     rdp_tl_rx_t rx = {0};
+    rdp_tl_rx_seal_t seals[RDP_UCX_MAX_SEALS];
     enum rdp_tl_rx_disp disp;
 
     rx.peer    = rmsg->op.peer;
@@ -588,6 +632,10 @@ static ucs_status_t present(rdp_ucx_tl_t *tl, ucx_rmsg_t *rmsg,
     rx.hdr_len = rmsg->ehdr_len;
     rx.len     = rmsg->len;
     rx.desc    = rmsg;
+    /* the seal table follows the engine header */
+    rx.nseals = seals_of((const uint8_t *)ehdr + rmsg->ehdr_len,
+                         rmsg->seals_len, rmsg->len, seals);
+    rx.seals  = seals;
     if (rmsg->kind == RMSG_RNDV) {
         rx.kind = RDP_TL_DATA_RNDV;
         rx.data = NULL;
@@ -628,7 +676,7 @@ static ucs_status_t hold(rdp_ucx_tl_t *tl, const rdp_ucx_wire_t *w,
                          const uint8_t *pre, void *data, int rndv,
                          int persistent)
 {
-    size_t pre_len = RDP_UCX_FIXED_LEN + (size_t)w->ehdr_len;
+    size_t pre_len = rdp_ucx_wire_pre_len(w);
     size_t cost    = pre_len + (rndv ? 0 : (size_t)w->len);
     enum rmsg_kind kind;
     ucx_rmsg_t *rmsg;
@@ -705,7 +753,6 @@ static int nonce_fresh(rdp_ucx_tl_t *tl, const rdp_ucx_wire_t *w)
 static int held_authentic(rdp_ucx_tl_t *tl, ucx_rmsg_t *rmsg)
 {
     uint8_t mac[RDP_UCX_MAC_LEN];
-    rdp_iov_t iov = {rmsg->data, rmsg->len};
 
     if (rmsg->kind == RMSG_RNDV) {
         /* the payload is checked after the fetch (rmsg_verify) */
@@ -713,9 +760,8 @@ static int held_authentic(rdp_ucx_tl_t *tl, ucx_rmsg_t *rmsg)
                 == PMIX_SUCCESS)
                && rdp_ucx_auth_equal(mac, rmsg->hdr_mac);
     }
-    return (rdp_ucx_auth_msg(&tl->auth, rmsg->pre, rmsg->pre_len, &iov, 1, mac)
-            == PMIX_SUCCESS)
-           && rdp_ucx_auth_equal(mac, rmsg->msg_mac);
+    return payload_authentic(tl, rmsg->pre, rmsg->pre_len, rmsg->seals_len,
+                             rmsg->data, rmsg->len, rmsg->msg_mac);
 }
 
 /* Deliver what arrived before connect or while no engine was bound, in
@@ -727,7 +773,8 @@ static void replay_unbound(rdp_ucx_tl_t *tl)
     while (tl->connected && (tl->up != NULL)
            && ((item = rdp_list_pop_front(&tl->unbound)) != NULL)) {
         ucx_rmsg_t *rmsg = rdp_container_of(item, ucx_rmsg_t, op.link);
-        rdp_ucx_wire_t w = {.ehdr_len = rmsg->ehdr_len,
+        rdp_ucx_wire_t w = {.ehdr_len  = rmsg->ehdr_len,
+                            .seals_len = rmsg->seals_len,
                             .src      = rmsg->op.peer,
                             .dst      = rmsg->dst,
                             .len      = rmsg->len,
@@ -756,18 +803,16 @@ static void replay_unbound(rdp_ucx_tl_t *tl)
 static int authentic(rdp_ucx_tl_t *tl, const rdp_ucx_wire_t *w,
                      const uint8_t *pre, const void *data, int rndv)
 {
-    size_t pre_len = RDP_UCX_FIXED_LEN + (size_t)w->ehdr_len;
+    size_t pre_len = rdp_ucx_wire_pre_len(w);
     uint8_t mac[RDP_UCX_MAC_LEN];
-    rdp_iov_t iov = {data, (size_t)w->len};
 
     if (rndv) {
         /* the payload is checked after the fetch (rmsg_verify) */
         return (rdp_ucx_auth_hdr(&tl->auth, pre, pre_len, mac) == PMIX_SUCCESS)
                && rdp_ucx_auth_equal(mac, pre + pre_len);
     }
-    return (rdp_ucx_auth_msg(&tl->auth, pre, pre_len, &iov, 1, mac)
-            == PMIX_SUCCESS)
-           && rdp_ucx_auth_equal(mac, pre + pre_len + RDP_UCX_MAC_LEN);
+    return payload_authentic(tl, pre, pre_len, w->seals_len, data,
+                             (size_t)w->len, pre + pre_len + RDP_UCX_MAC_LEN);
 }
 
 static ucs_status_t am_recv_cb(void *arg, const void *header,
@@ -790,6 +835,17 @@ static ucs_status_t am_recv_cb(void *arg, const void *header,
         drop(tl, &tl->stats.malformed, w.src, "payload length mismatch");
         return UCS_OK;
     }
+    if (w.seals_len > 0) {
+        rdp_tl_rx_seal_t seals[RDP_UCX_MAX_SEALS];
+        size_t n;
+
+        if (rdp_ucx_seals_decode(pre + RDP_UCX_FIXED_LEN + w.ehdr_len,
+                                 w.seals_len, w.len, seals, &n, &why)
+            != PMIX_SUCCESS) {
+            drop(tl, &tl->stats.malformed, w.src, why);
+            return UCS_OK;
+        }
+    }
     if (!tl->connected) {
         /* the session key may not be set yet (rdp_ucx_tl_set_key): hold
          * the message and authenticate it at replay */
@@ -811,13 +867,17 @@ static ucs_status_t am_recv_cb(void *arg, const void *header,
 
     if (!rndv && !persistent) {
         /* UCP did not let us keep the data: lend it for the upcall only */
+        rdp_tl_rx_seal_t seals[RDP_UCX_MAX_SEALS];
         rdp_tl_rx_t rx = {.peer    = w.src,
                           .hdr     = pre + RDP_UCX_FIXED_LEN,
                           .hdr_len = w.ehdr_len,
                           .kind    = RDP_TL_DATA_BORROWED,
                           .data    = data,
-                          .len     = length};
+                          .len     = length,
+                          .seals   = seals};
 
+        rx.nseals = seals_of(pre + RDP_UCX_FIXED_LEN + w.ehdr_len,
+                             w.seals_len, w.len, seals);
         tl->stats.delivered++;
         (void)tl->up->recv(tl->up_arg, &rx);
         return UCS_OK;
@@ -1134,17 +1194,75 @@ static pmix_status_t check_send(rdp_ucx_tl_t *tl, uint32_t peer,
     return PMIX_SUCCESS;
 }
 
-/* @a eager: the message goes eager-only, so it needs no mac_hdr */
+/* How many of the seals given with a send the message carries: at most
+ * RDP_UCX_MAX_SEALS, and no more than UCP's header has room for (the
+ * runs of the others go as ordinary payload). */
+static size_t seals_to_send(const rdp_ucx_tl_t *tl, size_t hdr_len,
+                            const rdp_iov_t *iov,
+                            const rdp_tl_seal_t *const *seals, size_t iovcnt)
+{
+    size_t n = 0;
+
+    if (seals == NULL) {
+        return 0;
+    }
+    for (size_t i = 0; (i < iovcnt) && (n < RDP_UCX_MAX_SEALS); i++) {
+        n += (seals[i] != NULL) && (iov[i].len > 0);
+    }
+    while ((n > 0)
+           && (RDP_UCX_OVERHEAD + hdr_len + rdp_ucx_seals_len(n)
+               > tl->max_am_header)) {
+        n--;
+    }
+    return n;
+}
+
+/* Write the seal table (@a nseals entries) at @a table and gather the
+ * payload pieces it does not cover into @a plain; returns their count. */
+static size_t seal_table_fill(rdp_ucx_tl_t *tl, uint8_t *table,
+                              size_t nseals, const rdp_iov_t *iov,
+                              const rdp_tl_seal_t *const *seals, size_t iovcnt,
+                              rdp_iov_t *plain)
+{
+    uint64_t off  = 0;
+    size_t used   = 0;
+    size_t nplain = 0;
+
+    for (size_t i = 0; i < iovcnt; i++) {
+        if ((used < nseals) && (seals[i] != NULL) && (iov[i].len > 0)) {
+            rdp_ucx_seals_put(table, nseals, used++, off, iov[i].len,
+                              seals[i]);
+            tl->stats.sealed_sent_bytes += iov[i].len;
+        } else {
+            plain[nplain++] = iov[i];
+            tl->stats.mac_sent_bytes += iov[i].len;
+        }
+        off += iov[i].len;
+    }
+    return nplain;
+}
+
+/* The UCP header of a message: framing, the engine's header, the seal
+ * table and the MACs.  @a eager: the message goes eager-only, so it needs
+ * no mac_hdr. */
 static ucx_sreq_t *sreq_create(rdp_ucx_tl_t *tl, uint32_t peer, const void *hdr,
                                size_t hdr_len, const rdp_iov_t *iov,
+                               const rdp_tl_seal_t *const *seals,
                                size_t iovcnt, uint64_t total, int eager)
 {
-    size_t pre_len = RDP_UCX_FIXED_LEN + hdr_len;
+    size_t nseals = seals_to_send(tl, hdr_len, iov, seals, iovcnt);
+    size_t slen   = (nseals > 0) ? rdp_ucx_seals_len(nseals) : 0;
+    size_t pre_len = RDP_UCX_FIXED_LEN + hdr_len + slen;
+    rdp_iov_t *plain = NULL;
+    size_t nplain    = iovcnt;
     rdp_ucx_wire_t w;
     ucx_sreq_t *sreq;
 
     sreq = rdp_malloc(sizeof(*sreq) + pre_len + 2 * RDP_UCX_MAC_LEN);
-    if (sreq == NULL) {
+    if ((sreq == NULL)
+        || ((nseals > 0)
+            && ((plain = rdp_malloc(iovcnt * sizeof(*plain))) == NULL))) {
+        rdp_free(sreq);
         return NULL;
     }
     memset(&sreq->op, 0, sizeof(sreq->op));
@@ -1153,35 +1271,49 @@ static ucx_sreq_t *sreq_create(rdp_ucx_tl_t *tl, uint32_t peer, const void *hdr,
     sreq->op.peer = peer;
     sreq->am_len  = pre_len + 2 * RDP_UCX_MAC_LEN;
     w.ehdr_len    = (uint16_t)hdr_len;
+    w.seals_len   = (uint32_t)slen;
     w.src         = tl->me;
     w.dst         = peer;
     w.len         = total;
     if (rdp_ucx_auth_nonce(&tl->auth, &tl->peers[peer].tx_seq, &w.salt, &w.seq)
         != PMIX_SUCCESS) {
-        rdp_free(sreq);
-        return NULL;
+        goto err;
     }
     rdp_ucx_wire_encode(&w, sreq->am);
     if (hdr_len > 0) {
         memcpy(sreq->am + RDP_UCX_FIXED_LEN, hdr, hdr_len);
+    }
+    if (nseals > 0) {
+        nplain = seal_table_fill(tl, sreq->am + RDP_UCX_FIXED_LEN + hdr_len,
+                                 nseals, iov, seals, iovcnt, plain);
+    } else {
+        tl->stats.mac_sent_bytes += total;
     }
     /* mac_hdr only serves rendezvous: a message sent eagerly leaves it 0 */
     memset(sreq->am + pre_len, 0, RDP_UCX_MAC_LEN);
     if ((!eager
          && (rdp_ucx_auth_hdr(&tl->auth, sreq->am, pre_len, sreq->am + pre_len)
              != PMIX_SUCCESS))
-        || (rdp_ucx_auth_msg(&tl->auth, sreq->am, pre_len, iov, iovcnt,
+        || (rdp_ucx_auth_msg(&tl->auth, sreq->am, pre_len,
+                             (plain != NULL) ? plain : iov, nplain,
                              sreq->am + pre_len + RDP_UCX_MAC_LEN)
             != PMIX_SUCCESS)) {
-        rdp_free(sreq);
-        return NULL;
+        goto err;
     }
+    rdp_free(plain);
     return sreq;
+
+err:
+    rdp_free(plain);
+    rdp_free(sreq);
+    return NULL;
 }
 
-static pmix_status_t tl_send(void *ctx, uint32_t peer, const void *hdr,
-                             size_t hdr_len, const rdp_iov_t *iov,
-                             size_t iovcnt, rdp_tl_done_cb_t cb, void *cb_arg)
+static pmix_status_t tl_send_sealed(void *ctx, uint32_t peer, const void *hdr,
+                                    size_t hdr_len, const rdp_iov_t *iov,
+                                    const rdp_tl_seal_t *const *seals,
+                                    size_t iovcnt, rdp_tl_done_cb_t cb,
+                                    void *cb_arg)
 {
     rdp_ucx_tl_t *tl        = ctx;
     ucp_request_param_t prm = {0};
@@ -1210,7 +1342,8 @@ static pmix_status_t tl_send(void *ctx, uint32_t peer, const void *hdr,
         goto out;
     }
     eager = (total <= p->eager_max);
-    sreq  = sreq_create(tl, peer, hdr, hdr_len, iov, iovcnt, total, eager);
+    sreq  = sreq_create(tl, peer, hdr, hdr_len, iov, seals, iovcnt, total,
+                        eager);
     if (sreq == NULL) {
         status = PMIX_ERR_NOMEM;
         goto out;
@@ -1291,6 +1424,36 @@ static void fetch_consumed(ucx_rmsg_t *rmsg)
     } else {
         op_free(&rmsg->op);
     }
+}
+
+static pmix_status_t tl_send(void *ctx, uint32_t peer, const void *hdr,
+                             size_t hdr_len, const rdp_iov_t *iov,
+                             size_t iovcnt, rdp_tl_done_cb_t cb, void *cb_arg)
+{
+    return tl_send_sealed(ctx, peer, hdr, hdr_len, iov, NULL, iovcnt, cb,
+                          cb_arg);
+}
+
+static pmix_status_t tl_seal(void *ctx, const void *data, size_t len,
+                             rdp_tl_seal_t *seal_p)
+{
+    rdp_ucx_tl_t *tl = ctx;
+    pmix_status_t status;
+
+    RDP_ASSERT_ON_LOOP(tl->loop);
+    if (!tl->connected) {
+        /* the session key is final only from connect on */
+        return PMIX_ERR_INIT;
+    }
+    if ((data == NULL) && (len > 0)) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    status = rdp_ucx_auth_seal(&tl->auth, tl->me, &tl->seal_ctr, data, len,
+                               seal_p);
+    if (status == PMIX_SUCCESS) {
+        tl->stats.seals_made++;
+    }
+    return status;
 }
 
 static pmix_status_t tl_fetch(void *ctx, void *desc, void *buf, size_t len,
@@ -1391,9 +1554,11 @@ static const rdp_tl_ops_t ucx_tl_ops = {
     .name    = "ucx",
     .bind    = tl_bind,
     .unbind  = tl_unbind,
-    .send    = tl_send,
-    .fetch   = tl_fetch,
-    .release = tl_release,
+    .send        = tl_send,
+    .fetch       = tl_fetch,
+    .release     = tl_release,
+    .seal        = tl_seal,
+    .send_sealed = tl_send_sealed,
 };
 
 const rdp_tl_ops_t *rdp_ucx_tl_ops(void)

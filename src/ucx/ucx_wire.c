@@ -60,7 +60,7 @@ void rdp_ucx_wire_encode(const rdp_ucx_wire_t *w, uint8_t *out)
 {
     put_le32(out, RDP_UCX_MAGIC);
     out[4] = RDP_UCX_VERSION;
-    out[5] = 0;
+    out[5] = (w->seals_len > 0) ? RDP_UCX_FLAG_SEALS : 0;
     put_le16(out + 6, w->ehdr_len);
     put_le32(out + 8, w->src);
     put_le32(out + 12, w->dst);
@@ -83,21 +83,94 @@ pmix_status_t rdp_ucx_wire_decode(const void *am_hdr, size_t am_len,
         *why_p = "bad magic";
         return PMIX_ERR_BAD_PARAM;
     }
-    if ((p[4] != RDP_UCX_VERSION) || (p[5] != 0)) {
+    if ((p[4] != RDP_UCX_VERSION) || ((p[5] & ~RDP_UCX_FLAG_SEALS) != 0)) {
         *why_p = "unknown version or flags";
         return PMIX_ERR_BAD_PARAM;
     }
-    w.ehdr_len = get_le16(p + 6);
-    w.src      = get_le32(p + 8);
-    w.dst      = get_le32(p + 12);
-    w.len      = get_le64(p + 16);
-    w.salt     = get_le32(p + 24);
-    w.seq      = get_le64(p + 28);
-    if (am_len != (size_t)RDP_UCX_OVERHEAD + w.ehdr_len) {
+    w.flags     = p[5];
+    w.ehdr_len  = get_le16(p + 6);
+    w.src       = get_le32(p + 8);
+    w.dst       = get_le32(p + 12);
+    w.len       = get_le64(p + 16);
+    w.salt      = get_le32(p + 24);
+    w.seq       = get_le64(p + 28);
+    w.seals_len = 0;
+    if (w.flags & RDP_UCX_FLAG_SEALS) {
+        size_t at = RDP_UCX_FIXED_LEN + (size_t)w.ehdr_len;
+        uint32_t count;
+
+        if (am_len < (size_t)RDP_UCX_OVERHEAD + w.ehdr_len + 4) {
+            *why_p = "header too short for its seal table";
+            return PMIX_ERR_BAD_PARAM;
+        }
+        count = get_le32(p + at);
+        if ((count == 0) || (count > RDP_UCX_MAX_SEALS)) {
+            *why_p = "bad seal count";
+            return PMIX_ERR_BAD_PARAM;
+        }
+        w.seals_len = (uint32_t)rdp_ucx_seals_len(count);
+    }
+    if (am_len != (size_t)RDP_UCX_OVERHEAD + w.ehdr_len + w.seals_len) {
         *why_p = "header length mismatch";
         return PMIX_ERR_BAD_PARAM;
     }
     *w_p = w;
+    return PMIX_SUCCESS;
+}
+
+size_t rdp_ucx_wire_pre_len(const rdp_ucx_wire_t *w)
+{
+    return RDP_UCX_FIXED_LEN + (size_t)w->ehdr_len + w->seals_len;
+}
+
+/* ---- seal tables ---- */
+
+size_t rdp_ucx_seals_len(size_t n)
+{
+    return 4 + n * RDP_UCX_SEAL_ENTRY;
+}
+
+void rdp_ucx_seals_put(uint8_t *table, size_t n, size_t i, uint64_t off,
+                       uint64_t len, const rdp_tl_seal_t *seal)
+{
+    uint8_t *e = table + 4 + i * RDP_UCX_SEAL_ENTRY;
+
+    if (i == 0) {
+        put_le32(table, (uint32_t)n);
+    }
+    put_le64(e, off);
+    put_le64(e + 8, len);
+    memcpy(e + 16, seal->bytes, RDP_TL_SEAL_LEN);
+}
+
+pmix_status_t rdp_ucx_seals_decode(const uint8_t *table, size_t table_len,
+                                   uint64_t payload_len, rdp_tl_rx_seal_t *out,
+                                   size_t *n_p, const char **why_p)
+{
+    uint64_t end = 0; /* end of the previous run */
+    uint32_t n;
+
+    if ((table_len < 4) || ((n = get_le32(table)) == 0)
+        || (n > RDP_UCX_MAX_SEALS) || (table_len != rdp_ucx_seals_len(n))) {
+        *why_p = "bad seal table";
+        return PMIX_ERR_BAD_PARAM;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        const uint8_t *e = table + 4 + (size_t)i * RDP_UCX_SEAL_ENTRY;
+        uint64_t off     = get_le64(e);
+        uint64_t len     = get_le64(e + 8);
+
+        if ((len == 0) || (off < end) || (off > payload_len)
+            || (len > payload_len - off)) {
+            *why_p = "sealed run empty, overlapping or outside the payload";
+            return PMIX_ERR_BAD_PARAM;
+        }
+        out[i].off = off;
+        out[i].len = len;
+        memcpy(out[i].seal.bytes, e + 16, RDP_TL_SEAL_LEN);
+        end = off + len;
+    }
+    *n_p = n;
     return PMIX_SUCCESS;
 }
 
@@ -230,6 +303,7 @@ int rdp_ucx_envelope_local(const rdp_ucx_envelope_t *self,
  * purposes (the session key itself is only ever HKDF's input). */
 static const char HDR_LABEL[] = "rdpmix ucx v2 AES-256-GMAC header";
 static const char MSG_LABEL[] = "rdpmix ucx v2 AES-256-GMAC message";
+static const char SEAL_LABEL[] = "rdpmix ucx v3 AES-256-GMAC seal";
 
 static pmix_status_t derive(const uint8_t *key, size_t key_len,
                             const char *label, uint8_t out[32])
@@ -324,10 +398,10 @@ static rdp_gmac_t *gmac_new(const uint8_t key[32])
 pmix_status_t rdp_ucx_auth_init(rdp_ucx_auth_t *auth, const uint8_t *key,
                                 size_t key_len)
 {
-    uint8_t khdr[32], kmsg[32];
+    uint8_t khdr[32], kmsg[32], kseal[32];
     unsigned char fp[32];
     unsigned int fp_len = 0;
-    rdp_gmac_t *hdr = NULL, *msg = NULL;
+    rdp_gmac_t *hdr = NULL, *msg = NULL, *seal = NULL;
     uint32_t salt   = 0;
 
     if ((auth == NULL) || (key == NULL) || (key_len != RDP_UCX_KEY_LEN)) {
@@ -335,13 +409,15 @@ pmix_status_t rdp_ucx_auth_init(rdp_ucx_auth_t *auth, const uint8_t *key,
         return PMIX_ERR_BAD_PARAM;
     }
     if ((derive(key, key_len, HDR_LABEL, khdr) != PMIX_SUCCESS)
-        || (derive(key, key_len, MSG_LABEL, kmsg) != PMIX_SUCCESS)) {
+        || (derive(key, key_len, MSG_LABEL, kmsg) != PMIX_SUCCESS)
+        || (derive(key, key_len, SEAL_LABEL, kseal) != PMIX_SUCCESS)) {
         rdp_log_error(UCX, "cannot derive the MAC keys (HKDF-SHA256)");
         goto err;
     }
-    hdr = gmac_new(khdr);
-    msg = gmac_new(kmsg);
-    if ((hdr == NULL) || (msg == NULL)) {
+    hdr  = gmac_new(khdr);
+    msg  = gmac_new(kmsg);
+    seal = gmac_new(kseal);
+    if ((hdr == NULL) || (msg == NULL) || (seal == NULL)) {
         rdp_log_error(UCX, "cannot key AES-256-GMAC");
         goto err;
     }
@@ -355,18 +431,22 @@ pmix_status_t rdp_ucx_auth_init(rdp_ucx_auth_t *auth, const uint8_t *key,
     }
     OPENSSL_cleanse(khdr, sizeof(khdr));
     OPENSSL_cleanse(kmsg, sizeof(kmsg));
+    OPENSSL_cleanse(kseal, sizeof(kseal));
     snprintf(auth->fp, sizeof(auth->fp), "%02x%02x%02x%02x", fp[0], fp[1],
              fp[2], fp[3]);
     auth->hdr  = hdr;
     auth->msg  = msg;
+    auth->seal = seal;
     auth->salt = salt;
     return PMIX_SUCCESS;
 
 err:
     OPENSSL_cleanse(khdr, sizeof(khdr));
     OPENSSL_cleanse(kmsg, sizeof(kmsg));
+    OPENSSL_cleanse(kseal, sizeof(kseal));
     gmac_free(hdr);
     gmac_free(msg);
+    gmac_free(seal);
     return PMIX_ERR_INIT;
 }
 
@@ -377,8 +457,10 @@ void rdp_ucx_auth_cleanup(rdp_ucx_auth_t *auth)
     }
     gmac_free(auth->hdr);
     gmac_free(auth->msg);
-    auth->hdr = NULL;
-    auth->msg = NULL;
+    gmac_free(auth->seal);
+    auth->hdr  = NULL;
+    auth->msg  = NULL;
+    auth->seal = NULL;
 }
 
 pmix_status_t rdp_ucx_auth_nonce(const rdp_ucx_auth_t *auth, uint64_t *counter,
@@ -457,6 +539,68 @@ pmix_status_t rdp_ucx_auth_msg(rdp_ucx_auth_t *auth, const void *pre,
         }
     }
     return mac_end(auth->msg, mac);
+}
+
+pmix_status_t rdp_ucx_auth_msg_unsealed(rdp_ucx_auth_t *auth, const void *pre,
+                                        size_t pre_len, const uint8_t *data,
+                                        size_t len,
+                                        const rdp_tl_rx_seal_t *seals,
+                                        size_t nseals,
+                                        uint8_t mac[RDP_UCX_MAC_LEN])
+{
+    pmix_status_t status = mac_begin(auth->msg, pre, pre_len);
+    uint64_t at          = 0; /* start of the bytes not yet covered */
+
+    for (size_t i = 0; (status == PMIX_SUCCESS) && (i <= nseals); i++) {
+        uint64_t gap_end = (i < nseals) ? seals[i].off : (uint64_t)len;
+
+        status = mac_update(auth->msg, data + at, (size_t)(gap_end - at));
+        if (i < nseals) {
+            at = seals[i].off + seals[i].len;
+        }
+    }
+    return (status == PMIX_SUCCESS) ? mac_end(auth->msg, mac) : status;
+}
+
+/* A seal's IV: origin | salt | counter | 0u32 (RDP_UCX_IV_LEN bytes), taken
+ * from its first 16 bytes. */
+static pmix_status_t seal_mac(rdp_gmac_t *g, const uint8_t head[16],
+                              const void *data, size_t len,
+                              uint8_t tag[RDP_UCX_MAC_LEN])
+{
+    uint8_t iv[RDP_UCX_IV_LEN] = {0};
+
+    memcpy(iv, head, 16);
+    CRYPTO_gcm128_setiv(g->gcm, iv, sizeof(iv));
+    if (mac_update(g, data, len) != PMIX_SUCCESS) {
+        return PMIX_ERROR;
+    }
+    return mac_end(g, tag);
+}
+
+pmix_status_t rdp_ucx_auth_seal(rdp_ucx_auth_t *auth, uint32_t origin,
+                                uint64_t *counter, const void *data, size_t len,
+                                rdp_tl_seal_t *seal_p)
+{
+    uint8_t *b = seal_p->bytes;
+
+    if (*counter == UINT64_MAX) {
+        rdp_log_error(UCX, "the seal counter is exhausted: rekey");
+        return PMIX_ERR_OUT_OF_RESOURCE;
+    }
+    put_le32(b, origin);
+    put_le32(b + 4, auth->salt);
+    put_le64(b + 8, (*counter)++);
+    return seal_mac(auth->seal, b, data, len, b + 16);
+}
+
+int rdp_ucx_auth_seal_ok(rdp_ucx_auth_t *auth, const rdp_tl_seal_t *seal,
+                         const void *data, size_t len)
+{
+    uint8_t tag[RDP_UCX_MAC_LEN];
+
+    return (seal_mac(auth->seal, seal->bytes, data, len, tag) == PMIX_SUCCESS)
+           && rdp_ucx_auth_equal(tag, seal->bytes + 16);
 }
 
 int rdp_ucx_auth_equal(const uint8_t *a, const uint8_t *b)

@@ -79,6 +79,8 @@ typedef struct rec {
     void *desc; /* RNDV_KEEP */
     int complete;
     pmix_status_t status;
+    rdp_tl_rx_seal_t seals[4]; /* the first ones it came with */
+    size_t nseals;             /* how many it came with */
 } rec_t;
 
 typedef struct node {
@@ -188,7 +190,10 @@ static enum rdp_tl_rx_disp t_recv(void *arg, const rdp_tl_rx_t *rx)
     r->hdr_len = rx->hdr_len;
     memcpy(&r->hdr, rx->hdr,
            rx->hdr_len < sizeof(r->hdr) ? rx->hdr_len : sizeof(r->hdr));
-    r->len  = rx->len;
+    r->len    = rx->len;
+    r->nseals = rx->nseals;
+    memcpy(r->seals, rx->seals,
+           (rx->nseals < 4 ? rx->nseals : 4) * sizeof(*rx->seals));
     r->data = malloc(rx->len > 0 ? rx->len : 1);
     if (rx->kind != RDP_TL_DATA_RNDV) {
         memcpy(r->data, rx->data, rx->len);
@@ -663,6 +668,317 @@ static void rndv_lane_is_read_from_the_printout(void **state)
     assert_int_equal(rdp_ucx_info_has_rndv_lane(shm), 1);
     assert_int_equal(rdp_ucx_info_has_rndv_lane(summary_only), -1);
     assert_int_equal(rdp_ucx_info_has_rndv_lane(""), -1);
+}
+
+/* ---- seals ---- */
+
+typedef struct sealed_send {
+    smsg_t *m;
+    unsigned seal_mask; /* pieces to seal (bit p) */
+    int tamper;         /* change piece 0 after sealing it */
+    const rdp_tl_seal_t *given[4]; /* seals to send instead of making */
+    rdp_tl_seal_t seals[4];
+    const rdp_tl_seal_t *sp[4];
+    pmix_status_t st;
+} sealed_send_t;
+
+static void sealed_send_job(void *arg)
+{
+    sealed_send_t *s = arg;
+    smsg_t *m        = s->m;
+    node_t *n        = m->n;
+
+    s->st = PMIX_SUCCESS;
+    for (size_t p = 0; p < m->iovcnt; p++) {
+        s->sp[p] = s->given[p];
+        if ((s->seal_mask >> p) & 1) {
+            s->st = n->ops->seal(n->boot.tl, m->iov[p].base, m->iov[p].len,
+                                 &s->seals[p]);
+            if (s->st != PMIX_SUCCESS) {
+                return;
+            }
+            s->sp[p] = &s->seals[p];
+        }
+    }
+    if (s->tamper) {
+        m->pieces[0][1] ^= 1;
+    }
+    m->ret = n->ops->send_sealed(n->boot.tl, m->dst, &m->hdr, sizeof(m->hdr),
+                                 m->iov, s->sp, m->iovcnt, send_done, m);
+    if (m->ret == PMIX_OPERATION_SUCCEEDED) {
+        smsg_finish(m, PMIX_SUCCESS);
+    } else if (m->ret != PMIX_SUCCESS) {
+        smsg_finish(m, m->ret);
+    }
+}
+
+/* A copy of received record @a r as a message from @a n to @a dst, cut
+ * into pieces at the runs it came sealed (then forwarded with their
+ * seals: @a s->given). */
+static smsg_t *forward_of(const rec_t *r, node_t *n, uint32_t dst,
+                          sealed_send_t *s)
+{
+    smsg_t *m   = calloc(1, sizeof(*m));
+    uint64_t at = 0;
+
+    m->n   = n;
+    m->dst = dst;
+    m->hdr = r->hdr;
+    for (size_t i = 0; i <= r->nseals && i < 4; i++) {
+        uint64_t end = (i < r->nseals) ? r->seals[i].off : r->len;
+
+        if (end > at) { /* the bytes before the run: unsealed */
+            m->pieces[m->iovcnt] = malloc(end - at);
+            memcpy(m->pieces[m->iovcnt], r->data + at, end - at);
+            m->iov[m->iovcnt].base = m->pieces[m->iovcnt];
+            m->iov[m->iovcnt].len  = end - at;
+            m->iovcnt++;
+        }
+        if (i < r->nseals) {
+            m->pieces[m->iovcnt] = malloc(r->seals[i].len);
+            memcpy(m->pieces[m->iovcnt], r->data + r->seals[i].off,
+                   r->seals[i].len);
+            m->iov[m->iovcnt].base = m->pieces[m->iovcnt];
+            m->iov[m->iovcnt].len  = r->seals[i].len;
+            s->given[m->iovcnt]    = &r->seals[i].seal;
+            m->iovcnt++;
+            at = r->seals[i].off + r->seals[i].len;
+        }
+    }
+    s->m = m;
+    return m;
+}
+
+/* Send @a s from its node and wait for the receiver's first record. */
+static rec_t *sealed_send_and_receive(sealed_send_t *s)
+{
+    node_t *to = &nodes[s->m->dst];
+
+    on_loop(s->m->n->loop, sealed_send_job, s);
+    assert_int_equal(s->st, PMIX_SUCCESS);
+    wait_sent(s->m->n, 1);
+    assert_int_equal(wait_count(to, &to->ncomplete, 1), 0);
+    return &to->recs[0];
+}
+
+static void check_sealed_runs(const rec_t *r, const smsg_t *m)
+{
+    /* pieces 0 and 2 of m were sealed */
+    assert_int_equal(r->nseals, 2);
+    assert_int_equal(r->seals[0].off, 0);
+    assert_int_equal(r->seals[0].len, m->iov[0].len);
+    assert_int_equal(r->seals[1].off, m->iov[0].len + m->iov[1].len);
+    assert_int_equal(r->seals[1].len, m->iov[2].len);
+}
+
+/* Node 0 seals two of three pieces and sends them to node 1, which
+ * forwards the bytes to node 2 with the seals it received: node 1 makes
+ * no seal and authenticates only the unsealed piece, node 2 checks the
+ * origin's seals and gets every byte. */
+static void sealed_runs_travel(size_t len, enum rdp_tl_data_kind kind)
+{
+    sealed_send_t s0 = {.seal_mask = 5}, s1 = {0};
+    rdp_ucx_tl_stats_t st[3];
+    smsg_t *m0, *m1;
+    rec_t *r1, *r2;
+
+    cluster_up(3, TLS_TCP, NULL, 0, 0);
+    m0   = smsg_create(&nodes[0], 1, 7, len, 3);
+    s0.m = m0;
+    r1   = sealed_send_and_receive(&s0);
+    assert_int_equal(r1->kind, kind);
+    check_rec(r1, 0);
+    check_sealed_runs(r1, m0);
+
+    m1 = forward_of(r1, &nodes[1], 2, &s1);
+    assert_int_equal(m1->iovcnt, 3);
+    r2 = sealed_send_and_receive(&s1);
+    assert_int_equal(r2->status, PMIX_SUCCESS);
+    assert_int_equal(r2->peer, 1);
+    assert_int_equal(r2->len, len);
+    assert_memory_equal(r2->data, r1->data, len);
+    check_sealed_runs(r2, m0);
+
+    for (int i = 0; i < 3; i++) {
+        st[i] = node_stats(&nodes[i]);
+        assert_int_equal(st[i].auth_failed, 0);
+    }
+    assert_int_equal(st[0].seals_made, 2);
+    assert_int_equal(st[1].seals_made, 0);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(st[i].sealed_sent_bytes,
+                         m0->iov[0].len + m0->iov[2].len);
+        assert_int_equal(st[i].mac_sent_bytes, m0->iov[1].len);
+    }
+    smsg_free(m0);
+    smsg_free(m1);
+    cluster_down();
+}
+
+static void sealed_runs_are_forwarded_without_a_new_mac(void **state)
+{
+    sealed_runs_travel(30000, RDP_TL_DATA_KEEPABLE);
+    sealed_runs_travel(BIG + 2, RDP_TL_DATA_RNDV);
+}
+
+/* A seal sent with bytes other than those it sealed fails the message:
+ * dropped when eager, its fetch failing when rendezvous. */
+static void forged_seals_are_dropped(void **state)
+{
+    const size_t lens[2] = {30000, BIG + 2};
+
+    for (int k = 0; k < 2; k++) {
+        sealed_send_t s = {.seal_mask = 1, .tamper = 1};
+        rdp_ucx_tl_stats_t st;
+        double deadline;
+
+        cluster_up(2, TLS_TCP, NULL, 0, 0);
+        s.m = smsg_create(&nodes[0], 1, 3, lens[k], 2);
+        on_loop(nodes[0].loop, sealed_send_job, &s);
+        assert_int_equal(s.st, PMIX_SUCCESS);
+        wait_sent(&nodes[0], 1);
+        if (k == 1) {
+            assert_int_equal(wait_count(&nodes[1], &nodes[1].ncomplete, 1),
+                             0);
+            assert_int_equal(nodes[1].recs[0].kind, RDP_TL_DATA_RNDV);
+            assert_int_equal(nodes[1].recs[0].status, PMIX_ERR_INVALID_CRED);
+        }
+        deadline = rdp_time_now() + UCX_TEST_WAIT;
+        do {
+            st = node_stats(&nodes[1]);
+        } while ((st.auth_failed == 0) && (rdp_time_now() < deadline));
+        assert_int_equal(st.auth_failed, 1);
+        assert_int_equal(st.delivered, (uint64_t)k);
+        smsg_free(s.m);
+        cluster_down();
+    }
+}
+
+typedef struct many_seals {
+    node_t *n;
+    uint8_t *buf;
+    rdp_iov_t iov[RDP_UCX_MAX_SEALS + 6];
+    rdp_tl_seal_t seals[RDP_UCX_MAX_SEALS + 6];
+    const rdp_tl_seal_t *sp[RDP_UCX_MAX_SEALS + 6];
+    test_hdr_t hdr;
+    pmix_status_t st;
+} many_seals_t;
+
+static void many_seals_done(void *arg, pmix_status_t status)
+{
+    many_seals_t *ms = arg;
+
+    pthread_mutex_lock(&ms->n->lock);
+    ms->n->sends_done++;
+    pthread_cond_broadcast(&ms->n->cond);
+    pthread_mutex_unlock(&ms->n->lock);
+}
+
+static void many_seals_job(void *arg)
+{
+    many_seals_t *ms = arg;
+    const size_t cnt = RDP_UCX_MAX_SEALS + 6;
+
+    for (size_t i = 0; i < cnt; i++) {
+        ms->iov[i].base = ms->buf + 64 * i;
+        ms->iov[i].len  = 64;
+        ms->st = ms->n->ops->seal(ms->n->boot.tl, ms->iov[i].base, 64,
+                                  &ms->seals[i]);
+        assert_int_equal(ms->st, PMIX_SUCCESS);
+        ms->sp[i] = &ms->seals[i];
+    }
+    ms->st = ms->n->ops->send_sealed(ms->n->boot.tl, 1, &ms->hdr,
+                                     sizeof(ms->hdr), ms->iov, ms->sp, cnt,
+                                     many_seals_done, ms);
+    if (ms->st == PMIX_OPERATION_SUCCEEDED) {
+        many_seals_done(ms, PMIX_SUCCESS);
+        ms->st = PMIX_SUCCESS;
+    }
+}
+
+/* More sealed pieces than a message carries seals for: the first
+ * RDP_UCX_MAX_SEALS go sealed, the rest as ordinary payload. */
+static void seals_beyond_the_table_go_as_payload(void **state)
+{
+    const size_t cnt = RDP_UCX_MAX_SEALS + 6;
+    many_seals_t ms  = {0};
+    rdp_ucx_tl_stats_t st;
+    rec_t *r;
+
+    cluster_up(2, TLS_TCP, NULL, 0, 0);
+    ms.n       = &nodes[0];
+    ms.buf     = malloc(64 * cnt);
+    ms.hdr.tag = HDR_TAG;
+    ms.hdr.seq = 5;
+    ms.hdr.len = 64 * cnt;
+    for (size_t j = 0; j < 64 * cnt; j++) {
+        ms.buf[j] = pat(0, 5, j);
+    }
+    on_loop(nodes[0].loop, many_seals_job, &ms);
+    assert_int_equal(ms.st, PMIX_SUCCESS);
+    wait_sent(&nodes[0], 1);
+    assert_int_equal(wait_count(&nodes[1], &nodes[1].ncomplete, 1), 0);
+    r = &nodes[1].recs[0];
+    check_rec(r, 0);
+    assert_int_equal(r->nseals, RDP_UCX_MAX_SEALS);
+    assert_int_equal(r->seals[3].off, 3 * 64);
+    st = node_stats(&nodes[0]);
+    assert_int_equal(st.sealed_sent_bytes, 64 * RDP_UCX_MAX_SEALS);
+    assert_int_equal(st.mac_sent_bytes, 64 * 6);
+    free(ms.buf);
+    cluster_down();
+}
+
+/* Seal tables are read only when every run is inside the payload, not
+ * empty, in order and apart. */
+static void seal_tables_are_checked(void **state)
+{
+    uint8_t t[4 + 3 * RDP_UCX_SEAL_ENTRY];
+    rdp_tl_rx_seal_t out[RDP_UCX_MAX_SEALS];
+    rdp_tl_seal_t seal;
+    const char *why;
+    size_t n = 0;
+    struct {
+        uint64_t off[3], len[3];
+        uint64_t payload;
+        pmix_status_t want;
+    } cases[] = {
+        {{0, 10, 30}, {10, 20, 5}, 35, PMIX_SUCCESS},   /* back to back */
+        {{5, 20, 40}, {10, 10, 1}, 41, PMIX_SUCCESS},   /* with gaps */
+        {{0, 9, 30}, {10, 20, 5}, 35, PMIX_ERR_BAD_PARAM},  /* overlap */
+        {{10, 0, 30}, {5, 5, 5}, 35, PMIX_ERR_BAD_PARAM},   /* unsorted */
+        {{0, 10, 30}, {10, 0, 5}, 35, PMIX_ERR_BAD_PARAM},  /* empty */
+        {{0, 10, 30}, {10, 20, 6}, 35, PMIX_ERR_BAD_PARAM}, /* past end */
+        {{0, 10, UINT64_MAX}, {10, 20, 2}, 35, PMIX_ERR_BAD_PARAM},
+        {{0, 10, 30}, {10, 20, UINT64_MAX}, 35, PMIX_ERR_BAD_PARAM},
+    };
+
+    memset(&seal, 0xab, sizeof(seal));
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        for (size_t i = 0; i < 3; i++) {
+            rdp_ucx_seals_put(t, 3, i, cases[c].off[i], cases[c].len[i],
+                              &seal);
+        }
+        assert_int_equal(rdp_ucx_seals_decode(t, sizeof(t), cases[c].payload,
+                                              out, &n, &why),
+                         cases[c].want);
+        if (cases[c].want == PMIX_SUCCESS) {
+            assert_int_equal(n, 3);
+            assert_int_equal(out[2].off, cases[c].off[2]);
+            assert_int_equal(out[2].len, cases[c].len[2]);
+            assert_memory_equal(out[1].seal.bytes, seal.bytes, sizeof(seal));
+        }
+    }
+    /* the count must match the table's length and stay in bounds */
+    rdp_ucx_seals_put(t, 3, 0, 0, 1, &seal);
+    assert_int_equal(rdp_ucx_seals_decode(t, sizeof(t) - 1, 100, out, &n, &why),
+                     PMIX_ERR_BAD_PARAM);
+    rdp_ucx_seals_put(t, 0, 0, 0, 1, &seal);
+    assert_int_equal(rdp_ucx_seals_decode(t, 4, 100, out, &n, &why),
+                     PMIX_ERR_BAD_PARAM);
+    rdp_ucx_seals_put(t, RDP_UCX_MAX_SEALS + 1, 0, 0, 1, &seal);
+    assert_int_equal(rdp_ucx_seals_decode(t, sizeof(t), 100, out, &n, &why),
+                     PMIX_ERR_BAD_PARAM);
 }
 
 /* The header and payload stay untouched until completion; afterwards the
@@ -1716,6 +2032,10 @@ int main(void)
         cmocka_unit_test(rendezvous_4mib_iov_over_shm),
         cmocka_unit_test(eager_ceiling_follows_the_lanes),
         cmocka_unit_test(rndv_lane_is_read_from_the_printout),
+        cmocka_unit_test(sealed_runs_are_forwarded_without_a_new_mac),
+        cmocka_unit_test(forged_seals_are_dropped),
+        cmocka_unit_test(seals_beyond_the_table_go_as_payload),
+        cmocka_unit_test(seal_tables_are_checked),
         cmocka_unit_test(header_lives_until_completion),
         cmocka_unit_test(wrong_key_is_dropped),
         cmocka_unit_test(nonce_and_keys),
