@@ -73,6 +73,8 @@ typedef struct rx {
     void *desc;   /* kept KEEPABLE descriptor, released at free */
     const uint8_t *data;
     size_t len;
+    rdp_tl_rx_seal_t *seals; /* runs that came sealed (copy), or NULL */
+    size_t nseals;
     int fetching;
     int orphan; /* its owner went away during the fetch */
 } rx_t;
@@ -128,6 +130,7 @@ typedef struct sreq {
     int p2p; /* a P2P message: a failure is reported to the handler */
     uint8_t hdr[RDP_COLL_HDR_MAX];
     size_t hdr_len;
+    const rdp_tl_seal_t **seals; /* per iov entry or NULL; NULL: none */
     size_t iovcnt;
     rdp_iov_t iov[];
 } sreq_t;
@@ -145,6 +148,10 @@ struct coll {
     uint32_t *parts;
     rdp_coll_block_t *blocks; /* n entries for an allgather, else NULL */
     uint8_t *own;             /* [block header][my bytes] */
+    /* seals of blocks (header and bytes) as made by their origin, when
+     * the transport seals: forwarded with them, not authenticated again */
+    rdp_tl_seal_t *seals; /* n entries, or NULL */
+    uint8_t *sealed;      /* n flags: seals[b] is valid */
     uint8_t *steps;           /* enum step_state per step */
     uint32_t nsteps;
     uint32_t cur;
@@ -362,6 +369,7 @@ static void rx_free(rx_t *rx)
         engine->ops->release(engine->ctx, rx->desc);
     }
     rdp_free(rx->buf);
+    rdp_free(rx->seals);
     rdp_free(rx);
 }
 
@@ -372,6 +380,7 @@ static void rx_free_unbound(rx_t *rx)
         rx->engine->ops->release(rx->engine->ctx, rx->desc);
     }
     rdp_free(rx->buf);
+    rdp_free(rx->seals);
     rdp_free(rx);
 }
 
@@ -390,6 +399,20 @@ static rx_t *rx_create(rdp_coll_engine_t *engine, const rdp_coll_hdr_t *hdr)
     return rx;
 }
 
+/* Copy the seals @a trx came with (if memory runs short, the blocks are
+ * just forwarded unsealed: the transport then authenticates them). */
+static void rx_keep_seals(rx_t *rx, const rdp_tl_rx_t *trx)
+{
+    if ((trx->nseals == 0) || (trx->seals == NULL)) {
+        return;
+    }
+    rx->seals = rdp_malloc(trx->nseals * sizeof(*rx->seals));
+    if (rx->seals != NULL) {
+        memcpy(rx->seals, trx->seals, trx->nseals * sizeof(*rx->seals));
+        rx->nseals = trx->nseals;
+    }
+}
+
 /*
  * Take the payload of @a trx into @a rx, the cheapest way the transport
  * allows: keep a KEEPABLE descriptor, start fetching an RNDV payload, copy
@@ -402,6 +425,7 @@ static pmix_status_t rx_take_payload(rx_t *rx, const rdp_tl_rx_t *trx,
     pmix_status_t status;
 
     rx->len = trx->len;
+    rx_keep_seals(rx, trx);
     if (trx->len == 0) {
         *disp_p = RDP_TL_RX_DONE;
         return PMIX_SUCCESS;
@@ -504,8 +528,15 @@ static pmix_status_t sreq_post(sreq_t *req)
     if (req->coll != NULL) {
         req->coll->pending_io++;
     }
-    status = engine->ops->send(engine->ctx, req->peer, req->hdr, req->hdr_len,
-                               req->iov, req->iovcnt, sreq_done, req);
+    if ((req->seals != NULL) && (engine->ops->send_sealed != NULL)) {
+        status = engine->ops->send_sealed(engine->ctx, req->peer, req->hdr,
+                                          req->hdr_len, req->iov, req->seals,
+                                          req->iovcnt, sreq_done, req);
+    } else {
+        status = engine->ops->send(engine->ctx, req->peer, req->hdr,
+                                   req->hdr_len, req->iov, req->iovcnt,
+                                   sreq_done, req);
+    }
     if (status == PMIX_SUCCESS) {
         return PMIX_SUCCESS;
     }
@@ -577,6 +608,10 @@ static void send_aborts(coll_t *coll)
  */
 #define RDP_COLL_FLAT_MAX 4096u
 
+/* Blocks (bytes, header excluded) from this size on are sealed by their
+ * origin when the transport can (seal_own_block). */
+#define RDP_COLL_SEAL_MIN 4096u
+
 /*
  * Copy the @a bytes of the @a req->iovcnt pieces of @a req (room for
  * @a nblocks iovs) into a buffer at its end and point its single iov there.
@@ -622,17 +657,50 @@ static pmix_status_t coll_send(coll_t *coll, sreq_t *req,
     return status;
 }
 
+/* Add block @a b of @a coll (header and bytes, in place) to the payload
+ * of @a req: a piece of its own when the block is sealed, else appended to
+ * the previous piece if that is unsealed and ends where the block starts.
+ * Returns the bytes added. */
+static size_t sreq_add_block(sreq_t *req, const coll_t *coll, uint32_t b)
+{
+    const rdp_coll_block_t *blk = &coll->blocks[b];
+    const uint8_t *start = (const uint8_t *)blk->data - RDP_COLL_BLK_HDR_LEN;
+    size_t len           = RDP_COLL_BLK_HDR_LEN + (size_t)blk->len;
+    int sealed = (coll->sealed != NULL) && coll->sealed[b];
+    rdp_iov_t *last = (req->iovcnt > 0) ? &req->iov[req->iovcnt - 1] : NULL;
+
+    if (!sealed && (last != NULL)
+        && ((req->seals == NULL) || (req->seals[req->iovcnt - 1] == NULL))
+        && ((const uint8_t *)last->base + last->len == start)) {
+        last->len += len;
+        return len;
+    }
+    req->iov[req->iovcnt].base = start;
+    req->iov[req->iovcnt].len  = len;
+    if (req->seals != NULL) {
+        req->seals[req->iovcnt] = sealed ? &coll->seals[b] : NULL;
+    }
+    req->iovcnt++;
+    return len;
+}
+
 /* Post the sends of step @a step: the blocks of @a x, pointed at in place
- * (small scattered payloads are copied together, see RDP_COLL_FLAT_MAX). */
+ * (small scattered payloads are copied together, see RDP_COLL_FLAT_MAX),
+ * sealed blocks with their seals. */
 static pmix_status_t post_step_send(coll_t *coll, uint32_t step,
                                     const rdp_sched_xfer_t *x)
 {
     uint32_t nblocks = rdp_sched_xfer_nblocks(x);
+    size_t room      = sizeof(sreq_t) + (size_t)nblocks * sizeof(rdp_iov_t);
+    int any_sealed   = 0;
     rdp_coll_hdr_t h;
     uint64_t bytes = 0;
     sreq_t *req;
 
-    req = rdp_calloc(1, sizeof(*req) + (size_t)nblocks * sizeof(rdp_iov_t));
+    if (coll->seals != NULL) {
+        room += (size_t)nblocks * sizeof(*req->seals);
+    }
+    req = rdp_calloc(1, room);
     if (req == NULL) {
         rdp_log_error(COLL, "cannot allocate a send of %u blocks", nblocks);
         return PMIX_ERR_NOMEM;
@@ -640,40 +708,31 @@ static pmix_status_t post_step_send(coll_t *coll, uint32_t step,
     req->engine = coll->engine;
     req->coll   = coll;
     req->peer   = coll->parts[x->peer];
+    if (coll->seals != NULL) {
+        req->seals = (const rdp_tl_seal_t **)(void *)&req->iov[nblocks];
+    }
     for (uint32_t r = 0; r < x->nranges; r++) {
         for (uint32_t i = 0; i < x->ranges[r].count; i++) {
             uint32_t b = x->ranges[r].first + i;
-            const rdp_coll_block_t *blk;
-            const uint8_t *start;
-            size_t len;
 
             if (b >= coll->n) {
                 b -= coll->n;
             }
-            blk = &coll->blocks[b];
-            if (blk->data == NULL) {
+            if (coll->blocks[b].data == NULL) {
                 /* the schedules guarantee this never happens */
                 rdp_log_error(COLL, "step %u: block %u to send is missing",
                               step, b);
                 rdp_free(req);
                 return PMIX_ERROR;
             }
-            start = (const uint8_t *)blk->data - RDP_COLL_BLK_HDR_LEN;
-            len   = RDP_COLL_BLK_HDR_LEN + (size_t)blk->len;
-            bytes += len;
-            if (req->iovcnt > 0
-                && (const uint8_t *)req->iov[req->iovcnt - 1].base
-                           + req->iov[req->iovcnt - 1].len
-                       == start) {
-                req->iov[req->iovcnt - 1].len += len;
-            } else {
-                req->iov[req->iovcnt].base = start;
-                req->iov[req->iovcnt].len  = len;
-                req->iovcnt++;
-            }
+            bytes += sreq_add_block(req, coll, b);
+            any_sealed |= (coll->sealed != NULL) && coll->sealed[b];
         }
     }
-    if (req->iovcnt > 1 && bytes <= RDP_COLL_FLAT_MAX) {
+    if (!any_sealed) {
+        req->seals = NULL;
+    }
+    if (!any_sealed && req->iovcnt > 1 && bytes <= RDP_COLL_FLAT_MAX) {
         req = sreq_flatten(req, nblocks, bytes);
         if (req == NULL) {
             return PMIX_ERR_NOMEM;
@@ -805,6 +864,8 @@ static void coll_free(coll_t *coll)
     rdp_timer_destroy(coll->timer);
     rdp_free(coll->parts);
     rdp_free(coll->blocks);
+    rdp_free(coll->seals);
+    rdp_free(coll->sealed);
     rdp_free(coll->own);
     rdp_free(coll->steps);
     rdp_free(coll);
@@ -974,11 +1035,31 @@ check_data_hdr(const coll_t *coll, const rdp_coll_hdr_t *h, rdp_sched_xfer_t *x)
     return HDR_OK;
 }
 
-/* Walk the blocks of a payload expected to hold exactly the blocks of @a x.
- * With @a ingest 0 only validate; with 1 record them (after validation). */
-static int walk_blocks(coll_t *coll, const rdp_sched_xfer_t *x,
-                       const uint8_t *p, size_t left, int ingest)
+/* Record the seal of block @a b if @a rx brought one for exactly its
+ * bytes (header included) at offset @a off; *@a next is the first of rx's
+ * seals not yet passed (runs come by increasing offset). */
+static void take_block_seal(coll_t *coll, const rx_t *rx, size_t *next,
+                            uint32_t b, uint64_t off, uint64_t len)
 {
+    while ((*next < rx->nseals) && (rx->seals[*next].off < off)) {
+        (*next)++;
+    }
+    if ((*next < rx->nseals) && (rx->seals[*next].off == off)
+        && (rx->seals[*next].len == len)) {
+        coll->seals[b]  = rx->seals[*next].seal;
+        coll->sealed[b] = 1;
+    }
+}
+
+/* Walk the blocks of a payload expected to hold exactly the blocks of @a x.
+ * With @a rx NULL only validate; else record them (after validation) with
+ * the seals @a rx came with. */
+static int walk_blocks(coll_t *coll, const rdp_sched_xfer_t *x,
+                       const uint8_t *p, size_t left, const rx_t *rx)
+{
+    const uint8_t *start = p;
+    size_t next_seal     = 0;
+
     for (uint32_t r = 0; r < x->nranges; r++) {
         for (uint32_t i = 0; i < x->ranges[r].count; i++) {
             uint32_t b = x->ranges[r].first + i;
@@ -996,9 +1077,14 @@ static int walk_blocks(coll_t *coll, const rdp_sched_xfer_t *x,
                 || blen > RDP_COLL_MAX_BLOCK || coll->blocks[b].data != NULL) {
                 return 0;
             }
-            if (ingest) {
+            if (rx != NULL) {
                 coll->blocks[b].data = p + RDP_COLL_BLK_HDR_LEN;
                 coll->blocks[b].len  = blen;
+                if (coll->seals != NULL) {
+                    take_block_seal(coll, rx, &next_seal, b,
+                                    (uint64_t)(p - start),
+                                    RDP_COLL_BLK_HDR_LEN + blen);
+                }
             }
             p += RDP_COLL_BLK_HDR_LEN + blen;
             left -= RDP_COLL_BLK_HDR_LEN + (size_t)blen;
@@ -1286,10 +1372,10 @@ static int ingest_rx(coll_t *coll, rx_t *rx)
         if (rx->len != 0) {
             goto err_malformed;
         }
-    } else if (!walk_blocks(coll, &st.recv, rx->data, rx->len, 0)) {
+    } else if (!walk_blocks(coll, &st.recv, rx->data, rx->len, NULL)) {
         goto err_malformed;
     } else {
-        walk_blocks(coll, &st.recv, rx->data, rx->len, 1);
+        walk_blocks(coll, &st.recv, rx->data, rx->len, rx);
     }
     coll->steps[step] = STEP_RECEIVED;
     return 1;
@@ -1510,6 +1596,7 @@ static enum rdp_tl_rx_disp early_enqueue(rdp_coll_engine_t *engine,
     }
     if (rx_take_payload(rx, trx, &disp) != PMIX_SUCCESS) {
         rdp_free(rx->buf);
+        rdp_free(rx->seals);
         rdp_free(rx);
         goto err_nomem;
     }
@@ -1865,7 +1952,7 @@ static enum rdp_tl_rx_disp engine_recv(void *arg, const rdp_tl_rx_t *trx)
     }
     /* validate in place before keeping or copying anything */
     if (trx->kind != RDP_TL_DATA_RNDV && coll->kind == RDP_COLL_ALLGATHER
-        && !walk_blocks(coll, &x, trx->data, trx->len, 0)) {
+        && !walk_blocks(coll, &x, trx->data, trx->len, NULL)) {
         rdp_log_warn(COLL,
                      "%s %016llx:%llu: dropping a malformed step %u "
                      "payload (%zu bytes) from %u",
@@ -1881,6 +1968,7 @@ static enum rdp_tl_rx_disp engine_recv(void *arg, const rdp_tl_rx_t *trx)
     }
     if (rx_take_payload(rx, trx, &disp) != PMIX_SUCCESS) {
         rdp_free(rx->buf);
+        rdp_free(rx->seals);
         rdp_free(rx);
         coll_finish(coll, PMIX_ERR_NOMEM, UINT32_MAX, 1);
         return disp;
@@ -2169,6 +2257,40 @@ static pmix_status_t check_args(const rdp_coll_engine_t *engine,
 
 /* Create @a coll from @a args; takes over args->own_buf (freed at once for
  * a barrier, which ignores its contribution). */
+/* Where the transport seals, make room for the blocks' seals and seal my
+ * own block once, so that no server on its way authenticates it again.
+ * Small blocks are not worth a seal (its table entry and its own GMAC
+ * setup cost more than the bytes), nor blocks that travel in pieces.
+ * Only memory shortage fails: without a seal the block still travels. */
+static pmix_status_t seal_own_block(coll_t *coll, size_t len)
+{
+    rdp_coll_engine_t *engine = coll->engine;
+    pmix_status_t status;
+
+    if ((engine->ops->seal == NULL) || (engine->ops->send_sealed == NULL)
+        || (coll->n < 2)) {
+        return PMIX_SUCCESS;
+    }
+    coll->seals  = rdp_malloc((size_t)coll->n * sizeof(*coll->seals));
+    coll->sealed = rdp_calloc(coll->n, 1);
+    if ((coll->seals == NULL) || (coll->sealed == NULL)) {
+        return PMIX_ERR_NOMEM;
+    }
+    if ((len < RDP_COLL_SEAL_MIN) || coll->own_pieces) {
+        return PMIX_SUCCESS;
+    }
+    status = engine->ops->seal(engine->ctx, coll->own,
+                               RDP_COLL_BLK_HDR_LEN + len,
+                               &coll->seals[coll->rank]);
+    if (status == PMIX_SUCCESS) {
+        coll->sealed[coll->rank] = 1;
+    } else {
+        rdp_log_debug(COLL, "cannot seal my %zu-byte block: %s", len,
+                      PMIx_Error_string(status));
+    }
+    return PMIX_SUCCESS;
+}
+
 static pmix_status_t coll_create(rdp_coll_engine_t *engine,
                                  const rdp_coll_args_t *args, uint32_t rank,
                                  coll_t **coll_p)
@@ -2226,6 +2348,9 @@ static pmix_status_t coll_create(rdp_coll_engine_t *engine,
             coll->seg_bytes  = engine->seg_bytes;
             coll->own_pieces = coll->seg_bytes > 0 && coll->n > 1
                                && (uint64_t)args->len > coll->seg_bytes;
+        }
+        if (seal_own_block(coll, args->len) != PMIX_SUCCESS) {
+            goto err_free;
         }
     }
     if (args->timeout > 0) {

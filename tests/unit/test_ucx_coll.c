@@ -34,6 +34,7 @@ typedef struct server {
     rdp_coll_engine_t *engine;
     enum rdp_coll_alg alg;
     pmix_status_t status;
+    rdp_ucx_tl_stats_t stats;
 } server_t;
 
 static server_t servers[P];
@@ -50,7 +51,7 @@ static size_t block_len(uint32_t u, uint64_t opid)
         return 0;
     case 1:
         return 1u << 20;
-    case 2:
+    case 2: /* either side of the engine's sealing threshold (4 KiB) */
         return 1 + (size_t)((u * 7919u + opid * 104729u) % 5000);
     default:
         return 17;
@@ -246,6 +247,58 @@ static uint64_t run_everywhere(enum rdp_coll_kind kind, uint64_t opid)
     return msgs;
 }
 
+typedef struct tl_totals {
+    uint64_t seals_made;
+    uint64_t mac_sent_bytes;
+    uint64_t sealed_sent_bytes;
+} tl_totals_t;
+
+static void stats_job(void *arg)
+{
+    server_t *s = arg;
+
+    rdp_ucx_tl_get_stats(s->boot.tl, &s->stats);
+}
+
+/* The transport counters summed over the servers. */
+static tl_totals_t tl_totals(void)
+{
+    tl_totals_t t = {0};
+
+    for (uint32_t i = 0; i < P; i++) {
+        on_loop(servers[i].loop, stats_job, &servers[i]);
+        t.seals_made += servers[i].stats.seals_made;
+        t.mac_sent_bytes += servers[i].stats.mac_sent_bytes;
+        t.sealed_sent_bytes += servers[i].stats.sealed_sent_bytes;
+    }
+    return t;
+}
+
+/* Every block travels P - 1 times in all (each other server receives it
+ * once).  Blocks of RDP_COLL_SEAL_MIN (4 KiB) and more are sealed once, by
+ * their origin, and every hop sends them under that seal; the others are
+ * authenticated per message. */
+static void check_sealing(const tl_totals_t *before, uint64_t opid)
+{
+    tl_totals_t after = tl_totals();
+    uint64_t sealed = 0, plain = 0, nsealed = 0;
+
+    for (uint32_t u = 0; u < P; u++) {
+        uint64_t bytes = 12 + block_len(u, opid); /* block header + bytes */
+
+        if (block_len(u, opid) >= 4096) {
+            sealed += (P - 1) * bytes;
+            nsealed++;
+        } else {
+            plain += (P - 1) * bytes;
+        }
+    }
+    assert_int_equal(after.seals_made - before->seals_made, nsealed);
+    assert_int_equal(after.sealed_sent_bytes - before->sealed_sent_bytes,
+                     sealed);
+    assert_int_equal(after.mac_sent_bytes - before->mac_sent_bytes, plain);
+}
+
 static void allgather_with_every_algorithm(void **state)
 {
     const enum rdp_coll_alg algs[] = {RDP_COLL_ALG_RD, RDP_COLL_ALG_BRUCK,
@@ -254,7 +307,10 @@ static void allgather_with_every_algorithm(void **state)
     for (size_t a = 0; a < sizeof(algs) / sizeof(algs[0]); a++) {
         up(algs[a]);
         for (uint64_t opid = 1; opid <= 6; opid++) {
+            tl_totals_t before = tl_totals();
+
             (void)run_everywhere(RDP_COLL_ALLGATHER, opid);
+            check_sealing(&before, opid);
         }
         run_everywhere(RDP_COLL_BARRIER, 100);
         down();
