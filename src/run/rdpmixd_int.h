@@ -50,6 +50,7 @@ typedef struct rank_proc {
     rank_pipe_t out;
     rank_pipe_t err;
     int status_fd;
+    int termed; /* sent SIGTERM while running: never sent it twice */
 } rank_proc_t;
 
 typedef struct daemon {

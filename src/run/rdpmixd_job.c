@@ -322,7 +322,10 @@ void rdp_run_dmn_sigchld_cb(int signo, void *arg)
     check_done();
 }
 
-/* Signal every running rank's process group. */
+/* Signal every running rank's process group.  SIGTERM reaches a rank at
+ * most once: a second one (the job ending while a forwarded SIGTERM is
+ * being handled) would run its handler again, halfway through; a rank
+ * that ignores the first gets SIGKILL after the grace period. */
 void rdp_run_dmn_signal_ranks(int signo, int include_ended)
 {
     for (uint32_t i = 0; i < dm->nlocal; i++) {
@@ -330,6 +333,12 @@ void rdp_run_dmn_signal_ranks(int signo, int include_ended)
 
         if (rp->pid <= 0) {
             continue;
+        }
+        if ((rp->state == RANK_RUNNING) && (signo == SIGTERM)) {
+            if (rp->termed) {
+                continue;
+            }
+            rp->termed = 1;
         }
         if (rp->state == RANK_RUNNING) {
             if (kill(-rp->pid, signo) != 0 && errno == ESRCH) {

@@ -62,6 +62,21 @@ check "forwarding is reported" grep -q "forwarding it to the job" "$tmp/err"
 check "no process is left after SIGTERM" none_left "$marker"
 reap "$marker"
 
+# the job ends (rank 0 exits 3 on the forwarded SIGTERM) while rank 1 is
+# still in its SIGTERM handler: rank 1 is not sent SIGTERM again (its
+# handler would run twice)
+timeout -k 5 60 "$RUN" -n 2 sh -c "trap 'echo got TERM; [ \$PMIX_RANK = 1 ] && sleep 1; exit 3' TERM; $marker & wait" \
+    >"$tmp/out" 2>"$tmp/err" </dev/null &
+pid=$!
+wait_for "$marker" 2
+kill -TERM "$(pgrep -P $pid)"
+wait $pid
+rc=$?
+check "a rank handling a forwarded SIGTERM does not get another one" \
+    [ "$(grep -c '^got TERM$' "$tmp/out")" -eq 2 ]
+check "no process is left after a slow SIGTERM handler" none_left "$marker"
+reap "$marker"
+
 # SIGINT to rdpmix-run: ranks die of it, status 128+2
 timeout -k 5 60 "$RUN" -n 2 sh -c "exec $marker" >"$tmp/out" 2>"$tmp/err" </dev/null &
 pid=$!
