@@ -174,7 +174,6 @@ struct rdp_ucx_tl {
     int kick_armed;
     double kick_delay;    /* delay the armed kick was started with */
     double last_activity; /* last time progress found work */
-    int yield_idle;       /* yield between idle polls (servers_crowd_cpus) */
     rdp_ucx_auth_t auth;
     uint64_t seal_ctr; /* seals made under auth's salt */
 
@@ -431,25 +430,6 @@ static void ep_set_eager_max(rdp_ucx_tl_t *tl, ucx_peer_t *peer)
     }
     rdp_log_debug(UCX, "%s: eager ceiling towards server %u: %" PRIu64
                   " bytes", tl->name, peer->index, peer->eager_max);
-}
-
-/* Whether the servers on this machine (this one and the local peers)
- * outnumber the CPUs this process may run on. */
-static int servers_crowd_cpus(const ucx_peer_t *peers, uint32_t npeers)
-{
-    uint32_t local = 1;
-    cpu_set_t set;
-    long cpus;
-
-    for (uint32_t i = 0; i < npeers; i++) {
-        local += (peers[i].local_pid != 0);
-    }
-    if (sched_getaffinity(0, sizeof(set), &set) == 0) {
-        cpus = CPU_COUNT(&set);
-    } else {
-        cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    }
-    return (cpus <= 0) || (local > (uint32_t)cpus);
 }
 
 static pmix_status_t ep_create(rdp_ucx_tl_t *tl, ucx_peer_t *peer)
@@ -1007,13 +987,12 @@ static void progress_all(rdp_ucx_tl_t *tl)
     if (spinning(tl)) {
         /* Poll again after the loop's other events (what this pass set off,
          * such as the engine's deferred completions, runs there first).
-         * With more servers on this machine than CPUs, yield between idle
-         * polls, so that the peer we wait for gets the CPU it needs to
-         * answer; otherwise a yield is a wasted system call (a tenth of
-         * the CPU time of 2 servers exchanging small messages).  Not after
+         * Yield between idle polls: on an idle core this is a spin (a poll
+         * is cheaper than an fd wakeup), but with more servers than cores
+         * the peer we wait for gets the CPU it needs to answer.  Not after
          * a pass that did something: the follow-up would wait for every
          * other runnable process's turn. */
-        if (!worked && tl->yield_idle) {
+        if (!worked) {
             sched_yield();
         }
         kick(tl);
@@ -1707,8 +1686,7 @@ pmix_status_t rdp_ucx_tl_create(rdp_loop_t *loop, const rdp_ucx_params_t *p,
     tl->loop = loop;
     snprintf(tl->name, sizeof(tl->name), "%s",
              (p->name != NULL) ? p->name : "ucx");
-    tl->lazy       = (p->lazy_connect != 0);
-    tl->yield_idle = 1; /* until connect tells how many servers are here */
+    tl->lazy = (p->lazy_connect != 0);
     tl->drain_timeout =
         (p->drain_timeout > 0) ? p->drain_timeout : DEFAULT_DRAIN_TIMEOUT;
     tl->unbound_max_msgs =
@@ -1938,7 +1916,6 @@ pmix_status_t rdp_ucx_tl_connect(rdp_ucx_tl_t *tl, uint32_t my_index,
             watch_local_peer(tl, &peers[i]);
         }
     }
-    tl->yield_idle = servers_crowd_cpus(peers, npeers);
     for (uint32_t i = 0; !tl->lazy && (i < npeers); i++) {
         if (i == my_index) {
             continue;
