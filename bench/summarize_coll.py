@@ -152,8 +152,8 @@ def suggestions(best_by_m):
         ms = [m for m, _ in lst]
         sizes = sorted(s for _, s in lst)
         out.append("- %s: ring wins at every size from %s up; suggested "
-                   "RDP_COLL_SMALL_MAX_BLOCK (the ring starts above it) just "
-                   "below %s (median over those M), "
+                   "RDP_COLL_LARGE_MIN_BLOCK (the ring starts there) at "
+                   "most %s (median over those M), "
                    "RDP_COLL_RING_MAX_PEERS >= %d"
                    % (tls, ", ".join("%s (M=%d)" % (fmt_size(s), m)
                                      for m, s in lst),
@@ -161,7 +161,7 @@ def suggestions(best_by_m):
                       max(ms)))
     if not out:
         out.append("- ring never wins (M > 2) up to the largest size: "
-                   "keep rd/Bruck (raise RDP_COLL_SMALL_MAX_BLOCK above "
+                   "keep rd/Bruck (raise RDP_COLL_LARGE_MIN_BLOCK above "
                    "the largest size measured)")
     return out
 
@@ -238,8 +238,8 @@ def main():
     print("\n".join(crossovers(best_by_m)))
     print("\n## Suggested thresholds (src/coll/select.h)\n")
     print("\n".join(suggestions(best_by_m)))
-    print("\nSelection today (src/coll/select.c): ring for blocks above "
-          "RDP_COLL_SMALL_MAX_BLOCK over 3..RDP_COLL_RING_MAX_PEERS "
+    print("\nSelection today (src/coll/select.c): ring for blocks of "
+          "RDP_COLL_LARGE_MIN_BLOCK and more over 3..RDP_COLL_RING_MAX_PEERS "
           "participants, else Bruck. Differences within the tie margin are "
           "noise on an oversubscribed machine: confirm with more launches.")
 
