@@ -6,9 +6,10 @@
 #
 # Never use the result for anything but that measurement: its servers
 # accept forged payloads.  It checks out the current commit of this
-# repository into DIR/src (git worktree), changes one loop in
-# src/ucx/ucx_wire.c so that mac_msg covers the header prefix only (both
-# sides skip the payload, so messages still verify), builds it in
+# repository into DIR/src (git worktree), changes mac_payload in
+# src/ucx/ucx_wire.c so that no payload byte enters a MAC (mac_msg covers
+# the header prefix only, seals nothing; both sides skip the same bytes,
+# so messages still verify), builds it in
 # DIR/build and prints the path of its coll-bench.  Then, for example:
 #
 #   COLL_BENCH=$(bench/build_diag.sh) bench/engine_compare.sh -o diag.csv ...
@@ -30,13 +31,13 @@ if [ -e "$SRC" ]; then
 fi
 git -C "$TOP" worktree add -q --detach "$SRC" HEAD || die "git worktree add failed"
 
-# the payload loop of rdp_ucx_auth_msg, and only it
+# mac_payload, where payload bytes enter the message MAC and the seals
 FILE=$SRC/src/ucx/ucx_wire.c
-PATTERN='for (size_t i = 0; i < iovcnt; i++) {'
+PATTERN='    return mac_update(g, p, len);'
 [ "$(grep -cF "$PATTERN" "$FILE")" = 1 ] ||
-    die "the payload loop in $FILE changed: update this script"
-sed -i "s/for (size_t i = 0; i < iovcnt; i++) {/for (size_t i = 0; i < iovcnt \&\& 0; i++) { \/* DIAGNOSTIC *\//" "$FILE"
-grep -q 'iovcnt && 0; i++' "$FILE" || die "could not patch $FILE"
+    die "mac_payload in $FILE changed: update this script"
+sed -i "s/^    return mac_update(g, p, len);/    return PMIX_SUCCESS; \/* DIAGNOSTIC: payload not authenticated *\//" "$FILE"
+grep -q 'DIAGNOSTIC: payload not authenticated' "$FILE" || die "could not patch $FILE"
 
 (cd "$SRC" && autoreconf -fi >"$DIR/autoreconf.log" 2>&1) ||
     die "autoreconf failed (see $DIR/autoreconf.log)"
