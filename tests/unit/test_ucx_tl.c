@@ -1121,6 +1121,22 @@ static void raw_test_end(raw_t *raw, rdp_ucx_auth_t *auth, uint8_t *payload)
     cluster_down();
 }
 
+/* Wait until node 1 completed @a delivered records and dropped @a dropped
+ * messages (failed authentication or malformed); its counters. */
+static rdp_ucx_tl_stats_t wait_raw_outcome(size_t delivered, uint64_t dropped)
+{
+    double deadline = rdp_time_now() + UCX_TEST_WAIT;
+    rdp_ucx_tl_stats_t st;
+
+    assert_int_equal(wait_count(&nodes[1], &nodes[1].ncomplete, delivered),
+                     0);
+    do {
+        st = node_stats(&nodes[1]);
+    } while ((st.auth_failed + st.malformed < dropped)
+             && (rdp_time_now() < deadline));
+    return st;
+}
+
 #define FORGE_SALT 7u
 
 /* Build a framed header for @a payload under the nonce (@a salt, @a seq);
@@ -1219,7 +1235,6 @@ static void hand_made_sealed_messages(void **state)
     rdp_ucx_tl_stats_t st;
     size_t am_len;
     raw_t raw;
-    double deadline;
 
     raw_test_begin(&raw, &auth, payload, rlen);
     am_len = forge_sealed(&auth, am, payload, 9000, 100, 8000, 1, 0);
@@ -1231,12 +1246,7 @@ static void hand_made_sealed_messages(void **state)
     am_len = forge_sealed(&auth, am, payload, 9000, 100, 8000, 1, 1);
     raw_send(&raw, am, am_len, payload, 9000, 0);
 
-    assert_int_equal(wait_count(&nodes[1], &nodes[1].ncomplete, 2), 0);
-    deadline = rdp_time_now() + UCX_TEST_WAIT;
-    do {
-        st = node_stats(&nodes[1]);
-    } while ((st.auth_failed + st.malformed < 2)
-             && (rdp_time_now() < deadline));
+    st = wait_raw_outcome(2, 2);
     assert_int_equal(st.auth_failed, 1);
     assert_int_equal(st.malformed, 1);
     assert_int_equal(st.delivered, 2);
@@ -1355,7 +1365,6 @@ static void forged_messages_are_dropped(void **state)
     rdp_ucx_tl_stats_t st;
     size_t am_len;
     raw_t raw;
-    double deadline;
 
     raw_test_begin(&raw, &auth, payload, rlen);
 
@@ -1389,12 +1398,7 @@ static void forged_messages_are_dropped(void **state)
     am_len = forge(&auth, am, 0, 1, rlen, payload, rlen, 1, 0);
     raw_send(&raw, am, am_len, payload, rlen, 1);
 
-    assert_int_equal(wait_count(&nodes[1], &nodes[1].ncomplete, 2), 0);
-    deadline = rdp_time_now() + UCX_TEST_WAIT;
-    do {
-        st = node_stats(&nodes[1]);
-    } while ((st.auth_failed + st.malformed < 10)
-             && (rdp_time_now() < deadline));
+    st = wait_raw_outcome(2, 10);
     assert_int_equal(st.malformed, 4);
     assert_int_equal(st.auth_failed, 6);
     assert_int_equal(st.delivered, 2);
