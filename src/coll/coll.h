@@ -26,8 +26,12 @@
  * Threads: the engine belongs to the thread that runs @a loop (or, without
  * a loop, to the thread that calls rdp_coll_engine_progress), which must
  * also be the transport's thread.  Completion callbacks never run inside
- * rdp_coll_start nor inside a transport upcall: they run from the loop (a
- * zero-delay timer) or from rdp_coll_engine_progress.
+ * rdp_coll_start nor inside a transport upcall that delivers a message or
+ * a failure: they run from the loop (a zero-delay timer), from the
+ * transport's end-of-pass notification (tl.h: progressed; outside every
+ * other transport call, so a completion is seen without waiting for
+ * another loop pass), or from rdp_coll_engine_progress.  They must not
+ * destroy the engine or its transport.
  *
  * Failure statuses handed to the completion callback:
  *   PMIX_ERR_UNREACH          a participant failed (transport report or an
@@ -100,6 +104,7 @@ size_t rdp_coll_engine_active(const rdp_coll_engine_t *engine);
 typedef struct rdp_coll_engine_stats {
     uint64_t started;
     uint64_t completed;      /**< callbacks run, any status */
+    uint64_t completed_at_pass_end; /**< of those, run from progressed */
     uint64_t early_msgs;     /**< messages now in the early queue */
     uint64_t early_bytes;    /**< payload bytes they hold */
     uint64_t early_overflow; /**< messages lost to the bound */

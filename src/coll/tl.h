@@ -121,6 +121,13 @@ typedef struct rdp_tl_upcalls {
      * at most once per peer; afterwards sends to it fail.  @a status says
      * why (PMIX_ERR_UNREACH, PMIX_ERR_LOST_CONNECTION, ...). */
     void (*peer_failed)(void *arg, uint32_t peer, pmix_status_t status);
+    /** Optional.  The transport ended a progress pass that did something
+     * and is outside every other upcall, callback and vtable call: the
+     * engine may run its completion callbacks here rather than after
+     * another pass of the loop.  Whatever runs from here may call the
+     * transport's vtable (send, fetch, release, unbind) but must not
+     * destroy the transport. */
+    void (*progressed)(void *arg);
 } rdp_tl_upcalls_t;
 
 /** Completion of a send or a fetch: PMIX_SUCCESS, or why it failed

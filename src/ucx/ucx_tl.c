@@ -933,6 +933,11 @@ static int progress_round(rdp_ucx_tl_t *tl, unsigned *budget)
 
     while ((n < *budget) && (ucp_worker_progress(tl->worker) != 0)) {
         n++;
+        if (tl->stats.delivered != delivered) {
+            /* let the engine act on it (progressed, at the end of the
+             * pass) before polling again: another poll costs ~1 us */
+            break;
+        }
     }
     *budget -= n;
     worked = (n > 0) || (tl->stats.delivered != delivered);
@@ -998,6 +1003,10 @@ static void progress_all(rdp_ucx_tl_t *tl)
         kick(tl);
     } else if (ops_in_flight(tl) || (tl->closing > 0)) {
         kick_after(tl, SLOW_POLL);
+    }
+    /* last: what runs from here may start new sends or unbind */
+    if (worked && (tl->up != NULL) && (tl->up->progressed != NULL)) {
+        tl->up->progressed(tl->up_arg);
     }
 }
 
