@@ -1050,6 +1050,26 @@ check_data_hdr(const coll_t *coll, const rdp_coll_hdr_t *h, rdp_sched_xfer_t *x)
     return HDR_OK;
 }
 
+/* Room for the blocks' seals, made when the first seal comes (most
+ * collectives of small blocks never see one).  0 when out of memory: the
+ * blocks then travel unsealed, which costs only a MAC pass. */
+static int seals_ready(coll_t *coll)
+{
+    if (coll->seals != NULL) {
+        return 1;
+    }
+    coll->seals  = rdp_malloc((size_t)coll->n * sizeof(*coll->seals));
+    coll->sealed = rdp_calloc(coll->n, 1);
+    if ((coll->seals == NULL) || (coll->sealed == NULL)) {
+        rdp_free(coll->seals);
+        rdp_free(coll->sealed);
+        coll->seals  = NULL;
+        coll->sealed = NULL;
+        return 0;
+    }
+    return 1;
+}
+
 /* Record the seal of block @a b if @a rx brought one for exactly its
  * bytes (header included) at offset @a off; *@a next is the first of rx's
  * seals not yet passed (runs come by increasing offset). */
@@ -1060,7 +1080,7 @@ static void take_block_seal(coll_t *coll, const rx_t *rx, size_t *next,
         (*next)++;
     }
     if ((*next < rx->nseals) && (rx->seals[*next].off == off)
-        && (rx->seals[*next].len == len)) {
+        && (rx->seals[*next].len == len) && seals_ready(coll)) {
         coll->seals[b]  = rx->seals[*next].seal;
         coll->sealed[b] = 1;
     }
@@ -1095,7 +1115,7 @@ static int walk_blocks(coll_t *coll, const rdp_sched_xfer_t *x,
             if (rx != NULL) {
                 coll->blocks[b].data = p + RDP_COLL_BLK_HDR_LEN;
                 coll->blocks[b].len  = blen;
-                if (coll->seals != NULL) {
+                if (rx->nseals > 0) {
                     take_block_seal(coll, rx, &next_seal, b,
                                     (uint64_t)(p - start),
                                     RDP_COLL_BLK_HDR_LEN + blen);
@@ -2277,27 +2297,19 @@ static pmix_status_t check_args(const rdp_coll_engine_t *engine,
 
 /* Create @a coll from @a args; takes over args->own_buf (freed at once for
  * a barrier, which ignores its contribution). */
-/* Where the transport seals, make room for the blocks' seals and seal my
- * own block once, so that no server on its way authenticates it again.
- * Small blocks are not worth a seal (its table entry and its own GMAC
- * setup cost more than the bytes), nor blocks that travel in pieces.
- * Only memory shortage fails: without a seal the block still travels. */
-static pmix_status_t seal_own_block(coll_t *coll, size_t len)
+/* Where the transport seals, seal my own block once, so that no server
+ * on its way authenticates it again.  Small blocks are not worth a seal
+ * (its table entry and its own GMAC setup cost more than the bytes), nor
+ * blocks that travel in pieces.  Without a seal the block still travels. */
+static void seal_own_block(coll_t *coll, size_t len)
 {
     rdp_coll_engine_t *engine = coll->engine;
     pmix_status_t status;
 
     if ((engine->ops->seal == NULL) || (engine->ops->send_sealed == NULL)
-        || (coll->n < 2)) {
-        return PMIX_SUCCESS;
-    }
-    coll->seals  = rdp_malloc((size_t)coll->n * sizeof(*coll->seals));
-    coll->sealed = rdp_calloc(coll->n, 1);
-    if ((coll->seals == NULL) || (coll->sealed == NULL)) {
-        return PMIX_ERR_NOMEM;
-    }
-    if ((len < RDP_COLL_SEAL_MIN) || coll->own_pieces) {
-        return PMIX_SUCCESS;
+        || (coll->n < 2) || (len < RDP_COLL_SEAL_MIN) || coll->own_pieces
+        || !seals_ready(coll)) {
+        return;
     }
     status = engine->ops->seal(engine->ctx, coll->own,
                                RDP_COLL_BLK_HDR_LEN + len,
@@ -2308,7 +2320,6 @@ static pmix_status_t seal_own_block(coll_t *coll, size_t len)
         rdp_log_debug(COLL, "cannot seal my %zu-byte block: %s", len,
                       PMIx_Error_string(status));
     }
-    return PMIX_SUCCESS;
 }
 
 static pmix_status_t coll_create(rdp_coll_engine_t *engine,
@@ -2369,9 +2380,7 @@ static pmix_status_t coll_create(rdp_coll_engine_t *engine,
             coll->own_pieces = coll->seg_bytes > 0 && coll->n > 1
                                && (uint64_t)args->len > coll->seg_bytes;
         }
-        if (seal_own_block(coll, args->len) != PMIX_SUCCESS) {
-            goto err_free;
-        }
+        seal_own_block(coll, args->len);
     }
     if (args->timeout > 0) {
         if (engine->loop != NULL) {
