@@ -114,6 +114,8 @@ typedef struct piece_fetch {
     coll_t *coll;
     rdp_coll_hdr_t hdr;
     uint32_t block; /* rank of the origin */
+    int sealed;     /* it came sealed: forwarded with seal */
+    rdp_tl_seal_t seal;
 } piece_fetch_t;
 
 typedef struct early {
@@ -770,14 +772,17 @@ static void step_send_failed(coll_t *coll, uint32_t step, pmix_status_t status)
  * @a origin (@a total bytes).  @a base points into a buffer of @a coll,
  * which lives until its I/O has drained.
  */
+/* Send a piece; @a seal, if not NULL, is the seal of its bytes (the
+ * transport copies it during the send). */
 static pmix_status_t post_piece(coll_t *coll, uint32_t step, uint32_t origin,
                                 uint64_t total, uint64_t off, uint32_t len,
-                                const uint8_t *base)
+                                const uint8_t *base, const rdp_tl_seal_t *seal)
 {
     rdp_coll_hdr_t h;
     sreq_t *req;
 
-    req = rdp_calloc(1, sizeof(*req) + sizeof(rdp_iov_t));
+    req = rdp_calloc(1, sizeof(*req) + sizeof(rdp_iov_t)
+                            + sizeof(*req->seals));
     if (req == NULL) {
         rdp_log_error(COLL, "cannot allocate the send of a piece");
         return PMIX_ERR_NOMEM;
@@ -788,6 +793,10 @@ static pmix_status_t post_piece(coll_t *coll, uint32_t step, uint32_t origin,
     req->iov[0].base = base;
     req->iov[0].len  = len;
     req->iovcnt      = 1;
+    if (seal != NULL) {
+        req->seals    = (const rdp_tl_seal_t **)(void *)&req->iov[1];
+        req->seals[0] = seal;
+    }
     fill_hdr(&h, coll, RDP_COLL_MSG_SEG);
     h.step       = step;
     h.nblocks    = 1;
@@ -804,15 +813,23 @@ static pmix_status_t send_own_pieces(coll_t *coll)
 {
     const rdp_coll_block_t *own = &coll->blocks[coll->rank];
     const uint8_t *base         = own->data;
+    rdp_coll_engine_t *engine   = coll->engine;
     pmix_status_t status;
 
     for (uint64_t off = 0; off < own->len; off += coll->seg_bytes) {
         uint64_t left = own->len - off;
         uint32_t len =
             (uint32_t)(left < coll->seg_bytes ? left : coll->seg_bytes);
+        rdp_tl_seal_t seal;
+        int sealed = (engine->ops->seal != NULL)
+                     && (engine->ops->send_sealed != NULL)
+                     && (len >= RDP_COLL_SEAL_MIN)
+                     && (engine->ops->seal(engine->ctx, base + off, len,
+                                           &seal)
+                         == PMIX_SUCCESS);
 
-        status = post_piece(coll, 0, coll->engine->me, own->len, off, len,
-                            base + off);
+        status = post_piece(coll, 0, engine->me, own->len, off, len,
+                            base + off, sealed ? &seal : NULL);
         if (status != PMIX_SUCCESS) {
             return status;
         }
@@ -1256,7 +1273,19 @@ static pmix_status_t piece_accept(coll_t *coll, uint32_t b,
 /* The bytes of piece @a h of block @a b are in place: forward them to the
  * next hop from there, and complete the step when the block is whole.
  * Returns 1 if the step was received. */
-static int piece_landed(coll_t *coll, uint32_t b, const rdp_coll_hdr_t *h)
+/* The seal a piece's message came with, if it covers the whole piece. */
+static const rdp_tl_seal_t *piece_seal(const rdp_tl_rx_seal_t *seals,
+                                       size_t nseals, uint32_t len)
+{
+    return ((nseals == 1) && (seals[0].off == 0) && (seals[0].len == len))
+               ? &seals[0].seal
+               : NULL;
+}
+
+/* Piece @a h of block @a b is in place: forward it (with @a seal, the seal
+ * it came with, or NULL) and return 1 when the whole block has landed. */
+static int piece_landed(coll_t *coll, uint32_t b, const rdp_coll_hdr_t *h,
+                        const rdp_tl_seal_t *seal)
 {
     seg_t *sg = &coll->pieces[b];
     pmix_status_t status;
@@ -1264,7 +1293,8 @@ static int piece_landed(coll_t *coll, uint32_t b, const rdp_coll_hdr_t *h)
     sg->landed += h->seg_len;
     if (h->step + 1 < coll->nsteps) {
         status = post_piece(coll, h->step + 1, h->seg_origin, sg->total,
-                            h->seg_off, h->seg_len, sg->buf + h->seg_off);
+                            h->seg_off, h->seg_len, sg->buf + h->seg_off,
+                            seal);
         if (status != PMIX_SUCCESS) {
             step_send_failed(coll, h->step + 1, status);
             return 0;
@@ -1279,7 +1309,7 @@ static int piece_landed(coll_t *coll, uint32_t b, const rdp_coll_hdr_t *h)
 
 /* Fetch the rendezvous piece @a h (accepted) straight into its place. */
 static void piece_fetch(coll_t *coll, uint32_t b, const rdp_coll_hdr_t *h,
-                        void *desc)
+                        void *desc, const rdp_tl_seal_t *seal)
 {
     rdp_coll_engine_t *engine = coll->engine;
     piece_fetch_t *pf         = rdp_calloc(1, sizeof(*pf));
@@ -1294,6 +1324,10 @@ static void piece_fetch(coll_t *coll, uint32_t b, const rdp_coll_hdr_t *h,
     pf->coll  = coll;
     pf->hdr   = *h;
     pf->block = b;
+    if (seal != NULL) {
+        pf->sealed = 1;
+        pf->seal   = *seal;
+    }
     rdp_list_push_back(&coll->fetches, &pf->link);
     coll->pending_io++;
     status =
@@ -1309,17 +1343,19 @@ static void piece_fetch(coll_t *coll, uint32_t b, const rdp_coll_hdr_t *h,
         rdp_log_warn(COLL, "cannot fetch a %u-byte piece from %u: %s",
                      h->seg_len, h->sender, PMIx_Error_string(status));
         coll_finish(coll, PMIX_ERR_UNREACH, h->sender, 1);
-    } else if (piece_landed(coll, b, h)) {
+    } else if (piece_landed(coll, b, h, seal)) {
         coll_advance(coll);
     }
 }
 
 static void piece_fetch_done(void *arg, pmix_status_t status)
 {
-    piece_fetch_t *pf = arg;
-    coll_t *coll      = pf->coll;
-    rdp_coll_hdr_t h  = pf->hdr;
-    uint32_t b        = pf->block;
+    piece_fetch_t *pf  = arg;
+    coll_t *coll       = pf->coll;
+    rdp_coll_hdr_t h   = pf->hdr;
+    uint32_t b         = pf->block;
+    int sealed         = pf->sealed;
+    rdp_tl_seal_t seal = pf->seal;
 
     rdp_list_del(&pf->link);
     rdp_free(pf);
@@ -1332,7 +1368,7 @@ static void piece_fetch_done(void *arg, pmix_status_t status)
         coll_finish(coll, PMIX_ERR_UNREACH, h.sender, 1);
         return;
     }
-    if (piece_landed(coll, b, &h)) {
+    if (piece_landed(coll, b, &h, sealed ? &seal : NULL)) {
         coll_advance(coll);
     }
 }
@@ -1344,6 +1380,7 @@ static enum rdp_tl_rx_disp piece_recv(coll_t *coll, const rdp_coll_hdr_t *h,
                                       const rdp_tl_rx_t *trx)
 {
     uint32_t b = x->ranges[0].first;
+    const rdp_tl_seal_t *seal;
     pmix_status_t status;
 
     status = piece_accept(coll, b, h);
@@ -1354,12 +1391,13 @@ static enum rdp_tl_rx_disp piece_recv(coll_t *coll, const rdp_coll_hdr_t *h,
         coll_finish(coll, status, UINT32_MAX, 1);
         return RDP_TL_RX_DONE;
     }
+    seal = piece_seal(trx->seals, trx->nseals, h->seg_len);
     if (trx->kind == RDP_TL_DATA_RNDV) {
-        piece_fetch(coll, b, h, trx->desc);
+        piece_fetch(coll, b, h, trx->desc, seal);
         return RDP_TL_RX_KEPT; /* the desc is consumed either way */
     }
     memcpy(coll->pieces[b].buf + h->seg_off, trx->data, h->seg_len);
-    if (piece_landed(coll, b, h)) {
+    if (piece_landed(coll, b, h, seal)) {
         coll_advance(coll);
     }
     return RDP_TL_RX_DONE;
@@ -1371,6 +1409,8 @@ static enum rdp_tl_rx_disp piece_recv(coll_t *coll, const rdp_coll_hdr_t *h,
 static int ingest_piece_rx(coll_t *coll, rx_t *rx)
 {
     rdp_coll_hdr_t h = rx->hdr;
+    const rdp_tl_seal_t *kept;
+    rdp_tl_seal_t seal;
     rdp_sched_step_t st;
     uint32_t b;
     pmix_status_t status;
@@ -1381,6 +1421,10 @@ static int ingest_piece_rx(coll_t *coll, rx_t *rx)
     if (status == PMIX_SUCCESS) {
         memcpy(coll->pieces[b].buf + h.seg_off, rx->data, h.seg_len);
     }
+    kept = piece_seal(rx->seals, rx->nseals, h.seg_len);
+    if (kept != NULL) {
+        seal = *kept; /* rx goes now */
+    }
     rx_free(rx);
     if (status == PMIX_ERR_BAD_PARAM) {
         return 0;
@@ -1389,7 +1433,7 @@ static int ingest_piece_rx(coll_t *coll, rx_t *rx)
         coll_finish(coll, status, UINT32_MAX, 1);
         return 0;
     }
-    return piece_landed(coll, b, &h);
+    return piece_landed(coll, b, &h, (kept != NULL) ? &seal : NULL);
 }
 
 /* Validate and record a complete payload for its step; frees @a rx if it

@@ -275,29 +275,46 @@ static tl_totals_t tl_totals(void)
     return t;
 }
 
-/* Every block travels P - 1 times in all (each other server receives it
- * once).  Blocks of RDP_COLL_SEAL_MIN (4 KiB) and more are sealed once, by
- * their origin, and every hop sends them under that seal; the others are
+/* What the transport counters should have grown by: every run of payload
+ * travels P - 1 times in all (each other server receives it once); runs
+ * of RDP_COLL_SEAL_MIN (4 KiB) bytes and more are sealed once, by their
+ * origin, and every hop sends them under that seal; the others are
  * authenticated per message. */
-static void check_sealing(const tl_totals_t *before, uint64_t opid)
+typedef struct expected {
+    uint64_t nsealed, sealed, plain;
+} expected_t;
+
+/* A run of @a bytes on the wire whose sealing depends on @a data_len (the
+ * bytes without a block header). */
+static void expect_run(expected_t *e, uint64_t bytes, uint64_t data_len)
+{
+    if (data_len >= 4096) {
+        e->sealed += (P - 1) * bytes;
+        e->nsealed++;
+    } else {
+        e->plain += (P - 1) * bytes;
+    }
+}
+
+static void check_counters(const tl_totals_t *before, const expected_t *e)
 {
     tl_totals_t after = tl_totals();
-    uint64_t sealed = 0, plain = 0, nsealed = 0;
+
+    assert_int_equal(after.seals_made - before->seals_made, e->nsealed);
+    assert_int_equal(after.sealed_sent_bytes - before->sealed_sent_bytes,
+                     e->sealed);
+    assert_int_equal(after.mac_sent_bytes - before->mac_sent_bytes, e->plain);
+}
+
+/* Whole blocks (12-byte block header + bytes). */
+static void check_sealing(const tl_totals_t *before, uint64_t opid)
+{
+    expected_t e = {0};
 
     for (uint32_t u = 0; u < P; u++) {
-        uint64_t bytes = 12 + block_len(u, opid); /* block header + bytes */
-
-        if (block_len(u, opid) >= 4096) {
-            sealed += (P - 1) * bytes;
-            nsealed++;
-        } else {
-            plain += (P - 1) * bytes;
-        }
+        expect_run(&e, 12 + block_len(u, opid), block_len(u, opid));
     }
-    assert_int_equal(after.seals_made - before->seals_made, nsealed);
-    assert_int_equal(after.sealed_sent_bytes - before->sealed_sent_bytes,
-                     sealed);
-    assert_int_equal(after.mac_sent_bytes - before->mac_sent_bytes, plain);
+    check_counters(before, &e);
 }
 
 static void engine_stats_job(void *arg)
@@ -379,6 +396,30 @@ static void lost_server_fails_the_collective(void **state)
     down();
 }
 
+/* As check_sealing, for the ring in pieces of @a seg bytes: a block
+ * longer than @a seg travels as pieces (no block header), each sealed on
+ * its own; the others whole. */
+static void check_piece_sealing(const tl_totals_t *before, uint64_t opid,
+                                uint64_t seg)
+{
+    expected_t e = {0};
+
+    for (uint32_t u = 0; u < P; u++) {
+        uint64_t len = block_len(u, opid);
+
+        if (len <= seg) {
+            expect_run(&e, 12 + len, len);
+            continue;
+        }
+        for (uint64_t off = 0; off < len; off += seg) {
+            uint64_t piece = (len - off < seg) ? len - off : seg;
+
+            expect_run(&e, piece, piece);
+        }
+    }
+    check_counters(before, &e);
+}
+
 /* The ring with pieces of 4 KiB (RDPMIX_COLL_SEG_BYTES): 1 MiB blocks go
  * in 256 pieces, each fetched by rendezvous into place and forwarded as
  * it lands; 5000-byte ones in two; small ones whole.  Then a server is
@@ -391,7 +432,8 @@ static void ring_in_pieces_over_ucx(void **state)
     up(RDP_COLL_ALG_RING);
     unsetenv("RDPMIX_COLL_SEG_BYTES");
     for (uint64_t opid = 1; opid <= 6; opid++) {
-        uint64_t pieces = 0;
+        tl_totals_t before = tl_totals();
+        uint64_t pieces    = 0;
 
         /* (u + opid) % 4 == 1: a 1 MiB block, which every server sends
          * at one of the 3 steps (once each, as 256 pieces) */
@@ -403,6 +445,7 @@ static void ring_in_pieces_over_ucx(void **state)
             }
         }
         assert_int_equal(run_everywhere(RDP_COLL_ALLGATHER, opid), pieces);
+        check_piece_sealing(&before, opid, 4096);
     }
     /* server 2's 1 MiB block (opid 3) streams as 3 disappears */
     lose_server_3(3, 1);
