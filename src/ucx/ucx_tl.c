@@ -559,33 +559,48 @@ static void rmsg_release_data(rdp_ucx_tl_t *tl, ucx_rmsg_t *rmsg)
     rmsg->data = NULL;
 }
 
-/* The seal table of a message (checked against its payload length on
- * arrival) in @a seals (RDP_UCX_MAX_SEALS entries); returns the count. */
-static size_t seals_of(const uint8_t *table, size_t table_len,
-                       uint64_t payload_len, rdp_tl_rx_seal_t *seals)
+/* The sealed runs of a message, decoded once (on arrival, or from the
+ * prefix a held message keeps) and handed down to whoever needs them. */
+typedef struct ucx_seals {
+    size_t n;
+    rdp_tl_rx_seal_t run[RDP_UCX_MAX_SEALS];
+} ucx_seals_t;
+
+/* Decode the seal table of the prefix @a pre of a message whose engine
+ * header is @a ehdr_len bytes and payload @a payload_len bytes.  Returns
+ * 0, and *@a why_p, for a table that is not valid (none is valid). */
+static int seals_decode(const uint8_t *pre, uint16_t ehdr_len,
+                        uint32_t seals_len, uint64_t payload_len,
+                        ucx_seals_t *seals, const char **why_p)
+{
+    seals->n = 0;
+    return (seals_len == 0)
+           || (rdp_ucx_seals_decode(pre + RDP_UCX_FIXED_LEN + ehdr_len,
+                                    seals_len, payload_len, seals->run,
+                                    &seals->n, why_p)
+               == PMIX_SUCCESS);
+}
+
+/* The runs of a held or fetched message, whose table was checked on
+ * arrival (its prefix is kept in rmsg->pre). */
+static void rmsg_seals(const ucx_rmsg_t *rmsg, ucx_seals_t *seals)
 {
     const char *why = NULL;
-    size_t n        = 0;
 
-    if ((table_len == 0)
-        || (rdp_ucx_seals_decode(table, table_len, payload_len, seals, &n,
-                                 &why)
-            != PMIX_SUCCESS)) {
-        return 0;
-    }
-    return n;
+    (void)seals_decode(rmsg->pre, rmsg->ehdr_len, rmsg->seals_len, rmsg->len,
+                       seals, &why);
 }
 
 /* Whether the @a len payload bytes at @a data are authentic: mac_msg
  * (@a msg_mac) over the prefix and the bytes outside the sealed runs, and
  * every seal against its run. */
 static int payload_authentic(rdp_ucx_tl_t *tl, const uint8_t *pre,
-                             size_t pre_len, size_t seals_len,
+                             size_t pre_len, const ucx_seals_t *sl,
                              const uint8_t *data, size_t len,
                              const uint8_t *msg_mac)
 {
-    rdp_tl_rx_seal_t seals[RDP_UCX_MAX_SEALS];
-    size_t nseals = seals_of(pre + pre_len - seals_len, seals_len, len, seals);
+    const rdp_tl_rx_seal_t *seals = sl->run;
+    size_t nseals                 = sl->n;
     uint8_t mac[RDP_UCX_MAC_LEN];
 
     if ((rdp_ucx_auth_msg_unsealed(&tl->auth, pre, pre_len, data, len, seals,
@@ -606,8 +621,11 @@ static int payload_authentic(rdp_ucx_tl_t *tl, const uint8_t *pre,
 /* Check the message MAC and the seals of a fetched RNDV payload. */
 static pmix_status_t rmsg_verify(rdp_ucx_tl_t *tl, ucx_rmsg_t *rmsg)
 {
-    if (!payload_authentic(tl, rmsg->pre, rmsg->pre_len, rmsg->seals_len,
-                           rmsg->buf, rmsg->len, rmsg->msg_mac)) {
+    ucx_seals_t seals;
+
+    rmsg_seals(rmsg, &seals);
+    if (!payload_authentic(tl, rmsg->pre, rmsg->pre_len, &seals, rmsg->buf,
+                           rmsg->len, rmsg->msg_mac)) {
         drop(tl, &tl->stats.auth_failed, rmsg->op.peer,
              "rendezvous payload fails authentication");
         return PMIX_ERR_INVALID_CRED;
@@ -616,15 +634,16 @@ static pmix_status_t rmsg_verify(rdp_ucx_tl_t *tl, ucx_rmsg_t *rmsg)
 }
 
 /*
- * Show a message to the engine.  @a in_am_cb: called from the UCP receive
- * callback for this very message, so UCP still holds its data and drops
- * it when we return UCS_OK.  Returns what that callback must return.
+ * Show a message to the engine, with its sealed runs @a seals.
+ * @a in_am_cb: called from the UCP receive callback for this very message,
+ * so UCP still holds its data and drops it when we return UCS_OK.  Returns
+ * what that callback must return.
  */
 static ucs_status_t present(rdp_ucx_tl_t *tl, ucx_rmsg_t *rmsg,
-                            const void *ehdr, int in_am_cb)
+                            const void *ehdr, const ucx_seals_t *seals,
+                            int in_am_cb)
 {
     rdp_tl_rx_t rx = {0};
-    rdp_tl_rx_seal_t seals[RDP_UCX_MAX_SEALS];
     enum rdp_tl_rx_disp disp;
 
     rx.peer    = rmsg->op.peer;
@@ -632,10 +651,8 @@ static ucs_status_t present(rdp_ucx_tl_t *tl, ucx_rmsg_t *rmsg,
     rx.hdr_len = rmsg->ehdr_len;
     rx.len     = rmsg->len;
     rx.desc    = rmsg;
-    /* the seal table follows the engine header */
-    rx.nseals = seals_of((const uint8_t *)ehdr + rmsg->ehdr_len,
-                         rmsg->seals_len, rmsg->len, seals);
-    rx.seals  = seals;
+    rx.seals   = seals->run;
+    rx.nseals  = seals->n;
     if (rmsg->kind == RMSG_RNDV) {
         rx.kind = RDP_TL_DATA_RNDV;
         rx.data = NULL;
@@ -750,7 +767,8 @@ static int nonce_fresh(rdp_ucx_tl_t *tl, const rdp_ucx_wire_t *w)
 
 /* Authenticate a message held before connect (the session key may have
  * been set only then, see rdp_ucx_tl_set_key); 1 if it passes. */
-static int held_authentic(rdp_ucx_tl_t *tl, ucx_rmsg_t *rmsg)
+static int held_authentic(rdp_ucx_tl_t *tl, ucx_rmsg_t *rmsg,
+                          const ucx_seals_t *seals)
 {
     uint8_t mac[RDP_UCX_MAC_LEN];
 
@@ -760,8 +778,8 @@ static int held_authentic(rdp_ucx_tl_t *tl, ucx_rmsg_t *rmsg)
                 == PMIX_SUCCESS)
                && rdp_ucx_auth_equal(mac, rmsg->hdr_mac);
     }
-    return payload_authentic(tl, rmsg->pre, rmsg->pre_len, rmsg->seals_len,
-                             rmsg->data, rmsg->len, rmsg->msg_mac);
+    return payload_authentic(tl, rmsg->pre, rmsg->pre_len, seals, rmsg->data,
+                             rmsg->len, rmsg->msg_mac);
 }
 
 /* Deliver what arrived before connect or while no engine was bound, in
@@ -773,6 +791,7 @@ static void replay_unbound(rdp_ucx_tl_t *tl)
     while (tl->connected && (tl->up != NULL)
            && ((item = rdp_list_pop_front(&tl->unbound)) != NULL)) {
         ucx_rmsg_t *rmsg = rdp_container_of(item, ucx_rmsg_t, op.link);
+        ucx_seals_t seals;
         rdp_ucx_wire_t w = {.ehdr_len  = rmsg->ehdr_len,
                             .seals_len = rmsg->seals_len,
                             .src      = rmsg->op.peer,
@@ -783,7 +802,8 @@ static void replay_unbound(rdp_ucx_tl_t *tl)
 
         tl->unbound_msgs--;
         tl->unbound_bytes -= rmsg->cost;
-        if (rmsg->unverified && !held_authentic(tl, rmsg)) {
+        rmsg_seals(rmsg, &seals);
+        if (rmsg->unverified && !held_authentic(tl, rmsg, &seals)) {
             drop(tl, &tl->stats.auth_failed, w.src, "fails authentication");
             rmsg_release_data(tl, rmsg);
             op_free(&rmsg->op);
@@ -795,13 +815,14 @@ static void replay_unbound(rdp_ucx_tl_t *tl)
             op_free(&rmsg->op);
             continue;
         }
-        (void)present(tl, rmsg, rmsg->pre + RDP_UCX_FIXED_LEN, 0);
+        (void)present(tl, rmsg, rmsg->pre + RDP_UCX_FIXED_LEN, &seals, 0);
     }
 }
 
 /* Authenticate a received message; 1 if it passes. */
 static int authentic(rdp_ucx_tl_t *tl, const rdp_ucx_wire_t *w,
-                     const uint8_t *pre, const void *data, int rndv)
+                     const uint8_t *pre, const void *data, int rndv,
+                     const ucx_seals_t *seals)
 {
     size_t pre_len = rdp_ucx_wire_pre_len(w);
     uint8_t mac[RDP_UCX_MAC_LEN];
@@ -811,8 +832,8 @@ static int authentic(rdp_ucx_tl_t *tl, const rdp_ucx_wire_t *w,
         return (rdp_ucx_auth_hdr(&tl->auth, pre, pre_len, mac) == PMIX_SUCCESS)
                && rdp_ucx_auth_equal(mac, pre + pre_len);
     }
-    return payload_authentic(tl, pre, pre_len, w->seals_len, data,
-                             (size_t)w->len, pre + pre_len + RDP_UCX_MAC_LEN);
+    return payload_authentic(tl, pre, pre_len, seals, data, (size_t)w->len,
+                             pre + pre_len + RDP_UCX_MAC_LEN);
 }
 
 static ucs_status_t am_recv_cb(void *arg, const void *header,
@@ -824,6 +845,7 @@ static ucs_status_t am_recv_cb(void *arg, const void *header,
     int rndv           = (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0;
     int persistent     = (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_DATA) != 0;
     const char *why    = NULL;
+    ucx_seals_t seals;
     rdp_ucx_wire_t w;
     ucx_rmsg_t *rmsg;
 
@@ -835,23 +857,16 @@ static ucs_status_t am_recv_cb(void *arg, const void *header,
         drop(tl, &tl->stats.malformed, w.src, "payload length mismatch");
         return UCS_OK;
     }
-    if (w.seals_len > 0) {
-        rdp_tl_rx_seal_t seals[RDP_UCX_MAX_SEALS];
-        size_t n;
-
-        if (rdp_ucx_seals_decode(pre + RDP_UCX_FIXED_LEN + w.ehdr_len,
-                                 w.seals_len, w.len, seals, &n, &why)
-            != PMIX_SUCCESS) {
-            drop(tl, &tl->stats.malformed, w.src, why);
-            return UCS_OK;
-        }
+    if (!seals_decode(pre, w.ehdr_len, w.seals_len, w.len, &seals, &why)) {
+        drop(tl, &tl->stats.malformed, w.src, why);
+        return UCS_OK;
     }
     if (!tl->connected) {
         /* the session key may not be set yet (rdp_ucx_tl_set_key): hold
          * the message and authenticate it at replay */
         return hold(tl, &w, pre, data, rndv, persistent);
     }
-    if (!authentic(tl, &w, pre, data, rndv)) {
+    if (!authentic(tl, &w, pre, data, rndv, &seals)) {
         drop(tl, &tl->stats.auth_failed, w.src, "fails authentication");
         return UCS_OK;
     }
@@ -867,17 +882,15 @@ static ucs_status_t am_recv_cb(void *arg, const void *header,
 
     if (!rndv && !persistent) {
         /* UCP did not let us keep the data: lend it for the upcall only */
-        rdp_tl_rx_seal_t seals[RDP_UCX_MAX_SEALS];
         rdp_tl_rx_t rx = {.peer    = w.src,
                           .hdr     = pre + RDP_UCX_FIXED_LEN,
                           .hdr_len = w.ehdr_len,
                           .kind    = RDP_TL_DATA_BORROWED,
                           .data    = data,
                           .len     = length,
-                          .seals   = seals};
+                          .seals   = seals.run,
+                          .nseals  = seals.n};
 
-        rx.nseals = seals_of(pre + RDP_UCX_FIXED_LEN + w.ehdr_len,
-                             w.seals_len, w.len, seals);
         tl->stats.delivered++;
         (void)tl->up->recv(tl->up_arg, &rx);
         return UCS_OK;
@@ -889,7 +902,7 @@ static ucs_status_t am_recv_cb(void *arg, const void *header,
         return UCS_OK;
     }
     rmsg->data = data;
-    return present(tl, rmsg, pre + RDP_UCX_FIXED_LEN, 1);
+    return present(tl, rmsg, pre + RDP_UCX_FIXED_LEN, &seals, 1);
 }
 
 /* ---- progress ---- */
@@ -1259,35 +1272,41 @@ static ucx_sreq_t *sreq_create(rdp_ucx_tl_t *tl, uint32_t peer, const void *hdr,
                                const rdp_tl_seal_t *const *seals,
                                size_t iovcnt, uint64_t total, int eager)
 {
-    size_t nseals = seals_to_send(tl, hdr_len, iov, seals, iovcnt);
-    size_t slen   = (nseals > 0) ? rdp_ucx_seals_len(nseals) : 0;
+    size_t nseals  = seals_to_send(tl, hdr_len, iov, seals, iovcnt);
+    size_t slen    = (nseals > 0) ? rdp_ucx_seals_len(nseals) : 0;
     size_t pre_len = RDP_UCX_FIXED_LEN + hdr_len + slen;
+    rdp_iov_t few[16]; /* the pieces left to mac_msg, usually few */
     rdp_iov_t *plain = NULL;
     size_t nplain    = iovcnt;
-    rdp_ucx_wire_t w;
+    rdp_ucx_wire_t w = {.ehdr_len  = (uint16_t)hdr_len,
+                        .seals_len = (uint32_t)slen,
+                        .src       = tl->me,
+                        .dst       = peer,
+                        .len       = total};
     ucx_sreq_t *sreq;
 
-    sreq = rdp_malloc(sizeof(*sreq) + pre_len + 2 * RDP_UCX_MAC_LEN);
-    if ((sreq == NULL)
-        || ((nseals > 0)
-            && ((plain = rdp_malloc(iovcnt * sizeof(*plain))) == NULL))) {
-        rdp_free(sreq);
+    /* a skipped number (allocation failing below) is harmless; a reused
+     * one never happens */
+    if (rdp_ucx_auth_nonce(&tl->auth, &tl->peers[peer].tx_seq, &w.salt, &w.seq)
+        != PMIX_SUCCESS) {
         return NULL;
+    }
+    sreq = rdp_malloc(sizeof(*sreq) + pre_len + 2 * RDP_UCX_MAC_LEN);
+    if (sreq == NULL) {
+        return NULL;
+    }
+    if (nseals > 0) {
+        plain = (iovcnt <= 16) ? few : rdp_malloc(iovcnt * sizeof(*plain));
+        if (plain == NULL) {
+            rdp_free(sreq);
+            return NULL;
+        }
     }
     memset(&sreq->op, 0, sizeof(sreq->op));
     rdp_list_init(&sreq->op.link);
     sreq->op.tl   = tl;
     sreq->op.peer = peer;
     sreq->am_len  = pre_len + 2 * RDP_UCX_MAC_LEN;
-    w.ehdr_len    = (uint16_t)hdr_len;
-    w.seals_len   = (uint32_t)slen;
-    w.src         = tl->me;
-    w.dst         = peer;
-    w.len         = total;
-    if (rdp_ucx_auth_nonce(&tl->auth, &tl->peers[peer].tx_seq, &w.salt, &w.seq)
-        != PMIX_SUCCESS) {
-        goto err;
-    }
     rdp_ucx_wire_encode(&w, sreq->am);
     if (hdr_len > 0) {
         memcpy(sreq->am + RDP_UCX_FIXED_LEN, hdr, hdr_len);
@@ -1307,15 +1326,13 @@ static ucx_sreq_t *sreq_create(rdp_ucx_tl_t *tl, uint32_t peer, const void *hdr,
                              (plain != NULL) ? plain : iov, nplain,
                              sreq->am + pre_len + RDP_UCX_MAC_LEN)
             != PMIX_SUCCESS)) {
-        goto err;
+        rdp_free(sreq);
+        sreq = NULL;
     }
-    rdp_free(plain);
+    if (plain != few) {
+        rdp_free(plain);
+    }
     return sreq;
-
-err:
-    rdp_free(plain);
-    rdp_free(sreq);
-    return NULL;
 }
 
 static pmix_status_t tl_send_sealed(void *ctx, uint32_t peer, const void *hdr,
