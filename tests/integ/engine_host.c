@@ -7,8 +7,11 @@
  * parent over a pipe; the parent sends every server the address table and
  * a random session key; each server calls rdpmix_engine_connect, registers
  * the job of M * PPN ranks (rank r on node r / PPN, PMIX_NODEID included
- * for every rank), forks its PPN clients and waits for them.  Exits 0 only
- * if every server and client exited 0.  Environment:
+ * for every rank), forks its PPN clients and waits for them, then tells
+ * the parent and stays until every server's clients are done (as a
+ * resource manager keeps its daemons until the job ends: a server leaving
+ * early would fail the collectives the others still run with it).  Exits
+ * 0 only if every server and client exited 0.  Environment:
  *   ENGINE_HOST_TIMEOUT=S     kill everything after S seconds (default 60)
  *   ENGINE_HOST_KILL=s        SIGKILL server s and its clients after
  *                             ENGINE_HOST_KILL_DELAY seconds (default 2);
@@ -19,6 +22,7 @@
 #include <rdpmix.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -34,6 +38,9 @@
 #include "host_util.h"
 
 static int nsrv, ppn;
+/* servers -> parent: a server's index once its clients are done;
+ * parent -> servers: closed (EOF) once every server got there */
+static int clients_done[2], release[2];
 static const char *who = "engine_host";
 
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -145,6 +152,18 @@ static pmix_info_t *job_info(int me, size_t *ninfo_p)
     return info;
 }
 
+/* My clients are done: say so, and wait until every server's are (EOF on
+ * the release pipe). */
+static void wait_for_the_job(int me)
+{
+    uint8_t index = (uint8_t)me;
+    char c;
+
+    write_all(clients_done[1], &index, 1);
+    while (read(release[0], &c, 1) != 0 && errno == EINTR) {
+    }
+}
+
 static int run_server(int me, int up, int down, const char *nspace, char **prog)
 {
     pmix_server_module_t module;
@@ -248,6 +267,7 @@ static int run_server(int me, int up, int down, const char *nspace, char **prog)
         pmix_argv_free(cenv);
     }
     failures += host_reap(kids, ppn, me * ppn, who);
+    wait_for_the_job(me);
     for (int i = 0; i < ppn; i++) {
         pmix_proc_t proc;
 
@@ -283,9 +303,33 @@ static void kill_all(void)
     }
 }
 
+/* Note the servers whose clients are done (@a done[s]: done or gone);
+ * once all are, let them finish. */
+static void release_when_all_done(char *done)
+{
+    uint8_t index;
+
+    if (release[1] < 0) {
+        return;
+    }
+    while (read(clients_done[0], &index, 1) == 1) {
+        if (index < nsrv) {
+            done[index] = 1;
+        }
+    }
+    for (int s = 0; s < nsrv; s++) {
+        if (!done[s]) {
+            return;
+        }
+    }
+    close(release[1]);
+    release[1] = -1;
+}
+
 int main(int argc, char **argv)
 {
     int(*up)[2], (*down)[2];
+    char *done;
     pmix_nspace_t nspace;
     uint8_t key[RDPMIX_SESSION_KEY_LEN];
     int timeout = 60, victim = -1, delay = 2, failures = 0;
@@ -313,6 +357,14 @@ int main(int argc, char **argv)
     servers = calloc((size_t)nsrv, sizeof(*servers));
     up      = calloc((size_t)nsrv, sizeof(*up));
     down    = calloc((size_t)nsrv, sizeof(*down));
+    done    = calloc((size_t)nsrv, sizeof(*done));
+    if (pipe(clients_done) != 0 || pipe(release) != 0) {
+        die("pipe: %s", strerror(errno));
+    }
+    for (int i = 0; i < 2; i++) { /* not for the clients */
+        fcntl(clients_done[i], F_SETFD, FD_CLOEXEC);
+        fcntl(release[i], F_SETFD, FD_CLOEXEC);
+    }
     for (int s = 0; s < nsrv; s++) {
         if (pipe(up[s]) != 0 || pipe(down[s]) != 0) {
             die("pipe: %s", strerror(errno));
@@ -325,12 +377,17 @@ int main(int argc, char **argv)
             setpgid(0, 0); /* the server and its clients, killed together */
             close(up[s][0]);
             close(down[s][1]);
+            close(clients_done[0]);
+            close(release[1]);
             _exit(run_server(s, up[s][1], down[s][0], nspace, &argv[3]));
         }
         setpgid(servers[s], servers[s]);
         close(up[s][1]);
         close(down[s][0]);
     }
+    close(clients_done[1]);
+    close(release[0]);
+    fcntl(clients_done[0], F_SETFL, O_NONBLOCK);
     if (getrandom(key, sizeof(key), 0) != (ssize_t)sizeof(key)) {
         kill_all();
         die("getrandom: %s", strerror(errno));
@@ -374,6 +431,7 @@ int main(int argc, char **argv)
         if (pid == 0) {
             time_t now = time(NULL);
 
+            release_when_all_done(done);
             if (victim >= 0 && victim < nsrv && servers[victim] > 0
                 && now - start >= delay) {
                 fprintf(stderr, "engine_host: killing server %d\n", victim);
@@ -399,6 +457,7 @@ int main(int argc, char **argv)
                 continue;
             }
             servers[s] = 0;
+            done[s]    = 1; /* gone: nobody waits for it */
             left--;
             if (-s - 2 == victim) {
                 /* its clients die with it */
@@ -417,5 +476,6 @@ int main(int argc, char **argv)
     free(servers);
     free(up);
     free(down);
+    free(done);
     return failures == 0 ? 0 : 1;
 }
