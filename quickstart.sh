@@ -24,10 +24,13 @@ done
 # Build tools and libraries (Debian package names).  libpmix-dev and
 # openmpi-bin are test/benchmark-only: the ABI probe compares against
 # OpenPMIx's headers and the integration tests run Open MPI programs.
+# slurmctld, slurmd, slurm-client and munge are test-only too:
+# tests/integ/test_slurm.sh starts its own private two-node Slurm cluster
+# with rdpmix's library inside slurmstepd.
 deps=(build-essential autoconf automake libtool pkg-config
       libucx-dev ucx-utils libevent-dev libhwloc-dev libssl-dev
       libcmocka-dev libpmix-dev libpmix-bin openmpi-bin libopenmpi-dev
-      procps python3)
+      procps python3 slurmctld slurmd slurm-client munge)
 
 install_deps() {
     local missing=()
