@@ -16,8 +16,13 @@
 #   slurm_cluster_reset         after a failed or hung step: cancel every
 #                               job, SIGKILL the steps' slurmstepd and tasks
 #                               left behind, wait until the nodes are idle
+#   slurm_cluster_ps            the steps' processes still running (slurmstepd,
+#                               tasks): PID, state, kernel wait channel,
+#                               command line; for diagnosing a hung step
 #   slurm_cluster_leftovers     print what of this cluster still exists
-#                               (processes, files); prints nothing when clean
+#                               (processes, its directory, files its steps
+#                               may have left in /tmp or /dev/shm); prints
+#                               nothing when clean
 #   slurm_cluster_stop          stop everything it started, by PID, remove
 #                               its files; safe to call twice, or after a
 #                               failed start
@@ -27,7 +32,8 @@
 #   SLURM_CLUSTER_NODES    number of nodes (default 2)
 #   SLURM_CLUSTER_CPUS     CPUs each node declares (default 32)
 #   SLURM_CLUSTER_TMP      where the cluster's directory is made (default
-#                          $TMPDIR or /tmp)
+#                          /tmp: the PMIx servers' UNIX socket paths live
+#                          below it and must stay under 108 bytes)
 #   SLURM_CLUSTER_DEBUG    SlurmdDebug/SlurmctldDebug level (default info)
 #   SLURM_CLUSTER_STEPD_ENV  extra VAR=value words for slurmstepd's
 #                          environment (e.g. RDPMIX_LOG_LEVEL=debug)
@@ -52,6 +58,7 @@ SLURM_CLUSTER_DIR=
 # slurm_cluster_leftovers
 sc_rec=
 sc_last_dir=
+sc_t0=
 
 # sc_record NAME PID
 sc_record() {
@@ -218,12 +225,13 @@ slurm_cluster_start() {
 # sc_start_once [LIB]: 0 started, 1 failed, 2 a daemon died (try again)
 sc_start_once() {
     sc_n=${SLURM_CLUSTER_NODES:-2}
-    sc_base=${SLURM_CLUSTER_TMP:-${TMPDIR:-/tmp}}
+    sc_base=${SLURM_CLUSTER_TMP:-/tmp}
     SLURM_CLUSTER_DIR=$(mktemp -d "$sc_base/rdpmix-slurm.XXXXXX") \
         || { sc_fail "cannot make a directory in $sc_base"; return 1; }
     sc_d=$SLURM_CLUSTER_DIR
     sc_last_dir=$sc_d
     sc_rec=
+    sc_t0=$(($(date +%s) - 1))
     echo "# slurm_cluster: $sc_d" >"$sc_d/pids"
     # munged insists that no directory on the way to its socket and key is
     # writable by others
@@ -394,7 +402,23 @@ slurm_cluster_leftovers() {
         && [ "${SLURM_CLUSTER_KEEP:-0}" != 1 ]; then
         echo "directory $sc_last_dir"
     fi
+    # what Slurm's PMIx plugin, a PMIx server or Open MPI would make outside
+    # the cluster's directory if TmpFS or TMPDIR were not honoured (names
+    # carry the node names n1, n2, ...); only what appeared since the start
+    find /tmp /dev/shm -maxdepth 1 -newermt "@$sc_t0" \( \
+        -name 'spmix_appdir_*' -o -name 'ompi.n[0-9]*' \
+        -o -name 'vader_segment.n[0-9]*' -o -name 'rdpmix.n[0-9]*' \
+        -o -name 'pmix*.n[0-9]*' \) 2>/dev/null | sed 's/^/file /'
     return 0
+}
+
+slurm_cluster_ps() {
+    for sc_p in $(sc_scan steps | sort -n); do
+        printf '%s %s %s %s\n' "$sc_p" \
+            "$(sed 's/.*) //' "/proc/$sc_p/stat" 2>/dev/null | cut -d' ' -f1)" \
+            "$(cat "/proc/$sc_p/wchan" 2>/dev/null)" \
+            "$(tr '\0' ' ' 2>/dev/null <"/proc/$sc_p/cmdline")"
+    done
 }
 
 # sc_stop_pid NAME: SIGTERM the daemon recorded as NAME, SIGKILL after 5 s

@@ -195,6 +195,12 @@ step_logs() {
 after_failure() {
     show "$tmp/out" "$tmp/err"
     [ "$rc" = none ] && return 0
+    case $rc in
+        124 | 137)
+            echo "# processes the step left (PID, state, wait channel, command):"
+            slurm_cluster_ps | sed 's/^/#   /'
+            ;;
+    esac
     step_logs
     if ! slurm_cluster_reset 2>"$tmp/reset.err"; then
         show "$tmp/reset.err"
