@@ -152,12 +152,12 @@ step() {
     _left=$((deadline - $(date +%s)))
     if [ "$cluster_ok" != yes ]; then
         rc=none
-        echo "# $_desc: not run, the cluster is not usable" >"$tmp/err"
+        echo "$_desc: not run, the cluster is not usable" >"$tmp/err"
         return 1
     fi
     if [ "$_left" -lt 10 ]; then
         rc=none
-        echo "# $_desc: not run, the test's ${budget} s are spent" >"$tmp/err"
+        echo "$_desc: not run, the test's ${budget} s are spent" >"$tmp/err"
         return 1
     fi
     _bound=$step_secs
@@ -202,11 +202,13 @@ after_failure() {
             ;;
     esac
     step_logs
+    _t0=$(date +%s)
     if ! slurm_cluster_reset 2>"$tmp/reset.err"; then
         show "$tmp/reset.err"
         echo "# the cluster did not recover: the remaining steps are not run"
         cluster_ok=no
     fi
+    echo "# cluster reset in $(($(date +%s) - _t0)) s"
 }
 
 # end_step: after the checks of a step
@@ -334,17 +336,19 @@ if [ "$server" = rdpmix ]; then
     export LD_LIBRARY_PATH
 fi
 
-for layout in "1 8" "2 4" "2 8"; do
-    # shellcheck disable=SC2086 # layout is two words
-    mpi_step $layout full
-    # shellcheck disable=SC2086
-    mpi_step $layout direct
-done
-client_step 1 8
+# Each program on two nodes first: if steps hang, the budget still covers
+# one step of every kind before it is spent
 client_step 2 4
-client_step 2 8
-client_step 2 8 --distribution=cyclic
+mpi_step 2 4 full
+mpi_step 2 4 direct
 bench_step 2 8 collect
+client_step 1 8
+mpi_step 1 8 full
+mpi_step 1 8 direct
+client_step 2 8
+mpi_step 2 8 full
+mpi_step 2 8 direct
+client_step 2 8 --distribution=cyclic
 bench_step 2 8 direct
 
 # --- teardown ----------------------------------------------------------------
