@@ -18,6 +18,8 @@
 #   RDPMIX_TEST_SLURM_STEPD_ENV        VAR=value words for slurmstepd, e.g.
 #       RDPMIX_LOG_LEVEL=debug (then the slurmd logs hold the server's log)
 #   SLURM_CLUSTER_KEEP=1               keep the cluster's directory (logs)
+#   RDPMIX_TEST_SLURM_ASAN=1           run in a sanitizer build too (skipped
+#       there by default: see below)
 # Every step runs under timeout(1); a step that hangs fails, and its
 # slurmstepd and tasks are killed before the next step.
 srcdir=${top_srcdir:-$(dirname "$0")/../..}
@@ -57,6 +59,15 @@ case $server in
     rdpmix)
         preload="$ourlib/libpmix.so.2"
         client_opts=
+        # A sanitizer build's library brings GCC 12's ASan runtime into
+        # slurmstepd, whose allocator is not fork-safe: slurmstepd forks
+        # its tasks while its other threads (ours among them) allocate, and
+        # a forked child then blocks for ever on an allocator mutex in
+        # free() before it execs (seen in 2 of 10 two-node steps)
+        if ldd "$preload" 2>/dev/null | grep -q libasan \
+            && [ "${RDPMIX_TEST_SLURM_ASAN:-0}" != 1 ]; then
+            skip_all "sanitizer build: ASan's allocator in slurmstepd deadlocks forked tasks (GCC 12 libasan is not fork-safe); the normal build runs this test (RDPMIX_TEST_SLURM_ASAN=1 runs it anyway)"
+        fi
         ;;
     openpmix)
         # nothing preloaded: the plugin dlopens OpenPMIx's library, and the
