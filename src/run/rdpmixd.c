@@ -2,6 +2,7 @@
 #include "config.h"
 #include "run/rdpmixd_int.h"
 #include "run/util.h"
+#include "ucx/ucx.h"
 #include "core/util/alloc.h"
 #include "core/util/log.h"
 
@@ -551,6 +552,8 @@ int main(int argc, char **argv)
 
     rdp_log_init();
     rdp_log_set_ident("rdpmixd");
+    /* the daemon links the UCX transport: no module to load */
+    rdp_ucx_api_register(&rdp_ucx_builtin_api);
     dm->devnull = -1;
     parse_args(argc, argv);
     if (dm->node_name == NULL) {
