@@ -69,8 +69,8 @@ typedef struct serve_req {
 } serve_req_t;
 
 typedef struct engine_state {
-    bool wanted;         /* RDPMIX_ENGINE at init */
-    uint32_t index_hint; /* RDPMIX_SERVER_INDEX, UINT32_MAX: none */
+    bool wanted;              /* RDPMIX_ENGINE at init */
+    uint32_t index_hint;      /* RDPMIX_SERVER_INDEX, UINT32_MAX: none */
     const rdp_ucx_api_t *ucx; /* the UCX transport (loaded at init) */
     rdp_ucx_tl_t *tl;
     /* the transport the engine runs over (UCX, or a test's) */
@@ -921,8 +921,8 @@ static pmix_status_t connect_on_loop(void *arg)
         table[i].base = a->addrs[i].bytes;
         table[i].len  = a->addrs[i].size;
     }
-    status = eng.ucx->set_key(eng.tl, (const uint8_t *)a->key->bytes,
-                                a->key->size);
+    status =
+        eng.ucx->set_key(eng.tl, (const uint8_t *)a->key->bytes, a->key->size);
     if (status == PMIX_SUCCESS) {
         status = eng.ucx->connect(eng.tl, a->me, a->n, table);
     }
