@@ -69,4 +69,4 @@ tests_integ_rm_host_LDADD     = libpmix.la
 tests_integ_rm_client_SOURCES = tests/integ/rm_client.c
 tests_integ_rm_client_LDADD   = libpmix.la
 TESTS      += tests/integ/test_host_quirks.sh
-EXTRA_DIST += tests/integ/test_host_quirks.sh
+EXTRA_DIST += tests/integ/test_host_quirks.sh tests/integ/netns_hosts.sh
