@@ -24,14 +24,14 @@ EXTRA_DIST          += bench/README.md bench/RESULTS.md
 noinst_PROGRAMS              += bench/ucx_pingpong
 bench_ucx_pingpong_SOURCES    = bench/ucx_pingpong.c
 bench_ucx_pingpong_CPPFLAGS   = $(AM_CPPFLAGS) -I$(top_srcdir)
-bench_ucx_pingpong_LDADD      = librdp.la
+bench_ucx_pingpong_LDADD      = librdp_ucx.la librdp.la
 
 # coll-bench: allgather latency of the collective engine over UCX, M
 # processes started by bench/engine_compare.sh; not installed
 noinst_PROGRAMS              += bench/coll-bench
 bench_coll_bench_SOURCES      = bench/coll_bench.c
 bench_coll_bench_CPPFLAGS     = $(AM_CPPFLAGS) -I$(top_srcdir)
-bench_coll_bench_LDADD        = librdp.la
+bench_coll_bench_LDADD        = librdp_ucx.la librdp.la
 noinst_HEADERS               += bench/allgather_common.h
 
 # mpi-allgather: the same measurement with MPI_Allgather (Open MPI + UCX pml)

@@ -69,7 +69,7 @@ tests_integ_rm_host_LDADD     = libpmix.la
 tests_integ_rm_client_SOURCES = tests/integ/rm_client.c
 tests_integ_rm_client_LDADD   = libpmix.la
 TESTS      += tests/integ/test_host_quirks.sh
-EXTRA_DIST += tests/integ/test_host_quirks.sh
+EXTRA_DIST += tests/integ/test_host_quirks.sh tests/integ/netns_hosts.sh
 
 # srun --mpi=pmix on a private two-node Slurm cluster (slurm_cluster.sh),
 # rdpmix's library preloaded into slurmstepd; skipped without root or Slurm.

@@ -222,27 +222,28 @@ static pmix_status_t host_fence_nb(const pmix_proc_t procs[], size_t nprocs,
     fence_t *f;
     int ready;
 
+    /* fences run in the same order on every node: the sequence number
+     * names the fence across nodes */
     pthread_mutex_lock(&state_lock);
     seq = next_fence++;
+    pthread_mutex_unlock(&state_lock);
     if (seq >= MAX_FENCES) {
         die("too many fences");
     }
-    f           = &fences[seq];
-    f->blob[me] = malloc(ndata + 1);
-    memcpy(f->blob[me], data, ndata);
-    f->len[me] = ndata;
+    /* send before the fence can complete (and free this node's blob) */
+    for (int n = 0; n < nnodes; n++) {
+        if (n != me) {
+            send_msg(n, MSG_FENCE, seq, 0, 0, data, ndata);
+        }
+    }
+    f = &fences[seq];
+    pthread_mutex_lock(&state_lock);
+    f->blob[me] = data; /* the server hands its blob over to the host */
+    f->len[me]  = ndata;
     f->have++;
     f->cbfunc = cbfunc;
     f->cbdata = cbdata;
-    pthread_mutex_unlock(&state_lock);
-    free(data); /* the server hands its blob over to the host */
-    for (int n = 0; n < nnodes; n++) {
-        if (n != me) {
-            send_msg(n, MSG_FENCE, seq, 0, 0, f->blob[me], f->len[me]);
-        }
-    }
-    pthread_mutex_lock(&state_lock);
-    ready = fence_ready(f);
+    ready     = fence_ready(f);
     if (ready) {
         f->cbfunc = NULL;
     }
