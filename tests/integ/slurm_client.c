@@ -3,10 +3,12 @@
  *
  * usage: slurm_client [--openpmix] NPROCS NNODES
  *
- * --openpmix accepts the two ways OpenPMIx 4.2.2 is known to differ under
- * Slurm 22.05 (docs/host.md): PMIX_APPNUM of type PMIX_INT (Slurm registers
- * an int and OpenPMIx passes it through; the Standard's type is uint32) and
- * no PMIX_NODEID for ranks on other nodes.  Without it both are failures.
+ * --openpmix accepts the two ways Debian's OpenPMIx 4.2.2 differs under
+ * Slurm 22.05: PMIX_APPNUM of type PMIX_INT (Slurm registers an int and
+ * OpenPMIx passes it through; the Standard's type is uint32) and no
+ * PMIX_NODEID for ranks on other nodes (not found).  Without it both are
+ * failures: rdpmix stores the Standard's type and derives every rank's node
+ * id (docs/host.md, "What a host may do").
  *
  * Written only against the PMIx Standard API, so the same binary runs on
  * OpenPMIx or on rdpmix (whichever libpmix.so.2 the loader finds).  The
