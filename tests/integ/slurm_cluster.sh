@@ -36,7 +36,9 @@
 #                          below it and must stay under 108 bytes)
 #   SLURM_CLUSTER_DEBUG    SlurmdDebug/SlurmctldDebug level (default info)
 #   SLURM_CLUSTER_STEPD_ENV  extra VAR=value words for slurmstepd's
-#                          environment (e.g. RDPMIX_LOG_LEVEL=debug)
+#                          environment (the server's RDPMIX_* settings;
+#                          its stderr, and so its log, is lost in
+#                          slurmstepd)
 #   SLURM_CLUSTER_KEEP     1: slurm_cluster_stop keeps the directory (logs)
 #
 # After a successful start, SLURM_CONF is exported (srun, sinfo, scancel use
@@ -50,7 +52,8 @@
 # step's slurmstepd and tasks (which Slurm double-forks, so they are nobody's
 # children here) by the UTS namespace of their node's slurmd while that
 # slurmd runs, and by SLURM_CONF=<this cluster>/slurm.conf in their
-# environment (slurmd passes it to slurmstepd; srun passes it to tasks).
+# environment (bin/slurmstepd sets it for slurmstepd; srun passes it to
+# tasks).
 
 SLURM_CLUSTER_DIR=
 # "NAME PID" lines of the daemons started (munged, slurmctld, slurmd.nI),
