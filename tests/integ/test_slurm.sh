@@ -327,6 +327,11 @@ bench_step() {
 # --- the run -----------------------------------------------------------------
 echo "# server library: $server${preload:+ ($preload preloaded into slurmstepd)}"
 SLURM_CLUSTER_STEPD_ENV=${RDPMIX_TEST_SLURM_STEPD_ENV:-}
+if [ "$server" = rdpmix ]; then
+    # slurmstepd keeps its stderr to itself: the server logs to a file per
+    # node and process instead, where its warnings can be checked
+    SLURM_CLUSTER_STEPD_ENV="RDPMIX_LOG_FILE=$tmp/server.%h.%p $SLURM_CLUSTER_STEPD_ENV"
+fi
 t_start=$(date +%s)
 if slurm_cluster_start "$preload" 2>"$tmp/start.err"; then
     cluster_ok=yes
@@ -356,6 +361,15 @@ fi
 # Each program on two nodes first: if steps hang, the budget still covers
 # one step of every kind before it is spent
 client_step 2 4
+if [ "$server" = rdpmix ]; then
+    # Slurm's contradictory node ids and int appnum were accepted with a
+    # warning (RDPMIX_LOG_FILE), on both nodes
+    for n in n1 n2; do
+        check_that "the server on $n warned of Slurm's contradictory node ids and int appnum" \
+            'cat "$tmp"/server.$n.* 2>/dev/null | grep -q "contradict its hostnames" \
+             && cat "$tmp"/server.$n.* | grep -q "registers pmix.appnum as PMIX_INT"'
+    done
+fi
 mpi_step 2 4 full
 mpi_step 2 4 direct
 bench_step 2 8 collect
