@@ -41,11 +41,23 @@ bench_mpi_allgather_SOURCES   = bench/mpi_allgather.c
 bench_mpi_allgather_CPPFLAGS  = $(AM_CPPFLAGS) -I$(top_srcdir)
 bench_mpi_allgather_CFLAGS    = $(AM_CFLAGS) $(MPI_CFLAGS)
 bench_mpi_allgather_LDADD     = $(MPI_LIBS)
+
+# mpi-hello: MPI_Init + MPI_Finalize, whose wall time launch_compare.sh
+# takes under each launcher
+noinst_PROGRAMS              += bench/mpi-hello
+bench_mpi_hello_SOURCES       = bench/mpi_hello.c
+bench_mpi_hello_CFLAGS        = $(AM_CFLAGS) $(MPI_CFLAGS)
+bench_mpi_hello_LDADD         = $(MPI_LIBS)
 endif
 
 dist_noinst_SCRIPTS += bench/engine_compare.sh bench/summarize_coll.py \
                        bench/project.py bench/build_diag.sh
 EXTRA_DIST += bench/COLL.md
+
+# launch_compare.sh: one program (mpi-hello or pmix-bench) under rdpmix-run,
+# mpirun, srun --mpi=pmix with OpenPMIx or rdpmix, rdpmix-run in a Slurm
+# allocation; summarize_launch.py makes the tables and plots
+dist_noinst_SCRIPTS += bench/launch_compare.sh bench/summarize_launch.py
 
 # compare_nodes.sh: pmix-bench on M simulated nodes, rdpmix-run --nodes vs
 # mpirun with fake hosts (fake-rsh); summarize_nodes.py makes the tables
