@@ -3,7 +3,9 @@
 # run the main job (pmix-bench under rdpmix-run) or the whole test suite.
 #
 #   ./quickstart.sh run                 # build and run pmix-bench under rdpmix-run
-#                                       # (8 ranks on 2 simulated nodes)
+#                                       # (8 ranks on 2 simulated nodes, next
+#                                       # to OpenPMIx under mpirun) and print
+#                                       # a summary
 #   ./quickstart.sh test                # build and run `make check`
 #   ./quickstart.sh test --sanitize     # the same in an ASan+UBSan build
 #
@@ -67,8 +69,14 @@ case "$mode" in
         build "$here/_build"
         cd "$here/_build"
         # the main job: the PMIx benchmark, 8 ranks on 2 simulated nodes
-        # (two rdpmixd daemons whose servers run the modex over UCX)
-        ./src/run/rdpmix-run --nodes 2 -n 8 ./bench/pmix-bench -s 1024 -k 10
+        # (two rdpmixd daemons whose servers run the modex over UCX), three
+        # launches, each next to the peer: the same under Open MPI's mpirun
+        # with OpenPMIx on two fake hosts (bench/README.md)
+        raw=$(mktemp --suffix=.csv "${TMPDIR:-/tmp}/rdpmix-run.XXXXXX")
+        "$here/bench/compare_nodes.sh" -l 3 -m 2 -p 4 -s 1024 -o "$raw"
+        echo
+        python3 "$here/bench/summarize_short.py" "$raw"
+        rm -rf "$raw" "${raw%.csv}.launches.csv" "${raw%.csv}.logs"
         ;;
     test)
         if [ "$sanitize" = yes ]; then

@@ -57,7 +57,8 @@ EXTRA_DIST += bench/COLL.md
 # launch_compare.sh: one program (mpi-hello or pmix-bench) under rdpmix-run,
 # mpirun, srun --mpi=pmix with OpenPMIx or rdpmix, rdpmix-run in a Slurm
 # allocation; summarize_launch.py makes the tables and plots
-dist_noinst_SCRIPTS += bench/launch_compare.sh bench/summarize_launch.py
+dist_noinst_SCRIPTS += bench/launch_compare.sh bench/summarize_launch.py \
+                       bench/summarize_short.py
 
 # compare_nodes.sh: pmix-bench on M simulated nodes, rdpmix-run --nodes vs
 # mpirun with fake hosts (fake-rsh); summarize_nodes.py makes the tables
