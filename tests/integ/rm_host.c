@@ -204,8 +204,10 @@ static void fence_complete(fence_t *f, pmix_modex_cbfunc_t cbfunc, void *cbdata)
     }
     all = malloc(total + 1);
     for (int n = 0; n < nnodes; n++) {
-        memcpy(all + off, f->blob[n], f->len[n]);
-        off += f->len[n];
+        if (f->len[n] > 0) { /* a node with no data sent no blob */
+            memcpy(all + off, f->blob[n], f->len[n]);
+            off += f->len[n];
+        }
         free(f->blob[n]);
         f->blob[n] = NULL;
     }
