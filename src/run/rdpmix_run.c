@@ -1136,6 +1136,12 @@ static void start_daemon(dnode_t *node)
         if (dup2(sp[0], 0) < 0) {
             _exit(1);
         }
+        /* Whatever the daemon prints is a diagnostic, never the job's
+         * output (which comes over the control channel): its stdout is
+         * our stderr.  UCX prints its warnings and errors to stdout. */
+        if (dup2(2, 1) < 0) {
+            _exit(1);
+        }
         execve(L.daemon_path, args,
                L.daemon_env != NULL ? L.daemon_env : environ);
         {

@@ -28,10 +28,11 @@ tests_integ_run_client_LDADD   = libpmix.la
 tests_integ_run_client_LDFLAGS = -no-install
 TESTS += tests/integ/test_run_basic.sh tests/integ/test_run_kill.sh \
          tests/integ/test_run_pmix.sh tests/integ/test_run_nodes.sh \
-         tests/integ/test_run_engine.sh
+         tests/integ/test_run_engine.sh tests/integ/test_run_faults.sh
 EXTRA_DIST += tests/integ/test_run_common.sh tests/integ/test_run_basic.sh \
               tests/integ/test_run_kill.sh tests/integ/test_run_pmix.sh \
-              tests/integ/test_run_nodes.sh tests/integ/test_run_engine.sh
+              tests/integ/test_run_nodes.sh tests/integ/test_run_engine.sh \
+              tests/integ/test_run_faults.sh
 
 # a job whose rank 0 attacks its server; the good ranks must still finish
 check_PROGRAMS += tests/integ/hostile_client
