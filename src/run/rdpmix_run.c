@@ -41,7 +41,10 @@ typedef struct dnode {
     pid_t pid;
     int alive;    /* process not reaped yet */
     int hello;    /* authenticated */
-    int done;     /* said DONE (or failed its launch) */
+    int ready;    /* reported a successful launch */
+    int done;     /* said DONE, failed its launch, or never got a job */
+    int shutdown; /* was sent SHUTDOWN */
+    int stopped;  /* stopped by a signal (and not continued since) */
     int lost;     /* channel ended before DONE */
     int failed;   /* died or lost before DONE */
     int quiet;    /* failed while the job was already ending */
@@ -98,6 +101,7 @@ typedef struct launcher {
     uint16_t port;
     dnode_t *nodes;
     uint32_t nhello;
+    uint32_t nready;
     uint32_t nalive;
     rdp_list_t conns;
     rdp_run_iof_t *iof;
@@ -222,29 +226,47 @@ static void maybe_finish(void)
     }
 }
 
-/* Every daemon is done (or gone): tell them to clean up and exit. */
+static void shutdown_node(dnode_t *node)
+{
+    if (!node->shutdown) {
+        node->shutdown = 1;
+        send_to(node, RDP_CTL_SHUTDOWN, NULL);
+    }
+}
+
+/*
+ * Tell the daemons that are done to clean up and exit.  While the job
+ * runs, they all wait until every one is done: a server that left early
+ * would fail the collectives the others still run with it.  Once the job
+ * is ending that no longer matters, and each goes as soon as it is done,
+ * whatever the others do (a stopped or hung daemon keeps nobody else).
+ */
 static void maybe_shutdown(void)
 {
-    if (L.shutdown_sent) {
-        return;
-    }
+    int all_done = 1;
+
     for (uint32_t i = 0; i < L.nnodes; i++) {
         dnode_t *node = &L.nodes[i];
 
         if (node->alive && !node->done && !node->lost) {
-            return;
+            all_done = 0;
+        } else if (L.ending) {
+            shutdown_node(node);
         }
     }
-    L.shutdown_sent = 1;
-    for (uint32_t i = 0; i < L.nnodes; i++) {
-        send_to(&L.nodes[i], RDP_CTL_SHUTDOWN, NULL);
+    if (all_done && !L.shutdown_sent) {
+        L.shutdown_sent = 1;
+        for (uint32_t i = 0; i < L.nnodes; i++) {
+            shutdown_node(&L.nodes[i]);
+        }
+        rdp_timer_start(L.kill_timer, SHUTDOWN_WAIT);
     }
-    rdp_timer_start(L.kill_timer, SHUTDOWN_WAIT);
     maybe_finish();
 }
 
 /* End the job: every daemon terminates its ranks (SIGTERM, then SIGKILL
- * after the grace period) and then reports DONE. */
+ * after the grace period) and then reports DONE; a daemon that has no job
+ * yet is done at once. */
 static void end_job(void)
 {
     if (L.ending) {
@@ -259,10 +281,21 @@ static void end_job(void)
             continue;
         }
         if (node->hello && !node->lost) {
-            send_kill(node, RDP_CTL_KILL_TERMINATE, 0);
+            if (L.launched) {
+                send_kill(node, RDP_CTL_KILL_TERMINATE, 0);
+            } else {
+                node->done = 1; /* nothing runs there */
+            }
         } else {
             /* never connected or lost: it cannot be asked */
             signal_daemon(node, SIGTERM);
+        }
+        if (node->stopped) {
+            /* it must run to end its ranks and clean up */
+            rdp_log_info(RUN, "node %u (daemon pid %d) is stopped; "
+                              "continuing it to end the job",
+                         node->id, (int)node->pid);
+            kill(node->pid, SIGCONT);
         }
     }
     /* a daemon that does not manage in time is killed with its group */
@@ -297,13 +330,19 @@ static void timeout_cb(void *arg)
     end_job();
 }
 
+/* The job must have started within the start-up timeout: every daemon
+ * connected and reported its launch (engine connected, job registered,
+ * ranks forked). */
 static void startup_cb(void *arg)
 {
-    if (L.launched || L.ending) {
+    if (L.nready == L.nnodes || L.ending) {
         return;
     }
-    say("the daemons did not connect within %.0f seconds; giving up",
-        rdp_run_env_seconds("RDPMIX_STARTUP_TIMEOUT", DEFAULT_STARTUP));
+    say("the job did not start within %g seconds (%u of %u daemons "
+        "connected, %u ready); giving up (RDPMIX_STARTUP_TIMEOUT sets the "
+        "limit)",
+        rdp_run_env_seconds("RDPMIX_STARTUP_TIMEOUT", DEFAULT_STARTUP),
+        L.nhello, L.nnodes, L.nready);
     set_status(1);
     end_job();
 }
@@ -450,8 +489,14 @@ static void on_hello(conn_t *c, const void *payload, size_t len)
     c->node     = node;
     rdp_run_chan_set_max_msg(c->chan, RDP_CTL_MAX_MSG);
     L.nhello++;
+    rdp_log_debug(RUN, "node %u (daemon pid %d) connected", node->id,
+                  (int)node->pid);
+    if (L.ending && !L.launched) {
+        /* too late: it has nothing to do but go */
+        node->done = 1;
+        maybe_shutdown();
+    }
     if (L.nhello == L.nnodes) {
-        rdp_timer_cancel(L.startup_timer);
         rdp_fdwatch_destroy(L.listen_watch);
         L.listen_watch = NULL;
         close(L.listen_fd);
@@ -490,6 +535,14 @@ static void on_launched(dnode_t *node, const void *payload, size_t len)
         set_status(1);
         end_job();
         maybe_shutdown();
+    } else if (!node->ready) {
+        node->ready = 1;
+        L.nready++;
+        rdp_log_debug(RUN, "node %u (daemon pid %d) launched its ranks",
+                      node->id, (int)node->pid);
+        if (L.nready == L.nnodes) {
+            rdp_timer_cancel(L.startup_timer);
+        }
     }
     rdp_free(error);
 }
@@ -663,7 +716,7 @@ static void conn_close_cb(rdp_run_chan_t *chan, pmix_status_t why, void *arg)
         return; /* the chan is freed with the conn at exit */
     }
     node->lost = 1;
-    if (!node->done && !L.shutdown_sent) {
+    if (!node->done && !node->shutdown) {
         node_failed(node);
         rdp_timer_start(L.lost_timer, node->alive ? 0.5 : 0);
     }
@@ -728,16 +781,28 @@ static void sigchld_cb(int signo, void *arg)
     pid_t pid;
     char desc[96];
 
-    while ((pid = waitpid(-1, &wstatus, WNOHANG)) > 0) {
+    while ((pid = waitpid(-1, &wstatus, WNOHANG | WUNTRACED | WCONTINUED))
+           > 0) {
         for (uint32_t i = 0; i < L.nnodes; i++) {
             dnode_t *node = &L.nodes[i];
 
             if (node->pid != pid || !node->alive) {
                 continue;
             }
+            if (WIFSTOPPED(wstatus) || WIFCONTINUED(wstatus)) {
+                /* a stopped daemon is continued if the job ends */
+                node->stopped = WIFSTOPPED(wstatus);
+                rdp_log_info(RUN, "node %u (daemon pid %d) %s", node->id,
+                             (int)pid,
+                             node->stopped ? "stopped" : "continued");
+                if (node->stopped && L.ending) {
+                    kill(pid, SIGCONT);
+                }
+                break;
+            }
             node->alive = 0;
             L.nalive--;
-            if (node->done && L.shutdown_sent && WIFEXITED(wstatus)
+            if (node->done && node->shutdown && WIFEXITED(wstatus)
                 && WEXITSTATUS(wstatus) == 0) {
                 break;
             }

@@ -20,4 +20,128 @@ UCX_LOG_LEVEL=info RDPMIX_LOG_LEVEL=debug \
 check_that "stdout carries the ranks' output and nothing else" \
     '[ "$rc" -eq 0 ] && [ "$(sort "$tmp/out" | tr "\n" " ")" = "out 0 out 1 " ] && grep -q "UCX  INFO" "$tmp/err"'
 
+# ---- ending a job before it started, or with a stopped daemon ----
+
+# The daemons of these jobs run as $tmp/bin/rdpmixd (a link, so that what
+# is left of them can be found) behind a wrapper: node $WRAP_STOP stops
+# itself before it starts (it connects once the test continues it).
+mkdir -p "$tmp/bin"
+ln -s "$builddir/src/run/rdpmixd" "$tmp/bin/rdpmixd"
+cat >"$tmp/bin/wrapper" <<WRAPPER
+#!/bin/sh
+case " \$* " in
+*" --node-id \${WRAP_STOP:-none} "*) kill -STOP \$\$ ;;
+esac
+exec "$tmp/bin/rdpmixd" "\$@"
+WRAPPER
+chmod +x "$tmp/bin/wrapper"
+daemons="$tmp/bin/"
+
+# nothing of the job is left: daemons, ranks, directories
+all_gone() {
+    poll '! pgrep -f "^(/bin/sh )?$daemons" >/dev/null' && none_left "$marker" \
+        && tmpdir_clean
+}
+
+# exactly one message from rdpmix-run, and it is this one
+one_message() {
+    [ "$(grep -c "^rdpmix-run: " "$tmp/err")" -eq 1 ] \
+        && grep -q "^rdpmix-run: $1\$" "$tmp/err"
+}
+
+# no daemon had to be killed for not exiting
+none_killed() {
+    ! grep -q "did not exit; killing it" "$tmp/err"
+}
+
+# bg ARGS...: rdpmix-run ARGS in the background (under timeout(1)); sets
+# pid (timeout's) and rpid (rdpmix-run's)
+bg() {
+    : >"$tmp/out"
+    : >"$tmp/err"
+    timeout -k 5 60 "$RUN" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null &
+    pid=$!
+    poll '[ -n "$(pgrep -P $pid)" ]'
+    rpid=$(pgrep -P $pid)
+}
+
+# the daemon (or its wrapper) of node $1 of this test's jobs
+daemon_of() {
+    pgrep -f "^(/bin/sh )?$daemons(rdpmixd|wrapper) .*--node-id $1 "
+}
+
+# connected A B: nodes A and B said hello (rdpmix-run says so at debug
+# level)
+connected() {
+    grep -q "run debug: node $1 (daemon pid [0-9]*) connected" "$tmp/err" \
+        && grep -q "run debug: node $2 (daemon pid [0-9]*) connected" "$tmp/err"
+}
+
+# a command line no other process has
+marker="sleep 7$$.25"
+export RDPMIX_DAEMON="$tmp/bin/wrapper"
+export RDPMIX_LOG_LEVEL=debug RDPMIX_LOG_SUBSYS=run
+
+# a daemon dies during start-up, after the others connected: they go at
+# once, cleanly
+WRAP_STOP=1 bg --nodes 3 -n 3 sh -c "exec $marker"
+poll 'connected 0 2'
+dpid=$(daemon_of 1)
+kill -KILL "$dpid"
+wait $pid
+rc=$?
+check_that "a daemon dying at start-up fails the job with one message" \
+    '[ "$rc" -eq 1 ] && one_message "node 1 (daemon pid $dpid) died; terminating the job"'
+check "no daemon is killed after a daemon died at start-up" none_killed
+check "nothing is left after a daemon died at start-up" all_gone
+
+# SIGINT while node 2 has not connected yet (nodes 0 and 1 have)
+WRAP_STOP=2 bg --nodes 3 -n 3 sh -c "exec $marker"
+poll 'connected 0 1'
+kill -INT "$rpid"
+wait $pid
+rc=$?
+check_that "SIGINT during start-up ends the job with 130 and one message" \
+    '[ "$rc" -eq 130 ] && one_message "received signal 2 (Interrupt); killing the job"'
+check "no daemon is killed after SIGINT during start-up" none_killed
+check "nothing is left after SIGINT during start-up" all_gone
+
+# the start-up timeout while node 2 has not connected
+WRAP_STOP=2 RDPMIX_STARTUP_TIMEOUT=3 job 60 --nodes 3 -n 3 sh -c "exec $marker"
+check_that "the start-up timeout ends the job with one message" \
+    '[ "$rc" -eq 1 ] && one_message "the job did not start within 3 seconds ([0-2] of 3 daemons connected, 0 ready); giving up (RDPMIX_STARTUP_TIMEOUT sets the limit)"'
+check "no daemon is killed after the start-up timeout" none_killed
+check "nothing is left after the start-up timeout" all_gone
+
+# the start-up timeout covers the launch, the engine's connection
+# included: node 1 is stopped once it has connected, then node 2 may
+# connect, so that every daemon is connected but node 1 never launches;
+# ending the job continues the stopped daemon, which then exits cleanly
+WRAP_STOP=2 RDPMIX_STARTUP_TIMEOUT=10 bg --nodes 3 -n 3 sh -c "exec $marker"
+poll 'connected 0 1'
+kill -STOP "$(daemon_of 1)"
+kill -CONT "$(daemon_of 2)"
+wait $pid
+rc=$?
+check_that "the start-up timeout covers the launch on every node" \
+    '[ "$rc" -eq 1 ] && one_message "the job did not start within 10 seconds (3 of 3 daemons connected, 2 ready); giving up (RDPMIX_STARTUP_TIMEOUT sets the limit)"'
+check "no daemon is killed after a launch timed out" none_killed
+check "nothing is left after a launch timed out" all_gone
+unset RDPMIX_LOG_LEVEL RDPMIX_LOG_SUBSYS
+
+# a running job with a stopped daemon is ended by SIGINT: the stopped
+# daemon is continued and ends its rank; no daemon has to be killed
+bg --nodes 3 -n 3 sh -c "exec $marker"
+wait_for "$marker" 3
+kill -STOP "$(daemon_of 1)"
+kill -INT "$rpid"
+wait $pid
+rc=$?
+check_that "SIGINT ends a job with a stopped daemon (130, one message)" \
+    '[ "$rc" -eq 130 ] && one_message "received signal 2 (Interrupt); forwarding it to the job"'
+check "no daemon is killed when a stopped daemon's job ends" none_killed
+check "nothing is left of a job with a stopped daemon" all_gone
+reap "$marker"
+unset RDPMIX_DAEMON
+
 finish
