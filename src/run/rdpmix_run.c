@@ -39,17 +39,17 @@ typedef struct dnode {
     uint32_t id;
     char *name;
     pid_t pid;
-    int alive;    /* process not reaped yet */
-    int hello;    /* authenticated */
-    int ready;    /* reported a successful launch */
-    int done;     /* said DONE, failed its launch, or never got a job */
-    int shutdown; /* was sent SHUTDOWN */
-    int stopped;  /* stopped by a signal (and not continued since) */
-    int lost;     /* channel ended before DONE */
-    int failed;   /* died or lost before DONE */
-    int quiet;    /* failed while the job was already ending */
+    int alive;     /* process not reaped yet */
+    int hello;     /* authenticated */
+    int ready;     /* reported a successful launch */
+    int done;      /* said DONE, failed its launch, or never got a job */
+    int shutdown;  /* was sent SHUTDOWN */
+    int stopped;   /* stopped by a signal (and not continued since) */
+    int lost;      /* channel ended before DONE */
+    int failed;    /* died or lost before DONE */
+    int quiet;     /* failed while the job was already ending */
     int signalled; /* rdpmix-run sent its process group a signal */
-    int reported; /* its failure has been reported */
+    int reported;  /* its failure has been reported */
     struct conn *conn;
     uint32_t nranks;
     uint32_t *ranks;
@@ -632,6 +632,29 @@ static void on_abort(dnode_t *node, const void *payload, size_t len)
     rdp_ctl_report_cleanup(&m);
 }
 
+static void node_failed(dnode_t *node);
+
+/* The daemon got a termination signal (not from us): it ends its ranks
+ * and exits; the job ends, blaming the node rather than its ranks. */
+static void on_got_signal(dnode_t *node, const void *payload, size_t len)
+{
+    int32_t signo;
+    char desc[96];
+
+    if (rdp_ctl_got_signal_unpack(payload, len, &signo) != PMIX_SUCCESS) {
+        rdp_log_warn(RUN, "malformed signal report from node %s", node->name);
+        return;
+    }
+    if (!L.ending && !node->signalled && !node->reported) {
+        rdp_run_signal_desc(signo, desc, sizeof(desc));
+        say("node %u (daemon pid %d) received signal %s; terminating the "
+            "job",
+            node->id, (int)node->pid, desc);
+    }
+    node->reported = 1; /* its exit that follows says nothing new */
+    node_failed(node);
+}
+
 static void conn_msg_cb(rdp_run_chan_t *chan, uint16_t cmd, const void *payload,
                         size_t len, void *arg)
 {
@@ -665,6 +688,9 @@ static void conn_msg_cb(rdp_run_chan_t *chan, uint16_t cmd, const void *payload,
     case RDP_CTL_DONE:
         node->done = 1;
         maybe_shutdown();
+        break;
+    case RDP_CTL_GOT_SIGNAL:
+        on_got_signal(node, payload, len);
         break;
     default:
         rdp_log_warn(RUN, "unexpected control message %u from node %s", cmd,

@@ -115,6 +115,8 @@ static void chan_msg_cb(rdp_run_chan_t *chan, uint16_t cmd, const void *payload,
     }
 }
 
+/* End the job here without the launcher's orders; @a why is said unless
+ * NULL (the launcher was told). */
 static void lose_launcher(const char *why)
 {
     if (dm->lost_launcher || dm->stopping) {
@@ -123,7 +125,9 @@ static void lose_launcher(const char *why)
     dm->lost_launcher = 1;
     dm->exit_code     = 1;
     if (dm->nended < dm->nlocal) {
-        rdp_run_dmn_say("%s; terminating the job", why);
+        if (why != NULL) {
+            rdp_run_dmn_say("%s; terminating the job", why);
+        }
         rdp_run_dmn_terminate();
     }
     rdp_run_dmn_check_stop();
@@ -148,7 +152,19 @@ static void signal_cb(int signo, void *arg)
         return;
     }
     rdp_log_info(RUN, "received signal %s", desc);
-    lose_launcher("received a termination signal");
+    if (dm->chan != NULL && rdp_run_chan_is_open(dm->chan)) {
+        /* the launcher names this node and ends the whole job */
+        rdp_buf_t buf;
+
+        rdp_buf_init(&buf);
+        if (rdp_ctl_got_signal_pack(&buf, signo) == PMIX_SUCCESS) {
+            rdp_run_dmn_send(RDP_CTL_GOT_SIGNAL, &buf);
+        }
+        rdp_buf_cleanup(&buf);
+        lose_launcher(NULL);
+    } else {
+        lose_launcher("received a termination signal");
+    }
     if (dm->nended == dm->nlocal && !dm->stopping) {
         dm->stopping = 1;
         rdp_loop_stop(dm->loop);

@@ -182,7 +182,7 @@ static int run_server(int me, int up, int down, const char *nspace, char **prog)
     pmix_info_t *jinfo;
     size_t njinfo;
     char tmpdir[sizeof(topdir) + 16], host[64], name[32];
-    bool yes      = true;
+    bool yes = true;
     pid_t *kids;
     uint32_t len, n;
     int failures = 0;

@@ -142,6 +142,22 @@ check_that "SIGINT ends a job with a stopped daemon (130, one message)" \
 check "no daemon is killed when a stopped daemon's job ends" none_killed
 check "nothing is left of a job with a stopped daemon" all_gone
 reap "$marker"
+
+# ---- SIGTERM to one daemon ----
+
+# the daemon ends its ranks and tells rdpmix-run, which names the node
+# (not a rank killed by the SIGTERM the daemon sent it) and exits 1
+bg --nodes 3 -n 3 sh -c "exec $marker"
+wait_for "$marker" 3
+dpid=$(daemon_of 1)
+kill -TERM "$dpid"
+wait $pid
+rc=$?
+check_that "SIGTERM to a daemon ends the job with 1, naming the node" \
+    '[ "$rc" -eq 1 ] && one_message "node 1 (daemon pid $dpid) received signal 15 (Terminated); terminating the job" && ! grep -q "^rdpmixd" "$tmp/err"'
+check "no daemon is killed after SIGTERM to a daemon" none_killed
+check "nothing is left after SIGTERM to a daemon" all_gone
+reap "$marker"
 unset RDPMIX_DAEMON
 
 finish
