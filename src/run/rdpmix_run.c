@@ -32,7 +32,7 @@ extern char **environ;
 #define MAX_NP          65536 /* local ranks are 16-bit (PMIX_LOCAL_RANK) */
 #define MAX_NODES       1024  /* simulated nodes: one daemon process each */
 #define TIMEOUT_STATUS  124   /* exit status after --timeout, as timeout(1) */
-#define SHUTDOWN_WAIT   10.0  /* daemons get this long to exit cleanly */
+#define SHUTDOWN_WAIT   10.0  /* daemons idle this long are killed */
 #define DEFAULT_STARTUP 60.0  /* daemons must connect within this */
 
 typedef struct dnode {
@@ -108,6 +108,7 @@ typedef struct launcher {
     rdp_timer_t *startup_timer;
     rdp_timer_t *timeout_timer;
     rdp_timer_t *kill_timer;
+    double kill_wait; /* > 0: period of the armed kill timer */
     rdp_timer_t *lost_timer;
     rdp_sigwatch_t *sig_int, *sig_term, *sig_hup, *sig_chld;
     double grace;
@@ -226,6 +227,26 @@ static void maybe_finish(void)
     }
 }
 
+/*
+ * Kill the daemons still there once @a wait seconds pass in which none of
+ * them finished (said DONE or exited): a hung daemon is killed, a slow
+ * but steady end is not cut short (a thousand daemons on two cores need
+ * well over ten seconds to clean up, one after the other).
+ */
+static void arm_kill_timer(double wait)
+{
+    L.kill_wait = wait;
+    rdp_timer_start(L.kill_timer, wait);
+}
+
+/* A daemon finished something: the kill timer starts over. */
+static void daemon_progress(void)
+{
+    if (L.kill_wait > 0) {
+        rdp_timer_start(L.kill_timer, L.kill_wait);
+    }
+}
+
 static void shutdown_node(dnode_t *node)
 {
     if (!node->shutdown) {
@@ -259,7 +280,7 @@ static void maybe_shutdown(void)
         for (uint32_t i = 0; i < L.nnodes; i++) {
             shutdown_node(&L.nodes[i]);
         }
-        rdp_timer_start(L.kill_timer, SHUTDOWN_WAIT);
+        arm_kill_timer(SHUTDOWN_WAIT);
     }
     maybe_finish();
 }
@@ -299,7 +320,7 @@ static void end_job(void)
         }
     }
     /* a daemon that does not manage in time is killed with its group */
-    rdp_timer_start(L.kill_timer, L.grace + SHUTDOWN_WAIT);
+    arm_kill_timer(L.grace + SHUTDOWN_WAIT);
     maybe_shutdown();
 }
 
@@ -307,6 +328,7 @@ static void kill_timer_cb(void *arg)
 {
     int any = 0;
 
+    L.kill_wait = 0;
     for (uint32_t i = 0; i < L.nnodes; i++) {
         if (L.nodes[i].alive) {
             say("node %u (daemon pid %d) did not exit; killing it",
@@ -687,6 +709,7 @@ static void conn_msg_cb(rdp_run_chan_t *chan, uint16_t cmd, const void *payload,
         break;
     case RDP_CTL_DONE:
         node->done = 1;
+        daemon_progress();
         maybe_shutdown();
         break;
     case RDP_CTL_GOT_SIGNAL:
@@ -828,6 +851,7 @@ static void sigchld_cb(int signo, void *arg)
             }
             node->alive = 0;
             L.nalive--;
+            daemon_progress();
             if (node->done && node->shutdown && WIFEXITED(wstatus)
                 && WEXITSTATUS(wstatus) == 0) {
                 break;
@@ -1285,7 +1309,8 @@ static void setup_daemon_env(void)
     while (environ[n] != NULL) {
         n++;
     }
-    env = rdp_calloc(n + 3, sizeof(*env));
+    env = rdp_calloc(n + sizeof(defaults) / sizeof(defaults[0]) + 1,
+                     sizeof(*env));
     if (env == NULL) {
         say("out of memory");
         exit(1);

@@ -143,6 +143,19 @@ check "no daemon is killed when a stopped daemon's job ends" none_killed
 check "nothing is left of a job with a stopped daemon" all_gone
 reap "$marker"
 
+# ---- a slow end is not cut short ----
+
+# the daemons of 5 nodes exit 0, 3, 6, 9 and 12 seconds after they cleaned
+# up (tests/integ/slow_exit.c), as many daemons sharing few cores would:
+# one exits every 3 s, so none is killed, although the last takes longer
+# than the 10 s rdpmix-run allows a daemon after the one before it
+# (an ASan build must let the shim load first)
+LD_PRELOAD="$builddir/tests/integ/.libs/libslowexit.so" SLOW_EXIT_STEP=3 \
+    ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
+    job 60 --nodes 5 -n 5 true
+check_that "a slow but steady end of the daemons is not cut short" \
+    '[ "$rc" -eq 0 ] && [ ! -s "$tmp/err" ] && tmpdir_clean'
+
 # ---- SIGTERM to one daemon ----
 
 # the daemon ends its ranks and tells rdpmix-run, which names the node
