@@ -3,6 +3,7 @@
 #include "run/chan.h"
 #include "run/ctl.h"
 #include "run/iof.h"
+#include "run/limits.h"
 #include "run/place.h"
 #include "run/util.h"
 #include "core/loop/loop.h"
@@ -1299,6 +1300,11 @@ static void setup_daemon_env(void)
     static const char *const defaults[][2] = {
         {"UCX_MEM_MALLOC_HOOKS", "no"},
         {"UCX_MEM_MMAP_HOOK_MODE", "none"},
+        /* UCX 1.13 cannot use its shared memory transports for the
+         * engine's endpoints (they cannot report a peer's failure): left
+         * out, they cost no memory (7 MiB a daemon), no System V
+         * segments (2) and no start-up time */
+        {"UCX_TLS", "^sm"},
     };
     size_t n = 0, nadd = 0;
     char **env;
@@ -1413,6 +1419,50 @@ static void setup_job(void)
     rdp_free(host);
 }
 
+/* Refuse up front a launch this machine cannot host (src/run/limits.h),
+ * saying which limit it exceeds and how many nodes would fit. */
+static void check_host(void)
+{
+    const char *tls = L.daemon_env != NULL ? NULL : getenv("UCX_TLS");
+    rdp_run_host_t host;
+    rdp_run_shape_t shape = {.nnodes = L.nnodes, .np = L.np};
+    char why[256], spare[8];
+    uint32_t fit = 0;
+
+    for (size_t i = 0; L.daemon_env != NULL && L.daemon_env[i] != NULL;
+         i++) {
+        if (strncmp(L.daemon_env[i], "UCX_TLS=", 8) == 0) {
+            tls = L.daemon_env[i] + 8;
+        }
+    }
+    shape.sm = rdp_run_ucx_uses_sm(tls);
+    for (uint32_t i = 0; i < L.nnodes; i++) {
+        if (L.nodes[i].nranks > shape.max_ppn) {
+            shape.max_ppn = L.nodes[i].nranks;
+        }
+    }
+    rdp_run_host_probe(&host);
+    if (rdp_run_host_fits(&host, &shape, why, sizeof(why))) {
+        return;
+    }
+    for (uint32_t m = L.nnodes - 1; m >= 1 && fit == 0; m--) {
+        rdp_run_shape_t fewer = shape;
+
+        fewer.nnodes  = m;
+        fewer.max_ppn = (L.np + m - 1) / m;
+        if (rdp_run_host_fits(&host, &fewer, spare, sizeof(spare))) {
+            fit = m;
+        }
+    }
+    if (fit > 0) {
+        say("this machine cannot host %u nodes: %s; at most %u fit",
+            L.nnodes, why, fit);
+    } else {
+        say("this machine cannot host this job: %s", why);
+    }
+    exit(1);
+}
+
 static void cleanup(void)
 {
     rdp_list_t *item;
@@ -1480,6 +1530,7 @@ int main(int argc, char **argv)
     }
     setup_job();
     setup_daemon_env();
+    check_host();
     status = rdp_loop_create(&L.loop);
     if (status != PMIX_SUCCESS) {
         say("cannot create the event loop: %s", PMIx_Error_string(status));

@@ -1,6 +1,11 @@
 #!/bin/sh
 # test_run_faults.sh - rdpmix-run --nodes M under faults: diagnostics of
-# the daemons and of UCX stay off the job's stdout.
+# the daemons and of UCX stay off the job's stdout; a job ended before it
+# started (a daemon dying at start-up, SIGINT, the start-up timeout) or
+# with a stopped daemon ends with one message, its healthy daemons exit
+# cleanly (none is killed for not exiting) and nothing is left behind; a
+# slow end of the daemons is not cut short; a launch the machine cannot
+# host is refused up front; SIGTERM to a daemon fails the job naming it.
 . "${top_srcdir:-.}/tests/integ/test_run_common.sh"
 
 # the engine between the daemons: TCP on loopback unless the caller chose
@@ -155,6 +160,40 @@ LD_PRELOAD="$builddir/tests/integ/.libs/libslowexit.so" SLOW_EXIT_STEP=3 \
     job 60 --nodes 5 -n 5 true
 check_that "a slow but steady end of the daemons is not cut short" \
     '[ "$rc" -eq 0 ] && [ ! -s "$tmp/err" ] && tmpdir_clean'
+
+# ---- a launch this machine cannot host is refused up front ----
+
+# under ulimit -n 128 a daemon of 64 nodes may need more (src/run/limits.h)
+(ulimit -n 128 && exec timeout -k 5 60 "$RUN" --nodes 64 -n 64 true) \
+    >"$tmp/out" 2>"$tmp/err" </dev/null
+rc=$?
+check_that "a launch the machine cannot host is refused up front" \
+    '[ "$rc" -eq 1 ] && one_message "this machine cannot host 64 nodes: a daemon may need [0-9]* open files, but the limit is 128 (ulimit -n); at most [0-9]* fit"'
+check_that "no daemon started for a refused launch" \
+    'tmpdir_clean && ! grep -q rdpmixd "$tmp/err"'
+(ulimit -n 128 && exec timeout -k 5 60 "$RUN" --nodes 4 -n 4 true) \
+    >"$tmp/out" 2>"$tmp/err" </dev/null
+rc=$?
+check "a launch that fits runs under the same limit" [ "$rc" -eq 0 ]
+
+# without UCX_TLS the daemons leave out UCX's shared memory transports
+# (the engine cannot use them; they cost memory and System V segments);
+# the ranks do not inherit that setting
+env -u UCX_TLS timeout -k 5 60 "$RUN" --nodes 2 -n 2 \
+    sh -c "echo \"tls \${UCX_TLS-unset}\"; exec $marker" \
+    >"$tmp/out" 2>"$tmp/err" </dev/null &
+pid=$!
+wait_for "$marker" 2
+rpid=$(pgrep -P $pid)
+tls=$(for d in $(pgrep -P "$rpid"); do
+    tr '\0' '\n' <"/proc/$d/environ" | grep "^UCX_TLS="
+done | sort -u)
+kill -TERM "$rpid"
+wait $pid
+check_that "the daemons leave out shared memory unless UCX_TLS says" \
+    '[ "$tls" = "UCX_TLS=^sm" ] && [ "$(grep -c "^tls unset$" "$tmp/out")" -eq 2 ]'
+check "nothing is left after a job without UCX_TLS" all_gone
+reap "$marker"
 
 # ---- SIGTERM to one daemon ----
 
