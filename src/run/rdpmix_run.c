@@ -111,6 +111,7 @@ typedef struct launcher {
     rdp_timer_t *kill_timer;
     double kill_wait; /* > 0: period of the armed kill timer */
     rdp_timer_t *lost_timer;
+    rdp_timer_t *abort_timer;
     rdp_sigwatch_t *sig_int, *sig_term, *sig_hup, *sig_chld;
     double grace;
 
@@ -322,7 +323,33 @@ static void end_job(void)
     }
     /* a daemon that does not manage in time is killed with its group */
     arm_kill_timer(L.grace + SHUTDOWN_WAIT);
+    if (L.nready < L.nnodes) {
+        rdp_timer_start(L.abort_timer, L.grace);
+    }
     maybe_shutdown();
+}
+
+/*
+ * The job ended before it started everywhere: a daemon still starting or
+ * launching (busy registering the job, deaf to its channel and to
+ * signals until it is done) gets the grace period, and is then killed
+ * with what it started; rdpmix-run removes its directory.  It ran nothing
+ * of the job yet, and a thousand of them finishing a launch that is no
+ * longer wanted would keep two cores busy for minutes.
+ */
+static void abort_timer_cb(void *arg)
+{
+    for (uint32_t i = 0; i < L.nnodes; i++) {
+        dnode_t *node = &L.nodes[i];
+
+        if (node->alive && !node->ready && !node->done) {
+            rdp_log_info(RUN,
+                         "node %u (daemon pid %d) did not start the job; "
+                         "killing it",
+                         node->id, (int)node->pid);
+            signal_daemon(node, SIGKILL);
+        }
+    }
 }
 
 static void kill_timer_cb(void *arg)
@@ -1481,6 +1508,7 @@ static void cleanup(void)
     rdp_timer_destroy(L.timeout_timer);
     rdp_timer_destroy(L.kill_timer);
     rdp_timer_destroy(L.lost_timer);
+    rdp_timer_destroy(L.abort_timer);
     rdp_sigwatch_destroy(L.sig_int);
     rdp_sigwatch_destroy(L.sig_term);
     rdp_sigwatch_destroy(L.sig_hup);
@@ -1545,6 +1573,8 @@ int main(int argc, char **argv)
         || rdp_timer_create(L.loop, kill_timer_cb, NULL, &L.kill_timer)
                != PMIX_SUCCESS
         || rdp_timer_create(L.loop, lost_timer_cb, NULL, &L.lost_timer)
+               != PMIX_SUCCESS
+        || rdp_timer_create(L.loop, abort_timer_cb, NULL, &L.abort_timer)
                != PMIX_SUCCESS
         || rdp_sigwatch_create(L.loop, SIGCHLD, sigchld_cb, NULL, &L.sig_chld)
                != PMIX_SUCCESS

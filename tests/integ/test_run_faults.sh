@@ -151,15 +151,26 @@ reap "$marker"
 # ---- a slow end is not cut short ----
 
 # the daemons of 5 nodes exit 0, 3, 6, 9 and 12 seconds after they cleaned
-# up (tests/integ/slow_exit.c), as many daemons sharing few cores would:
+# up, as many daemons sharing few cores would:
 # one exits every 3 s, so none is killed, although the last takes longer
 # than the 10 s rdpmix-run allows a daemon after the one before it
-# (an ASan build must let the shim load first)
-LD_PRELOAD="$builddir/tests/integ/.libs/libslowexit.so" SLOW_EXIT_STEP=3 \
-    ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
+# (tests/integ/slow_daemon.c; an ASan build must let it load first)
+shim="$builddir/tests/integ/.libs/libslowdaemon.so"
+asan="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
+LD_PRELOAD=$shim ASAN_OPTIONS=$asan SLOW_EXIT_STEP=3 \
     job 60 --nodes 5 -n 5 true
 check_that "a slow but steady end of the daemons is not cut short" \
     '[ "$rc" -eq 0 ] && [ ! -s "$tmp/err" ] && tmpdir_clean'
+
+# a daemon still busy launching when the start-up timeout ends the job
+# (its launch hangs here) is killed after the grace period; the others,
+# which started the job, exit cleanly
+LD_PRELOAD=$shim ASAN_OPTIONS=$asan SLOW_LAUNCH_NODE=1 \
+    RDPMIX_STARTUP_TIMEOUT=3 job 60 --nodes 3 -n 3 sh -c "exec $marker"
+check_that "a daemon stuck in its launch does not hold up the end" \
+    '[ "$rc" -eq 1 ] && one_message "the job did not start within 3 seconds (3 of 3 daemons connected, 2 ready); giving up (RDPMIX_STARTUP_TIMEOUT sets the limit)" && none_killed'
+check "nothing is left of a launch that hung" all_gone
+reap "$marker"
 
 # ---- a launch this machine cannot host is refused up front ----
 

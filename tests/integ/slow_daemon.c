@@ -1,0 +1,73 @@
+/* slow_daemon.c - LD_PRELOAD shim for tests: a slow rdpmixd
+ *
+ * In an rdpmixd started with --node-id N (any other process is left
+ * alone), as a daemon would be among a thousand sharing two cores:
+ *   SLOW_EXIT_STEP=S     it waits N * S seconds after main returns, before
+ *                        the process exits;
+ *   SLOW_LAUNCH_NODE=N   it hangs in its launch (in the mkdir of the job's
+ *                        directory, the launch's first step) until killed.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* This process's --node-id if it is an rdpmixd, else -1. */
+static int daemon_node_id(void)
+{
+    char args[4096];
+    size_t len;
+    FILE *f = fopen("/proc/self/cmdline", "r");
+
+    if (f == NULL) {
+        return -1;
+    }
+    len = fread(args, 1, sizeof(args) - 1, f);
+    fclose(f);
+    args[len] = '\0';
+    /* argv[0] first; the arguments are NUL-separated */
+    if (strstr(args, "rdpmixd") == NULL) {
+        return -1;
+    }
+    for (size_t i = 0; i < len; i += strlen(args + i) + 1) {
+        if (strcmp(args + i, "--node-id") == 0 && i + 10 < len) {
+            return atoi(args + i + 10);
+        }
+    }
+    return -1;
+}
+
+__attribute__((destructor)) static void slow_exit(void)
+{
+    const char *step = getenv("SLOW_EXIT_STEP");
+    int node;
+
+    if (step != NULL && (node = daemon_node_id()) >= 0) {
+        sleep((unsigned)(node * atoi(step)));
+    }
+}
+
+/* The job's directory is the first thing a launch makes: the daemon's
+ * directory (rdpmixd.*) holds it, named for the job (rdpmix.<pid>.<hex>;
+ * the server's own is rdpmix.<host>.<pid>). */
+int mkdir(const char *path, mode_t mode)
+{
+    int (*real_mkdir)(const char *, mode_t) =
+        (int (*)(const char *, mode_t))dlsym(RTLD_NEXT, "mkdir");
+    const char *node = getenv("SLOW_LAUNCH_NODE");
+    const char *dir  = strstr(path, "/rdpmixd.");
+    const char *sub  = dir != NULL ? strchr(dir + 1, '/') : NULL;
+
+    if (node != NULL && sub != NULL && strncmp(sub, "/rdpmix.", 8) == 0
+        && isdigit((unsigned char)sub[8]) && daemon_node_id() == atoi(node)) {
+        for (;;) {
+            pause();
+        }
+    }
+    return real_mkdir(path, mode);
+}
