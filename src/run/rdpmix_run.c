@@ -1588,12 +1588,14 @@ int main(int argc, char **argv)
         return 1;
     }
     setup_listener();
-    for (uint32_t i = 0; i < L.nnodes; i++) {
-        start_daemon(&L.nodes[i]);
-    }
+    /* the start-up timeout counts from here: starting many daemons takes
+     * long when they share few cores (each runs as soon as it is forked) */
     rdp_timer_start(
         L.startup_timer,
         rdp_run_env_seconds("RDPMIX_STARTUP_TIMEOUT", DEFAULT_STARTUP));
+    for (uint32_t i = 0; i < L.nnodes; i++) {
+        start_daemon(&L.nodes[i]);
+    }
 
     rdp_loop_run(L.loop);
 

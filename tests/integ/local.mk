@@ -34,12 +34,12 @@ EXTRA_DIST += tests/integ/test_run_common.sh tests/integ/test_run_basic.sh \
               tests/integ/test_run_nodes.sh tests/integ/test_run_engine.sh \
               tests/integ/test_run_faults.sh
 
-# an rdpmixd that is slow to launch or to exit (an LD_PRELOAD shim for
-# test_run_faults.sh)
-check_LTLIBRARIES = tests/integ/libslowdaemon.la
-tests_integ_libslowdaemon_la_SOURCES = tests/integ/slow_daemon.c
-tests_integ_libslowdaemon_la_LDFLAGS = -module -avoid-version -shared \
-                                       -rpath /nowhere
+# rdpmix-run slow to start daemons, an rdpmixd slow to launch or to exit
+# (an LD_PRELOAD shim for test_run_faults.sh)
+check_LTLIBRARIES = tests/integ/libslowshim.la
+tests_integ_libslowshim_la_SOURCES = tests/integ/slow_shim.c
+tests_integ_libslowshim_la_LDFLAGS = -module -avoid-version -shared \
+                                     -rpath /nowhere
 
 # a job whose rank 0 attacks its server; the good ranks must still finish
 check_PROGRAMS += tests/integ/hostile_client

@@ -154,13 +154,21 @@ reap "$marker"
 # up, as many daemons sharing few cores would:
 # one exits every 3 s, so none is killed, although the last takes longer
 # than the 10 s rdpmix-run allows a daemon after the one before it
-# (tests/integ/slow_daemon.c; an ASan build must let it load first)
-shim="$builddir/tests/integ/.libs/libslowdaemon.so"
+# (tests/integ/slow_shim.c; an ASan build must let it load first)
+shim="$builddir/tests/integ/.libs/libslowshim.so"
 asan="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 LD_PRELOAD=$shim ASAN_OPTIONS=$asan SLOW_EXIT_STEP=3 \
     job 60 --nodes 5 -n 5 true
 check_that "a slow but steady end of the daemons is not cut short" \
     '[ "$rc" -eq 0 ] && [ ! -s "$tmp/err" ] && tmpdir_clean'
+
+# the start-up timeout counts from the first daemon's start: here starting
+# the three daemons takes 6 s (a thousand sharing two cores take that long)
+LD_PRELOAD=$shim ASAN_OPTIONS=$asan SLOW_FORK=2 \
+    RDPMIX_STARTUP_TIMEOUT=4 job 60 --nodes 3 -n 3 true
+check_that "the start-up timeout includes starting the daemons" \
+    '[ "$rc" -eq 1 ] && one_message "the job did not start within 4 seconds ([0-3] of 3 daemons connected, 0 ready); giving up (RDPMIX_STARTUP_TIMEOUT sets the limit)" && none_killed'
+check "nothing is left when starting the daemons took too long" all_gone
 
 # a daemon still busy launching when the start-up timeout ends the job
 # (its launch hangs here) is killed after the grace period; the others,

@@ -1,11 +1,13 @@
-/* slow_daemon.c - LD_PRELOAD shim for tests: a slow rdpmixd
+/* slow_shim.c - LD_PRELOAD shim for tests: a slow rdpmix-run or rdpmixd
  *
- * In an rdpmixd started with --node-id N (any other process is left
- * alone), as a daemon would be among a thousand sharing two cores:
- *   SLOW_EXIT_STEP=S     it waits N * S seconds after main returns, before
- *                        the process exits;
- *   SLOW_LAUNCH_NODE=N   it hangs in its launch (in the mkdir of the job's
- *                        directory, the launch's first step) until killed.
+ * As they would be with a thousand daemons sharing two cores (any other
+ * process is left alone):
+ *   SLOW_FORK=S          rdpmix-run waits S seconds after each fork;
+ *   SLOW_EXIT_STEP=S     an rdpmixd started with --node-id N waits N * S
+ *                        seconds after main returns, before it exits;
+ *   SLOW_LAUNCH_NODE=N   the rdpmixd of node N hangs in its launch (in the
+ *                        mkdir of the job's directory, the launch's first
+ *                        step) until killed.
  */
 #include "config.h"
 
@@ -17,20 +19,27 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* This process's command line (NUL-separated; argv[0] first) in @a args;
+ * returns its length. */
+static size_t command_line(char *args, size_t size)
+{
+    size_t len = 0;
+    FILE *f    = fopen("/proc/self/cmdline", "r");
+
+    if (f != NULL) {
+        len = fread(args, 1, size - 1, f);
+        fclose(f);
+    }
+    args[len] = '\0';
+    return len;
+}
+
 /* This process's --node-id if it is an rdpmixd, else -1. */
 static int daemon_node_id(void)
 {
     char args[4096];
-    size_t len;
-    FILE *f = fopen("/proc/self/cmdline", "r");
+    size_t len = command_line(args, sizeof(args));
 
-    if (f == NULL) {
-        return -1;
-    }
-    len = fread(args, 1, sizeof(args) - 1, f);
-    fclose(f);
-    args[len] = '\0';
-    /* argv[0] first; the arguments are NUL-separated */
     if (strstr(args, "rdpmixd") == NULL) {
         return -1;
     }
@@ -70,4 +79,20 @@ int mkdir(const char *path, mode_t mode)
         }
     }
     return real_mkdir(path, mode);
+}
+
+pid_t fork(void)
+{
+    pid_t (*real_fork)(void) = (pid_t(*)(void))dlsym(RTLD_NEXT, "fork");
+    const char *wait = getenv("SLOW_FORK");
+    char args[4096];
+    pid_t pid = real_fork();
+
+    if (pid > 0 && wait != NULL) {
+        command_line(args, sizeof(args));
+        if (strstr(args, "rdpmix-run") != NULL) {
+            sleep((unsigned)atoi(wait));
+        }
+    }
+    return pid;
 }
