@@ -84,7 +84,7 @@ int mkdir(const char *path, mode_t mode)
 pid_t fork(void)
 {
     pid_t (*real_fork)(void) = (pid_t(*)(void))dlsym(RTLD_NEXT, "fork");
-    const char *wait = getenv("SLOW_FORK");
+    const char *wait         = getenv("SLOW_FORK");
     char args[4096];
     pid_t pid = real_fork();
 
