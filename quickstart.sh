@@ -3,7 +3,9 @@
 # run the main job (pmix-bench under rdpmix-run) or the whole test suite.
 #
 #   ./quickstart.sh run                 # build and run pmix-bench under rdpmix-run
-#                                       # (8 ranks on 2 simulated nodes)
+#                                       # (8 ranks on 2 simulated nodes, next
+#                                       # to OpenPMIx under mpirun) and print
+#                                       # a summary
 #   ./quickstart.sh test                # build and run `make check`
 #   ./quickstart.sh test --sanitize     # the same in an ASan+UBSan build
 #
@@ -24,10 +26,13 @@ done
 # Build tools and libraries (Debian package names).  libpmix-dev and
 # openmpi-bin are test/benchmark-only: the ABI probe compares against
 # OpenPMIx's headers and the integration tests run Open MPI programs.
+# slurmctld, slurmd, slurm-client and munge are test-only too:
+# tests/integ/test_slurm.sh starts its own private two-node Slurm cluster
+# with rdpmix's library inside slurmstepd.
 deps=(build-essential autoconf automake libtool pkg-config
       libucx-dev ucx-utils libevent-dev libhwloc-dev libssl-dev
       libcmocka-dev libpmix-dev libpmix-bin openmpi-bin libopenmpi-dev
-      procps python3)
+      procps python3 slurmctld slurmd slurm-client munge)
 
 install_deps() {
     local missing=()
@@ -64,8 +69,14 @@ case "$mode" in
         build "$here/_build"
         cd "$here/_build"
         # the main job: the PMIx benchmark, 8 ranks on 2 simulated nodes
-        # (two rdpmixd daemons whose servers run the modex over UCX)
-        ./src/run/rdpmix-run --nodes 2 -n 8 ./bench/pmix-bench -s 1024 -k 10
+        # (two rdpmixd daemons whose servers run the modex over UCX), three
+        # launches, each next to the peer: the same under Open MPI's mpirun
+        # with OpenPMIx on two fake hosts (bench/README.md)
+        raw=$(mktemp --suffix=.csv "${TMPDIR:-/tmp}/rdpmix-run.XXXXXX")
+        "$here/bench/compare_nodes.sh" -l 3 -m 2 -p 4 -s 1024 -o "$raw"
+        echo
+        python3 "$here/bench/summarize_short.py" "$raw"
+        rm -rf "$raw" "${raw%.csv}.launches.csv" "${raw%.csv}.logs"
         ;;
     test)
         if [ "$sanitize" = yes ]; then

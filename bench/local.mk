@@ -24,14 +24,14 @@ EXTRA_DIST          += bench/README.md bench/RESULTS.md
 noinst_PROGRAMS              += bench/ucx_pingpong
 bench_ucx_pingpong_SOURCES    = bench/ucx_pingpong.c
 bench_ucx_pingpong_CPPFLAGS   = $(AM_CPPFLAGS) -I$(top_srcdir)
-bench_ucx_pingpong_LDADD      = librdp.la
+bench_ucx_pingpong_LDADD      = librdp_ucx.la librdp.la
 
 # coll-bench: allgather latency of the collective engine over UCX, M
 # processes started by bench/engine_compare.sh; not installed
 noinst_PROGRAMS              += bench/coll-bench
 bench_coll_bench_SOURCES      = bench/coll_bench.c
 bench_coll_bench_CPPFLAGS     = $(AM_CPPFLAGS) -I$(top_srcdir)
-bench_coll_bench_LDADD        = librdp.la
+bench_coll_bench_LDADD        = librdp_ucx.la librdp.la
 noinst_HEADERS               += bench/allgather_common.h
 
 # mpi-allgather: the same measurement with MPI_Allgather (Open MPI + UCX pml)
@@ -41,11 +41,24 @@ bench_mpi_allgather_SOURCES   = bench/mpi_allgather.c
 bench_mpi_allgather_CPPFLAGS  = $(AM_CPPFLAGS) -I$(top_srcdir)
 bench_mpi_allgather_CFLAGS    = $(AM_CFLAGS) $(MPI_CFLAGS)
 bench_mpi_allgather_LDADD     = $(MPI_LIBS)
+
+# mpi-hello: MPI_Init + MPI_Finalize, whose wall time launch_compare.sh
+# takes under each launcher
+noinst_PROGRAMS              += bench/mpi-hello
+bench_mpi_hello_SOURCES       = bench/mpi_hello.c
+bench_mpi_hello_CFLAGS        = $(AM_CFLAGS) $(MPI_CFLAGS)
+bench_mpi_hello_LDADD         = $(MPI_LIBS)
 endif
 
 dist_noinst_SCRIPTS += bench/engine_compare.sh bench/summarize_coll.py \
                        bench/project.py bench/build_diag.sh
 EXTRA_DIST += bench/COLL.md
+
+# launch_compare.sh: one program (mpi-hello or pmix-bench) under rdpmix-run,
+# mpirun, srun --mpi=pmix with OpenPMIx or rdpmix, rdpmix-run in a Slurm
+# allocation; summarize_launch.py makes the tables and plots
+dist_noinst_SCRIPTS += bench/launch_compare.sh bench/summarize_launch.py \
+                       bench/summarize_short.py
 
 # compare_nodes.sh: pmix-bench on M simulated nodes, rdpmix-run --nodes vs
 # mpirun with fake hosts (fake-rsh); summarize_nodes.py makes the tables

@@ -2,6 +2,7 @@
 #include "config.h"
 #include "run/rdpmixd_int.h"
 #include "run/util.h"
+#include "ucx/ucx.h"
 #include "core/util/alloc.h"
 #include "core/util/log.h"
 
@@ -9,6 +10,7 @@
 #include <rdpmix.h>
 
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <netdb.h>
@@ -349,6 +351,54 @@ static char *default_node_name(void)
     return rdp_strdup(host);
 }
 
+/* Short names compare equal to their fully qualified forms. */
+static int same_host(const char *a, const char *b)
+{
+    size_t la = strcspn(a, "."), lb = strcspn(b, ".");
+
+    return strcmp(a, b) == 0
+           || (la == lb && strncmp(a, b, la) == 0
+               && (a[la] == '\0' || b[lb] == '\0'));
+}
+
+/*
+ * A simulated node (its name is not this machine's) gets a hostname of its
+ * own: the daemon moves into a UTS namespace of its own named after the
+ * node, which its ranks inherit, so that programs keyed on gethostname()
+ * (Open MPI's shared-memory segments, MPI_Get_processor_name) see the
+ * nodes they are told about.  Needs CAP_SYS_ADMIN; without it (or with
+ * RDPMIX_NODE_UTS=0) the ranks see the machine's name, as before.  Before
+ * any thread exists: a namespace change applies to the calling thread.
+ */
+static void take_node_hostname(void)
+{
+    const char *env = getenv("RDPMIX_NODE_UTS");
+    char host[256];
+
+    if ((env != NULL && strcmp(env, "0") == 0)
+        || gethostname(host, sizeof(host)) != 0) {
+        return;
+    }
+    host[sizeof(host) - 1] = '\0';
+    if (same_host(host, dm->node_name)) {
+        return;
+    }
+    if (unshare(CLONE_NEWUTS) != 0) {
+        rdp_log_info(RUN,
+                     "no UTS namespace of its own (%s): the ranks of node %s "
+                     "see the host name %s",
+                     strerror(errno), dm->node_name, host);
+        return;
+    }
+    if (sethostname(dm->node_name, strlen(dm->node_name)) != 0) {
+        rdp_run_dmn_say("cannot name the node's UTS namespace %s: %s",
+                        dm->node_name, strerror(errno));
+        return;
+    }
+    rdp_log_debug(RUN, "node %s has a UTS namespace of its own",
+                  dm->node_name);
+}
+
 /* The ranks must load this build's libpmix.so.2 (docs/run.md). */
 static char *pick_libdir(void)
 {
@@ -567,10 +617,15 @@ int main(int argc, char **argv)
 
     rdp_log_init();
     rdp_log_set_ident("rdpmixd");
+    /* the daemon links the UCX transport: no module to load */
+    rdp_ucx_api_register(&rdp_ucx_builtin_api);
     dm->devnull = -1;
     parse_args(argc, argv);
     if (dm->node_name == NULL) {
         dm->node_name = default_node_name();
+    }
+    if (dm->node_name != NULL) {
+        take_node_hostname();
     }
     if (dm->dvm_nspace == NULL) {
         char ns[64];

@@ -11,6 +11,7 @@
 #include <rdpmix.h>
 
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
@@ -557,6 +558,32 @@ static const char *env_find(char **envp, size_t n, const char *name)
     return NULL;
 }
 
+/* rdpmix-run asked for Open MPI's direct-launch trigger (docs/run.md). */
+static int ompi_personality(void)
+{
+    for (char **e = dm->launch.env; e != NULL && *e != NULL; e++) {
+        if (env_name_is(*e, "JSM_JSRUN_PORT")) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* More ranks here than CPUs this daemon may run on. */
+static int node_oversubscribed(void)
+{
+    cpu_set_t set;
+    int ncpus = 0;
+
+    if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+        ncpus = CPU_COUNT(&set);
+    }
+    if (ncpus <= 0) {
+        ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    }
+    return ncpus > 0 && dm->nlocal > (uint32_t)ncpus;
+}
+
 /* A variable we set for ourselves only (UCX fork-safety settings). */
 static int daemon_only(const char *entry)
 {
@@ -600,6 +627,14 @@ static char **build_base_env(void)
      * (Open MPI keeps its session directory there); -x may override it */
     if (dm->launch.nnodes > 1
         && env_put_pair(&env, &n, "TMPDIR", dm->tmpdir) != 0) {
+        goto err;
+    }
+    /* Open MPI's personality: like mpirun, tell its ranks when this node
+     * has more of them than CPUs, so that they yield instead of spinning
+     * while they wait (every spinning rank takes a waiting one's CPU);
+     * -x may override it */
+    if (ompi_personality() && node_oversubscribed()
+        && env_put(&env, &n, "OMPI_MCA_mpi_oversubscribe=1") != 0) {
         goto err;
     }
     for (char **e = dm->launch.env; e != NULL && *e != NULL; e++) {

@@ -147,4 +147,77 @@ typedef struct rdp_ucx_tl_stats {
 
 void rdp_ucx_tl_get_stats(const rdp_ucx_tl_t *tl, rdp_ucx_tl_stats_t *stats_p);
 
+/* ---- loading the transport ----
+ *
+ * The transport links UCX and libcrypto.  Loading them costs a process
+ * ~5 M instructions of dynamic linking and UCX's constructors (a PMIx
+ * client that only calls PMIx_Init spends 5.6 M instructions before main
+ * with them, 0.6 M without: docs/design.md), and clients never use them.
+ * So the shared libpmix.so.2 does not link them: the transport is the
+ * module rdpmix_ucx.so, installed next to it and loaded when a server
+ * enables the engine.  Programs that link the transport (librdp_ucx.la)
+ * statically, such as rdpmixd, register it instead.
+ */
+
+/** The transport's entry points, as a table (same contracts as above). */
+typedef struct rdp_ucx_api {
+    pmix_status_t (*create)(rdp_loop_t *loop, const rdp_ucx_params_t *p,
+                            rdp_ucx_tl_t **tl_p);
+    pmix_status_t (*address)(rdp_ucx_tl_t *tl, const void **bytes_p,
+                             size_t *len_p);
+    pmix_status_t (*set_key)(rdp_ucx_tl_t *tl, const uint8_t *key,
+                             size_t key_len);
+    pmix_status_t (*connect)(rdp_ucx_tl_t *tl, uint32_t my_index,
+                             uint32_t npeers, const rdp_iov_t addrs[]);
+    const rdp_tl_ops_t *(*ops)(void);
+    void *(*ctx)(rdp_ucx_tl_t *tl);
+    void (*destroy)(rdp_ucx_tl_t *tl);
+} rdp_ucx_api_t;
+
+/** The transport linked into this program (librdp_ucx.la). */
+extern const rdp_ucx_api_t rdp_ucx_builtin_api;
+
+/** Use @a api instead of loading the module (before any server starts the
+ * engine; borrowed, must stay valid). */
+void rdp_ucx_api_register(const rdp_ucx_api_t *api);
+
+/**
+ * The transport: the registered one, else the module rdpmix_ucx.so from
+ * the directory of the library this code is in (RDPMIX_UCX_MODULE names
+ * another file), loaded once and kept.  PMIX_ERR_NOT_AVAILABLE (logged
+ * with the loader's reason) if it cannot be loaded.  Any one thread at a
+ * time (a server's init).
+ */
+pmix_status_t rdp_ucx_api_get(const rdp_ucx_api_t **api_p);
+
+/* What the module uses of the library that loads it: logging and the
+ * loop, which stay that library's (one log configuration, one loop). */
+#define RDP_UCX_MODULE_ABI 1
+typedef struct rdp_ucx_services {
+    uint32_t abi; /* RDP_UCX_MODULE_ABI */
+    const int *log_levels; /* RDP_SUBSYS_COUNT entries */
+    void (*log_line)(int level, int subsys, const char *file, int line,
+                     const char *msg);
+    int (*on_loop)(const rdp_loop_t *loop);
+    pmix_status_t (*fdwatch_create)(rdp_loop_t *loop, int fd, int events,
+                                    rdp_fdwatch_cb_t cb, void *arg,
+                                    rdp_fdwatch_t **watch_p);
+    void (*fdwatch_enable)(rdp_fdwatch_t *watch);
+    void (*fdwatch_disable)(rdp_fdwatch_t *watch);
+    void (*fdwatch_destroy)(rdp_fdwatch_t *watch);
+    pmix_status_t (*timer_create)(rdp_loop_t *loop, rdp_loop_fn_t fn,
+                                  void *arg, rdp_timer_t **timer_p);
+    void (*timer_start)(rdp_timer_t *timer, double seconds);
+    void (*timer_destroy)(rdp_timer_t *timer);
+    double (*time_now)(void);
+} rdp_ucx_services_t;
+
+/** The module's one exported function (name RDP_UCX_MODULE_INIT): check
+ * the ABI, keep @a svc (borrowed, must outlive the module) and give the
+ * transport's table.  PMIX_ERR_NOT_SUPPORTED for another ABI. */
+typedef pmix_status_t (*rdp_ucx_module_init_fn_t)(
+    const rdp_ucx_services_t *svc, const rdp_ucx_api_t **api_p);
+#define RDP_UCX_MODULE_INIT "rdpmix_ucx_module_init"
+#define RDP_UCX_MODULE_FILE "rdpmix_ucx.so"
+
 #endif

@@ -2057,3 +2057,13 @@ void rdp_ucx_tl_destroy(rdp_ucx_tl_t *tl)
     rdp_ucx_auth_cleanup(&tl->auth);
     rdp_free(tl);
 }
+
+const rdp_ucx_api_t rdp_ucx_builtin_api = {
+    .create  = rdp_ucx_tl_create,
+    .address = rdp_ucx_tl_address,
+    .set_key = rdp_ucx_tl_set_key,
+    .connect = rdp_ucx_tl_connect,
+    .ops     = rdp_ucx_tl_ops,
+    .ctx     = rdp_ucx_tl_ctx,
+    .destroy = rdp_ucx_tl_destroy,
+};

@@ -70,4 +70,26 @@ if [ -f "$system" ] && [ "$(readlink -f "$system")" != "$(readlink -f "$lib")" ]
         echo "not ok $n - exports every PMIx_ function OpenPMIx 4.2.2 exports (missing: $lacking)"
     fi
 fi
+
+# clients load libpmix.so.2 only: UCX and libcrypto (5 M instructions of
+# dynamic linking and constructors per process) come with the engine's
+# module, which exports nothing but its entry point
+n=$((n + 1))
+heavy=$(readelf -d "$lib" 2>/dev/null \
+    | sed -n 's/.*(NEEDED).*\[\(libuc[a-z]*\|libcrypto\)[^]]*\].*/\1/p' \
+    | tr '\n' ' ')
+if [ -f "$lib" ] && [ -z "$heavy" ]; then
+    echo "ok $n - libpmix.so.2 needs neither UCX nor libcrypto"
+else
+    echo "not ok $n - libpmix.so.2 needs neither UCX nor libcrypto (needs: $heavy)"
+fi
+module=$builddir/.libs/rdpmix_ucx.so
+n=$((n + 1))
+mexports=$(nm -D --defined-only "$module" 2>/dev/null \
+    | awk '$2 == "T" { print $3 }' | tr '\n' ' ')
+if [ "$mexports" = "rdpmix_ucx_module_init " ]; then
+    echo "ok $n - the UCX module exports only rdpmix_ucx_module_init"
+else
+    echo "not ok $n - the UCX module exports only rdpmix_ucx_module_init (exports: $mexports)"
+fi
 echo "1..$n"

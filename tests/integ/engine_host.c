@@ -69,37 +69,15 @@ static void die(const char *fmt, ...)
 
 static void write_all(int fd, const void *buf, size_t len)
 {
-    const char *p = buf;
-
-    while (len > 0) {
-        ssize_t n = write(fd, p, len);
-
-        if (n < 0 && errno == EINTR) {
-            continue;
-        }
-        if (n <= 0) {
-            die("write: %s", strerror(errno));
-        }
-        p += n;
-        len -= (size_t)n;
+    if (host_write_all(fd, buf, len) != 0) {
+        die("write: %s", strerror(errno));
     }
 }
 
 static void read_all(int fd, void *buf, size_t len)
 {
-    char *p = buf;
-
-    while (len > 0) {
-        ssize_t n = read(fd, p, len);
-
-        if (n < 0 && errno == EINTR) {
-            continue;
-        }
-        if (n <= 0) {
-            die("read: %s", n == 0 ? "end of file" : strerror(errno));
-        }
-        p += n;
-        len -= (size_t)n;
+    if (host_read_all(fd, buf, len) != 0) {
+        die("read: %s", errno == 0 ? "end of file" : strerror(errno));
     }
 }
 

@@ -66,3 +66,29 @@ EXTRA_DIST += tests/integ/test_engine.sh
 EXTRA_DIST += tests/integ/ompi_env.sh
 noinst_HEADERS += tests/integ/host_util.h
 noinst_HEADERS += tests/integ/client_check.h
+
+# a resource manager's host with the habits of real ones (Slurm's): setup
+# in the forked child, a v4 client_connected, callbacks under the host's
+# lock, contradictory node ids, an int appnum; host-delegated fences and
+# direct modex between M server processes
+check_PROGRAMS += tests/integ/rm_host tests/integ/rm_client
+tests_integ_rm_host_SOURCES   = tests/integ/rm_host.c
+tests_integ_rm_host_LDADD     = libpmix.la
+tests_integ_rm_client_SOURCES = tests/integ/rm_client.c
+tests_integ_rm_client_LDADD   = libpmix.la
+TESTS      += tests/integ/test_host_quirks.sh
+EXTRA_DIST += tests/integ/test_host_quirks.sh tests/integ/netns_hosts.sh
+
+# srun --mpi=pmix on a private two-node Slurm cluster (slurm_cluster.sh),
+# rdpmix's library preloaded into slurmstepd; skipped without root or Slurm.
+# slurm_client, like pmix-bench, has no rpath: it loads whichever
+# libpmix.so.2 the environment selects (rdpmix's, or OpenPMIx's when the
+# harness is checked with RDPMIX_TEST_SLURM_SERVER=openpmix)
+check_PROGRAMS += tests/integ/slurm_client
+tests_integ_slurm_client_SOURCES      = tests/integ/slurm_client.c
+tests_integ_slurm_client_LDADD        = $(top_builddir)/.libs/libpmix.so
+tests_integ_slurm_client_DEPENDENCIES = libpmix.la
+tests_integ_slurm_client_LINK         = $(CCLD) $(AM_CFLAGS) $(CFLAGS) \
+                                        $(AM_LDFLAGS) $(LDFLAGS) -o $@
+TESTS      += tests/integ/test_slurm.sh
+EXTRA_DIST += tests/integ/test_slurm.sh tests/integ/slurm_cluster.sh

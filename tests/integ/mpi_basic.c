@@ -36,8 +36,8 @@ static void loaded_libpmix(char *out, size_t cap)
 
 int main(int argc, char **argv)
 {
-    int rank, size, sum, expect, token, *all;
-    char lib[4096];
+    int rank, size, sum, expect, token, *all, namelen;
+    char lib[4096], node[MPI_MAX_PROCESSOR_NAME];
 
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -87,7 +87,8 @@ int main(int argc, char **argv)
     }
 
     loaded_libpmix(lib, sizeof(lib));
-    printf("rank %d of %d ok libpmix=%s\n", rank, size, lib);
+    MPI_Get_processor_name(node, &namelen);
+    printf("rank %d of %d ok libpmix=%s node=%s\n", rank, size, lib, node);
     MPI_Finalize();
     return 0;
 }

@@ -81,5 +81,22 @@ for tls in tcp sm,self; do
     ENGINE_HOST_KILL=1 ENGINE_CLIENT_NO_TIMEOUT=1 scenario 3 2 \
         "server 1 killed mid-fence over $tls, no fence timeout" 4
 done
+
+# the transport is a module libpmix.so.2 loads for the engine: without it
+# the server refuses to start and says why (no client is ever started)
+n=$((n + 1))
+if RDPMIX_UCX_MODULE=/nonexistent/rdpmix_ucx.so timeout -k 5 60 "$host" 2 1 \
+    "$client" 1 >"$tmp/out" 2>"$tmp/err"
+then rc=0; else rc=$?; fi
+if [ "$rc" -ne 0 ] \
+    && grep -q "cannot load the UCX transport module" "$tmp/err" \
+    && grep -q "PMIx_server_init: PMIX_ERR_NOT_AVAILABLE" "$tmp/err" \
+    && ! grep -q "^rank" "$tmp/out"; then
+    echo "ok $n - a missing transport module fails the server's init, named"
+else
+    echo "not ok $n - a missing transport module fails the server's init, named: exit $rc"
+    sed 's/^/# /' "$tmp/out" "$tmp/err" | head -20
+    fail=1
+fi
 echo "1..$n"
 exit $fail

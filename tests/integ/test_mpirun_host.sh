@@ -67,7 +67,7 @@ check_job() {
         fail=1
     fi
     n=$((n + 1))
-    libs=$(sed -n 's/.*libpmix=//p' "$tmp/out" | sort -u)
+    libs=$(sed -n 's/.* libpmix=\([^ ]*\).*/\1/p' "$tmp/out" | sort -u)
     if [ -n "$libs" ] && is_ours "$libs"; then
         echo "ok $n - every rank of mpirun -np $np loaded rdpmix's libpmix"
     else

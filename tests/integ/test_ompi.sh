@@ -30,7 +30,7 @@ check_job() {
         fail=1
     fi
     n=$((n + 1))
-    libs=$(sed -n 's/.*libpmix=//p' "$tmp/out" | sort -u)
+    libs=$(sed -n 's/.* libpmix=\([^ ]*\).*/\1/p' "$tmp/out" | sort -u)
     if [ -n "$libs" ] && [ "$libs" = "$ourlib/libpmix.so.2.0.0" ] \
         || [ "$libs" = "$ourlib/libpmix.so.2" ]; then
         echo "ok $n - every rank of the $np-rank job loaded rdpmix's libpmix ($libs)"

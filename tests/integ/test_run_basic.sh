@@ -47,6 +47,22 @@ check "Open MPI personality: JSM_JSRUN_PORT set by default" \
     [ "$(cat "$tmp/out")" = "rdpmix" ]
 job -n 1 --no-ompi sh -c 'echo "${JSM_JSRUN_PORT:-unset}"'
 check "--no-ompi leaves JSM_JSRUN_PORT unset" [ "$(cat "$tmp/out")" = "unset" ]
+# as mpirun does, the personality tells Open MPI's ranks when their node
+# has more of them than CPUs (they then yield instead of spinning)
+ncpus=$(nproc)
+job -n $((ncpus + 1)) sh -c 'echo "${OMPI_MCA_mpi_oversubscribe:-unset}"'
+check_that "an oversubscribed node's ranks get OMPI_MCA_mpi_oversubscribe=1" \
+    '[ "$rc" -eq 0 ] && [ "$(sort -u "$tmp/out")" = 1 ]'
+job -n "$ncpus" sh -c 'echo "${OMPI_MCA_mpi_oversubscribe:-unset}"'
+check_that "a node with a CPU per rank leaves it unset" \
+    '[ "$rc" -eq 0 ] && [ "$(sort -u "$tmp/out")" = unset ]'
+job -n $((ncpus + 1)) --no-ompi sh -c 'echo "${OMPI_MCA_mpi_oversubscribe:-unset}"'
+check_that "--no-ompi leaves OMPI_MCA_mpi_oversubscribe unset" \
+    '[ "$rc" -eq 0 ] && [ "$(sort -u "$tmp/out")" = unset ]'
+job -n $((ncpus + 1)) -x OMPI_MCA_mpi_oversubscribe=0 sh -c 'echo "$OMPI_MCA_mpi_oversubscribe"'
+check_that "-x overrides it" \
+    '[ "$rc" -eq 0 ] && [ "$(sort -u "$tmp/out")" = 0 ]'
+
 
 job -n 2 sh -c 'echo "$PMIX_RANK $PMIX_NAMESPACE"'
 ranks=$(cut -d' ' -f1 "$tmp/out" | sort | tr '\n' ' ')

@@ -117,4 +117,14 @@ check "no daemon survives" poll '[ -z "$(pgrep -P $pid)" ] && ! kill -0 $pid 2>/
 check "every tmpdir is removed, the killed daemon's too" tmpdir_clean
 reap "$marker"
 
+# every simulated node's ranks see the node's name as their host name
+# (a UTS namespace per node, as root); one node keeps the machine's name
+host=$(hostname -s)
+job --nodes 3 -n 6 --map-by node --tag-output hostname
+check_that "ranks see their simulated node's host name" \
+    '[ "$rc" -eq 0 ] && [ "$(sort "$tmp/out" | tr "\n" " ")" = "[0] $host-n0 [1] $host-n1 [2] $host-n2 [3] $host-n0 [4] $host-n1 [5] $host-n2 " ]'
+job -n 2 --tag-output hostname
+check_that "a single node keeps this machine's name" \
+    '[ "$rc" -eq 0 ] && [ "$(grep -c "$(hostname)\$" "$tmp/out")" -eq 2 ]'
+
 finish

@@ -373,6 +373,96 @@ static void bad_job_info_is_refused_cleanly(void **state)
     ingest("bad9", 1, &l, PMIX_ERR_BAD_PARAM);
 }
 
+/* Slurm 22.05 gives every rank its own node's id next to the rank's right
+ * hostname: registration goes on, ids come from the node map, the same
+ * ones on every node. */
+static void contradictory_node_ids_follow_the_node_map(void **state)
+{
+    for (uint32_t registering = 0; registering < 3; registering++) {
+        ilist_t l = {0}, p = {0};
+        const char *hosts[] = {"node01", "node02", "node03"};
+        char name[16];
+        rdp_srv_nspace_t *ns;
+
+        add_u32(&l, PMIX_JOB_SIZE, 6);
+        add_str(&l, PMIX_NODE_MAP, "node01,node02,node03");
+        add_str(&l, PMIX_PROC_MAP, "0,1;2,3;4,5");
+        for (pmix_rank_t r = 0; r < 6; r++) {
+            add(&p, PMIX_RANK, &r, PMIX_PROC_RANK);
+            add_str(&p, PMIX_HOSTNAME, hosts[r / 2]);
+            add_u32(&p, PMIX_NODEID, registering);
+            add_array(&l, PMIX_PROC_DATA, &p);
+        }
+        snprintf(name, sizeof(name), "slurm%u", registering);
+        ns = ingest(name, 2, &l, PMIX_SUCCESS);
+        for (pmix_rank_t r = 0; r < 6; r++) {
+            expect_u32(ns, J, r, PMIX_NODEID, r / 2);
+            expect_str(ns, J, r, PMIX_HOSTNAME, hosts[r / 2]);
+        }
+        expect_u32(ns, RDP_SRV_KVS_NODE, 2, PMIX_NODEID, 2);
+        expect_str(ns, RDP_SRV_KVS_NODE, 2, PMIX_HOSTNAME, "node03");
+        assert_int_equal(ns->nlocal, 2);
+        assert_int_equal(ns->local_ranks[0], 2); /* this is node02 */
+    }
+}
+
+/* Consistent per-process ids are the host's to choose, even unordered. */
+static void consistent_proc_node_ids_are_kept(void **state)
+{
+    ilist_t l = {0}, p = {0};
+    const char *hosts[]  = {"x", "node02", "x"};
+    const uint32_t ids[] = {7, 3, 7};
+    rdp_srv_nspace_t *ns;
+
+    for (pmix_rank_t r = 0; r < 3; r++) {
+        add(&p, PMIX_RANK, &r, PMIX_PROC_RANK);
+        add_str(&p, PMIX_HOSTNAME, hosts[r]);
+        add_u32(&p, PMIX_NODEID, ids[r]);
+        add_array(&l, PMIX_PROC_DATA, &p);
+    }
+    ns = ingest("ids", 1, &l, PMIX_SUCCESS);
+    expect_u32(ns, J, 0, PMIX_NODEID, 7);
+    expect_u32(ns, J, 1, PMIX_NODEID, 3);
+    expect_u32(ns, J, 2, PMIX_NODEID, 7);
+    expect_str(ns, RDP_SRV_KVS_NODE, 7, PMIX_HOSTNAME, "x");
+}
+
+/* Standard keys in the wrong type are stored in the Standard's. */
+static void standard_keys_get_the_standard_type(void **state)
+{
+    ilist_t l = {0}, p = {0};
+    int appnum = 0, negative = -1;
+    uint64_t lrank = 1;
+    int64_t size   = 2;
+    rdp_srv_nspace_t *ns;
+
+    add(&l, PMIX_JOB_SIZE, &size, PMIX_INT64);
+    add(&l, PMIX_APPNUM, &appnum, PMIX_INT);
+    add_str(&l, "site.key", "free-form keys are left alone");
+    for (pmix_rank_t r = 0; r < 2; r++) {
+        add(&p, PMIX_RANK, &r, PMIX_PROC_RANK);
+        add(&p, PMIX_APPNUM, &appnum, PMIX_INT);
+        add(&p, PMIX_LOCAL_RANK, &lrank, PMIX_UINT64);
+        add_array(&l, PMIX_PROC_DATA, &p);
+    }
+    ns = ingest("types", 2, &l, PMIX_SUCCESS);
+    expect_u32(ns, J, PMIX_RANK_WILDCARD, PMIX_JOB_SIZE, 2);
+    expect_u32(ns, J, PMIX_RANK_WILDCARD, PMIX_APPNUM, 0);
+    expect_u32(ns, J, 1, PMIX_APPNUM, 0);
+    expect_u16(ns, 1, PMIX_LOCAL_RANK, 1);
+    expect_str(ns, J, PMIX_RANK_WILDCARD, "site.key",
+               "free-form keys are left alone");
+
+    /* what cannot convert is refused */
+    add(&l, PMIX_APPNUM, &negative, PMIX_INT);
+    ns = ingest("negative", 1, &l, PMIX_ERR_BAD_PARAM);
+    assert_false(ns->registered);
+    add_u32(&l, PMIX_LOCAL_RANK, 70000);
+    ingest("too-big", 1, &l, PMIX_ERR_BAD_PARAM);
+    add_str(&l, PMIX_UNIV_SIZE, "8");
+    ingest("string", 1, &l, PMIX_ERR_BAD_PARAM);
+}
+
 static void nodata_registers_nothing(void **state)
 {
     ilist_t l = {0};
@@ -482,6 +572,12 @@ int main(void)
         cmocka_unit_test_setup_teardown(apps_split_ranks, setup, teardown),
         cmocka_unit_test_setup_teardown(bad_job_info_is_refused_cleanly, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(
+            contradictory_node_ids_follow_the_node_map, setup, teardown),
+        cmocka_unit_test_setup_teardown(consistent_proc_node_ids_are_kept,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(standard_keys_get_the_standard_type,
+                                        setup, teardown),
         cmocka_unit_test_setup_teardown(nodata_registers_nothing, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(packed_set_has_every_section, setup,

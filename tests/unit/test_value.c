@@ -12,6 +12,7 @@
 
 #include <pmix.h>
 
+#include "core/util/attr_type.h"
 #include "core/util/value.h"
 
 /* ------------------------------------------------------------------ */
@@ -765,6 +766,77 @@ static void header_argv_and_setenv_helpers_behave(void **state)
     pmix_argv_free(env);
 }
 
+/* The Standard's type of integer attributes, and lossless conversion. */
+static void scalars_convert_only_without_loss(void **state)
+{
+    pmix_value_t in, out;
+
+    assert_int_equal(rdp_attr_std_type(PMIX_APPNUM), PMIX_UINT32);
+    assert_int_equal(rdp_attr_std_type(PMIX_LOCAL_RANK), PMIX_UINT16);
+    assert_int_equal(rdp_attr_std_type(PMIX_RANK), PMIX_PROC_RANK);
+    assert_int_equal(rdp_attr_std_type(PMIX_COLLECT_DATA), PMIX_BOOL);
+    assert_int_equal(rdp_attr_std_type(PMIX_HOSTNAME), PMIX_UNDEF);
+    assert_int_equal(rdp_attr_std_type("site.key"), PMIX_UNDEF);
+    assert_int_equal(rdp_attr_std_type(NULL), PMIX_UNDEF);
+
+    in.type         = PMIX_INT;
+    in.data.integer = 7;
+    assert_int_equal(rdp_value_convert_scalar(&in, PMIX_UINT32, &out),
+                     PMIX_SUCCESS);
+    assert_int_equal(out.type, PMIX_UINT32);
+    assert_int_equal(out.data.uint32, 7);
+    assert_int_equal(rdp_value_convert_scalar(&in, PMIX_UINT16, &out),
+                     PMIX_SUCCESS);
+    assert_int_equal(out.data.uint16, 7);
+    in.data.integer = -1;
+    assert_int_equal(rdp_value_convert_scalar(&in, PMIX_UINT32, &out),
+                     PMIX_ERR_TYPE_MISMATCH);
+    assert_int_equal(rdp_value_convert_scalar(&in, PMIX_INT32, &out),
+                     PMIX_SUCCESS);
+    assert_int_equal(out.data.int32, -1);
+    assert_int_equal(rdp_value_convert_scalar(&in, PMIX_BOOL, &out),
+                     PMIX_ERR_TYPE_MISMATCH);
+
+    in.type        = PMIX_UINT64;
+    in.data.uint64 = 65536;
+    assert_int_equal(rdp_value_convert_scalar(&in, PMIX_UINT16, &out),
+                     PMIX_ERR_TYPE_MISMATCH);
+    in.data.uint64 = (uint64_t)INT32_MAX + 1;
+    assert_int_equal(rdp_value_convert_scalar(&in, PMIX_INT, &out),
+                     PMIX_ERR_TYPE_MISMATCH);
+    assert_int_equal(rdp_value_convert_scalar(&in, PMIX_PROC_RANK, &out),
+                     PMIX_SUCCESS);
+    assert_int_equal(out.data.rank, (pmix_rank_t)INT32_MAX + 1);
+
+    in.type       = PMIX_INT64;
+    in.data.int64 = INT64_MIN;
+    assert_int_equal(rdp_value_convert_scalar(&in, PMIX_INT, &out),
+                     PMIX_ERR_TYPE_MISMATCH);
+    in.data.int64 = INT32_MIN;
+    assert_int_equal(rdp_value_convert_scalar(&in, PMIX_INT, &out),
+                     PMIX_SUCCESS);
+    assert_int_equal(out.data.integer, INT32_MIN);
+
+    in.type       = PMIX_UINT8;
+    in.data.uint8 = 1;
+    assert_int_equal(rdp_value_convert_scalar(&in, PMIX_BOOL, &out),
+                     PMIX_SUCCESS);
+    assert_true(out.data.flag);
+    in.type = PMIX_UNDEF; /* PMIX_INFO_TRUE reads it as true */
+    assert_int_equal(rdp_value_convert_scalar(&in, PMIX_BOOL, &out),
+                     PMIX_SUCCESS);
+    assert_true(out.data.flag);
+
+    in.type        = PMIX_STRING;
+    in.data.string = "3";
+    assert_int_equal(rdp_value_convert_scalar(&in, PMIX_UINT32, &out),
+                     PMIX_ERR_TYPE_MISMATCH);
+    in.type         = PMIX_INT;
+    in.data.integer = 3;
+    assert_int_equal(rdp_value_convert_scalar(&in, PMIX_STRING, &out),
+                     PMIX_ERR_TYPE_MISMATCH);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -789,6 +861,7 @@ int main(void)
         cmocka_unit_test(info_lists_convert_to_arrays),
         cmocka_unit_test(header_macros_allocate_and_test_like_the_standard),
         cmocka_unit_test(header_argv_and_setenv_helpers_behave),
+        cmocka_unit_test(scalars_convert_only_without_loss),
     };
 
     return cmocka_run_group_tests_name("value", tests, NULL, NULL);

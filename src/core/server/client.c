@@ -8,10 +8,149 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
 #include <unistd.h>
+
+/* ---- the fork view ----
+ * Hosts may call PMIx_server_setup_fork in the forked child, between fork
+ * and exec (Slurm's slurmstepd does), where only the forking thread exists
+ * and our loop thread is gone.  So what setup_fork needs - the server's
+ * identity and each registered client's token - is also kept here, under
+ * a plain mutex that a pthread_atfork handler holds across fork, so that
+ * the child always finds it consistent and unlocked.  The loop thread
+ * writes it; setup_fork only reads it. */
+static struct {
+    pthread_mutex_t lock;
+    bool open;
+    char *uri, *socket_path, *tmpdir, *system_tmpdir, *hostname;
+    rdp_hash_t tokens; /* rank key -> char[33] (malloc'ed) */
+} fork_view                          = {.lock = PTHREAD_MUTEX_INITIALIZER};
+static pthread_once_t fork_view_once = PTHREAD_ONCE_INIT;
+
+static void fork_view_prepare(void)
+{
+    pthread_mutex_lock(&fork_view.lock);
+}
+
+static void fork_view_after(void)
+{
+    pthread_mutex_unlock(&fork_view.lock);
+}
+
+static void fork_view_register_atfork(void)
+{
+    if (pthread_atfork(fork_view_prepare, fork_view_after, fork_view_after)
+        != 0) {
+        rdp_log_warn(SERVER, "cannot register a fork handler: setup_fork "
+                             "in a forked child may block");
+    }
+}
+
+static void fork_view_clear(void)
+{
+    rdp_hash_entry_t *e;
+    size_t i;
+
+    rdp_hash_for_each(e, &fork_view.tokens, i) {
+        explicit_bzero(e->value, 33);
+        rdp_free(e->value);
+    }
+    rdp_hash_cleanup(&fork_view.tokens);
+    rdp_free(fork_view.uri);
+    rdp_free(fork_view.socket_path);
+    rdp_free(fork_view.tmpdir);
+    rdp_free(fork_view.system_tmpdir);
+    rdp_free(fork_view.hostname);
+    fork_view.uri           = NULL;
+    fork_view.socket_path   = NULL;
+    fork_view.tmpdir        = NULL;
+    fork_view.system_tmpdir = NULL;
+    fork_view.hostname      = NULL;
+    fork_view.open          = false;
+}
+
+pmix_status_t rdp_srv_fork_view_open(void)
+{
+    pmix_status_t status = PMIX_ERR_NOMEM;
+
+    RDP_ASSERT_ON_LOOP(rdp_rt.loop);
+    pthread_once(&fork_view_once, fork_view_register_atfork);
+    pthread_mutex_lock(&fork_view.lock);
+    fork_view.uri           = rdp_strdup(rdp_srv.uri);
+    fork_view.socket_path   = rdp_strdup(rdp_srv.socket_path);
+    fork_view.tmpdir        = rdp_strdup(rdp_srv.tmpdir);
+    fork_view.system_tmpdir = rdp_strdup(rdp_srv.system_tmpdir);
+    fork_view.hostname      = rdp_strdup(rdp_srv.hostname);
+    if (fork_view.uri != NULL && fork_view.socket_path != NULL
+        && fork_view.tmpdir != NULL && fork_view.system_tmpdir != NULL
+        && fork_view.hostname != NULL) {
+        status = rdp_hash_init(&fork_view.tokens, 0);
+    }
+    if (status == PMIX_SUCCESS) {
+        fork_view.open = true;
+    } else {
+        fork_view_clear();
+    }
+    pthread_mutex_unlock(&fork_view.lock);
+    return status;
+}
+
+static bool fork_view_is_open(void)
+{
+    bool open;
+
+    pthread_mutex_lock(&fork_view.lock);
+    open = fork_view.open;
+    pthread_mutex_unlock(&fork_view.lock);
+    return open;
+}
+
+void rdp_srv_fork_view_close(void)
+{
+    pthread_mutex_lock(&fork_view.lock);
+    fork_view_clear();
+    pthread_mutex_unlock(&fork_view.lock);
+}
+
+/* Publish (token != NULL) or withdraw a client's token. */
+static pmix_status_t fork_view_set_token(const pmix_proc_t *proc,
+                                         const char *token)
+{
+    char key[RDP_SRV_RANK_KEY_MAX];
+    size_t keylen = rdp_srv_rank_key(proc->nspace, proc->rank, key);
+    char *copy = NULL, *old = NULL;
+    pmix_status_t status = PMIX_SUCCESS;
+
+    if (token != NULL) {
+        copy = rdp_malloc(33);
+        if (copy == NULL) {
+            return PMIX_ERR_NOMEM;
+        }
+        memcpy(copy, token, 33);
+    }
+    pthread_mutex_lock(&fork_view.lock);
+    if (!fork_view.open) {
+        status = PMIX_ERR_INIT;
+    } else if (copy != NULL) {
+        status =
+            rdp_hash_set(&fork_view.tokens, key, keylen, copy, (void **)&old);
+    } else {
+        old = rdp_hash_remove(&fork_view.tokens, key, keylen);
+    }
+    pthread_mutex_unlock(&fork_view.lock);
+    if (status != PMIX_SUCCESS && copy != NULL) {
+        explicit_bzero(copy, 33);
+        rdp_free(copy);
+    }
+    if (old != NULL) {
+        explicit_bzero(old, 33);
+        rdp_free(old);
+    }
+    return status;
+}
 
 rdp_srv_client_t *rdp_srv_client_find(const char *nspace, pmix_rank_t rank)
 {
@@ -34,6 +173,9 @@ void rdp_srv_client_destroy(rdp_srv_client_t *client)
         client->peer = NULL;
     }
     rdp_hash_cleanup(&client->coll_seq);
+    if (client->token[0] != '\0') {
+        fork_view_set_token(&client->proc, NULL);
+    }
     explicit_bzero(client->token, sizeof(client->token));
     rdp_free(client);
 }
@@ -140,6 +282,9 @@ static void register_client_on_loop(void *arg)
         created = true;
     }
     status = make_token(client->token);
+    if (status == PMIX_SUCCESS) {
+        status = fork_view_set_token(&req->proc, client->token);
+    }
     if (status == PMIX_SUCCESS) {
         status = note_local(ns, req->proc.rank);
     }
@@ -265,28 +410,36 @@ typedef struct fork_info {
     char *hostname;
 } fork_info_t;
 
-static pmix_status_t fork_info_on_loop(void *arg)
+/* Copy what setup_fork needs out of the fork view.  Any thread, and the
+ * forked child (see "the fork view" above): no loop, no other lock. */
+static pmix_status_t fork_info_read(fork_info_t *fi)
 {
-    fork_info_t *fi = arg;
-    rdp_srv_client_t *client;
+    char key[RDP_SRV_RANK_KEY_MAX];
+    size_t keylen = rdp_srv_rank_key(fi->proc.nspace, fi->proc.rank, key);
+    const char *token;
+    pmix_status_t status = PMIX_SUCCESS;
 
-    if (!rdp_srv.active) {
-        return PMIX_ERR_INIT;
+    pthread_mutex_lock(&fork_view.lock);
+    if (!fork_view.open) {
+        status = PMIX_ERR_INIT;
+        goto out;
     }
-    client = rdp_srv_client_find(fi->proc.nspace, fi->proc.rank);
-    if (client != NULL) {
-        memcpy(fi->token, client->token, sizeof(fi->token));
+    token = rdp_hash_get(&fork_view.tokens, key, keylen);
+    if (token != NULL) {
+        memcpy(fi->token, token, sizeof(fi->token));
     }
-    fi->uri           = rdp_strdup(rdp_srv.uri);
-    fi->socket_path   = rdp_strdup(rdp_srv.socket_path);
-    fi->tmpdir        = rdp_strdup(rdp_srv.tmpdir);
-    fi->system_tmpdir = rdp_strdup(rdp_srv.system_tmpdir);
-    fi->hostname      = rdp_strdup(rdp_srv.hostname);
+    fi->uri           = rdp_strdup(fork_view.uri);
+    fi->socket_path   = rdp_strdup(fork_view.socket_path);
+    fi->tmpdir        = rdp_strdup(fork_view.tmpdir);
+    fi->system_tmpdir = rdp_strdup(fork_view.system_tmpdir);
+    fi->hostname      = rdp_strdup(fork_view.hostname);
     if (fi->uri == NULL || fi->socket_path == NULL || fi->tmpdir == NULL
         || fi->system_tmpdir == NULL || fi->hostname == NULL) {
-        return PMIX_ERR_NOMEM;
+        status = PMIX_ERR_NOMEM;
     }
-    return PMIX_SUCCESS;
+out:
+    pthread_mutex_unlock(&fork_view.lock);
+    return status;
 }
 
 /* Remove NAME from an environment array (or the process environment). */
@@ -323,7 +476,7 @@ pmix_status_t PMIx_server_setup_fork(const pmix_proc_t *proc, char ***env)
     char rank[16], id[PMIX_MAX_NSLEN + 16], version[32];
     pmix_status_t status;
 
-    if (!rdp_srv_initialized()) {
+    if (!fork_view_is_open()) {
         return PMIX_ERR_INIT;
     }
     if (!proc_ok(proc) || env == NULL) {
@@ -331,7 +484,7 @@ pmix_status_t PMIx_server_setup_fork(const pmix_proc_t *proc, char ***env)
     }
     memset(&fi, 0, sizeof(fi));
     fi.proc = *proc;
-    status  = rdp_runtime_call_sync(fork_info_on_loop, &fi);
+    status  = fork_info_read(&fi);
     if (status != PMIX_SUCCESS) {
         goto out;
     }

@@ -439,15 +439,12 @@ typedef struct coll_hop {
     uint64_t coll_id;
     char *data; /* the fence blob until the host takes it */
     size_t ndata;
-    pmix_status_t status;
-    void *rdata; /* what the host returned (copied) */
-    size_t nrdata;
+    rdp_srv_host_reply_t reply; /* the host's answer, released on the loop */
 } coll_hop_t;
 
 static void coll_hop_free(coll_hop_t *hop)
 {
     rdp_free(hop->data);
-    rdp_free(hop->rdata);
     rdp_free(hop);
 }
 
@@ -455,27 +452,30 @@ static void coll_host_done_on_loop(void *arg)
 {
     coll_hop_t *hop = arg;
     coll_t *coll;
-    pmix_status_t status = hop->status;
+    pmix_status_t status = hop->reply.status;
 
-    if (!rdp_srv.active) {
-        coll_hop_free(hop);
-        return;
-    }
-    coll = rdp_hash_get_u64(&rdp_srv.coll_ids, hop->coll_id);
+    coll = rdp_srv.active ? rdp_hash_get_u64(&rdp_srv.coll_ids, hop->coll_id)
+                          : NULL;
     if (coll != NULL && coll->state == COLL_HOST) {
-        if (status == PMIX_SUCCESS && hop->nrdata > 0) {
-            status = rdp_srv_store_bundles(hop->rdata, hop->nrdata);
+        if (status == PMIX_SUCCESS && hop->reply.ndata > 0) {
+            status = rdp_srv_store_bundles(hop->reply.data, hop->reply.ndata);
         }
         coll_finish(coll, status);
     }
+    rdp_srv_host_reply_release(&hop->reply);
     coll_hop_free(hop);
 }
 
+/* Any thread, from inside the host's callback: never calls into the host.
+ * Without a loop the server is gone; the host's buffer is then not given
+ * back rather than released under the host's own lock. */
 static void coll_hop_post(coll_hop_t *hop)
 {
     if (rdp_rt.loop == NULL
         || rdp_loop_post(rdp_rt.loop, coll_host_done_on_loop, hop)
                != PMIX_SUCCESS) {
+        rdp_log_error(SERVER, "host's fence reply after server shutdown "
+                              "dropped");
         coll_hop_free(hop);
     }
 }
@@ -487,9 +487,8 @@ static void fence_cb(pmix_status_t status, const char *data, size_t ndata,
 {
     coll_hop_t *hop = cbdata;
 
-    hop->status =
-        rdp_srv_take_host_data(status, data, ndata, release_fn, release_cbdata,
-                               &hop->rdata, &hop->nrdata);
+    rdp_srv_host_reply_keep(&hop->reply, status, data, ndata, release_fn,
+                            release_cbdata);
     coll_hop_post(hop);
 }
 
@@ -498,7 +497,7 @@ static void connect_cb(pmix_status_t status, void *cbdata)
 {
     coll_hop_t *hop = cbdata;
 
-    hop->status = status;
+    rdp_srv_host_reply_keep(&hop->reply, status, NULL, 0, NULL, NULL);
     coll_hop_post(hop);
 }
 
@@ -554,11 +553,10 @@ static void coll_engine_start(coll_t *coll)
         rdp_free(own_buf);
     } else {
         coll->state = COLL_HOST;
-        rc          = rdp_srv_engine_fence(coll->id, coll->procs, coll->nprocs,
-                                           coll->key, coll->keylen, coll->collect,
-                                           timeout, own_buf,
-                                           (own_buf != NULL) ? size - sizeof(headroom)
-                                                             : 0);
+        rc          = rdp_srv_engine_fence(
+                     coll->id, coll->procs, coll->nprocs, coll->key, coll->keylen,
+                     coll->collect, timeout, own_buf,
+            (own_buf != NULL) ? size - sizeof(headroom) : 0);
     }
     if (rc != PMIX_SUCCESS) {
         coll->state = COLL_GATHER;

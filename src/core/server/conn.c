@@ -309,12 +309,20 @@ static void handle_connect(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb)
         rc          = rdp_srv.host.client_connected2(&client->proc,
                                                      client->server_object, info, ninfo,
                                                      rdp_srv_hostop_op_cb, op);
-    } else {
-        PMIX_INFO_FREE(info, ninfo);
-        rc = rdp_srv.host.client_connected(&client->proc, client->server_object,
-                                           rdp_srv_hostop_op_cb, op);
+        rdp_srv_hostop_started(op, rc);
+        return;
     }
-    rdp_srv_hostop_started(op, rc);
+    /* A host of the v4 interface answers client_connected by its return
+     * value and never calls back (Slurm 22.05 returns PMIX_SUCCESS and
+     * drops the callback; OpenPMIx 4.2.2 passes none): waiting for it
+     * would hang every client.  An error return still refuses. */
+    PMIX_INFO_FREE(info, ninfo);
+    rc = rdp_srv.host.client_connected(&client->proc, client->server_object,
+                                       NULL, NULL);
+    if (rc == PMIX_OPERATION_SUCCEEDED) {
+        rc = PMIX_SUCCESS;
+    }
+    rdp_srv_hostop_complete(op, rc);
     return;
 
 refused:

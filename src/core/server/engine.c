@@ -69,8 +69,9 @@ typedef struct serve_req {
 } serve_req_t;
 
 typedef struct engine_state {
-    bool wanted;         /* RDPMIX_ENGINE at init */
-    uint32_t index_hint; /* RDPMIX_SERVER_INDEX, UINT32_MAX: none */
+    bool wanted;              /* RDPMIX_ENGINE at init */
+    uint32_t index_hint;      /* RDPMIX_SERVER_INDEX, UINT32_MAX: none */
+    const rdp_ucx_api_t *ucx; /* the UCX transport (loaded at init) */
     rdp_ucx_tl_t *tl;
     /* the transport the engine runs over (UCX, or a test's) */
     const rdp_tl_ops_t *tl_ops;
@@ -712,11 +713,16 @@ pmix_status_t rdp_srv_engine_init(const pmix_info_t *info, size_t ninfo)
         rdp_log_error(SERVER, "getrandom failed: %m");
         return PMIX_ERR_NOT_AVAILABLE;
     }
+    status = rdp_ucx_api_get(&eng.ucx);
+    if (status != PMIX_SUCCESS) {
+        explicit_bzero(placeholder, sizeof(placeholder));
+        return status;
+    }
     memset(&params, 0, sizeof(params));
     params.key     = placeholder;
     params.key_len = sizeof(placeholder);
     params.name    = rdp_srv.hostname;
-    status         = rdp_ucx_tl_create(rdp_rt.loop, &params, &eng.tl);
+    status         = eng.ucx->create(rdp_rt.loop, &params, &eng.tl);
     explicit_bzero(placeholder, sizeof(placeholder));
     if (status != PMIX_SUCCESS) {
         rdp_log_error(SERVER, "cannot create the engine's UCX worker: %s",
@@ -724,8 +730,8 @@ pmix_status_t rdp_srv_engine_init(const pmix_info_t *info, size_t ninfo)
         eng.tl = NULL;
         return status;
     }
-    eng.tl_ops = rdp_ucx_tl_ops();
-    eng.tl_ctx = rdp_ucx_tl_ctx(eng.tl);
+    eng.tl_ops = eng.ucx->ops();
+    eng.tl_ctx = eng.ucx->ctx(eng.tl);
     return PMIX_SUCCESS;
 }
 
@@ -737,7 +743,9 @@ void rdp_srv_engine_fini(void)
         rdp_coll_engine_set_p2p_handler(eng.coll, NULL, NULL);
         rdp_coll_engine_destroy(eng.coll);
     }
-    rdp_ucx_tl_destroy(eng.tl);
+    if (eng.tl != NULL) {
+        eng.ucx->destroy(eng.tl);
+    }
     rdp_timer_destroy(eng.flush);
     if (eng.connected) {
         rdp_hash_entry_t *ent;
@@ -851,7 +859,7 @@ static pmix_status_t address_on_loop(void *arg)
     if (!rdp_srv.active || eng.tl == NULL) {
         return PMIX_ERR_INIT;
     }
-    status = rdp_ucx_tl_address(eng.tl, &bytes, &len);
+    status = eng.ucx->address(eng.tl, &bytes, &len);
     if (status != PMIX_SUCCESS) {
         return status;
     }
@@ -913,10 +921,10 @@ static pmix_status_t connect_on_loop(void *arg)
         table[i].base = a->addrs[i].bytes;
         table[i].len  = a->addrs[i].size;
     }
-    status = rdp_ucx_tl_set_key(eng.tl, (const uint8_t *)a->key->bytes,
-                                a->key->size);
+    status =
+        eng.ucx->set_key(eng.tl, (const uint8_t *)a->key->bytes, a->key->size);
     if (status == PMIX_SUCCESS) {
-        status = rdp_ucx_tl_connect(eng.tl, a->me, a->n, table);
+        status = eng.ucx->connect(eng.tl, a->me, a->n, table);
     }
     rdp_free(table);
     if (status == PMIX_SUCCESS) {

@@ -416,15 +416,12 @@ typedef struct dmdx_req {
     pmix_proc_t proc;
     pmix_info_t *info;
     size_t ninfo;
-    pmix_status_t status;
-    void *data;
-    size_t ndata;
+    rdp_srv_host_reply_t reply; /* the host's answer, released on the loop */
 } dmdx_req_t;
 
 static void dmdx_req_free(dmdx_req_t *req)
 {
     PMIX_INFO_FREE(req->info, req->ninfo);
-    rdp_free(req->data);
     rdp_free(req);
 }
 
@@ -433,17 +430,19 @@ static void dmdx_done_on_loop(void *arg)
     dmdx_req_t *req = arg;
     char key[RDP_SRV_RANK_KEY_MAX];
     size_t keylen;
-    pmix_status_t status = req->status;
+    pmix_status_t status = req->reply.status;
 
     if (!rdp_srv.active) {
+        rdp_srv_host_reply_release(&req->reply);
         dmdx_req_free(req);
         return;
     }
     keylen = rdp_srv_rank_key(req->proc.nspace, req->proc.rank, key);
     rdp_hash_remove(&rdp_srv.dmdx_out, key, keylen);
     if (status == PMIX_SUCCESS) {
-        status = rdp_srv_store_bundles(req->data, req->ndata);
+        status = rdp_srv_store_bundles(req->reply.data, req->reply.ndata);
     }
+    rdp_srv_host_reply_release(&req->reply);
     if (status == PMIX_SUCCESS
         && !rdp_kvs_has_rank(rdp_srv.modex, req->proc.nspace, req->proc.rank)) {
         rdp_log_debug(SERVER,
@@ -465,11 +464,13 @@ static void dmdx_cb(pmix_status_t status, const char *data, size_t ndata,
 {
     dmdx_req_t *req = cbdata;
 
-    req->status =
-        rdp_srv_take_host_data(status, data, ndata, release_fn, release_cbdata,
-                               &req->data, &req->ndata);
+    /* never calls into the host from here (see rdp_srv_host_reply_t) */
+    rdp_srv_host_reply_keep(&req->reply, status, data, ndata, release_fn,
+                            release_cbdata);
     if (rdp_rt.loop == NULL
         || rdp_loop_post(rdp_rt.loop, dmdx_done_on_loop, req) != PMIX_SUCCESS) {
+        rdp_log_error(SERVER, "host's direct modex reply after server "
+                              "shutdown dropped");
         dmdx_req_free(req);
     }
 }

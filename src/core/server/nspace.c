@@ -3,6 +3,7 @@
 #include "core/server/regex.h"
 #include "core/server/server_int.h"
 #include "core/util/alloc.h"
+#include "core/util/attr_type.h"
 #include "core/util/log.h"
 
 #include <inttypes.h>
@@ -198,11 +199,12 @@ typedef struct app_ent {
 typedef struct map_build {
     rdp_srv_node_t *nodes;
     size_t nnodes, ncap;
-    rdp_hash_t by_name;  /* name -> index + 1 */
-    rdp_hash_t by_id;    /* id -> index + 1 */
-    uint32_t *rank_node; /* index per rank, NO_ID unknown */
-    uint32_t *rank_app;  /* appnum per rank, NO_ID unknown */
-    size_t nranks;       /* max rank seen + 1 */
+    rdp_hash_t by_name;   /* name -> index + 1 */
+    rdp_hash_t by_id;     /* id -> index + 1 */
+    uint32_t *rank_node;  /* index per rank, NO_ID unknown */
+    uint32_t *rank_app;   /* appnum per rank, NO_ID unknown */
+    uint32_t *rank_claim; /* node id a named rank's proc data claims */
+    size_t nranks;        /* max rank seen + 1 */
     size_t rcap;
     app_ent_t *apps;
     size_t napps, acap;
@@ -222,6 +224,7 @@ static void map_cleanup(map_build_t *mb)
     rdp_hash_cleanup(&mb->by_id);
     rdp_free(mb->rank_node);
     rdp_free(mb->rank_app);
+    rdp_free(mb->rank_claim);
     rdp_free(mb->apps);
     rdp_free(mb->peers);
 }
@@ -300,7 +303,7 @@ static pmix_status_t map_rank_reserve(map_build_t *mb, pmix_rank_t r)
     }
     if ((size_t)r >= mb->rcap) {
         size_t ncap = mb->rcap == 0 ? 64 : mb->rcap;
-        uint32_t *a, *b;
+        uint32_t *a, *b, *c;
 
         while (ncap <= (size_t)r) {
             ncap *= 2;
@@ -315,9 +318,15 @@ static pmix_status_t map_rank_reserve(map_build_t *mb, pmix_rank_t r)
             return PMIX_ERR_NOMEM;
         }
         mb->rank_app = b;
+        c            = rdp_realloc(mb->rank_claim, ncap * sizeof(*c));
+        if (c == NULL) {
+            return PMIX_ERR_NOMEM;
+        }
+        mb->rank_claim = c;
         for (size_t i = mb->rcap; i < ncap; i++) {
-            mb->rank_node[i] = NO_ID;
-            mb->rank_app[i]  = NO_ID;
+            mb->rank_node[i]  = NO_ID;
+            mb->rank_app[i]   = NO_ID;
+            mb->rank_claim[i] = NO_ID;
         }
         mb->rcap = ncap;
     }
@@ -393,6 +402,66 @@ static bool info_u32(const pmix_info_t *in, uint32_t *out_p)
     return true;
 }
 
+/* ---- storing what the host gave ---- */
+
+/* One warning per key and process: hosts repeat themselves every job. */
+static void warn_converted_once(const char *key, pmix_data_type_t from,
+                                pmix_data_type_t to)
+{
+    static rdp_hash_t warned;
+    static bool ready;
+
+    if (!ready) {
+        ready = rdp_hash_init(&warned, 0) == PMIX_SUCCESS;
+    }
+    if (ready && rdp_hash_get_str(&warned, key) != NULL) {
+        return;
+    }
+    if (ready) {
+        (void)rdp_hash_set_str(&warned, key, (void *)1, NULL);
+    }
+    rdp_log_warn(SERVER,
+                 "the host registers %s as %s where the Standard says %s: "
+                 "converted",
+                 key, PMIx_Data_type_string(from), PMIx_Data_type_string(to));
+}
+
+/*
+ * Store a value the host registered, in the Standard's type when the key is
+ * a Standard integer or boolean attribute.  Hosts are not always exact
+ * (Slurm 22.05 registers PMIX_APPNUM as PMIX_INT where the Standard says
+ * uint32), and a program that reads the value by the Standard reads the
+ * union member of the Standard's type.  Lossless conversions only; a value
+ * that cannot be converted fails the registration, naming the key.
+ */
+static pmix_status_t put_host_value(rdp_srv_nspace_t *ns, const char *sect,
+                                    pmix_rank_t id, const pmix_info_t *in)
+{
+    pmix_data_type_t std    = rdp_attr_std_type(in->key);
+    const pmix_value_t *val = &in->value;
+    pmix_value_t conv;
+    pmix_status_t status;
+
+    if (std != PMIX_UNDEF && val->type != std) {
+        if (rdp_value_convert_scalar(val, std, &conv) != PMIX_SUCCESS) {
+            rdp_log_error(SERVER,
+                          "%s: the host registers %s as %s, which cannot "
+                          "be converted to the Standard's %s",
+                          ns->name, in->key, PMIx_Data_type_string(val->type),
+                          PMIx_Data_type_string(std));
+            return PMIX_ERR_BAD_PARAM;
+        }
+        warn_converted_once(in->key, val->type, std);
+        val = &conv;
+    }
+    status = rdp_kvs_put(ns->info, sect, id, in->key, PMIX_SCOPE_UNDEF, val);
+    if (status != PMIX_SUCCESS) {
+        rdp_log_error(SERVER, "%s: cannot store %s: %s", ns->name, in->key,
+                      PMIx_Error_string(status));
+    }
+    return status;
+}
+
 /* ---- pass 1: job-level keys and maps ---- */
 
 static bool is_array_key(const pmix_info_t *in)
@@ -464,11 +533,8 @@ static pmix_status_t ingest_job_keys(rdp_srv_nspace_t *ns, map_build_t *mb,
         if ((in->value.type == PMIX_STRING && in->value.data.string == NULL)) {
             continue;
         }
-        status = rdp_kvs_put(ns->info, RDP_SRV_KVS_JOB, PMIX_RANK_WILDCARD,
-                             in->key, PMIX_SCOPE_UNDEF, &in->value);
+        status = put_host_value(ns, RDP_SRV_KVS_JOB, PMIX_RANK_WILDCARD, in);
         if (status != PMIX_SUCCESS) {
-            rdp_log_error(SERVER, "%s: cannot store %s: %s", ns->name, in->key,
-                          PMIx_Error_string(status));
             return status;
         }
     }
@@ -600,24 +666,22 @@ static pmix_status_t ingest_proc_data(rdp_srv_nspace_t *ns, map_build_t *mb,
                 return PMIX_ERR_BAD_PARAM;
             }
         }
-        if (in->value.type == PMIX_STRING && in->value.data.string == NULL) {
-            continue;
+        if ((in->value.type == PMIX_STRING && in->value.data.string == NULL)
+            || PMIX_CHECK_KEY(in, PMIX_NODEID)) {
+            continue; /* the node id is derived once the map is settled */
         }
-        status = rdp_kvs_put(ns->info, RDP_SRV_KVS_JOB, rank, in->key,
-                             PMIX_SCOPE_UNDEF, &in->value);
+        status = put_host_value(ns, RDP_SRV_KVS_JOB, rank, in);
         if (status != PMIX_SUCCESS) {
             return status;
         }
     }
     if (host != NULL) {
         status = map_node_add(mb, host, &idx);
-        if (status == PMIX_SUCCESS && nodeid != NO_ID) {
-            status = map_node_set_id(mb, idx, nodeid);
-        }
         if (status != PMIX_SUCCESS) {
             return status;
         }
-        mb->rank_node[rank] = idx;
+        mb->rank_node[rank]  = idx;
+        mb->rank_claim[rank] = nodeid; /* checked by apply_node_claims */
     } else if (nodeid != NO_ID) {
         void *v = rdp_hash_get_u64(&mb->by_id, nodeid);
 
@@ -641,6 +705,92 @@ static pmix_status_t ingest_proc_data(rdp_srv_nspace_t *ns, map_build_t *mb,
         }
     }
     return PMIX_SUCCESS;
+}
+
+/* The node id a rank's proc data claims for the rank's named node, or
+ * NO_ID when there is none or it contradicts what is known.  @a ids maps
+ * node index -> claimed id and @a owners id -> node index + 1. */
+static bool claim_fits(const map_build_t *mb, pmix_rank_t r, uint32_t *ids,
+                       rdp_hash_t *owners, pmix_status_t *status_p)
+{
+    uint32_t idx = mb->rank_node[r], id = mb->rank_claim[r];
+    void *owner = rdp_hash_get_u64(&mb->by_id, id);
+
+    if (mb->nodes[idx].id != NO_ID && mb->nodes[idx].id != id) {
+        return false; /* a node info array says otherwise */
+    }
+    if (owner != NULL && (uintptr_t)owner - 1 != idx) {
+        return false; /* that id belongs to another node already */
+    }
+    if (ids[idx] != NO_ID && ids[idx] != id) {
+        return false; /* two ids for one node */
+    }
+    owner = rdp_hash_get_u64(owners, id);
+    if (owner != NULL && (uintptr_t)owner - 1 != idx) {
+        return false; /* one id for two nodes */
+    }
+    ids[idx] = id;
+    *status_p =
+        rdp_hash_set_u64(owners, id, (void *)(uintptr_t)(idx + 1), NULL);
+    return *status_p == PMIX_SUCCESS;
+}
+
+/*
+ * Node ids that proc data gives next to a hostname.  Hosts are not always
+ * consistent here: Slurm 22.05 gives every rank its own node's PMIX_NODEID
+ * next to the rank's right PMIX_HOSTNAME.  OpenPMIx accepts that, and so
+ * do we: if the claims contradict each other or the node info arrays, all
+ * of them are ignored (one warning) and node ids come from the node info
+ * arrays and the node map, the same on every node.
+ */
+static pmix_status_t apply_node_claims(rdp_srv_nspace_t *ns, map_build_t *mb)
+{
+    static bool warned;
+    uint32_t *ids;
+    rdp_hash_t owners;
+    pmix_rank_t bad      = PMIX_RANK_UNDEF;
+    pmix_status_t status = PMIX_SUCCESS;
+
+    ids = rdp_calloc(mb->nnodes + 1, sizeof(*ids));
+    if (ids == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < mb->nnodes; i++) {
+        ids[i] = NO_ID;
+    }
+    status = rdp_hash_init(&owners, 0);
+    for (size_t r = 0; status == PMIX_SUCCESS && r < mb->nranks; r++) {
+        if (mb->rank_claim[r] == NO_ID || mb->rank_node[r] == NO_ID) {
+            continue;
+        }
+        if (!claim_fits(mb, (pmix_rank_t)r, ids, &owners, &status)
+            && status == PMIX_SUCCESS) {
+            bad = (pmix_rank_t)r;
+            break;
+        }
+    }
+    if (status == PMIX_SUCCESS && bad != PMIX_RANK_UNDEF) {
+        if (!warned) {
+            warned = true;
+            rdp_log_warn(SERVER,
+                         "%s: the host's per-process %s values contradict "
+                         "its hostnames (rank %u on %s claims node %u): "
+                         "ignoring them and numbering nodes by the node "
+                         "map",
+                         ns->name, PMIX_NODEID, bad,
+                         mb->nodes[mb->rank_node[bad]].name,
+                         mb->rank_claim[bad]);
+        }
+    } else {
+        for (size_t i = 0; status == PMIX_SUCCESS && i < mb->nnodes; i++) {
+            if (ids[i] != NO_ID) {
+                status = map_node_set_id(mb, (uint32_t)i, ids[i]);
+            }
+        }
+    }
+    rdp_hash_cleanup(&owners);
+    rdp_free(ids);
+    return status;
 }
 
 static pmix_status_t ingest_app_info(rdp_srv_nspace_t *ns, map_build_t *mb,
@@ -679,8 +829,7 @@ static pmix_status_t ingest_app_info(rdp_srv_nspace_t *ns, map_build_t *mb,
         if (in->value.type == PMIX_STRING && in->value.data.string == NULL) {
             continue;
         }
-        status = rdp_kvs_put(ns->info, RDP_SRV_KVS_APP, appnum, in->key,
-                             PMIX_SCOPE_UNDEF, &in->value);
+        status = put_host_value(ns, RDP_SRV_KVS_APP, appnum, in);
         if (status != PMIX_SUCCESS) {
             return status;
         }
@@ -760,8 +909,7 @@ static pmix_status_t store_node_info(rdp_srv_nspace_t *ns, map_build_t *mb,
             && arr[i].value.data.string == NULL) {
             continue;
         }
-        status = rdp_kvs_put(ns->info, RDP_SRV_KVS_NODE, id, arr[i].key,
-                             PMIX_SCOPE_UNDEF, &arr[i].value);
+        status = put_host_value(ns, RDP_SRV_KVS_NODE, id, &arr[i]);
         if (status != PMIX_SUCCESS) {
             return status;
         }
@@ -1263,6 +1411,9 @@ pmix_status_t rdp_srv_nspace_ingest(rdp_srv_nspace_t *ns, int nlocalprocs,
     if (status == PMIX_SUCCESS) {
         status = for_each_array(ns, &mb, info, ninfo, PMIX_NODE_INFO,
                                 ingest_node_info);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = apply_node_claims(ns, &mb);
     }
     if (status == PMIX_SUCCESS) {
         status = resolve(ns, &mb);

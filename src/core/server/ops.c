@@ -183,27 +183,6 @@ static rdp_srv_hostop_t *upcall_op(rdp_srv_peer_t *peer, uint16_t reply,
     return op;
 }
 
-/* pmix_info_cbfunc_t whose cbdata is a hostop: any thread */
-static void hostop_info_cb(pmix_status_t status, pmix_info_t *info,
-                           size_t ninfo, void *cbdata,
-                           pmix_release_cbfunc_t release_fn,
-                           void *release_cbdata)
-{
-    rdp_srv_hostop_t *op = cbdata;
-
-    if (status == PMIX_SUCCESS || status == PMIX_QUERY_PARTIAL_SUCCESS) {
-        pmix_status_t st = rdp_pack_info_array(&op->reply, info, ninfo);
-
-        if (st != PMIX_SUCCESS) {
-            status = st;
-        }
-    }
-    if (release_fn != NULL) {
-        release_fn(release_cbdata);
-    }
-    rdp_srv_hostop_complete(op, status);
-}
-
 /* ---- FINALIZE ---- */
 
 void rdp_srv_handle_finalize(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb)
@@ -479,7 +458,7 @@ void rdp_srv_handle_job_control(rdp_srv_peer_t *peer, uint32_t tag,
         rdp_srv_hostop_started(
             op,
             rdp_srv.host.job_control(&in->proc, in->procs, in->nprocs, in->info,
-                                     in->ninfo, hostop_info_cb, op));
+                                     in->ninfo, rdp_srv_hostop_info_cb, op));
     }
 }
 
@@ -803,8 +782,8 @@ void rdp_srv_handle_query(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb)
         return;
     }
     rdp_srv_hostop_started(op, rdp_srv.host.query(&in->proc, in->queries,
-                                                  in->nqueries, hostop_info_cb,
-                                                  op));
+                                                  in->nqueries,
+                                                  rdp_srv_hostop_info_cb, op));
 }
 
 /* ---- LOG ---- */

@@ -2,6 +2,7 @@
 #include "config.h"
 #include "core/server/server_int.h"
 #include "core/util/alloc.h"
+#include "core/util/attr_type.h"
 #include "core/util/log.h"
 
 #include <errno.h>
@@ -65,52 +66,13 @@ void rdp_srv_post_op_cb(pmix_op_cbfunc_t cbfunc, pmix_status_t status,
 
 bool rdp_srv_value_to_u64(const pmix_value_t *val, uint64_t *out_p)
 {
-    int64_t s;
+    bool negative;
+    uint64_t u;
 
-    switch (val->type) {
-    case PMIX_UINT8:
-        *out_p = val->data.uint8;
-        return true;
-    case PMIX_UINT16:
-        *out_p = val->data.uint16;
-        return true;
-    case PMIX_UINT32:
-        *out_p = val->data.uint32;
-        return true;
-    case PMIX_PROC_RANK:
-        *out_p = val->data.rank;
-        return true;
-    case PMIX_UINT64:
-        *out_p = val->data.uint64;
-        return true;
-    case PMIX_UINT:
-        *out_p = val->data.uint;
-        return true;
-    case PMIX_SIZE:
-        *out_p = val->data.size;
-        return true;
-    case PMIX_INT8:
-        s = val->data.int8;
-        break;
-    case PMIX_INT16:
-        s = val->data.int16;
-        break;
-    case PMIX_INT32:
-        s = val->data.int32;
-        break;
-    case PMIX_INT:
-        s = val->data.integer;
-        break;
-    case PMIX_INT64:
-        s = val->data.int64;
-        break;
-    default:
+    if (!rdp_value_integer(val, &negative, &u) || negative) {
         return false;
     }
-    if (s < 0) {
-        return false;
-    }
-    *out_p = (uint64_t)s;
+    *out_p = u;
     return true;
 }
 
@@ -145,25 +107,28 @@ bool rdp_srv_host_eq(const char *a, const char *b)
     return la == lb && la > 0 && memcmp(a, b, la) == 0;
 }
 
-pmix_status_t rdp_srv_take_host_data(pmix_status_t status, const char *data,
-                                     size_t ndata,
-                                     pmix_release_cbfunc_t release_fn,
-                                     void *release_cbdata, void **copy_p,
-                                     size_t *ncopy_p)
+void rdp_srv_host_reply_keep(rdp_srv_host_reply_t *hr, pmix_status_t status,
+                             const void *data, size_t ndata,
+                             pmix_release_cbfunc_t release_fn,
+                             void *release_cbdata)
 {
-    if (status == PMIX_SUCCESS && data != NULL && ndata > 0) {
-        *copy_p = rdp_malloc(ndata);
-        if (*copy_p == NULL) {
-            status = PMIX_ERR_NOMEM;
-        } else {
-            memcpy(*copy_p, data, ndata);
-            *ncopy_p = ndata;
-        }
+    hr->status         = status;
+    hr->data           = data;
+    hr->ndata          = data == NULL ? 0 : ndata;
+    hr->release_fn     = release_fn;
+    hr->release_cbdata = release_cbdata;
+}
+
+void rdp_srv_host_reply_release(rdp_srv_host_reply_t *hr)
+{
+    pmix_release_cbfunc_t fn = hr->release_fn;
+
+    hr->release_fn = NULL;
+    hr->data       = NULL;
+    hr->ndata      = 0;
+    if (fn != NULL) {
+        fn(hr->release_cbdata);
     }
-    if (release_fn != NULL) {
-        release_fn(release_cbdata);
-    }
-    return status;
 }
 
 /* ---- host operations answered to a peer ---- */
@@ -195,15 +160,33 @@ void rdp_srv_hostop_free(rdp_srv_hostop_t *op)
     rdp_free(op);
 }
 
+/* Pack the host's info array after the status, then give it back. */
+static void take_host_infos(rdp_srv_hostop_t *op)
+{
+    if (op->has_infos
+        && (op->status == PMIX_SUCCESS
+            || op->status == PMIX_QUERY_PARTIAL_SUCCESS)) {
+        pmix_status_t st =
+            rdp_pack_info_array(&op->reply, op->infos.data, op->infos.ndata);
+
+        if (st != PMIX_SUCCESS) {
+            op->status = st;
+        }
+    }
+    rdp_srv_host_reply_release(&op->infos);
+}
+
 static void hostop_done_on_loop(void *arg)
 {
     rdp_srv_hostop_t *op = arg;
     rdp_srv_peer_t *peer;
 
     if (!rdp_srv.active) {
+        rdp_srv_host_reply_release(&op->infos);
         rdp_srv_hostop_free(op); /* the server finalized meanwhile */
         return;
     }
+    take_host_infos(op);
     if (op->done_fn != NULL) {
         op->done_fn(op);
     }
@@ -267,6 +250,21 @@ void rdp_srv_hostop_complete(rdp_srv_hostop_t *op, pmix_status_t status)
 void rdp_srv_hostop_op_cb(pmix_status_t status, void *cbdata)
 {
     rdp_srv_hostop_complete(cbdata, status);
+}
+
+/* Any thread, from inside the host's callback: never calls into the host
+ * (rdp_srv_host_reply_t says why). */
+void rdp_srv_hostop_info_cb(pmix_status_t status, pmix_info_t *info,
+                            size_t ninfo, void *cbdata,
+                            pmix_release_cbfunc_t release_fn,
+                            void *release_cbdata)
+{
+    rdp_srv_hostop_t *op = cbdata;
+
+    op->has_infos = true;
+    rdp_srv_host_reply_keep(&op->infos, status, info, ninfo, release_fn,
+                            release_cbdata);
+    rdp_srv_hostop_complete(op, status);
 }
 
 void rdp_srv_hostop_started(rdp_srv_hostop_t *op, pmix_status_t rc)
@@ -527,9 +525,13 @@ static pmix_status_t server_init_on_loop(void *arg)
         status = PMIX_ERR_NOMEM;
         goto err_identity;
     }
-    status = make_rendezvous_dir(rdp_srv.rendezvous_dir);
+    status = rdp_srv_fork_view_open();
     if (status != PMIX_SUCCESS) {
         goto err_identity;
+    }
+    status = make_rendezvous_dir(rdp_srv.rendezvous_dir);
+    if (status != PMIX_SUCCESS) {
+        goto err_fork_view;
     }
     status = rdp_ipc_listen(rdp_rt.loop, rdp_srv.socket_path, rdp_srv_accept_cb,
                             NULL, &rdp_srv.listener);
@@ -548,6 +550,8 @@ static pmix_status_t server_init_on_loop(void *arg)
 
 err_dir:
     rmdir(rdp_srv.rendezvous_dir);
+err_fork_view:
+    rdp_srv_fork_view_close();
 err_identity:
     rdp_srv_engine_fini();
     free_identity();
@@ -611,6 +615,7 @@ static pmix_status_t server_fini_on_loop(void *arg)
         && errno != ENOENT) {
         rdp_log_warn(SERVER, "cannot remove %s: %m", rdp_srv.rendezvous_dir);
     }
+    rdp_srv_fork_view_close();
     free_identity();
     cleanup_tables();
     return PMIX_SUCCESS;

@@ -132,14 +132,29 @@ uint64_t rdp_srv_next_id(void);
 /** Post @a cbfunc(@a status, @a cbdata) to the loop (never inline). */
 void rdp_srv_post_op_cb(pmix_op_cbfunc_t cbfunc, pmix_status_t status,
                         void *cbdata);
-/** Copy what a host hands to a pmix_modex_cbfunc_t into *copy_p (malloc'ed,
- * left alone when there is nothing), then release the host's buffer.
- * Any thread. Returns @a status, or PMIX_ERR_NOMEM. */
-pmix_status_t rdp_srv_take_host_data(pmix_status_t status, const char *data,
-                                     size_t ndata,
-                                     pmix_release_cbfunc_t release_fn,
-                                     void *release_cbdata, void **copy_p,
-                                     size_t *ncopy_p);
+/**
+ * What a host handed to one of our pmix_modex_cbfunc_t / pmix_info_cbfunc_t
+ * callbacks.  Its buffer stays the host's and valid until release_fn runs.
+ * Hosts call those callbacks while holding their own locks, and their
+ * release functions take the same locks (Slurm's fence does), so the
+ * callback only records the reply and posts; the loop thread uses the data
+ * in place and then calls rdp_srv_host_reply_release().
+ */
+typedef struct rdp_srv_host_reply {
+    pmix_status_t status;
+    const void *data; /* borrowed from the host until released */
+    size_t ndata;     /* bytes, or pmix_info_t elements */
+    pmix_release_cbfunc_t release_fn;
+    void *release_cbdata;
+} rdp_srv_host_reply_t;
+
+/** Record a host's reply (any thread; never calls into the host). */
+void rdp_srv_host_reply_keep(rdp_srv_host_reply_t *hr, pmix_status_t status,
+                             const void *data, size_t ndata,
+                             pmix_release_cbfunc_t release_fn,
+                             void *release_cbdata);
+/** Give the host its buffer back (loop thread; once; NULL-safe fields). */
+void rdp_srv_host_reply_release(rdp_srv_host_reply_t *hr);
 /** Unsigned integer of any integer type; false if not integral/negative. */
 bool rdp_srv_value_to_u64(const pmix_value_t *val, uint64_t *out_p);
 /** Key "nspace\0rank" for per-rank tables; @a key must hold
@@ -172,6 +187,10 @@ pmix_status_t rdp_srv_nspace_ingest(rdp_srv_nspace_t *ns, int nlocalprocs,
                                     const pmix_info_t *info, size_t ninfo);
 
 /* ---- client.c ---- */
+/** Publish the server's identity for setup_fork (loop thread, at init). */
+pmix_status_t rdp_srv_fork_view_open(void);
+/** Withdraw it (finalize; any thread). */
+void rdp_srv_fork_view_close(void);
 rdp_srv_client_t *rdp_srv_client_find(const char *nspace, pmix_rank_t rank);
 void rdp_srv_client_destroy(rdp_srv_client_t *client);
 
@@ -316,6 +335,8 @@ typedef struct rdp_srv_hostop {
     void *ctx;           /* per-operation data freed by free_fn */
     void (*free_fn)(void *ctx);
     void (*done_fn)(struct rdp_srv_hostop *op); /* extra loop-side work */
+    bool has_infos;             /* the host answered with an info array: */
+    rdp_srv_host_reply_t infos; /* packed into reply on the loop */
 } rdp_srv_hostop_t;
 
 enum {
@@ -333,6 +354,12 @@ void rdp_srv_hostop_complete(rdp_srv_hostop_t *op, pmix_status_t status);
 void rdp_srv_hostop_free(rdp_srv_hostop_t *op);
 /** A pmix_op_cbfunc_t whose cbdata is an rdp_srv_hostop_t. */
 void rdp_srv_hostop_op_cb(pmix_status_t status, void *cbdata);
+/** A pmix_info_cbfunc_t whose cbdata is an rdp_srv_hostop_t: the infos
+ * are packed after the status on the loop, then released. */
+void rdp_srv_hostop_info_cb(pmix_status_t status, pmix_info_t *info,
+                            size_t ninfo, void *cbdata,
+                            pmix_release_cbfunc_t release_fn,
+                            void *release_cbdata);
 /** Resolve the return of a host upcall taking @a op as cbdata: SUCCESS
  * waits, OPERATION_SUCCEEDED completes now, anything else replies it. */
 void rdp_srv_hostop_started(rdp_srv_hostop_t *op, pmix_status_t rc);

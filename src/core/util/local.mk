@@ -4,6 +4,8 @@ noinst_HEADERS    += src/core/util/log.h src/core/util/list.h \
                      src/core/util/alloc.h src/core/util/hash.h
 # value/info helpers and printable names (see value.h)
 librdp_la_SOURCES += src/core/util/value.c src/core/util/pretty.c \
+                     src/core/util/attr_type.c \
                      src/core/util/info_list.c
-noinst_HEADERS    += src/core/util/value.h src/core/util/attr_table.h
+noinst_HEADERS    += src/core/util/value.h src/core/util/attr_table.h \
+                     src/core/util/attr_type.h src/core/util/attr_types.h
 EXTRA_DIST        += src/core/util/gen_attr_table.sh

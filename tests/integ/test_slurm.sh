@@ -1,0 +1,394 @@
+#!/bin/sh
+# test_slurm.sh - rdpmix's library as the PMIx server inside Slurm 22.05's
+# slurmstepd, under `srun --mpi=pmix`, on a private two-node Slurm cluster
+# on this machine (tests/integ/slurm_cluster.sh): Open MPI programs with the
+# full and with the direct modex, a PMIx Standard-API program checking its
+# job info against what srun launched (tests/integ/slurm_client.c), and
+# pmix-bench.  Every rank proves which libpmix.so.2 it loaded, and the ranks
+# prove which one their slurmstepd loaded.
+#
+# Needs root, Debian's slurmctld slurmd slurm-client munge and UTS
+# namespaces; otherwise the whole test is skipped with the reason.  Environment:
+#   RDPMIX_TEST_SLURM_SERVER=openpmix  run the same steps with OpenPMIx as
+#       the server and client library (nothing preloaded), to check the
+#       harness itself; default rdpmix
+#   RDPMIX_TEST_SLURM_STEP_TIMEOUT     bound of one step in seconds (30)
+#   RDPMIX_TEST_SLURM_BUDGET           bound of all steps together (150);
+#       steps that no longer fit fail as not run
+#   RDPMIX_TEST_SLURM_STEPD_ENV        VAR=value words for slurmstepd's
+#       environment (the server's RDPMIX_* settings; its log is lost:
+#       slurmstepd keeps its stderr to itself)
+#   SLURM_CLUSTER_KEEP=1               keep the cluster's directory (logs)
+#   RDPMIX_TEST_SLURM_ASAN=0           skip the test in a sanitizer build
+#       (see below)
+# Every step runs under timeout(1); a step that hangs fails, and its
+# slurmstepd and tasks are killed before the next step.
+srcdir=${top_srcdir:-$(dirname "$0")/../..}
+builddir=$(cd "${top_builddir:-.}" && pwd)
+. "$srcdir/tests/integ/ompi_env.sh"
+. "$srcdir/tests/integ/slurm_cluster.sh"
+
+server=${RDPMIX_TEST_SLURM_SERVER:-rdpmix}
+step_secs=${RDPMIX_TEST_SLURM_STEP_TIMEOUT:-30}
+budget=${RDPMIX_TEST_SLURM_BUDGET:-150}
+ourlib="$builddir/.libs"
+mpi_prog="$builddir/tests/integ/mpi_basic"
+client="$builddir/tests/integ/slurm_client"
+bench="$builddir/bench/pmix-bench"
+
+skip_all() {
+    echo "1..0 # SKIP $*"
+    exit 0
+}
+
+# --- can this machine run the cluster? -------------------------------------
+[ "$(id -u)" -eq 0 ] \
+    || skip_all "needs root (munged runs as the munge user, each slurmd in its own UTS namespace)"
+PATH="$PATH:/usr/sbin:/sbin"
+for cmd in munged slurmctld slurmd slurmstepd srun sinfo squeue scancel \
+    setpriv unshare python3; do
+    command -v "$cmd" >/dev/null 2>&1 \
+        || skip_all "$cmd not found (Debian: slurmctld slurmd slurm-client munge)"
+done
+getent passwd munge >/dev/null || skip_all "no munge user (Debian: munge)"
+plugin=$(ls /usr/lib/*/slurm-wlm/mpi_pmix.so 2>/dev/null | head -n 1)
+[ -n "$plugin" ] || skip_all "Slurm's mpi/pmix plugin is not installed"
+unshare --uts true 2>/dev/null \
+    || skip_all "cannot make UTS namespaces here (unshare --uts)"
+[ -x "$client" ] && [ -x "$bench" ] || skip_all "slurm_client or pmix-bench not built"
+
+case $server in
+    rdpmix)
+        preload="$ourlib/libpmix.so.2"
+        client_opts=
+        # A sanitizer build's library brings GCC 12's ASan runtime into
+        # slurmstepd, whose allocator is not fork-safe: slurmstepd forks
+        # its tasks while its other threads (ours among them) allocate, and
+        # a forked child can block for ever on an allocator mutex before it
+        # execs.  slurm_cluster.sh turns the quarantine off in slurmstepd,
+        # which made that go from 2 in 10 steps to none in 133; the
+        # residue is rare, but it is why this can be switched off
+        if ldd "$preload" 2>/dev/null | grep -q libasan \
+            && [ "${RDPMIX_TEST_SLURM_ASAN:-1}" = 0 ]; then
+            skip_all "sanitizer build and RDPMIX_TEST_SLURM_ASAN=0"
+        fi
+        ;;
+    openpmix)
+        # nothing preloaded: the plugin dlopens OpenPMIx's library, and the
+        # ranks' loader finds OpenPMIx's libpmix.so.2
+        preload=
+        client_opts=--openpmix
+        ;;
+    *)
+        echo "test_slurm.sh: RDPMIX_TEST_SLURM_SERVER is rdpmix or openpmix" >&2
+        exit 2
+        ;;
+esac
+
+# --- TAP ---------------------------------------------------------------------
+tnum=0
+tfail=0
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/rdpmix-test-slurm.XXXXXX")
+
+ok() {
+    tnum=$((tnum + 1))
+    echo "ok $tnum - $1"
+}
+
+# a failed check marks its step bad: the step's output and the daemons'
+# logs are shown, and the cluster is reset, once its checks are done
+not_ok() {
+    tnum=$((tnum + 1))
+    tfail=1
+    step_bad=1
+    echo "not ok $tnum - $1"
+}
+
+skip() {
+    tnum=$((tnum + 1))
+    echo "ok $tnum # SKIP $1"
+}
+
+# check_that DESCRIPTION 'SHELL CONDITION'
+check_that() {
+    if eval "$2"; then ok "$1"; else not_ok "$1"; fi
+}
+
+cleanup() {
+    slurm_cluster_stop
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+# --- the library a process loaded --------------------------------------------
+is_ours() {
+    [ "$1" = "$ourlib/libpmix.so.2.0.0" ] || [ "$1" = "$ourlib/libpmix.so.2" ]
+}
+
+# is_expected PATH: the libpmix.so.2 the ranks must load with this server
+is_expected() {
+    case $server in
+        rdpmix) is_ours "$1" ;;
+        openpmix) [ "$1" != none ] && ! is_ours "$1" ;;
+    esac
+}
+
+# all_expected FILE: every "libpmix=PATH" in FILE is the expected library
+all_expected() {
+    _libs=$(sed -n 's/.* libpmix=\([^ ]*\).*/\1/p' "$1" | sort -u)
+    [ -n "$_libs" ] || return 1
+    for _l in $_libs; do
+        is_expected "$_l" || return 1
+    done
+    return 0
+}
+
+# --- steps -------------------------------------------------------------------
+deadline=$(($(date +%s) + budget))
+cluster_ok=no
+
+# show FILE...: the files, '#'-prefixed, at most 30 lines each
+show() {
+    for _f in "$@"; do
+        [ -s "$_f" ] && head -n 30 "$_f" | sed "s|^|# ${_f##*/}: |"
+    done
+    return 0
+}
+
+# step DESCRIPTION COMMAND...: run one step, bounded; sets rc (124 or 137:
+# it hung) and secs, fills $tmp/out and $tmp/err.  Returns 1 without
+# running it when the cluster is gone or the budget is spent.
+step() {
+    _desc=$1
+    shift
+    : >"$tmp/out"
+    : >"$tmp/err"
+    _left=$((deadline - $(date +%s)))
+    if [ "$cluster_ok" != yes ]; then
+        rc=none
+        echo "$_desc: not run, the cluster is not usable" >"$tmp/err"
+        return 1
+    fi
+    if [ "$_left" -lt 10 ]; then
+        rc=none
+        echo "$_desc: not run, the test's ${budget} s are spent" >"$tmp/err"
+        return 1
+    fi
+    _bound=$step_secs
+    [ "$_left" -lt "$_bound" ] && _bound=$_left
+    # where each daemon log ends now: a failure shows what the step added
+    for _f in "$SLURM_CLUSTER_DIR"/log/*.log; do
+        [ -f "$_f" ] && echo "$(wc -c <"$_f") $_f"
+    done >"$tmp/logmark"
+    _t0=$(date +%s%N)
+    timeout -k 5 "$_bound" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+    rc=$?
+    secs=$(awk -v a="$_t0" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }')
+    case $rc in
+        124 | 137) echo "# $_desc: hung, killed after $_bound s" ;;
+        *) echo "# $_desc: exit $rc after $secs s" ;;
+    esac
+    return 0
+}
+
+# step_logs: what slurmctld and the slurmds logged during the step, and
+# any sanitizer report from slurmstepd
+step_logs() {
+    while read -r _size _f; do
+        tail -c +$((_size + 1)) "$_f" | head -n 40 \
+            | sed "s|^|# ${_f##*/}: |"
+    done <"$tmp/logmark"
+    for _f in "$SLURM_CLUSTER_DIR"/log/asan.stepd* \
+        "$SLURM_CLUSTER_DIR"/log/ubsan.stepd*; do
+        [ -s "$_f" ] && show "$_f"
+    done
+    return 0
+}
+
+# after a failed step: its output, the daemons' logs, and a clean cluster
+after_failure() {
+    show "$tmp/out" "$tmp/err"
+    [ "$rc" = none ] && return 0
+    case $rc in
+        124 | 137)
+            echo "# processes the step left (PID, state, wait channel, command):"
+            slurm_cluster_ps | sed 's/^/#   /'
+            ;;
+    esac
+    step_logs
+    _t0=$(date +%s)
+    if ! slurm_cluster_reset 2>"$tmp/reset.err"; then
+        show "$tmp/reset.err"
+        echo "# the cluster did not recover: the remaining steps are not run"
+        cluster_ok=no
+    fi
+    echo "# cluster reset in $(($(date +%s) - _t0)) s"
+}
+
+# end_step: after the checks of a step
+end_step() {
+    [ "$step_bad" = 1 ] && after_failure
+    step_bad=0
+}
+
+# mpi_step NODES NPROCS full|direct
+mpi_step() {
+    _what="Open MPI, srun -N $1 -n $2, $3 modex"
+    if [ ! -x "$mpi_prog" ]; then
+        skip "$_what: tests/integ/mpi_basic is not built (no mpicc)"
+        skip "$_what: every rank loaded $server's libpmix"
+        return
+    fi
+    if [ "$3" = direct ]; then
+        _env="OMPI_MCA_pmix_base_async_modex=1 OMPI_MCA_pmix_base_collect_data=0"
+    else
+        _env=
+    fi
+    np=$2
+    # shellcheck disable=SC2086 # _env is words
+    step "$_what" env $_env srun --mpi=pmix -N "$1" -n "$np" "$mpi_prog" "$np"
+    oks=$(grep -c "^rank [0-9]* of $np ok" "$tmp/out")
+    check_that "$_what: MPI_Init, Allreduce, Allgather, Barrier, ring, Finalize ($oks of $np ranks ok)" \
+        '[ "$rc" = 0 ] && [ "$oks" -eq "$np" ]'
+    check_that "$_what: every rank loaded $server's libpmix" \
+        '[ "$oks" -eq "$np" ] && all_expected "$tmp/out"'
+    end_step
+}
+
+# stepd_loaded FILE: every rank's parent is slurmstepd, and it mapped
+# rdpmix's library (rdpmix) or not (openpmix)
+stepd_loaded() {
+    sed -n 's/.* server=\([^ ]*\) parent=\(.*\)/\2 \1/p' "$1" | sort -u >"$tmp/servers"
+    [ -s "$tmp/servers" ] || return 1
+    while read -r _parent _libs; do
+        [ "$_parent" = slurmstepd ] || return 1
+        _mine=no
+        for _l in $(echo "$_libs" | tr ',' ' '); do
+            is_ours "$_l" && _mine=yes
+        done
+        case $server in
+            rdpmix) [ "$_mine" = yes ] || return 1 ;;
+            openpmix) [ "$_mine" = no ] || return 1 ;;
+        esac
+    done <"$tmp/servers"
+    return 0
+}
+
+# client_step NODES NPROCS [SRUN OPTION...]
+client_step() {
+    nn=$1
+    np=$2
+    shift 2
+    _what="PMIx client, srun -N $nn -n $np${1:+ $*}"
+    # shellcheck disable=SC2086 # client_opts is words
+    step "$_what" srun --mpi=pmix -N "$nn" -n "$np" "$@" "$client" \
+        $client_opts "$np" "$nn"
+    oks=$(grep -c "^rank [0-9]* of $np ok" "$tmp/out")
+    check_that "$_what: job size, node ids, host names, local peers, local and node ranks, appnum; put, commit, fence, get of every peer ($oks of $np ranks ok)" \
+        '[ "$rc" = 0 ] && [ "$oks" -eq "$np" ]'
+    check_that "$_what: every rank loaded $server's libpmix" \
+        '[ "$oks" -eq "$np" ] && all_expected "$tmp/out"'
+    check_that "$_what: slurmstepd loaded $server's libpmix on every node" \
+        '[ "$oks" -eq "$np" ] && stepd_loaded "$tmp/out"'
+    end_step
+}
+
+# bench_loaded DIR N: N processes wrote a loader log in DIR, and every one
+# loaded the expected libpmix.so.2 and no other
+bench_loaded() {
+    [ "$(ls "$1" | wc -l)" -eq "$2" ] || return 1
+    for _f in "$1"/*; do
+        _l=$(sed -n 's/.*calling init: \(.*\/libpmix\.so[^ ]*\)$/\1/p' "$_f")
+        [ "$(echo "$_l" | wc -l)" -eq 1 ] && is_expected "$_l" || return 1
+    done
+    return 0
+}
+
+# bench_step NODES NPROCS collect|direct
+bench_step() {
+    _what="pmix-bench -m $3, srun -N $1 -n $2"
+    np=$2
+    ld="$tmp/ld.$3"
+    mkdir -p "$ld"
+    # the loader's log of every rank (one file per process) shows which
+    # libpmix.so.2 it loaded
+    step "$_what" srun --mpi=pmix -N "$1" -n "$2" \
+        env LD_DEBUG=files LD_DEBUG_OUTPUT="$ld/rank" \
+        "$bench" -m "$3" -s 1024 -k 5
+    phases=$(grep -c "^[^,]*,$np,1024," "$tmp/out")
+    check_that "$_what: every phase measured and every value verified ($phases phases)" \
+        '[ "$rc" = 0 ] && [ "$phases" -eq 6 ]'
+    check_that "$_what: every rank loaded $server's libpmix" \
+        'bench_loaded "$ld" "$np"'
+    end_step
+}
+
+# --- the run -----------------------------------------------------------------
+echo "# server library: $server${preload:+ ($preload preloaded into slurmstepd)}"
+SLURM_CLUSTER_STEPD_ENV=${RDPMIX_TEST_SLURM_STEPD_ENV:-}
+if [ "$server" = rdpmix ]; then
+    # slurmstepd keeps its stderr to itself: the server logs to a file per
+    # node and process instead, where its warnings can be checked
+    SLURM_CLUSTER_STEPD_ENV="RDPMIX_LOG_FILE=$tmp/server.%h.%p $SLURM_CLUSTER_STEPD_ENV"
+fi
+t_start=$(date +%s)
+if slurm_cluster_start "$preload" 2>"$tmp/start.err"; then
+    cluster_ok=yes
+    ok "a two-node Slurm cluster started ($(($(date +%s) - t_start)) s): $SLURM_CLUSTER_DIR"
+else
+    not_ok "a two-node Slurm cluster started"
+    show "$tmp/start.err"
+    slurm_cluster_logs 15
+fi
+step_bad=0
+
+# the tasks' files (Open MPI's session directory and shared-memory
+# segments) stay in the cluster's directory
+if [ "$cluster_ok" = yes ]; then
+    export TMPDIR="$SLURM_CLUSTER_DIR/tasktmp"
+    export OMPI_MCA_btl_vader_backing_directory="$SLURM_CLUSTER_DIR/tasktmp"
+fi
+# loopback only, so the test never touches another interface
+export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
+export UCX_NET_DEVICES=lo UCX_TLS=self,sm,tcp
+if [ "$server" = rdpmix ]; then
+    # the ranks load our library (Open MPI's and pmix-bench's dependency)
+    LD_LIBRARY_PATH="$ourlib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    export LD_LIBRARY_PATH
+fi
+
+# Each program on two nodes first: if steps hang, the budget still covers
+# one step of every kind before it is spent
+client_step 2 4
+if [ "$server" = rdpmix ]; then
+    # Slurm's contradictory node ids and int appnum were accepted with a
+    # warning (RDPMIX_LOG_FILE), on both nodes
+    for n in n1 n2; do
+        check_that "the server on $n warned of Slurm's contradictory node ids and int appnum" \
+            'cat "$tmp"/server.$n.* 2>/dev/null | grep -q "contradict its hostnames" \
+             && cat "$tmp"/server.$n.* | grep -q "registers pmix.appnum as PMIX_INT"'
+    done
+fi
+mpi_step 2 4 full
+mpi_step 2 4 direct
+bench_step 2 8 collect
+client_step 1 8
+mpi_step 1 8 full
+mpi_step 1 8 direct
+client_step 2 8
+mpi_step 2 8 full
+mpi_step 2 8 direct
+client_step 2 8 --distribution=cyclic
+bench_step 2 8 direct
+
+# --- teardown ----------------------------------------------------------------
+t_stop=$(date +%s)
+slurm_cluster_stop
+left=$(slurm_cluster_leftovers)
+check_that "the cluster stopped and left nothing behind ($(($(date +%s) - t_stop)) s)" \
+    '[ -z "$left" ]'
+[ -n "$left" ] && echo "$left" | sed 's/^/# left: /'
+echo "# total $(($(date +%s) - t_start)) s"
+echo "1..$tnum"
+exit $tfail
