@@ -108,6 +108,11 @@ tests_unit_test_run_chan_t_CFLAGS  = $(RDP_TEST_CFLAGS)
 tests_unit_test_run_chan_t_LDADD   = src/run/librdprun.la $(RDP_TEST_LIBS)
 TESTS += tests/unit/test_run_ctl.t tests/unit/test_run_iof.t \
          tests/unit/test_run_chan.t
+check_PROGRAMS += tests/unit/test_run_hosts.t
+tests_unit_test_run_hosts_t_SOURCES = tests/unit/test_run_hosts.c
+tests_unit_test_run_hosts_t_CFLAGS  = $(RDP_TEST_CFLAGS)
+tests_unit_test_run_hosts_t_LDADD   = src/run/librdprun.la $(RDP_TEST_LIBS)
+TESTS += tests/unit/test_run_hosts.t
 endif
 
 if HAVE_CMOCKA
