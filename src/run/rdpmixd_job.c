@@ -584,12 +584,17 @@ static int node_oversubscribed(void)
     return ncpus > 0 && dm->nlocal > (uint32_t)ncpus;
 }
 
-/* A variable we set for ourselves only (UCX fork-safety settings). */
+/* A variable set for ourselves only (UCX fork-safety settings; under
+ * srun the variables srun set for our task: "SLURM_*"). */
 static int daemon_only(const char *entry)
 {
     for (size_t i = 0;
          dm->daemon_only_env != NULL && dm->daemon_only_env[i] != NULL; i++) {
-        if (env_name_is(entry, dm->daemon_only_env[i])) {
+        const char *pat = dm->daemon_only_env[i];
+        size_t len      = strlen(pat);
+
+        if (len > 0 && pat[len - 1] == '*' ? strncmp(entry, pat, len - 1) == 0
+                                           : env_name_is(entry, pat)) {
             return 1;
         }
     }
