@@ -1076,7 +1076,7 @@ static void wait_desc(int wstatus, char *buf, size_t len)
 static void agent_exited(agent_t *agent, int wstatus)
 {
     char how[128], desc[320];
-    int said = 0;
+    int said = 0, was_lost;
 
     agent->alive = 0;
     L.nagents_alive--;
@@ -1091,6 +1091,7 @@ static void agent_exited(agent_t *agent, int wstatus)
         if (node->done && node->shutdown) {
             continue; /* its channel closes next */
         }
+        was_lost = node->lost;
         node_failed(node);
         node->lost = 1;
         orphan_cleanup(node);
@@ -1100,7 +1101,12 @@ static void agent_exited(agent_t *agent, int wstatus)
         }
         node->reported = 1;
         wait_desc(wstatus, how, sizeof(how));
-        if (agent_shared(agent)) {
+        if (was_lost && !(WIFSIGNALED(wstatus) && !agent_shared(agent))) {
+            /* its connection broke first: that names the node (srun
+             * ends its step when one of its tasks is killed) */
+            say("lost the connection to %s; terminating the job",
+                node_desc(node, desc, sizeof(desc)));
+        } else if (agent_shared(agent)) {
             if (!said) {
                 say("the srun that started the daemons (pid %d) %s; "
                     "terminating the job",
@@ -2139,7 +2145,7 @@ static void start_slurm_daemons(void)
  */
 static pmix_status_t start_cleanup(dnode_t *node)
 {
-    char *words[4] = {"rm", "-rf", "--", NULL};
+    char *words[5] = {"rm", "-rf", "--", NULL, NULL};
     char *argv[20], *quoted = NULL, *cmd, **av = NULL;
     char nodelist[300];
     const char *base;
@@ -2172,7 +2178,7 @@ static pmix_status_t start_cleanup(dnode_t *node)
     }
     cmd[0] = '\0';
     if (node->npgids > 0) {
-        strcat(cmd, "kill -KILL --");
+        strcat(cmd, "kill -s KILL --");
         for (uint32_t i = 0; i < node->npgids; i++) {
             if (node->pgids[i] > 1) {
                 snprintf(cmd + strlen(cmd), len - strlen(cmd), " -%u",

@@ -79,6 +79,11 @@ tests_integ_rm_client_LDADD   = libpmix.la
 TESTS      += tests/integ/test_host_quirks.sh
 EXTRA_DIST += tests/integ/test_host_quirks.sh tests/integ/netns_hosts.sh
 
+# rdpmix-run --hosts over an ssh-like agent to hosts in network namespaces
+# (netns_hosts.sh); skipped without root
+TESTS      += tests/integ/test_run_hosts.sh
+EXTRA_DIST += tests/integ/test_run_hosts.sh
+
 # srun --mpi=pmix on a private two-node Slurm cluster (slurm_cluster.sh),
 # rdpmix's library preloaded into slurmstepd; skipped without root or Slurm.
 # slurm_client, like pmix-bench, has no rpath: it loads whichever
@@ -92,3 +97,8 @@ tests_integ_slurm_client_LINK         = $(CCLD) $(AM_CFLAGS) $(CFLAGS) \
                                         $(AM_LDFLAGS) $(LDFLAGS) -o $@
 TESTS      += tests/integ/test_slurm.sh
 EXTRA_DIST += tests/integ/test_slurm.sh tests/integ/slurm_cluster.sh
+
+# rdpmix-run inside a Slurm allocation (salloc) on a private three-node
+# cluster: one srun starts the daemons; skipped without root or Slurm
+TESTS      += tests/integ/test_run_slurm.sh
+EXTRA_DIST += tests/integ/test_run_slurm.sh
