@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -33,7 +34,8 @@ extern char **environ;
 #define MAX_NP          65536 /* local ranks are 16-bit (PMIX_LOCAL_RANK) */
 #define MAX_NODES       1024  /* simulated nodes: one daemon process each */
 #define TIMEOUT_STATUS  124   /* exit status after --timeout, as timeout(1) */
-#define SHUTDOWN_WAIT   10.0  /* daemons idle this long are killed */
+#define SHUTDOWN_WAIT   10.0  /* daemons idle this long are killed ... */
+#define DAEMON_END_CPU  0.5   /* ... plus this per daemon per core */
 #define DEFAULT_STARTUP 60.0  /* daemons must connect within this */
 
 typedef struct dnode {
@@ -109,7 +111,7 @@ typedef struct launcher {
     rdp_timer_t *startup_timer;
     rdp_timer_t *timeout_timer;
     rdp_timer_t *kill_timer;
-    double kill_wait; /* > 0: period of the armed kill timer */
+    double kill_base; /* > 0: the kill timer is armed (kill_wait) */
     rdp_timer_t *lost_timer;
     rdp_timer_t *abort_timer;
     rdp_sigwatch_t *sig_int, *sig_term, *sig_hup, *sig_chld;
@@ -230,22 +232,38 @@ static void maybe_finish(void)
 }
 
 /*
- * Kill the daemons still there once @a wait seconds pass in which none of
- * them finished (said DONE or exited): a hung daemon is killed, a slow
- * but steady end is not cut short (a thousand daemons on two cores need
- * well over ten seconds to clean up, one after the other).
+ * How long the daemons still there may go without any of them finishing
+ * (saying DONE or exiting) before they are killed: @a base, plus the time
+ * the cores we may use need for them all to clean up.  Sharing the cores
+ * fairly, they all finish together at the end of it.  A daemon needs
+ * 0.05 s of processor time for that at 256 nodes and several times more
+ * at 1000 (registered data of every rank and node to free, and a page
+ * fault for every page it writes to after forking its ranks).
  */
-static void arm_kill_timer(double wait)
+static double kill_wait(double base)
 {
-    L.kill_wait = wait;
-    rdp_timer_start(L.kill_timer, wait);
+    cpu_set_t set;
+    int ncpu = 1;
+
+    if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0) {
+        ncpu = CPU_COUNT(&set);
+    }
+    return base + L.nalive * DAEMON_END_CPU / ncpu;
+}
+
+/* Kill the daemons still there after kill_wait(@a base) seconds in which
+ * none of them finished: a hung daemon is killed, a slow end is not. */
+static void arm_kill_timer(double base)
+{
+    L.kill_base = base;
+    rdp_timer_start(L.kill_timer, kill_wait(base));
 }
 
 /* A daemon finished something: the kill timer starts over. */
 static void daemon_progress(void)
 {
-    if (L.kill_wait > 0) {
-        rdp_timer_start(L.kill_timer, L.kill_wait);
+    if (L.kill_base > 0) {
+        rdp_timer_start(L.kill_timer, kill_wait(L.kill_base));
     }
 }
 
@@ -356,7 +374,7 @@ static void kill_timer_cb(void *arg)
 {
     int any = 0;
 
-    L.kill_wait = 0;
+    L.kill_base = 0;
     for (uint32_t i = 0; i < L.nnodes; i++) {
         if (L.nodes[i].alive) {
             say("node %u (daemon pid %d) did not exit; killing it",
