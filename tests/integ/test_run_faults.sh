@@ -240,6 +240,31 @@ check_that "SIGTERM to a daemon ends the job with 1, naming the node" \
 check "no daemon is killed after SIGTERM to a daemon" none_killed
 check "nothing is left after SIGTERM to a daemon" all_gone
 reap "$marker"
+
+# ---- at a scale the suite can afford ----
+
+# 64 daemons (with UCX's shared memory transports open, so that they make
+# System V segments and /dev/shm files if they make any): every rank
+# fences and gets every peer's data across nodes; nothing is left behind
+client="$builddir/tests/integ/run_client"
+# (files of UCX or rdpmix only: other programs may use /dev/shm meanwhile)
+shm_files() {
+    ls /dev/shm | grep -i -e ucx -e rdpmix
+}
+shm_files >"$tmp/shm.before"
+UCX_TLS=tcp,sysv,posix bg --nodes 64 -n 128 "$client" nodes fence
+poll '[ "$(pgrep -P "$rpid" | wc -l)" -ge 64 ]'
+dpids=" $(pgrep -P "$rpid" | tr '\n' ' ')"
+wait $pid
+rc=$?
+check_that "a 64-node job fences across every node" \
+    '[ "$rc" -eq 0 ] && [ "$(grep -c "^rank [0-9]* of 128 fence ok$" "$tmp/out")" -eq 128 ]'
+check "nothing is left of the 64-node job" all_gone
+segs=$(ipcs -m -p | awk '$3 ~ /^[0-9]+$/ { print $3 }' | while read -r c; do
+    case "$dpids" in *" $c "*) echo "$c" ;; esac
+done)
+check_that "no shared memory of the 64-node job is left" \
+    '[ -z "$segs" ] && shm_files | cmp -s - "$tmp/shm.before"'
 unset RDPMIX_DAEMON
 
 finish
