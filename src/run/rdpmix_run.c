@@ -36,7 +36,7 @@ extern char **environ;
 #define TIMEOUT_STATUS  124   /* exit status after --timeout, as timeout(1) */
 #define SHUTDOWN_WAIT   10.0  /* daemons idle this long are killed ... */
 #define DAEMON_END_CPU  0.5   /* ... plus this per daemon per core */
-#define DEFAULT_STARTUP 60.0  /* daemons must connect within this */
+#define DEFAULT_STARTUP 60.0  /* the job must start within this */
 
 typedef struct dnode {
     uint32_t id;
@@ -333,8 +333,9 @@ static void end_job(void)
         }
         if (node->stopped) {
             /* it must run to end its ranks and clean up */
-            rdp_log_info(RUN, "node %u (daemon pid %d) is stopped; "
-                              "continuing it to end the job",
+            rdp_log_info(RUN,
+                         "node %u (daemon pid %d) is stopped; "
+                         "continuing it to end the job",
                          node->id, (int)node->pid);
             kill(node->pid, SIGCONT);
         }
@@ -888,8 +889,7 @@ static void sigchld_cb(int signo, void *arg)
                 /* a stopped daemon is continued if the job ends */
                 node->stopped = WIFSTOPPED(wstatus);
                 rdp_log_info(RUN, "node %u (daemon pid %d) %s", node->id,
-                             (int)pid,
-                             node->stopped ? "stopped" : "continued");
+                             (int)pid, node->stopped ? "stopped" : "continued");
                 if (node->stopped && L.ending) {
                     kill(pid, SIGCONT);
                 }
@@ -1474,8 +1474,7 @@ static void check_host(void)
     char why[256], spare[8];
     uint32_t fit = 0;
 
-    for (size_t i = 0; L.daemon_env != NULL && L.daemon_env[i] != NULL;
-         i++) {
+    for (size_t i = 0; L.daemon_env != NULL && L.daemon_env[i] != NULL; i++) {
         if (strncmp(L.daemon_env[i], "UCX_TLS=", 8) == 0) {
             tls = L.daemon_env[i] + 8;
         }
@@ -1500,8 +1499,8 @@ static void check_host(void)
         }
     }
     if (fit > 0) {
-        say("this machine cannot host %u nodes: %s; at most %u fit",
-            L.nnodes, why, fit);
+        say("this machine cannot host %u nodes: %s; at most %u fit", L.nnodes,
+            why, fit);
     } else {
         say("this machine cannot host this job: %s", why);
     }
