@@ -45,6 +45,7 @@ typedef struct dnode {
     int alive;     /* process not reaped yet */
     int hello;     /* authenticated */
     int ready;     /* reported a successful launch */
+    int spoke;     /* sent something after its hello */
     int done;      /* said DONE, failed its launch, or never got a job */
     int shutdown;  /* was sent SHUTDOWN */
     int stopped;   /* stopped by a signal (and not continued since) */
@@ -113,7 +114,6 @@ typedef struct launcher {
     rdp_timer_t *kill_timer;
     double kill_base; /* > 0: the kill timer is armed (kill_wait) */
     rdp_timer_t *lost_timer;
-    rdp_timer_t *abort_timer;
     rdp_sigwatch_t *sig_int, *sig_term, *sig_hup, *sig_chld;
     double grace;
 
@@ -305,9 +305,15 @@ static void maybe_shutdown(void)
     maybe_finish();
 }
 
-/* End the job: every daemon terminates its ranks (SIGTERM, then SIGKILL
+/*
+ * End the job: every daemon terminates its ranks (SIGTERM, then SIGKILL
  * after the grace period) and then reports DONE; a daemon that has no job
- * yet is done at once. */
+ * yet is done at once.  A daemon still launching (registering the job: it
+ * cannot read its channel or handle a signal until it is done) is killed
+ * with what it started, and rdpmix-run removes its directory: it ran
+ * nothing of the job yet, and a thousand daemons finishing a launch nobody
+ * wants any more kept two cores busy for minutes.
+ */
 static void end_job(void)
 {
     if (L.ending) {
@@ -322,10 +328,17 @@ static void end_job(void)
             continue;
         }
         if (node->hello && !node->lost) {
-            if (L.launched) {
+            if (!L.launched) {
+                node->done = 1; /* nothing runs there */
+            } else if (node->ready || node->done || node->spoke) {
+                /* it is forking ranks, or done with that */
                 send_kill(node, RDP_CTL_KILL_TERMINATE, 0);
             } else {
-                node->done = 1; /* nothing runs there */
+                rdp_log_info(RUN,
+                             "node %u (daemon pid %d) is still launching; "
+                             "killing it",
+                             node->id, (int)node->pid);
+                signal_daemon(node, SIGKILL);
             }
         } else {
             /* never connected or lost: it cannot be asked */
@@ -342,33 +355,7 @@ static void end_job(void)
     }
     /* a daemon that does not manage in time is killed with its group */
     arm_kill_timer(L.grace + SHUTDOWN_WAIT);
-    if (L.nready < L.nnodes) {
-        rdp_timer_start(L.abort_timer, L.grace);
-    }
     maybe_shutdown();
-}
-
-/*
- * The job ended before it started everywhere: a daemon still starting or
- * launching (busy registering the job, deaf to its channel and to
- * signals until it is done) gets the grace period, and is then killed
- * with what it started; rdpmix-run removes its directory.  It ran nothing
- * of the job yet, and a thousand of them finishing a launch that is no
- * longer wanted would keep two cores busy for minutes.
- */
-static void abort_timer_cb(void *arg)
-{
-    for (uint32_t i = 0; i < L.nnodes; i++) {
-        dnode_t *node = &L.nodes[i];
-
-        if (node->alive && !node->ready && !node->done) {
-            rdp_log_info(RUN,
-                         "node %u (daemon pid %d) did not start the job; "
-                         "killing it",
-                         node->id, (int)node->pid);
-            signal_daemon(node, SIGKILL);
-        }
-    }
 }
 
 static void kill_timer_cb(void *arg)
@@ -741,6 +728,7 @@ static void conn_msg_cb(rdp_run_chan_t *chan, uint16_t cmd, const void *payload,
         on_hello(c, payload, len);
         return;
     }
+    node->spoke = 1;
     switch (cmd) {
     case RDP_CTL_LAUNCHED:
         on_launched(node, payload, len);
@@ -1525,7 +1513,6 @@ static void cleanup(void)
     rdp_timer_destroy(L.timeout_timer);
     rdp_timer_destroy(L.kill_timer);
     rdp_timer_destroy(L.lost_timer);
-    rdp_timer_destroy(L.abort_timer);
     rdp_sigwatch_destroy(L.sig_int);
     rdp_sigwatch_destroy(L.sig_term);
     rdp_sigwatch_destroy(L.sig_hup);
@@ -1591,8 +1578,7 @@ int main(int argc, char **argv)
                != PMIX_SUCCESS
         || rdp_timer_create(L.loop, lost_timer_cb, NULL, &L.lost_timer)
                != PMIX_SUCCESS
-        || rdp_timer_create(L.loop, abort_timer_cb, NULL, &L.abort_timer)
-               != PMIX_SUCCESS
+
         || rdp_sigwatch_create(L.loop, SIGCHLD, sigchld_cb, NULL, &L.sig_chld)
                != PMIX_SUCCESS
         || rdp_sigwatch_create(L.loop, SIGINT, signal_cb, NULL, &L.sig_int)
