@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -39,8 +40,9 @@ extern char **environ;
 #define MAX_HOSTS       65536 /* nodes of a real multi-node job */
 #define MAX_LISTEN      16    /* control listeners (one per --ctl-if address) */
 #define TIMEOUT_STATUS  124   /* exit status after --timeout, as timeout(1) */
-#define SHUTDOWN_WAIT   10.0  /* daemons idle this long are killed */
-#define DEFAULT_STARTUP 60.0  /* daemons must connect within this */
+#define SHUTDOWN_WAIT   10.0  /* daemons idle this long are killed ... */
+#define DAEMON_END_CPU  0.5   /* ... plus this per daemon per core */
+#define DEFAULT_STARTUP 60.0  /* the job must start within this */
 
 /*
  * How the daemons are started: on this machine (each our child), one
@@ -74,6 +76,7 @@ typedef struct dnode {
     int alive;     /* process not reaped yet */
     int hello;     /* authenticated */
     int ready;     /* reported a successful launch */
+    int spoke;     /* sent something after its hello */
     int done;      /* said DONE, failed its launch, or never got a job */
     int shutdown;  /* was sent SHUTDOWN */
     int stopped;   /* stopped by a signal (and not continued since) */
@@ -156,9 +159,8 @@ typedef struct launcher {
     rdp_timer_t *startup_timer;
     rdp_timer_t *timeout_timer;
     rdp_timer_t *kill_timer;
-    double kill_wait; /* > 0: period of the armed kill timer */
+    double kill_base; /* > 0: the kill timer is armed (kill_wait) */
     rdp_timer_t *lost_timer;
-    rdp_timer_t *abort_timer;
     rdp_sigwatch_t *sig_int, *sig_term, *sig_hup, *sig_chld;
     double grace;
 
@@ -322,22 +324,38 @@ static void maybe_finish(void)
 }
 
 /*
- * Kill the daemons still there once @a wait seconds pass in which none of
- * them finished (said DONE or exited): a hung daemon is killed, a slow
- * but steady end is not cut short (a thousand daemons on two cores need
- * well over ten seconds to clean up, one after the other).
+ * How long the daemons still there may go without any of them finishing
+ * (saying DONE or exiting) before they are killed: @a base, plus the time
+ * the cores we may use need for them all to clean up.  Sharing the cores
+ * fairly, they all finish together at the end of it.  A daemon needs
+ * 0.05 s of processor time for that at 256 nodes and several times more
+ * at 1000 (registered data of every rank and node to free, and a page
+ * fault for every page it writes to after forking its ranks).
  */
-static void arm_kill_timer(double wait)
+static double kill_wait(double base)
 {
-    L.kill_wait = wait;
-    rdp_timer_start(L.kill_timer, wait);
+    cpu_set_t set;
+    int ncpu = 1;
+
+    if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0) {
+        ncpu = CPU_COUNT(&set);
+    }
+    return base + L.nalive * DAEMON_END_CPU / ncpu;
+}
+
+/* Kill the daemons still there after kill_wait(@a base) seconds in which
+ * none of them finished: a hung daemon is killed, a slow end is not. */
+static void arm_kill_timer(double base)
+{
+    L.kill_base = base;
+    rdp_timer_start(L.kill_timer, kill_wait(base));
 }
 
 /* A daemon finished something: the kill timer starts over. */
 static void daemon_progress(void)
 {
-    if (L.kill_wait > 0) {
-        rdp_timer_start(L.kill_timer, L.kill_wait);
+    if (L.kill_base > 0) {
+        rdp_timer_start(L.kill_timer, kill_wait(L.kill_base));
     }
 }
 
@@ -379,9 +397,15 @@ static void maybe_shutdown(void)
     maybe_finish();
 }
 
-/* End the job: every daemon terminates its ranks (SIGTERM, then SIGKILL
+/*
+ * End the job: every daemon terminates its ranks (SIGTERM, then SIGKILL
  * after the grace period) and then reports DONE; a daemon that has no job
- * yet is done at once. */
+ * yet is done at once.  A daemon still launching (registering the job: it
+ * cannot read its channel or handle a signal until it is done) is killed
+ * with what it started, and rdpmix-run removes its directory: it ran
+ * nothing of the job yet, and a thousand daemons finishing a launch nobody
+ * wants any more kept two cores busy for minutes.
+ */
 static void end_job(void)
 {
     if (L.ending) {
@@ -396,10 +420,20 @@ static void end_job(void)
             continue;
         }
         if (node->hello && !node->lost) {
-            if (L.launched) {
+            if (!L.launched) {
+                node->done = 1; /* nothing runs there */
+            } else if (node->ready || node->done || node->spoke
+                       || node->host != NULL) {
+                /* it is forking ranks, or done with that; a remote
+                 * daemon is asked anyway (its host's cores are its
+                 * own, and srun cannot kill one node's daemon) */
                 send_kill(node, RDP_CTL_KILL_TERMINATE, 0);
             } else {
-                node->done = 1; /* nothing runs there */
+                rdp_log_info(RUN,
+                             "node %u (daemon pid %d) is still launching; "
+                             "killing it",
+                             node->id, (int)node->pid);
+                signal_daemon(node, SIGKILL);
             }
         } else {
             /* never connected or lost: it cannot be asked */
@@ -407,41 +441,16 @@ static void end_job(void)
         }
         if (node->stopped && node->host == NULL) {
             /* it must run to end its ranks and clean up */
-            rdp_log_info(RUN, "node %u (daemon pid %d) is stopped; "
-                              "continuing it to end the job",
+            rdp_log_info(RUN,
+                         "node %u (daemon pid %d) is stopped; "
+                         "continuing it to end the job",
                          node->id, (int)node->pid);
             kill(node->pid, SIGCONT);
         }
     }
     /* a daemon that does not manage in time is killed with its group */
     arm_kill_timer(L.grace + SHUTDOWN_WAIT);
-    if (L.nready < L.nnodes) {
-        rdp_timer_start(L.abort_timer, L.grace);
-    }
     maybe_shutdown();
-}
-
-/*
- * The job ended before it started everywhere: a daemon still starting or
- * launching (busy registering the job, deaf to its channel and to
- * signals until it is done) gets the grace period, and is then killed
- * with what it started; rdpmix-run removes its directory.  It ran nothing
- * of the job yet, and a thousand of them finishing a launch that is no
- * longer wanted would keep two cores busy for minutes.
- */
-static void abort_timer_cb(void *arg)
-{
-    char desc[320];
-
-    for (uint32_t i = 0; i < L.nnodes; i++) {
-        dnode_t *node = &L.nodes[i];
-
-        if (node->alive && !node->ready && !node->done) {
-            rdp_log_info(RUN, "%s did not start the job; killing it",
-                         node_desc(node, desc, sizeof(desc)));
-            signal_daemon(node, SIGKILL);
-        }
-    }
 }
 
 static void kill_timer_cb(void *arg)
@@ -449,7 +458,7 @@ static void kill_timer_cb(void *arg)
     char desc[320];
     int any = 0, rearm = 0;
 
-    L.kill_wait = 0;
+    L.kill_base = 0;
     for (uint32_t i = 0; i < L.nnodes; i++) {
         if (L.nodes[i].alive) {
             say("%s did not exit; killing it",
@@ -892,6 +901,7 @@ static void conn_msg_cb(rdp_run_chan_t *chan, uint16_t cmd, const void *payload,
         on_hello(c, payload, len);
         return;
     }
+    node->spoke = 1;
     switch (cmd) {
     case RDP_CTL_LAUNCHED:
         on_launched(node, payload, len);
@@ -1153,8 +1163,7 @@ static void sigchld_cb(int signo, void *arg)
                 /* a stopped daemon is continued if the job ends */
                 node->stopped = WIFSTOPPED(wstatus);
                 rdp_log_info(RUN, "node %u (daemon pid %d) %s", node->id,
-                             (int)pid,
-                             node->stopped ? "stopped" : "continued");
+                             (int)pid, node->stopped ? "stopped" : "continued");
                 if (node->stopped && L.ending) {
                     kill(pid, SIGCONT);
                 }
@@ -2418,8 +2427,7 @@ static void check_host(void)
     char why[256], spare[8];
     uint32_t fit = 0;
 
-    for (size_t i = 0; L.daemon_env != NULL && L.daemon_env[i] != NULL;
-         i++) {
+    for (size_t i = 0; L.daemon_env != NULL && L.daemon_env[i] != NULL; i++) {
         if (strncmp(L.daemon_env[i], "UCX_TLS=", 8) == 0) {
             tls = L.daemon_env[i] + 8;
         }
@@ -2444,8 +2452,8 @@ static void check_host(void)
         }
     }
     if (fit > 0) {
-        say("this machine cannot host %u nodes: %s; at most %u fit",
-            L.nnodes, why, fit);
+        say("this machine cannot host %u nodes: %s; at most %u fit", L.nnodes,
+            why, fit);
     } else {
         say("this machine cannot host this job: %s", why);
     }
@@ -2467,7 +2475,6 @@ static void cleanup(void)
     rdp_timer_destroy(L.timeout_timer);
     rdp_timer_destroy(L.kill_timer);
     rdp_timer_destroy(L.lost_timer);
-    rdp_timer_destroy(L.abort_timer);
     rdp_sigwatch_destroy(L.sig_int);
     rdp_sigwatch_destroy(L.sig_term);
     rdp_sigwatch_destroy(L.sig_hup);
@@ -2582,8 +2589,7 @@ int main(int argc, char **argv)
                != PMIX_SUCCESS
         || rdp_timer_create(L.loop, lost_timer_cb, NULL, &L.lost_timer)
                != PMIX_SUCCESS
-        || rdp_timer_create(L.loop, abort_timer_cb, NULL, &L.abort_timer)
-               != PMIX_SUCCESS
+
         || rdp_sigwatch_create(L.loop, SIGCHLD, sigchld_cb, NULL, &L.sig_chld)
                != PMIX_SUCCESS
         || rdp_sigwatch_create(L.loop, SIGINT, signal_cb, NULL, &L.sig_int)

@@ -5,6 +5,7 @@
  *   SLOW_FORK=S          rdpmix-run waits S seconds after each fork;
  *   SLOW_EXIT_STEP=S     an rdpmixd started with --node-id N waits N * S
  *                        seconds after main returns, before it exits;
+ *   SLOW_EXIT_ALL=S      every rdpmixd waits S seconds there;
  *   SLOW_LAUNCH_NODE=N   the rdpmixd of node N hangs in its launch (in the
  *                        mkdir of the job's directory, the launch's first
  *                        step) until killed.
@@ -54,10 +55,11 @@ static int daemon_node_id(void)
 __attribute__((destructor)) static void slow_exit(void)
 {
     const char *step = getenv("SLOW_EXIT_STEP");
+    const char *all  = getenv("SLOW_EXIT_ALL");
     int node;
 
-    if (step != NULL && (node = daemon_node_id()) >= 0) {
-        sleep((unsigned)(node * atoi(step)));
+    if ((step != NULL || all != NULL) && (node = daemon_node_id()) >= 0) {
+        sleep((unsigned)(step != NULL ? node * atoi(step) : atoi(all)));
     }
 }
 

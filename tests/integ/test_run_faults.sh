@@ -162,6 +162,17 @@ LD_PRELOAD=$shim ASAN_OPTIONS=$asan SLOW_EXIT_STEP=3 \
 check_that "a slow but steady end of the daemons is not cut short" \
     '[ "$rc" -eq 0 ] && [ ! -s "$tmp/err" ] && tmpdir_clean'
 
+# 24 daemons on one core all take 12 s to exit, together (as a thousand
+# on two cores do): rdpmix-run allows 10 s plus half a second per daemon
+# per core before it decides they are hung
+cpu=$(taskset -pc $$ | sed 's/.*: //; s/[-,].*//')
+LD_PRELOAD=$shim ASAN_OPTIONS=$asan SLOW_EXIT_ALL=12 \
+    timeout -k 5 60 taskset -c "$cpu" "$RUN" --nodes 24 -n 24 true \
+    >"$tmp/out" 2>"$tmp/err" </dev/null
+rc=$?
+check_that "many daemons cleaning up together on few cores are not killed" \
+    '[ "$rc" -eq 0 ] && [ ! -s "$tmp/err" ] && tmpdir_clean'
+
 # the start-up timeout counts from the first daemon's start: here starting
 # the three daemons takes 6 s (a thousand sharing two cores take that long)
 LD_PRELOAD=$shim ASAN_OPTIONS=$asan SLOW_FORK=2 \
@@ -171,8 +182,8 @@ check_that "the start-up timeout includes starting the daemons" \
 check "nothing is left when starting the daemons took too long" all_gone
 
 # a daemon still busy launching when the start-up timeout ends the job
-# (its launch hangs here) is killed after the grace period; the others,
-# which started the job, exit cleanly
+# (its launch hangs here) is killed at once; the others, which started
+# the job, exit cleanly
 LD_PRELOAD=$shim ASAN_OPTIONS=$asan SLOW_LAUNCH_NODE=1 \
     RDPMIX_STARTUP_TIMEOUT=3 job 60 --nodes 3 -n 3 sh -c "exec $marker"
 check_that "a daemon stuck in its launch does not hold up the end" \
@@ -229,6 +240,31 @@ check_that "SIGTERM to a daemon ends the job with 1, naming the node" \
 check "no daemon is killed after SIGTERM to a daemon" none_killed
 check "nothing is left after SIGTERM to a daemon" all_gone
 reap "$marker"
+
+# ---- at a scale the suite can afford ----
+
+# 64 daemons (with UCX's shared memory transports open, so that they make
+# System V segments and /dev/shm files if they make any): every rank
+# fences and gets every peer's data across nodes; nothing is left behind
+client="$builddir/tests/integ/run_client"
+# (files of UCX or rdpmix only: other programs may use /dev/shm meanwhile)
+shm_files() {
+    ls /dev/shm | grep -i -e ucx -e rdpmix
+}
+shm_files >"$tmp/shm.before"
+UCX_TLS=tcp,sysv,posix bg --nodes 64 -n 128 "$client" nodes fence
+poll '[ "$(pgrep -P "$rpid" | wc -l)" -ge 64 ]'
+dpids=" $(pgrep -P "$rpid" | tr '\n' ' ')"
+wait $pid
+rc=$?
+check_that "a 64-node job fences across every node" \
+    '[ "$rc" -eq 0 ] && [ "$(grep -c "^rank [0-9]* of 128 fence ok$" "$tmp/out")" -eq 128 ]'
+check "nothing is left of the 64-node job" all_gone
+segs=$(ipcs -m -p | awk '$3 ~ /^[0-9]+$/ { print $3 }' | while read -r c; do
+    case "$dpids" in *" $c "*) echo "$c" ;; esac
+done)
+check_that "no shared memory of the 64-node job is left" \
+    '[ -z "$segs" ] && shm_files | cmp -s - "$tmp/shm.before"'
 unset RDPMIX_DAEMON
 
 finish
