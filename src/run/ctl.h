@@ -32,6 +32,9 @@
  *   SHUTDOWN  l->d  (empty) clean up and exit
  *   GOT_SIGNAL d->l i32 signo: the daemon received this termination
  *                   signal; it ends its ranks and exits on its own
+ *   RECEIVED  d->l  (empty) the LAUNCH arrived and is kept
+ *   START     l->d  (empty) every daemon has the LAUNCH: connect the
+ *                   engine, register the job, fork the ranks, LAUNCHED
  *
  * A node's ranks are listed in the LAUNCH of every daemon, so each knows
  * the whole map (node names, which ranks live where).  In engine mode
@@ -53,7 +56,9 @@ enum rdp_ctl_cmd {
     RDP_CTL_KILL       = 107,
     RDP_CTL_DONE       = 108,
     RDP_CTL_SHUTDOWN   = 109,
-    RDP_CTL_GOT_SIGNAL = 110
+    RDP_CTL_GOT_SIGNAL = 110,
+    RDP_CTL_RECEIVED   = 111,
+    RDP_CTL_START      = 112
 };
 
 /** Bytes of the per-job secret (sent hex-encoded to the daemon). */

@@ -75,8 +75,9 @@ typedef struct dnode {
     pid_t pid;      /* local: the daemon */
     int alive;     /* process not reaped yet */
     int hello;     /* authenticated */
+    int received;  /* has the LAUNCH */
     int ready;     /* reported a successful launch */
-    int spoke;     /* sent something after its hello */
+    int spoke;     /* reported something of the launch */
     int done;      /* said DONE, failed its launch, or never got a job */
     int shutdown;  /* was sent SHUTDOWN */
     int stopped;   /* stopped by a signal (and not continued since) */
@@ -152,6 +153,7 @@ typedef struct launcher {
     uint32_t nagents_alive;
     dnode_t *nodes;
     uint32_t nhello;
+    uint32_t nreceived;
     uint32_t nready;
     uint32_t nalive;
     rdp_list_t conns;
@@ -165,6 +167,7 @@ typedef struct launcher {
     double grace;
 
     int launched; /* LAUNCH sent */
+    int started;  /* START sent */
     int ending;   /* the job is being terminated */
     int shutdown_sent;
     int have_status;
@@ -420,7 +423,7 @@ static void end_job(void)
             continue;
         }
         if (node->hello && !node->lost) {
-            if (!L.launched) {
+            if (!L.started) {
                 node->done = 1; /* nothing runs there */
             } else if (node->ready || node->done || node->spoke
                        || node->host != NULL) {
@@ -515,10 +518,10 @@ static void startup_cb(void *arg)
         return;
     }
     say("the job did not start within %g seconds (%u of %u daemons "
-        "connected, %u ready); giving up (RDPMIX_STARTUP_TIMEOUT sets the "
-        "limit)",
+        "connected, %u received the job, %u ready); giving up "
+        "(RDPMIX_STARTUP_TIMEOUT sets the limit)",
         rdp_run_env_seconds("RDPMIX_STARTUP_TIMEOUT", DEFAULT_STARTUP),
-        L.nhello, L.nnodes, L.nready);
+        L.nhello, L.nnodes, L.nreceived, L.nready);
     set_status(1);
     end_job();
 }
@@ -724,7 +727,7 @@ static void on_hello(conn_t *c, const void *payload, size_t len)
     rdp_run_chan_set_max_msg(c->chan, RDP_CTL_MAX_MSG);
     L.nhello++;
     rdp_log_debug(RUN, "%s connected", node_desc(node, desc, sizeof(desc)));
-    if (L.ending && !L.launched) {
+    if (L.ending && !L.started) {
         /* too late: it has nothing to do but go */
         node->done = 1;
         maybe_shutdown();
@@ -864,6 +867,31 @@ static void on_abort(dnode_t *node, const void *payload, size_t len)
 
 static void node_failed(dnode_t *node);
 
+/*
+ * Every daemon has the LAUNCH: let them start.  Until then none of them is
+ * busy with the job, so rdpmix-run has the processor to itself while it
+ * sends the LAUNCH (M daemons get M engine addresses each); a daemon that
+ * registered its job meanwhile took it away (1000 daemons on 2 cores: the
+ * last LAUNCH went out three minutes after the first).
+ */
+static void on_received(dnode_t *node)
+{
+    if (node->received) {
+        return;
+    }
+    node->received = 1;
+    L.nreceived++;
+    rdp_log_debug(RUN, "node %u (daemon pid %d) has the launch", node->id,
+                  (int)node->pid);
+    if (L.nreceived < L.nnodes || L.ending || L.started) {
+        return;
+    }
+    L.started = 1;
+    for (uint32_t i = 0; i < L.nnodes; i++) {
+        send_to(&L.nodes[i], RDP_CTL_START, NULL);
+    }
+}
+
 /* The daemon got a termination signal (not from us): it ends its ranks
  * and exits; the job ends, blaming the node rather than its ranks. */
 static void on_got_signal(dnode_t *node, const void *payload, size_t len)
@@ -901,8 +929,13 @@ static void conn_msg_cb(rdp_run_chan_t *chan, uint16_t cmd, const void *payload,
         on_hello(c, payload, len);
         return;
     }
-    node->spoke = 1;
+    if (cmd != RDP_CTL_RECEIVED) {
+        node->spoke = 1;
+    }
     switch (cmd) {
+    case RDP_CTL_RECEIVED:
+        on_received(node);
+        break;
     case RDP_CTL_LAUNCHED:
         on_launched(node, payload, len);
         break;
@@ -1225,7 +1258,7 @@ static void signal_cb(int signo, void *arg)
         kill_daemons(SIGKILL);
         return;
     }
-    if (L.nsignals == 2 || signo == SIGHUP || !L.launched || L.ending) {
+    if (L.nsignals == 2 || signo == SIGHUP || !L.started || L.ending) {
         say("received signal %s; killing the job", desc);
         set_status(128 + signo);
         end_job();

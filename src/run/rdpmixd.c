@@ -91,6 +91,9 @@ static void chan_msg_cb(rdp_run_chan_t *chan, uint16_t cmd, const void *payload,
     case RDP_CTL_LAUNCH:
         rdp_run_dmn_launch(payload, len);
         break;
+    case RDP_CTL_START:
+        rdp_run_dmn_start();
+        break;
     case RDP_CTL_KILL:
         if (rdp_ctl_kill_unpack(payload, len, &kill_m) != PMIX_SUCCESS) {
             rdp_log_warn(RUN, "malformed kill order");

@@ -949,12 +949,7 @@ static void send_launched(pmix_status_t status, const char *error)
 
 void rdp_run_dmn_launch(const void *payload, size_t len)
 {
-    const rdp_ctl_node_t *me;
-    char **base_env = NULL;
-    char *path      = NULL;
-    char error[512];
     pmix_status_t status;
-    int err;
 
     if (dm->have_job) {
         rdp_log_warn(RUN, "ignoring a second LAUNCH");
@@ -968,6 +963,24 @@ void rdp_run_dmn_launch(const void *payload, size_t len)
         return;
     }
     dm->have_job = 1;
+    rdp_run_dmn_send(RDP_CTL_RECEIVED, NULL);
+}
+
+void rdp_run_dmn_start(void)
+{
+    const rdp_ctl_node_t *me;
+    char **base_env = NULL;
+    char *path      = NULL;
+    char error[512];
+    pmix_status_t status;
+    int err;
+
+    if (!dm->have_job || dm->started) {
+        rdp_log_warn(RUN, "ignoring a START %s",
+                     dm->started ? "again" : "without a job");
+        return;
+    }
+    dm->started = 1;
     snprintf(dm->nspace, sizeof(dm->nspace), "%s", dm->launch.nspace);
     if (dm->node_id >= dm->launch.nnodes) {
         snprintf(error, sizeof(error), "node id %u not in the job's %u nodes",

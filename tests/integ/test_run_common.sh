@@ -50,10 +50,15 @@ job() {
 
 # poll 'CONDITION': true as soon as CONDITION holds, false after 10 s
 poll() {
+    poll_for 10 "$1"
+}
+
+# poll_for SECONDS 'CONDITION': the same, false after SECONDS
+poll_for() {
     _i=0
-    until eval "$1"; do
+    until eval "$2"; do
         _i=$((_i + 1))
-        [ $_i -ge 100 ] && return 1
+        [ $_i -ge $(($1 * 10)) ] && return 1
         sleep 0.1
     done
     return 0

@@ -114,7 +114,7 @@ check "nothing is left after SIGINT during start-up" all_gone
 # the start-up timeout while node 2 has not connected
 WRAP_STOP=2 RDPMIX_STARTUP_TIMEOUT=3 job 60 --nodes 3 -n 3 sh -c "exec $marker"
 check_that "the start-up timeout ends the job with one message" \
-    '[ "$rc" -eq 1 ] && one_message "the job did not start within 3 seconds ([0-2] of 3 daemons connected, 0 ready); giving up (RDPMIX_STARTUP_TIMEOUT sets the limit)"'
+    '[ "$rc" -eq 1 ] && one_message "the job did not start within 3 seconds ([0-2] of 3 daemons connected, 0 received the job, 0 ready); giving up (RDPMIX_STARTUP_TIMEOUT sets the limit)"'
 check "no daemon is killed after the start-up timeout" none_killed
 check "nothing is left after the start-up timeout" all_gone
 
@@ -129,9 +129,34 @@ kill -CONT "$(daemon_of 2)"
 wait $pid
 rc=$?
 check_that "the start-up timeout covers the launch on every node" \
-    '[ "$rc" -eq 1 ] && one_message "the job did not start within 10 seconds (3 of 3 daemons connected, 2 ready); giving up (RDPMIX_STARTUP_TIMEOUT sets the limit)"'
+    '[ "$rc" -eq 1 ] && one_message "the job did not start within 10 seconds (3 of 3 daemons connected, 2 received the job, 0 ready); giving up (RDPMIX_STARTUP_TIMEOUT sets the limit)"'
 check "no daemon is killed after a launch timed out" none_killed
 check "nothing is left after a launch timed out" all_gone
+
+# no daemon starts the job before every daemon has it (one busy with the
+# job would take the processor from rdpmix-run while it sends the others
+# theirs): node 1 is stopped once it connected, nodes 0 and 2 get the
+# launch but start no rank until node 1 is continued and has it too
+has_launch() {
+    grep -q "run debug: node $1 (daemon pid [0-9]*) has the launch" "$tmp/err"
+}
+WRAP_STOP=2 bg --nodes 3 -n 3 sh -c "exec $marker"
+poll 'connected 0 1'
+kill -STOP "$(daemon_of 1)"
+kill -CONT "$(daemon_of 2)"
+poll 'has_launch 0 && has_launch 2'
+early=$(pgrep -fx "$marker" | wc -l)
+kill -CONT "$(daemon_of 1)"
+wait_for "$marker" 3
+kill -INT "$rpid"
+wait $pid
+rc=$?
+check_that "no rank starts before every daemon has the launch" \
+    'has_launch 0 && has_launch 2 && [ "$early" -eq 0 ]'
+check_that "then the job starts on every node" \
+    '[ "$rc" -eq 130 ] && has_launch 1 && none_killed'
+check "nothing is left of a job that waited for a daemon" all_gone
+reap "$marker"
 unset RDPMIX_LOG_LEVEL RDPMIX_LOG_SUBSYS
 
 # a running job with a stopped daemon is ended by SIGINT: the stopped
@@ -178,7 +203,7 @@ check_that "many daemons cleaning up together on few cores are not killed" \
 LD_PRELOAD=$shim ASAN_OPTIONS=$asan SLOW_FORK=2 \
     RDPMIX_STARTUP_TIMEOUT=4 job 60 --nodes 3 -n 3 true
 check_that "the start-up timeout includes starting the daemons" \
-    '[ "$rc" -eq 1 ] && one_message "the job did not start within 4 seconds ([0-3] of 3 daemons connected, 0 ready); giving up (RDPMIX_STARTUP_TIMEOUT sets the limit)" && none_killed'
+    '[ "$rc" -eq 1 ] && one_message "the job did not start within 4 seconds ([0-3] of 3 daemons connected, 0 received the job, 0 ready); giving up (RDPMIX_STARTUP_TIMEOUT sets the limit)" && none_killed'
 check "nothing is left when starting the daemons took too long" all_gone
 
 # a daemon still busy launching when the start-up timeout ends the job
@@ -187,7 +212,7 @@ check "nothing is left when starting the daemons took too long" all_gone
 LD_PRELOAD=$shim ASAN_OPTIONS=$asan SLOW_LAUNCH_NODE=1 \
     RDPMIX_STARTUP_TIMEOUT=3 job 60 --nodes 3 -n 3 sh -c "exec $marker"
 check_that "a daemon stuck in its launch does not hold up the end" \
-    '[ "$rc" -eq 1 ] && one_message "the job did not start within 3 seconds (3 of 3 daemons connected, 2 ready); giving up (RDPMIX_STARTUP_TIMEOUT sets the limit)" && none_killed'
+    '[ "$rc" -eq 1 ] && one_message "the job did not start within 3 seconds (3 of 3 daemons connected, 3 received the job, 2 ready); giving up (RDPMIX_STARTUP_TIMEOUT sets the limit)" && none_killed'
 check "nothing is left of a launch that hung" all_gone
 reap "$marker"
 

@@ -168,7 +168,7 @@ export RDPMIX_STARTUP_TIMEOUT=3
 hjob --hosts h1,h3 -n 2 hostname
 unset RDPMIX_STARTUP_TIMEOUT
 check_that "a host that never connects back: the start-up timeout ends the job, saying how far it got" \
-    '[ "$rc" -eq 1 ] && grep -q "^rdpmix-run: the job did not start within 3 seconds (1 of 2 daemons connected, 0 ready); giving up" "$tmp/err"'
+    '[ "$rc" -eq 1 ] && grep -q "^rdpmix-run: the job did not start within 3 seconds (1 of 2 daemons connected, 0 received the job, 0 ready); giving up" "$tmp/err"'
 check "... and nothing is left on any host" hosts_idle
 check "... nor on disk" tmpdir_clean
 

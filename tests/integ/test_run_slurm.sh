@@ -71,9 +71,11 @@ alloc() {
     [ "$rc" -eq 0 ] || need_reset=1
 }
 
-# no step of ours is running (srun, slurmstepd, daemons, ranks)
+# no step of ours is running (srun, slurmstepd, daemons, ranks); Slurm
+# ends a step's slurmstepd on its own time, which on a loaded machine
+# can take long after the job ended
 no_steps() {
-    poll '[ -z "$(slurm_cluster_ps)" ] && ! pgrep -f "rdpmixd .*--daemon-nspace" >/dev/null'
+    poll_for 60 '[ -z "$(slurm_cluster_ps)" ] && ! pgrep -f "rdpmixd .*--daemon-nspace" >/dev/null'
 }
 
 # --- PMIx job info, fences and gets ------------------------------------------
