@@ -66,9 +66,10 @@ host_pids() {
     done
 }
 
-# nothing of ours runs in any host's namespace any more (allowing 10 s)
+# nothing of ours runs in any host's namespace any more (allowing 30 s:
+# daemons clean up on their own time on a loaded machine)
 hosts_idle() {
-    poll '[ -z "$(for _h in h0 h1 h2 h3; do host_pids $_h "rdpmix|$marker"; done)" ]'
+    poll_for 30 '[ -z "$(for _h in h0 h1 h2 h3; do host_pids $_h "rdpmix|$marker"; done)" ]'
 }
 
 marker="sleep 8$$.25"
@@ -81,7 +82,7 @@ hjob_running() {
     pid=$!
     _hosts=$(echo "$1" | tr , " ")
     _want=$2
-    poll '[ "$(for _h in $_hosts; do host_pids $_h "^$marker"; done | wc -l)" -eq "$_want" ]'
+    poll_for 60 '[ "$(for _h in $_hosts; do host_pids $_h "^$marker"; done | wc -l)" -eq "$_want" ]'
 }
 
 # --- PMIx job info, fences and gets across hosts ----------------------------
@@ -150,7 +151,7 @@ rc=$?
 check_that "a remote daemon that dies fails the job, naming its host" \
     '[ "$rc" -eq 1 ] && grep -q "^rdpmix-run: node 1 (h2, daemon pid $dpid) died; terminating the job$" "$tmp/err"'
 check "... no rank and no daemon is left on any host" hosts_idle
-check "... and its directory was removed on its host" poll tmpdir_clean
+check "... and its directory was removed on its host" poll_for 30 tmpdir_clean
 
 # rdpmix-run killed: each daemon loses its control connection and ends the
 # job on its host
@@ -159,7 +160,7 @@ rpid=$(host_pids h0 "^$RUN ")
 kill -KILL $rpid
 wait $pid
 check "rdpmix-run killed: nothing is left running on any host" hosts_idle
-check "... nor on disk" poll tmpdir_clean
+check "... nor on disk" poll_for 30 tmpdir_clean
 
 # a host that never answers: h3's packets to h0 are lost, its daemon never
 # connects; the start-up timeout ends the job

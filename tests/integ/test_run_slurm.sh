@@ -127,7 +127,8 @@ marker="sleep 8$$.25"
 timeout -k 5 60 salloc -Q -N 2 "$RUN" -n 4 sh -c "$marker; true" \
     >"$tmp/out" 2>"$tmp/err" </dev/null &
 pid=$!
-wait_for "$marker" 4
+# (salloc, srun and the daemons may take long to start on a loaded machine)
+poll_for 60 '[ "$(pgrep -fx "$marker" | wc -l)" -ge 4 ]'
 dpid=$(pgrep -f "rdpmixd .*--node-id-env SLURM_NODEID" | while read -r p; do
     tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "SLURM_NODEID=1" \
         && echo "$p"
