@@ -639,6 +639,12 @@ void rdp_ctl_report_cleanup(rdp_ctl_report_t *m)
 
 /* ---- KILL ---- */
 
+/* signal numbers of this system only: 1 .. 64 */
+static int signo_valid(int32_t signo)
+{
+    return signo > 0 && signo <= 64;
+}
+
 pmix_status_t rdp_ctl_kill_pack(rdp_buf_t *buf, const rdp_ctl_kill_t *m)
 {
     size_t mark = buf->size;
@@ -666,9 +672,8 @@ pmix_status_t rdp_ctl_kill_unpack(const void *data, size_t len,
     if (status == PMIX_SUCCESS) {
         status = rdp_unpack_i32(&rb, &m.signo);
     }
-    /* signal numbers of this system only: 1 .. 64 */
     if (status == PMIX_SUCCESS && m.mode == RDP_CTL_KILL_SIGNAL
-        && (m.signo <= 0 || m.signo > 64)) {
+        && !signo_valid(m.signo)) {
         status = PMIX_ERR_UNPACK_FAILURE;
     }
     status = check_end(&rb, status);
@@ -677,4 +682,30 @@ pmix_status_t rdp_ctl_kill_unpack(const void *data, size_t len,
     }
     *m_p = m;
     return PMIX_SUCCESS;
+}
+
+pmix_status_t rdp_ctl_got_signal_pack(rdp_buf_t *buf, int32_t signo)
+{
+    size_t mark = buf->size;
+
+    return finish(buf, mark, rdp_pack_i32(buf, signo));
+}
+
+pmix_status_t rdp_ctl_got_signal_unpack(const void *data, size_t len,
+                                        int32_t *signo_p)
+{
+    rdp_rbuf_t rb;
+    int32_t signo;
+    pmix_status_t status;
+
+    rdp_rbuf_init(&rb, data, len);
+    status = rdp_unpack_i32(&rb, &signo);
+    if (status == PMIX_SUCCESS && !signo_valid(signo)) {
+        status = PMIX_ERR_UNPACK_FAILURE;
+    }
+    status = check_end(&rb, status);
+    if (status == PMIX_SUCCESS) {
+        *signo_p = signo;
+    }
+    return status;
 }

@@ -30,6 +30,11 @@
  *   KILL      l->d  u8 mode, i32 signo
  *   DONE      d->l  (empty) every local rank ended, all output sent
  *   SHUTDOWN  l->d  (empty) clean up and exit
+ *   GOT_SIGNAL d->l i32 signo: the daemon received this termination
+ *                   signal; it ends its ranks and exits on its own
+ *   RECEIVED  d->l  (empty) the LAUNCH arrived and is kept
+ *   START     l->d  (empty) every daemon has the LAUNCH: connect the
+ *                   engine, register the job, fork the ranks, LAUNCHED
  *
  * A node's ranks are listed in the LAUNCH of every daemon, so each knows
  * the whole map (node names, which ranks live where).  In engine mode
@@ -42,15 +47,18 @@
  * an address for every node and a whole key in engine mode ...).
  */
 enum rdp_ctl_cmd {
-    RDP_CTL_HELLO    = 101,
-    RDP_CTL_LAUNCH   = 102,
-    RDP_CTL_LAUNCHED = 103,
-    RDP_CTL_IO       = 104,
-    RDP_CTL_EXIT     = 105,
-    RDP_CTL_ABORT    = 106,
-    RDP_CTL_KILL     = 107,
-    RDP_CTL_DONE     = 108,
-    RDP_CTL_SHUTDOWN = 109
+    RDP_CTL_HELLO      = 101,
+    RDP_CTL_LAUNCH     = 102,
+    RDP_CTL_LAUNCHED   = 103,
+    RDP_CTL_IO         = 104,
+    RDP_CTL_EXIT       = 105,
+    RDP_CTL_ABORT      = 106,
+    RDP_CTL_KILL       = 107,
+    RDP_CTL_DONE       = 108,
+    RDP_CTL_SHUTDOWN   = 109,
+    RDP_CTL_GOT_SIGNAL = 110,
+    RDP_CTL_RECEIVED   = 111,
+    RDP_CTL_START      = 112
 };
 
 /** Bytes of the per-job secret (sent hex-encoded to the daemon). */
@@ -185,6 +193,11 @@ void rdp_ctl_report_cleanup(rdp_ctl_report_t *m);
 pmix_status_t rdp_ctl_kill_pack(rdp_buf_t *buf, const rdp_ctl_kill_t *m);
 pmix_status_t rdp_ctl_kill_unpack(const void *data, size_t len,
                                   rdp_ctl_kill_t *m_p);
+
+/** GOT_SIGNAL: a signal number of this system (1 .. 64). */
+pmix_status_t rdp_ctl_got_signal_pack(rdp_buf_t *buf, int32_t signo);
+pmix_status_t rdp_ctl_got_signal_unpack(const void *data, size_t len,
+                                        int32_t *signo_p);
 
 /** Free a NULL-terminated malloc'ed string vector; accepts NULL. */
 void rdp_ctl_strv_free(char **v);

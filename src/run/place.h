@@ -36,6 +36,29 @@ const char *rdp_run_mapby_pmix(enum rdp_run_mapby mapby);
 const char *rdp_run_rankby_pmix(enum rdp_run_mapby mapby);
 
 /**
+ * Placement on nodes of their own sizes (hosts with slots, Slurm):
+ * @a slots[i] is node i's number of slots, 0 for "no limit".  A node
+ * without a limit counts as max(ceil(np / nnodes), ceil((np - C) / F))
+ * slots for slot and node (C: the slots of the limited nodes, F: the
+ * number of unlimited ones), which is ceil(np / nnodes) when no node has
+ * a limit.
+ *
+ *   block  consecutive ranks, as balanced as the limits allow: each node
+ *          gets min(slots, t) ranks for the smallest t that places them
+ *          all, and the last nodes that got t give one back until exactly
+ *          np are placed (no limits: the block placement above)
+ *   slot   fill each node's slots in turn
+ *   node   round robin over the nodes that still have a free slot
+ *
+ * Returns PMIX_SUCCESS, PMIX_ERR_BAD_PARAM or PMIX_ERR_OUT_OF_RESOURCE
+ * (every node limited and np above their sum); @a node_of is written only
+ * on success.
+ */
+pmix_status_t rdp_run_place_slots(uint32_t np, uint32_t nnodes,
+                                  enum rdp_run_mapby mapby,
+                                  const uint32_t *slots, uint32_t *node_of);
+
+/**
  * Fill @a node_of[0..np) with the node of each rank.
  * @param [in] slots  slots per node; 0 for ceil(np / nnodes)
  * Returns PMIX_SUCCESS, PMIX_ERR_BAD_PARAM (np or nnodes 0, unknown

@@ -1,6 +1,7 @@
 /* rdpmixd.c - per-node daemon: startup, control channel, shutdown */
 #include "config.h"
 #include "run/rdpmixd_int.h"
+#include "run/ctladdr.h"
 #include "run/util.h"
 #include "ucx/ucx.h"
 #include "core/util/alloc.h"
@@ -13,7 +14,6 @@
 #include <sched.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <netdb.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -91,6 +91,9 @@ static void chan_msg_cb(rdp_run_chan_t *chan, uint16_t cmd, const void *payload,
     case RDP_CTL_LAUNCH:
         rdp_run_dmn_launch(payload, len);
         break;
+    case RDP_CTL_START:
+        rdp_run_dmn_start();
+        break;
     case RDP_CTL_KILL:
         if (rdp_ctl_kill_unpack(payload, len, &kill_m) != PMIX_SUCCESS) {
             rdp_log_warn(RUN, "malformed kill order");
@@ -117,6 +120,8 @@ static void chan_msg_cb(rdp_run_chan_t *chan, uint16_t cmd, const void *payload,
     }
 }
 
+/* End the job here without the launcher's orders; @a why is said unless
+ * NULL (the launcher was told). */
 static void lose_launcher(const char *why)
 {
     if (dm->lost_launcher || dm->stopping) {
@@ -125,7 +130,9 @@ static void lose_launcher(const char *why)
     dm->lost_launcher = 1;
     dm->exit_code     = 1;
     if (dm->nended < dm->nlocal) {
-        rdp_run_dmn_say("%s; terminating the job", why);
+        if (why != NULL) {
+            rdp_run_dmn_say("%s; terminating the job", why);
+        }
         rdp_run_dmn_terminate();
     }
     rdp_run_dmn_check_stop();
@@ -150,7 +157,19 @@ static void signal_cb(int signo, void *arg)
         return;
     }
     rdp_log_info(RUN, "received signal %s", desc);
-    lose_launcher("received a termination signal");
+    if (dm->chan != NULL && rdp_run_chan_is_open(dm->chan)) {
+        /* the launcher names this node and ends the whole job */
+        rdp_buf_t buf;
+
+        rdp_buf_init(&buf);
+        if (rdp_ctl_got_signal_pack(&buf, signo) == PMIX_SUCCESS) {
+            rdp_run_dmn_send(RDP_CTL_GOT_SIGNAL, &buf);
+        }
+        rdp_buf_cleanup(&buf);
+        lose_launcher(NULL);
+    } else {
+        lose_launcher("received a termination signal");
+    }
     if (dm->nended == dm->nlocal && !dm->stopping) {
         dm->stopping = 1;
         rdp_loop_stop(dm->loop);
@@ -169,9 +188,12 @@ static void usage(FILE *f)
             "the ranks of a job, forwards their output and reports their\n"
             "exit statuses. It is started by rdpmix-run, not by hand.\n"
             "\n"
-            "  --ctl HOST:PORT        rdpmix-run's control address\n"
+            "  --ctl HOST:PORT[,...]  rdpmix-run's control addresses, tried\n"
+            "                         in turn\n"
             "  --secret-fd FD         read the job secret (hex) from FD\n"
             "  --node-id N            index of this node in the job (0)\n"
+            "  --node-id-env NAME     read the node id from variable NAME\n"
+            "                         (srun: SLURM_NODEID)\n"
             "  --node-name NAME       node name given to the ranks\n"
             "                         (default: the host name)\n"
             "  --daemon-nspace NS     the daemons' own PMIx namespace\n"
@@ -179,6 +201,8 @@ static void usage(FILE *f)
             "                         (multi-node jobs)\n"
             "  --daemon-env A,B,...   variables rdpmix-run set for the\n"
             "                         daemon only: the ranks do not get them\n"
+            "                         (NAME* stands for every name that\n"
+            "                         starts with NAME)\n"
             "  -h, --help             this text\n"
             "  -V, --version          version\n"
             "\n"
@@ -264,6 +288,19 @@ static void parse_args(int argc, char **argv)
                                   RDP_CTL_MAX_JOB_SIZE, &v)
                 != 0) {
                 fprintf(stderr, "rdpmixd: bad --node-id\n");
+                exit(2);
+            }
+            dm->node_id = v;
+        } else if (opt_is(a, "--node-id-env")) {
+            /* a launcher that starts every daemon with one command line
+             * (srun) says where each finds its node id */
+            const char *name = opt_value(argc, argv, &i);
+            const char *val  = getenv(name);
+
+            if (val == NULL
+                || rdp_run_parse_u32(val, 0, RDP_CTL_MAX_JOB_SIZE, &v) != 0) {
+                fprintf(stderr, "rdpmixd: --node-id-env %s: %s is %s\n", name,
+                        name, val == NULL ? "not set" : "not a node id");
                 exit(2);
             }
             dm->node_id = v;
@@ -408,51 +445,19 @@ static char *pick_libdir(void)
     return rdp_strdup(pick);
 }
 
+/* Each address rdpmix-run offers gets this long to accept (the next one
+ * is tried after it); rdpmix-run's start-up timeout bounds the whole. */
+#define CTL_CONNECT_TIMEOUT 10.0
+
 static int connect_ctl(void)
 {
-    char *addr = rdp_strdup(dm->ctl_addr);
-    char *colon;
-    struct addrinfo hints, *res = NULL, *ai;
-    int fd = -1, rc;
+    char err[2048];
+    int fd = rdp_run_ctl_connect(dm->ctl_addr, CTL_CONNECT_TIMEOUT, err,
+                                 sizeof(err));
 
-    if (addr == NULL) {
-        fatal("out of memory");
-    }
-    colon = strrchr(addr, ':');
-    if (colon == NULL || colon == addr || colon[1] == '\0') {
-        fatal("bad control address '%s' (expected HOST:PORT)", dm->ctl_addr);
-    }
-    *colon = '\0';
-    if (addr[0] == '[' && colon[-1] == ']') {
-        colon[-1] = '\0';
-        memmove(addr, addr + 1, strlen(addr));
-    }
-    memset(&hints, 0, sizeof(hints));
-    hints.ai_family   = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
-    rc                = getaddrinfo(addr, colon + 1, &hints, &res);
-    if (rc != 0) {
-        fatal("cannot resolve control address '%s': %s", dm->ctl_addr,
-              gai_strerror(rc));
-    }
-    for (ai = res; ai != NULL; ai = ai->ai_next) {
-        fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC,
-                    ai->ai_protocol);
-        if (fd < 0) {
-            continue;
-        }
-        if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) {
-            break;
-        }
-        close(fd);
-        fd = -1;
-    }
-    freeaddrinfo(res);
     if (fd < 0) {
-        fatal("cannot connect to rdpmix-run at %s: %s", dm->ctl_addr,
-              strerror(errno));
+        fatal("cannot connect to rdpmix-run (%s)", err);
     }
-    rdp_free(addr);
     return fd;
 }
 
@@ -622,6 +627,10 @@ int main(int argc, char **argv)
         fatal("out of memory");
     }
     read_secret();
+    /* Reach rdpmix-run before anything else: until then the daemon has
+     * made nothing (a remote one may wait long for a dead address, and
+     * is then ended by rdpmix-run with nothing to clean up) */
+    fd = connect_ctl();
     signal(SIGPIPE, SIG_IGN);
     dm->grace   = rdp_run_env_seconds("RDPMIX_KILL_GRACE", 3.0);
     dm->libdir  = pick_libdir();
@@ -654,7 +663,6 @@ int main(int argc, char **argv)
     make_tmpdir();
     start_server();
 
-    fd     = connect_ctl();
     status = rdp_run_chan_create(dm->loop, fd, RDP_CTL_MAX_MSG, chan_msg_cb,
                                  chan_close_cb, NULL, &dm->chan);
     if (status != PMIX_SUCCESS) {

@@ -84,7 +84,8 @@ typedef struct daemon {
     int server_up;
 
     /* the job */
-    int have_job;
+    int have_job; /* the LAUNCH arrived */
+    int started;  /* ... and then START */
     int launch_done;
     rdp_ctl_launch_t launch;
     pmix_nspace_t nspace;
@@ -114,8 +115,11 @@ void rdp_run_dmn_send(uint16_t cmd, rdp_buf_t *buf);
 /* rdpmixd_job.c */
 /** Upcalls of the host module (fence_nb, direct_modex stay NULL). */
 extern pmix_server_module_t rdp_run_dmn_module;
-/** Handle a LAUNCH payload: register, fork and report. */
+/** Handle a LAUNCH payload: keep the job and say RECEIVED (or report a
+ * malformed one as a failed launch). */
 void rdp_run_dmn_launch(const void *payload, size_t len);
+/** Handle START: connect the engine, register, fork and report. */
+void rdp_run_dmn_start(void);
 /** SIGTERM every rank now, SIGKILL after the grace period. */
 void rdp_run_dmn_terminate(void);
 /** Signal every running rank's process group (and, with @a include_ended,

@@ -584,12 +584,17 @@ static int node_oversubscribed(void)
     return ncpus > 0 && dm->nlocal > (uint32_t)ncpus;
 }
 
-/* A variable we set for ourselves only (UCX fork-safety settings). */
+/* A variable set for ourselves only (UCX fork-safety settings; under
+ * srun the variables srun set for our task: "SLURM_*"). */
 static int daemon_only(const char *entry)
 {
     for (size_t i = 0;
          dm->daemon_only_env != NULL && dm->daemon_only_env[i] != NULL; i++) {
-        if (env_name_is(entry, dm->daemon_only_env[i])) {
+        const char *pat = dm->daemon_only_env[i];
+        size_t len      = strlen(pat);
+
+        if (len > 0 && pat[len - 1] == '*' ? strncmp(entry, pat, len - 1) == 0
+                                           : env_name_is(entry, pat)) {
             return 1;
         }
     }
@@ -944,12 +949,7 @@ static void send_launched(pmix_status_t status, const char *error)
 
 void rdp_run_dmn_launch(const void *payload, size_t len)
 {
-    const rdp_ctl_node_t *me;
-    char **base_env = NULL;
-    char *path      = NULL;
-    char error[512];
     pmix_status_t status;
-    int err;
 
     if (dm->have_job) {
         rdp_log_warn(RUN, "ignoring a second LAUNCH");
@@ -963,6 +963,24 @@ void rdp_run_dmn_launch(const void *payload, size_t len)
         return;
     }
     dm->have_job = 1;
+    rdp_run_dmn_send(RDP_CTL_RECEIVED, NULL);
+}
+
+void rdp_run_dmn_start(void)
+{
+    const rdp_ctl_node_t *me;
+    char **base_env = NULL;
+    char *path      = NULL;
+    char error[512];
+    pmix_status_t status;
+    int err;
+
+    if (!dm->have_job || dm->started) {
+        rdp_log_warn(RUN, "ignoring a START %s",
+                     dm->started ? "again" : "without a job");
+        return;
+    }
+    dm->started = 1;
     snprintf(dm->nspace, sizeof(dm->nspace), "%s", dm->launch.nspace);
     if (dm->node_id >= dm->launch.nnodes) {
         snprintf(error, sizeof(error), "node id %u not in the job's %u nodes",

@@ -53,10 +53,13 @@ typedef struct rdp_ucx_params {
      * of the universe shares.  Borrowed; copied (wiped at destroy). */
     const uint8_t *key;
     size_t key_len;
-    /** 0 (default): create every endpoint in connect, so that the failure
-     * of any peer is reported.  1: create an endpoint on the first send to
-     * that peer (large universes where a server talks to a few peers);
-     * only peers with an endpoint are reported as failed. */
+    /** 0 (default): create in connect the endpoint of every peer whose
+     * process is not watched (another machine, or this process), so that
+     * its failure is reported; a watched peer (another process on this
+     * machine) gets its endpoint on the first send, its failure being
+     * reported when its process ends.  1: every endpoint on the first send
+     * (large universes where a server talks to a few peers); only watched
+     * peers and peers with an endpoint are then reported as failed. */
     int lazy_connect;
     /** Seconds unbind and destroy progress the worker to let operations in
      * flight finish before forcing them; <= 0: 5. */
@@ -139,6 +142,7 @@ typedef struct rdp_ucx_tl_stats {
     uint64_t seals_made;      /**< seal() calls that succeeded */
     uint64_t mac_sent_bytes;  /**< payload bytes sent under mac_msg */
     uint64_t sealed_sent_bytes; /**< payload bytes sent under a seal */
+    uint64_t endpoints; /**< endpoints created (at connect or first send) */
 } rdp_ucx_tl_stats_t;
 
 void rdp_ucx_tl_get_stats(const rdp_ucx_tl_t *tl, rdp_ucx_tl_stats_t *stats_p);

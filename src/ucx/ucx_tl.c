@@ -465,6 +465,7 @@ static pmix_status_t ep_create(rdp_ucx_tl_t *tl, ucx_peer_t *peer)
         return PMIX_ERR_UNREACH;
     }
     ep_set_eager_max(tl, peer);
+    tl->stats.endpoints++;
     return PMIX_SUCCESS;
 }
 
@@ -1942,8 +1943,15 @@ pmix_status_t rdp_ucx_tl_connect(rdp_ucx_tl_t *tl, uint32_t my_index,
             watch_local_peer(tl, &peers[i]);
         }
     }
+    /* Eager endpoints are there to report a peer's failure.  A peer whose
+     * process is watched needs none for that, so it gets its endpoint on
+     * the first send: M servers on one machine then wire up the O(M log M)
+     * pairs their schedules use instead of all M * (M - 1) at connect
+     * (docs/ucx.md).  A peer already gone gets none either: it is
+     * reported failed. */
     for (uint32_t i = 0; !tl->lazy && (i < npeers); i++) {
-        if (i == my_index) {
+        if ((i == my_index) || peers[i].failed
+            || (peers[i].exit_watch != NULL)) {
             continue;
         }
         status = ep_create(tl, &peers[i]);
@@ -1956,8 +1964,8 @@ pmix_status_t rdp_ucx_tl_connect(rdp_ucx_tl_t *tl, uint32_t my_index,
     tl->me        = my_index;
     tl->connected = 1;
     kick(tl); /* endpoint wireup needs progress */
-    rdp_log_debug(UCX, "%s: server %u of %u, %s endpoints", tl->name, my_index,
-                  npeers, tl->lazy ? "lazy" : "eager");
+    rdp_log_debug(UCX, "%s: server %u of %u, %" PRIu64 " endpoints at connect",
+                  tl->name, my_index, npeers, tl->stats.endpoints);
     return PMIX_SUCCESS;
 
 err_close_eps:

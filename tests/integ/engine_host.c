@@ -11,12 +11,17 @@
  * the parent and stays until every server's clients are done (as a
  * resource manager keeps its daemons until the job ends: a server leaving
  * early would fail the collectives the others still run with it).  Exits
- * 0 only if every server and client exited 0.  Environment:
+ * 0 only if every server and client exited 0.  The servers' directories
+ * are made in one directory of its own under $TMPDIR (or /tmp), which it
+ * removes at the end with whatever a killed server left there.
+ * Environment:
  *   ENGINE_HOST_TIMEOUT=S     kill everything after S seconds (default 60)
  *   ENGINE_HOST_KILL=s        SIGKILL server s and its clients after
  *                             ENGINE_HOST_KILL_DELAY seconds (default 2);
  *                             its exit status is then not counted
  */
+#include "config.h"
+
 #include <pmix.h>
 #include <pmix_server.h>
 #include <rdpmix.h>
@@ -30,7 +35,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ftw.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -42,6 +49,9 @@ static int nsrv, ppn;
  * parent -> servers: closed (EOF) once every server got there */
 static int clients_done[2], release[2];
 static const char *who = "engine_host";
+/* the directory of every server's directory (made by the parent) */
+static char topdir[4096];
+static pid_t parent_pid;
 
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -149,8 +159,8 @@ static int run_server(int me, int up, int down, const char *nspace, char **prog)
     pmix_byte_object_t addr, key, *table;
     pmix_info_t *jinfo;
     size_t njinfo;
-    char tmpdir[] = "/tmp/rdp-enghost-XXXXXX", host[64], name[32];
-    bool yes      = true;
+    char tmpdir[sizeof(topdir) + 16], host[64], name[32];
+    bool yes = true;
     pid_t *kids;
     uint32_t len, n;
     int failures = 0;
@@ -159,8 +169,9 @@ static int run_server(int me, int up, int down, const char *nspace, char **prog)
 
     snprintf(name, sizeof(name), "engine_host[%d]", me);
     who = name;
-    if (mkdtemp(tmpdir) == NULL) {
-        die("mkdtemp: %s", strerror(errno));
+    snprintf(tmpdir, sizeof(tmpdir), "%s/enode%d", topdir, me);
+    if (mkdir(tmpdir, 0700) != 0) {
+        die("mkdir %s: %s", tmpdir, strerror(errno));
     }
     snprintf(host, sizeof(host), "enode%d", me);
     memset(&module, 0, sizeof(module));
@@ -272,11 +283,40 @@ static int run_server(int me, int up, int down, const char *nspace, char **prog)
 
 static pid_t *servers;
 
+static int remove_entry(const char *path, const struct stat *sb, int flag,
+                        struct FTW *ftw)
+{
+    (void)sb;
+    (void)flag;
+    (void)ftw;
+    if (remove(path) != 0) {
+        fprintf(stderr, "engine_host: cannot remove %s: %s\n", path,
+                strerror(errno));
+    }
+    return 0;
+}
+
+/* At the parent's exit (not a server's): the servers' directories go,
+ * with the sockets and job directories a killed server left in them. */
+static void remove_topdir(void)
+{
+    if (getpid() == parent_pid && topdir[0] != '\0') {
+        nftw(topdir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    }
+}
+
 static void kill_all(void)
 {
     for (int s = 0; s < nsrv; s++) {
         if (servers[s] > 0) {
             kill(-servers[s], SIGKILL);
+        }
+    }
+    /* gone before their directories are removed */
+    for (int s = 0; s < nsrv; s++) {
+        if (servers[s] > 0) {
+            waitpid(servers[s], NULL, 0);
+            servers[s] = 0;
         }
     }
 }
@@ -331,6 +371,15 @@ int main(int argc, char **argv)
     /* like rdpmixd: a client that dies while its server writes to it must
      * not take the server down (rdp_ipc writes with writev) */
     signal(SIGPIPE, SIG_IGN);
+    parent_pid = getpid();
+    env        = getenv("TMPDIR");
+    snprintf(topdir, sizeof(topdir), "%s/rdp-enghost-XXXXXX",
+             env != NULL && env[0] != '\0' ? env : "/tmp");
+    if (mkdtemp(topdir) == NULL) {
+        topdir[0] = '\0';
+        die("mkdtemp: %s", strerror(errno));
+    }
+    atexit(remove_topdir);
     snprintf(nspace, sizeof(nspace), "enghost.%d", (int)getpid());
     servers = calloc((size_t)nsrv, sizeof(*servers));
     up      = calloc((size_t)nsrv, sizeof(*up));

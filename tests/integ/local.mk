@@ -28,10 +28,18 @@ tests_integ_run_client_LDADD   = libpmix.la
 tests_integ_run_client_LDFLAGS = -no-install
 TESTS += tests/integ/test_run_basic.sh tests/integ/test_run_kill.sh \
          tests/integ/test_run_pmix.sh tests/integ/test_run_nodes.sh \
-         tests/integ/test_run_engine.sh
+         tests/integ/test_run_engine.sh tests/integ/test_run_faults.sh
 EXTRA_DIST += tests/integ/test_run_common.sh tests/integ/test_run_basic.sh \
               tests/integ/test_run_kill.sh tests/integ/test_run_pmix.sh \
-              tests/integ/test_run_nodes.sh tests/integ/test_run_engine.sh
+              tests/integ/test_run_nodes.sh tests/integ/test_run_engine.sh \
+              tests/integ/test_run_faults.sh
+
+# rdpmix-run slow to start daemons, an rdpmixd slow to launch or to exit
+# (an LD_PRELOAD shim for test_run_faults.sh)
+check_LTLIBRARIES = tests/integ/libslowshim.la
+tests_integ_libslowshim_la_SOURCES = tests/integ/slow_shim.c
+tests_integ_libslowshim_la_LDFLAGS = -module -avoid-version -shared \
+                                     -rpath /nowhere
 
 # a job whose rank 0 attacks its server; the good ranks must still finish
 check_PROGRAMS += tests/integ/hostile_client
@@ -71,6 +79,11 @@ tests_integ_rm_client_LDADD   = libpmix.la
 TESTS      += tests/integ/test_host_quirks.sh
 EXTRA_DIST += tests/integ/test_host_quirks.sh tests/integ/netns_hosts.sh
 
+# rdpmix-run --hosts over an ssh-like agent to hosts in network namespaces
+# (netns_hosts.sh); skipped without root
+TESTS      += tests/integ/test_run_hosts.sh
+EXTRA_DIST += tests/integ/test_run_hosts.sh
+
 # srun --mpi=pmix on a private two-node Slurm cluster (slurm_cluster.sh),
 # rdpmix's library preloaded into slurmstepd; skipped without root or Slurm.
 # slurm_client, like pmix-bench, has no rpath: it loads whichever
@@ -84,3 +97,8 @@ tests_integ_slurm_client_LINK         = $(CCLD) $(AM_CFLAGS) $(CFLAGS) \
                                         $(AM_LDFLAGS) $(LDFLAGS) -o $@
 TESTS      += tests/integ/test_slurm.sh
 EXTRA_DIST += tests/integ/test_slurm.sh tests/integ/slurm_cluster.sh
+
+# rdpmix-run inside a Slurm allocation (salloc) on a private three-node
+# cluster: one srun starts the daemons; skipped without root or Slurm
+TESTS      += tests/integ/test_run_slurm.sh
+EXTRA_DIST += tests/integ/test_run_slurm.sh

@@ -7,15 +7,23 @@
 #
 #   netns_hosts_up N     make hosts h1..hN and a launch host h0 (a login
 #                        node: on the same network, not a compute host);
-#                        host hI has address 10.213.0.I on its eth0.
+#                        host hI has address 10.213.0.(I+1) on its eth0.
 #                        Returns 0, or 1 with the reason on stderr.
 #   netns_hosts_down     remove every namespace made here (idempotent)
 #   netns_hosts_run H CMD...
 #                        run CMD on host H (h0..hN): in its namespace and a
 #                        UTS namespace named H
+#   netns_hosts_cut H    from now on, whatever host H sends to h0 is
+#                        lost on the way (h0 seems to be there but never
+#                        answers, as behind a firewall that drops)
 #   NETNS_AGENT          path of an ssh-like agent for rdpmix-run
 #                        (--launch-agent): "AGENT HOST COMMAND..." runs
-#                        COMMAND... through sh -c on HOST, as ssh does
+#                        COMMAND... through sh -c on HOST, as ssh does: with
+#                        the agent's stdin, in a login environment of its
+#                        own (PATH, HOME, and the variables named in
+#                        NETNS_LOGIN_KEEP with the values the agent has;
+#                        default "TMPDIR ASAN_OPTIONS UBSAN_OPTIONS
+#                        LSAN_OPTIONS"); an unknown HOST fails with 255
 #   NETNS_ADDR_h<I>      each host's address
 #
 # Namespace names carry this shell's PID, so several runs never collide;
@@ -72,16 +80,39 @@ netns_hosts_up() {
         sleep 0.1
     done
     NETNS_AGENT=$(mktemp "${TMPDIR:-/tmp}/rdpnet-agent.XXXXXX") || return 1
-    # ssh-like: AGENT HOST WORDS... -> sh -c "WORDS..." on HOST
-    cat >"$NETNS_AGENT" <<EOF
-#!/bin/sh
-host=\$1
+    # ssh-like: AGENT HOST WORDS... -> sh -c "WORDS..." on HOST, in a
+    # login environment (ssh does not pass on the caller's environment)
+    {
+        echo '#!/bin/sh'
+        echo "tag='$NETNS_TAG'"
+        cat <<'EOF'
+host=$1
 shift
-exec ip netns exec "$NETNS_TAG-\$host" unshare --uts sh -c \\
-    'hostname "\$0" && exec sh -c "\$*"' "\$host" "\$@"
+cmd="$*"
+if ! ip netns pids "$tag-$host" >/dev/null 2>&1; then
+    echo "netns agent: Could not resolve hostname $host" >&2
+    exit 255
+fi
+set -- PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    "HOME=${HOME:-/}"
+for v in ${NETNS_LOGIN_KEEP-TMPDIR ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS}; do
+    if eval "[ -n \"\${$v+set}\" ]"; then
+        eval "set -- \"\$@\" \"$v=\${$v}\""
+    fi
+done
+exec ip netns exec "$tag-$host" unshare --uts env -i "$@" \
+    sh -c 'hostname "$0" && exec sh -c "$1"' "$host" "$cmd"
 EOF
+    } >"$NETNS_AGENT"
     chmod 700 "$NETNS_AGENT"
     return 0
+}
+
+netns_hosts_cut() {
+    # a neighbour entry for h0 that no interface has: frames to h0 go
+    # nowhere, and no error comes back
+    ip -n "$(netns_name "$1")" neigh replace "$NETNS_SUBNET.1" \
+        lladdr 02:00:00:00:00:01 dev eth0 nud permanent
 }
 
 netns_hosts_run() {

@@ -12,7 +12,10 @@
  *                                (sizes, node of every peer, local peers,
  *                                node map, proc map) and print this rank's
  *                                placement: "rank R node N host H local L
- *                                noderank NR peers P size S ldr LR nodes M"
+ *                                noderank NR peers P size S ldr LR nodes M";
+ *                                with RUN_CLIENT_CHECK_HOSTNAME=1 in the
+ *                                environment, PMIX_HOSTNAME must also be
+ *                                what gethostname() says
  *        run_client nodes fence  as info, then a barrier, a put + fence
  *                                with collect + get of every peer's value
  *                                and a second barrier: "rank R of N fence ok"
@@ -323,6 +326,17 @@ static void check_nodes(unsigned *size_p)
     }
     if (names[nodeid] == NULL || strcmp(host, names[nodeid]) != 0) {
         fail("PMIX_HOSTNAME %s is not node %u's name", host, nodeid);
+    }
+    if (getenv("RUN_CLIENT_CHECK_HOSTNAME") != NULL) {
+        char uts[256];
+
+        if (gethostname(uts, sizeof(uts)) != 0) {
+            fail("gethostname");
+        }
+        uts[sizeof(uts) - 1] = '\0';
+        if (strcmp(uts, host) != 0) {
+            fail("PMIX_HOSTNAME is %s, but gethostname() says %s", host, uts);
+        }
     }
     for (unsigned n = 0; n < nnodes; n++) {
         free(names[n]);

@@ -3,6 +3,11 @@
 # in slurmstepd (sourced by tests/integ/test_slurm.sh and by benchmarks;
 # POSIX sh; needs root, Debian's slurmctld, slurmd, slurm-client, munge).
 #
+#   slurm_cluster_usable        0 if this machine can run the cluster (root,
+#                               the Slurm and munge programs, a munge user,
+#                               UTS namespaces); else 1, the reason in
+#                               SLURM_CLUSTER_WHY.  Adds /usr/sbin and /sbin
+#                               to PATH
 #   slurm_cluster_start [LIB]   start munged, slurmctld and one slurmd per
 #                               node (n1, n2, ...; each in its own UTS
 #                               namespace, so its tasks see its name) and
@@ -129,6 +134,31 @@ sc_preload_words() {
     else
         echo "$1"
     fi
+}
+
+slurm_cluster_usable() {
+    SLURM_CLUSTER_WHY=
+    if [ "$(id -u)" -ne 0 ]; then
+        SLURM_CLUSTER_WHY="needs root (munged runs as the munge user, each slurmd in its own UTS namespace)"
+        return 1
+    fi
+    PATH="$PATH:/usr/sbin:/sbin"
+    for sc_cmd in munged slurmctld slurmd slurmstepd srun salloc scontrol \
+        sinfo squeue scancel setpriv unshare python3; do
+        if ! command -v "$sc_cmd" >/dev/null 2>&1; then
+            SLURM_CLUSTER_WHY="$sc_cmd not found (Debian: slurmctld slurmd slurm-client munge)"
+            return 1
+        fi
+    done
+    if ! getent passwd munge >/dev/null; then
+        SLURM_CLUSTER_WHY="no munge user (Debian: munge)"
+        return 1
+    fi
+    if ! unshare --uts true 2>/dev/null; then
+        SLURM_CLUSTER_WHY="cannot make UTS namespaces here (unshare --uts)"
+        return 1
+    fi
+    return 0
 }
 
 slurm_cluster_use() {

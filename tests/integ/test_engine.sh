@@ -4,7 +4,8 @@
 # PPN engine_client ranks on each: direct modex without a fence, a barrier,
 # a collecting fence (TAP; every scenario has a timeout).  Every allgather
 # algorithm is forced in turn, over tcp and over shared memory; a server
-# SIGKILLed mid-fence must make the others' fences fail, never hang.
+# SIGKILLed mid-fence must make the others' fences fail, never hang.  No
+# scenario leaves anything in TMPDIR, a killed server's directory included.
 builddir=${top_builddir:-.}
 host="$builddir/tests/integ/engine_host"
 client="$builddir/tests/integ/engine_client"
@@ -12,6 +13,9 @@ n=0
 fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# the servers' directories go here, so that leftovers can be seen
+export TMPDIR="$tmp/td"
+mkdir -p "$TMPDIR"
 
 export UCX_NET_DEVICES=lo UCX_MEM_MALLOC_HOOKS=no UCX_MEM_MMAP_HOOK_MODE=none
 export ENGINE_HOST_TIMEOUT=50
@@ -29,14 +33,31 @@ scenario() {
         >"$tmp/out" 2>"$tmp/err"
     then rc=0; else rc=$?; fi
     oks=$(grep -c "^rank [0-9]* of $((m * ppn)) ok" "$tmp/out")
-    if [ "$rc" -eq 0 ] && [ "$oks" -eq "$want" ]; then
+    left=$(ls -A "$TMPDIR")
+    if [ "$rc" -eq 0 ] && [ "$oks" -eq "$want" ] && [ -z "$left" ]; then
         echo "ok $n - $m servers x $ppn ranks, $what"
     else
-        echo "not ok $n - $m servers x $ppn ranks, $what: exit $rc, $oks of $want ok"
+        echo "not ok $n - $m servers x $ppn ranks, $what: exit $rc, $oks of $want ok${left:+, left in TMPDIR: $left}"
         sed 's/^/# /' "$tmp/out" "$tmp/err" | head -40
         fail=1
+        rm -rf "${TMPDIR:?}"/*
     fi
 }
+
+# the servers make their directories under TMPDIR (so the checks above
+# see what a server leaves behind)
+n=$((n + 1))
+timeout -k 5 60 "$host" 2 1 /bin/sh -c 'echo "dir $PMIX_SERVER_TMPDIR"' \
+    >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$rc" -eq 0 ] && [ "$(grep -c "^dir $TMPDIR/rdp-enghost-" "$tmp/out")" -eq 2 ] \
+    && [ -z "$(ls -A "$TMPDIR")" ]; then
+    echo "ok $n - the servers' directories are under TMPDIR and removed"
+else
+    echo "not ok $n - the servers' directories are under TMPDIR and removed: exit $rc"
+    sed 's/^/# /' "$tmp/out" "$tmp/err" | head -10
+    fail=1
+fi
 
 for tls in tcp sm,self; do
     export UCX_TLS=$tls

@@ -50,10 +50,15 @@ job() {
 
 # poll 'CONDITION': true as soon as CONDITION holds, false after 10 s
 poll() {
+    poll_for 10 "$1"
+}
+
+# poll_for SECONDS 'CONDITION': the same, false after SECONDS
+poll_for() {
     _i=0
-    until eval "$1"; do
+    until eval "$2"; do
         _i=$((_i + 1))
-        [ $_i -ge 100 ] && return 1
+        [ $_i -ge $(($1 * 10)) ] && return 1
         sleep 0.1
     done
     return 0
@@ -80,6 +85,61 @@ wait_for() {
 # kill leftovers of a failed test (exact command line only)
 reap() {
     for p in $(pgrep -fx "$1"); do kill -KILL "$p" 2>/dev/null; done
+}
+
+# skip REASON: one check that cannot run here
+skip() {
+    tnum=$((tnum + 1))
+    echo "ok $tnum # SKIP $1"
+}
+
+# skip_all REASON: the whole test is skipped (a TAP plan of 0)
+skip_all() {
+    echo "1..0 # SKIP $*"
+    exit 0
+}
+
+# want_placement HOST:R,R,... ...: "RANK NODE HOST" lines, node i being
+# the i-th word, sorted by rank
+want_placement() {
+    _n=0
+    for _w in "$@"; do
+        for _r in $(echo "${_w#*:}" | tr ',' ' '); do
+            echo "$_r $_n ${_w%%:*}"
+        done
+        _n=$((_n + 1))
+    done | sort -n
+}
+
+# check_placement DESCRIPTION HOST:R,R,... ...: the job succeeded and the
+# placement lines run_client nodes info printed in $tmp/out are these
+check_placement() {
+    _desc=$1
+    shift
+    sed -n 's/^rank \([0-9]*\) node \([0-9]*\) host \([^ ]*\) .*/\1 \2 \3/p' \
+        "$tmp/out" | sort -n >"$tmp/got"
+    want_placement "$@" >"$tmp/want"
+    if [ "$rc" -eq 0 ] && cmp -s "$tmp/got" "$tmp/want"; then
+        ok "$_desc"
+    else
+        not_ok "$_desc"
+        diff "$tmp/want" "$tmp/got" | head -10 | sed 's/^/# /'
+    fi
+}
+
+# mpi_ranks_on NODE...: tests/integ/mpi_basic succeeded (rc) with N ranks,
+# N the number of NODEs, and rank r printed that it loaded rdpmix's
+# libpmix.so.2 and runs on the r-th NODE (MPI_Get_processor_name)
+mpi_ranks_on() {
+    _np=$#
+    _r=0
+    _bad=0
+    for _node in "$@"; do
+        grep -q "^rank $_r of $_np ok libpmix=$builddir/.libs/libpmix.so.2[.0]* node=$_node\$" \
+            "$tmp/out" || _bad=$((_bad + 1))
+        _r=$((_r + 1))
+    done
+    [ "$rc" -eq 0 ] && [ "$_bad" -eq 0 ]
 }
 
 finish() {

@@ -42,19 +42,9 @@ skip_all() {
 }
 
 # --- can this machine run the cluster? -------------------------------------
-[ "$(id -u)" -eq 0 ] \
-    || skip_all "needs root (munged runs as the munge user, each slurmd in its own UTS namespace)"
-PATH="$PATH:/usr/sbin:/sbin"
-for cmd in munged slurmctld slurmd slurmstepd srun sinfo squeue scancel \
-    setpriv unshare python3; do
-    command -v "$cmd" >/dev/null 2>&1 \
-        || skip_all "$cmd not found (Debian: slurmctld slurmd slurm-client munge)"
-done
-getent passwd munge >/dev/null || skip_all "no munge user (Debian: munge)"
+slurm_cluster_usable || skip_all "$SLURM_CLUSTER_WHY"
 plugin=$(ls /usr/lib/*/slurm-wlm/mpi_pmix.so 2>/dev/null | head -n 1)
 [ -n "$plugin" ] || skip_all "Slurm's mpi/pmix plugin is not installed"
-unshare --uts true 2>/dev/null \
-    || skip_all "cannot make UTS namespaces here (unshare --uts)"
 [ -x "$client" ] && [ -x "$bench" ] || skip_all "slurm_client or pmix-bench not built"
 
 case $server in

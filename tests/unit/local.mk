@@ -108,6 +108,11 @@ tests_unit_test_run_chan_t_CFLAGS  = $(RDP_TEST_CFLAGS)
 tests_unit_test_run_chan_t_LDADD   = src/run/librdprun.la $(RDP_TEST_LIBS)
 TESTS += tests/unit/test_run_ctl.t tests/unit/test_run_iof.t \
          tests/unit/test_run_chan.t
+check_PROGRAMS += tests/unit/test_run_hosts.t
+tests_unit_test_run_hosts_t_SOURCES = tests/unit/test_run_hosts.c
+tests_unit_test_run_hosts_t_CFLAGS  = $(RDP_TEST_CFLAGS)
+tests_unit_test_run_hosts_t_LDADD   = src/run/librdprun.la $(RDP_TEST_LIBS)
+TESTS += tests/unit/test_run_hosts.t
 endif
 
 if HAVE_CMOCKA
@@ -195,4 +200,13 @@ tests_unit_test_coll_p2p_t_SOURCES = tests/unit/test_coll_p2p.c
 tests_unit_test_coll_p2p_t_CFLAGS  = $(RDP_TEST_CFLAGS)
 tests_unit_test_coll_p2p_t_LDADD   = $(RDP_TEST_LIBS)
 TESTS += tests/unit/test_coll_p2p.t
+endif
+
+# what a launch needs of the machine (src/run/limits.c)
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_run_limits.t
+tests_unit_test_run_limits_t_SOURCES = tests/unit/test_run_limits.c
+tests_unit_test_run_limits_t_CFLAGS  = $(RDP_TEST_CFLAGS)
+tests_unit_test_run_limits_t_LDADD   = src/run/librdprun.la $(RDP_TEST_LIBS)
+TESTS += tests/unit/test_run_limits.t
 endif

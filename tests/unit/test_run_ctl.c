@@ -305,6 +305,37 @@ static void kill_orders_check_mode_and_signal(void **state)
     rdp_buf_cleanup(&buf);
 }
 
+/* GOT_SIGNAL carries one signal number of this system, nothing more */
+static void signal_reports_take_one_valid_signal(void **state)
+{
+    rdp_buf_t buf;
+    int32_t signo = 0;
+
+    rdp_buf_init(&buf);
+    assert_int_equal(rdp_ctl_got_signal_pack(&buf, 15), PMIX_SUCCESS);
+    assert_int_equal(rdp_ctl_got_signal_unpack(buf.data, buf.size, &signo),
+                     PMIX_SUCCESS);
+    assert_int_equal(signo, 15);
+    /* a trailing byte, a truncated number */
+    assert_int_equal(rdp_buf_append(&buf, "x", 1), PMIX_SUCCESS);
+    assert_int_not_equal(rdp_ctl_got_signal_unpack(buf.data, buf.size, &signo),
+                         PMIX_SUCCESS);
+    assert_int_not_equal(rdp_ctl_got_signal_unpack(buf.data, 2, &signo),
+                         PMIX_SUCCESS);
+    rdp_buf_cleanup(&buf);
+
+    for (int32_t bad = -1; bad <= 65; bad += 66) {
+        rdp_buf_init(&buf);
+        assert_int_equal(rdp_ctl_got_signal_pack(&buf, bad), PMIX_SUCCESS);
+        signo = 7;
+        assert_int_not_equal(
+            rdp_ctl_got_signal_unpack(buf.data, buf.size, &signo),
+            PMIX_SUCCESS);
+        assert_int_equal(signo, 7); /* untouched on failure */
+        rdp_buf_cleanup(&buf);
+    }
+}
+
 static uint8_t addr_a[] = {1, 2, 3, 4, 5};
 static uint8_t addr_b[] = {9, 8, 7};
 
@@ -455,6 +486,7 @@ int main(void)
         cmocka_unit_test(io_roundtrip_is_zero_copy_and_checks_the_channel),
         cmocka_unit_test(launched_carries_the_pids),
         cmocka_unit_test(kill_orders_check_mode_and_signal),
+        cmocka_unit_test(signal_reports_take_one_valid_signal),
         cmocka_unit_test(huge_counts_are_rejected_before_allocating),
         cmocka_unit_test(engine_launch_carries_addresses_and_key),
         cmocka_unit_test(engine_launch_needs_every_address),

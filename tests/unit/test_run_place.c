@@ -104,6 +104,86 @@ static void too_few_slots_or_bad_input_fail_without_writing(void **state)
     }
 }
 
+static void slots_ok(uint32_t np, uint32_t nnodes, enum rdp_run_mapby mapby,
+                     const uint32_t *slots, const uint32_t *want)
+{
+    uint32_t got[64];
+
+    assert_true(np <= 64);
+    assert_int_equal(rdp_run_place_slots(np, nnodes, mapby, slots, got),
+                     PMIX_SUCCESS);
+    assert_memory_equal(got, want, np * sizeof(*got));
+}
+
+static void
+block_on_nodes_of_their_own_sizes_balances_within_limits(void **state)
+{
+    const uint32_t s53[]  = {5, 3};
+    const uint32_t w8[]   = {0, 0, 0, 0, 0, 1, 1, 1}; /* Slurm's "5,3" */
+    const uint32_t w4[]   = {0, 0, 1, 1};             /* room for more */
+    const uint32_t s141[] = {1, 4, 1};
+    const uint32_t w5[]   = {0, 1, 1, 1, 2};
+    const uint32_t s20[]  = {2, 0}; /* the second has no limit */
+    const uint32_t w7[]   = {0, 0, 1, 1, 1, 1, 1};
+
+    slots_ok(8, 2, RDP_RUN_MAP_BLOCK, s53, w8);
+    slots_ok(4, 2, RDP_RUN_MAP_BLOCK, s53, w4);
+    slots_ok(5, 3, RDP_RUN_MAP_BLOCK, s141, w5);
+    slots_ok(7, 2, RDP_RUN_MAP_BLOCK, s20, w7);
+}
+
+static void slot_and_node_on_nodes_of_their_own_sizes(void **state)
+{
+    const uint32_t s141[] = {1, 4, 1};
+    const uint32_t ws[]   = {0, 1, 1, 1, 1, 2};
+    const uint32_t wn[]   = {0, 1, 2, 1, 1, 1};
+    const uint32_t s02[]  = {0, 2}; /* unlimited: max(ceil(7/2), 7-2) */
+    const uint32_t ws7[]  = {0, 0, 0, 0, 0, 1, 1};
+    const uint32_t wn7[]  = {0, 1, 0, 1, 0, 0, 0};
+
+    slots_ok(6, 3, RDP_RUN_MAP_SLOT, s141, ws);
+    slots_ok(6, 3, RDP_RUN_MAP_NODE, s141, wn);
+    slots_ok(7, 2, RDP_RUN_MAP_SLOT, s02, ws7);
+    slots_ok(7, 2, RDP_RUN_MAP_NODE, s02, wn7);
+}
+
+static void
+nodes_of_their_own_sizes_never_get_more_than_their_slots(void **state)
+{
+    uint32_t slots[7], got[200];
+
+    for (uint32_t seed = 1; seed < 200; seed++) {
+        uint32_t nn = 1 + seed % 7, total = 0, free_nodes = 0;
+
+        for (uint32_t i = 0; i < nn; i++) {
+            slots[i] = (seed * (i + 3)) % 5; /* 0: no limit */
+            total += slots[i];
+            free_nodes += slots[i] == 0;
+        }
+        for (int m = 0; m < 3; m++) {
+            uint32_t np = 1 + (seed * 13) % 60, count[7] = {0};
+            pmix_status_t st =
+                rdp_run_place_slots(np, nn, (enum rdp_run_mapby)m, slots, got);
+
+            if (free_nodes == 0 && np > total) {
+                assert_int_equal(st, PMIX_ERR_OUT_OF_RESOURCE);
+                continue;
+            }
+            assert_int_equal(st, PMIX_SUCCESS);
+            for (uint32_t r = 0; r < np; r++) {
+                assert_true(got[r] < nn);
+                count[got[r]]++;
+                if (m != RDP_RUN_MAP_NODE && r > 0) {
+                    assert_true(got[r] >= got[r - 1]);
+                }
+            }
+            for (uint32_t i = 0; i < nn; i++) {
+                assert_true(slots[i] == 0 || count[i] <= slots[i]);
+            }
+        }
+    }
+}
+
 static void mapping_names_parse_and_print(void **state)
 {
     enum rdp_run_mapby m;
@@ -132,6 +212,11 @@ int main(void)
         cmocka_unit_test(node_is_round_robin),
         cmocka_unit_test(every_rank_is_placed_on_a_valid_node),
         cmocka_unit_test(too_few_slots_or_bad_input_fail_without_writing),
+        cmocka_unit_test(
+            block_on_nodes_of_their_own_sizes_balances_within_limits),
+        cmocka_unit_test(slot_and_node_on_nodes_of_their_own_sizes),
+        cmocka_unit_test(
+            nodes_of_their_own_sizes_never_get_more_than_their_slots),
         cmocka_unit_test(mapping_names_parse_and_print),
     };
 

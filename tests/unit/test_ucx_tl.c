@@ -8,11 +8,13 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <signal.h>
 #include <unistd.h>
@@ -1781,18 +1783,79 @@ static void hold_job(void *arg)
 }
 
 /* A child that waits to be killed: the process node 1 believes is its
- * peer 0 on this machine. */
+ * peer 0 on this machine.  It dies with this process and does not hold
+ * its output open, so that a failed test cannot leave it behind for the
+ * test driver to wait on. */
 static pid_t spawn_sleeper(void)
 {
     pid_t pid = fork();
 
     assert_true(pid >= 0);
     if (pid == 0) {
+        int fd = open("/dev/null", O_WRONLY);
+
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+        }
         for (;;) {
             pause();
         }
     }
     return pid;
+}
+
+/* Two nodes; node 1's table says server 0 is @a child (a process on this
+ * machine, which node 1 then watches).  Both connected and bound. */
+static void cluster_up_watching(pid_t child)
+{
+    static uint8_t fake0[4096];
+    static rdp_iov_t table1[2];
+    rdp_ucx_envelope_t env;
+
+    cluster_up2(2, TLS_TCP, NULL, 0, 0, 2); /* node 1 not connected yet */
+    assert_int_equal(rdp_ucx_envelope_decode(table[0].base, table[0].len, &env),
+                     PMIX_SUCCESS);
+    assert_true(RDP_UCX_ENV_HDR + env.ucx_len <= sizeof(fake0));
+    env.pid = (uint32_t)child;
+    rdp_ucx_envelope_encode(&env, fake0);
+    table1[0].base      = fake0;
+    table1[0].len       = RDP_UCX_ENV_HDR + env.ucx_len;
+    table1[1]           = table[1];
+    nodes[1].boot.table = table1;
+    on_loop(nodes[1].loop, ucx_boot_connect, &nodes[1].boot);
+    assert_int_equal(nodes[1].boot.status, PMIX_SUCCESS);
+    on_loop(nodes[1].loop, bind_job, &nodes[1]);
+    assert_int_equal(nodes[1].status, PMIX_SUCCESS);
+}
+
+/*
+ * A watched peer gets its endpoint on the first send, not at connect (its
+ * process tells of its failure); a peer that is not watched (here: this
+ * very process) gets it at connect.  Server 0 is this process in truth,
+ * so node 1's first message to it is delivered over the endpoint that
+ * send made.
+ */
+static void watched_peer_gets_its_endpoint_on_first_send(void **state)
+{
+    smsg_t *m;
+    pid_t child;
+    int wstatus;
+
+    (void)state;
+    child = spawn_sleeper();
+    cluster_up_watching(child);
+    assert_int_equal(node_stats(&nodes[0]).endpoints, 1);
+    assert_int_equal(node_stats(&nodes[1]).endpoints, 0);
+    m = send_one(&nodes[1], 0, 0, 10, 1);
+    assert_int_equal(wait_count(&nodes[0], &nodes[0].ncomplete, 1), 0);
+    wait_sent(&nodes[1], 1);
+    smsg_free(m);
+    assert_int_equal(node_stats(&nodes[1]).endpoints, 1);
+    kill(child, SIGKILL);
+    assert_int_equal(waitpid(child, &wstatus, 0), child);
+    cluster_down();
 }
 
 /*
@@ -1806,9 +1869,6 @@ static pid_t spawn_sleeper(void)
 static void local_peer_death_follows_its_messages(void **state)
 {
     const uint32_t count = 20;
-    rdp_ucx_envelope_t env;
-    uint8_t fake0[4096];
-    rdp_iov_t table1[2];
     smsg_t *m[20];
     loop_hold_t hold;
     pid_t child;
@@ -1816,20 +1876,7 @@ static void local_peer_death_follows_its_messages(void **state)
 
     (void)state;
     child = spawn_sleeper();
-    cluster_up2(2, TLS_TCP, NULL, 0, 0, 2); /* node 1 not connected yet */
-    assert_int_equal(rdp_ucx_envelope_decode(table[0].base, table[0].len, &env),
-                     PMIX_SUCCESS);
-    assert_true(RDP_UCX_ENV_HDR + env.ucx_len <= sizeof(fake0));
-    env.pid = (uint32_t)child;
-    rdp_ucx_envelope_encode(&env, fake0);
-    table1[0].base       = fake0;
-    table1[0].len        = RDP_UCX_ENV_HDR + env.ucx_len;
-    table1[1]            = table[1];
-    nodes[1].boot.table = table1;
-    on_loop(nodes[1].loop, ucx_boot_connect, &nodes[1].boot);
-    assert_int_equal(nodes[1].boot.status, PMIX_SUCCESS);
-    on_loop(nodes[1].loop, bind_job, &nodes[1]);
-    assert_int_equal(nodes[1].status, PMIX_SUCCESS);
+    cluster_up_watching(child);
     /* the connection up both ways first */
     m[0] = send_one(&nodes[0], 1, 0, 10, 1);
     assert_int_equal(wait_count(&nodes[1], &nodes[1].ncomplete, 1), 0);
@@ -2191,6 +2238,7 @@ int main(void)
         cmocka_unit_test(replay_window),
         cmocka_unit_test(replayed_messages_are_dropped),
         cmocka_unit_test(destroyed_peer_is_reported),
+        cmocka_unit_test(watched_peer_gets_its_endpoint_on_first_send),
         cmocka_unit_test(local_peer_death_follows_its_messages),
         cmocka_unit_test(many_messages_in_flight),
         cmocka_unit_test(messages_before_bind_are_held),
