@@ -79,7 +79,7 @@ for tls in tcp sm; do
     : >"$tmp/out"
     "$RUN" --nodes 4 -n 8 "$client" nodes loop >"$tmp/out" 2>"$tmp/err" </dev/null &
     pid=$!
-    poll '[ "$(grep -c "^rank [0-9]* looping$" "$tmp/out")" -eq 8 ]'
+    poll_for 60 '[ "$(grep -c "^rank [0-9]* looping$" "$tmp/out")" -eq 8 ]'
     dpid=$(pgrep -P $pid -f -- "--node-id 2 ")
     if [ -n "$dpid" ]; then
         kill -KILL $dpid
