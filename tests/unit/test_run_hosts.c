@@ -121,6 +121,7 @@ static void bad_hostfiles_say_the_line(void **state)
         rdp_run_hostfile_read("/nonexistent/hostfile", &l, err, sizeof(err)),
         PMIX_SUCCESS);
     assert_non_null(strstr(err, "/nonexistent/hostfile"));
+    rdp_run_hostlist_cleanup(&l); /* a failed parse may leave the array */
 }
 
 static void hostfile_is_read_from_disk(void **state)
