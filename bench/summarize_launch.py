@@ -19,7 +19,10 @@ import statistics
 import sys
 
 PHASES = ["wall", "init", "fence", "put", "commit", "fence_collect",
-          "fence_nocollect", "get"]
+          "fence_nocollect", "get", "modex"]
+# the whole modex of one launch: what a rank spends making its data
+# available to every peer (the issue's "put + commit + fence")
+MODEX_PARTS = ("put", "commit", "fence_collect")
 PAIRS = ["rdpmix/openpmix", "srun-rdpmix/srun-openpmix",
          "alloc-rdpmix/srun-openpmix"]
 
@@ -38,13 +41,22 @@ def fmt_ratio(r):
 
 
 def read_raw(path, stat):
-    """{(stack, phase): {(nodes, N, S): [value per launch]}}"""
+    """{(stack, phase): {(nodes, N, S): [value per launch]}}; the phase
+    "modex" is the sum of a launch's MODEX_PARTS (each its stat over
+    ranks, so with --stat median the typical rank's modex)"""
     column = "median_us" if stat == "median" else "max_us"
     data = collections.defaultdict(lambda: collections.defaultdict(list))
+    launches = collections.defaultdict(dict)
     with open(path, newline="") as f:
         for row in csv.DictReader(f):
             key = (int(row["nodes"]), int(row["N"]), int(row["S"]))
-            data[(row["stack"], row["phase"])][key].append(float(row[column]))
+            value = float(row[column])
+            data[(row["stack"], row["phase"])][key].append(value)
+            launches[(row["stack"], row["launch"], key)][row["phase"]] = value
+    for (stack, _, key), phases in sorted(launches.items()):
+        if all(p in phases for p in MODEX_PARTS):
+            data[(stack, "modex")][key].append(
+                sum(phases[p] for p in MODEX_PARTS))
     return data
 
 

@@ -1652,7 +1652,11 @@ static pmix_status_t open_worker(rdp_ucx_tl_t *tl)
         UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_FLAGS
         | UCP_AM_HANDLER_PARAM_FIELD_CB | UCP_AM_HANDLER_PARAM_FIELD_ARG;
     am.id    = RDP_UCX_AM_ID;
-    am.flags = UCP_AM_FLAG_WHOLE_MSG | UCP_AM_FLAG_PERSISTENT_DATA;
+    /* no UCP_AM_FLAG_PERSISTENT_DATA: UCP would copy every one-fragment
+     * tcp message into a pool it grows by 8 MiB (touched at once, 3-4 ms
+     * at the first fence with data); borrowed data is copied by the
+     * engine only when it keeps it (docs/ucx.md) */
+    am.flags = UCP_AM_FLAG_WHOLE_MSG;
     am.cb    = am_recv_cb;
     am.arg   = tl;
     st       = ucp_worker_set_am_recv_handler(tl->worker, &am);
