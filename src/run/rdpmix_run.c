@@ -176,6 +176,9 @@ typedef struct launcher {
     double last_signal;
     int fwd_signo;
     int out_broken[3];
+    /* the ranks' stderr we forwarded ended mid-line: our own next message
+     * must start a line of its own */
+    int err_midline;
 } launcher_t;
 
 static launcher_t L;
@@ -187,7 +190,8 @@ static void vsay(const char *fmt, va_list ap)
     char msg[2048];
 
     vsnprintf(msg, sizeof(msg), fmt, ap);
-    fprintf(stderr, "rdpmix-run: %s\n", msg);
+    fprintf(stderr, "%srdpmix-run: %s\n", L.err_midline ? "\n" : "", msg);
+    L.err_midline = 0;
 }
 
 static void say(const char *fmt, ...)
@@ -216,8 +220,11 @@ static void write_out(int channel, const void *data, size_t len, void *arg)
 {
     int fd = channel == RDP_CTL_STDERR ? 2 : 1;
 
-    if (L.out_broken[fd]) {
+    if (L.out_broken[fd] || len == 0) {
         return;
+    }
+    if (fd == 2) {
+        L.err_midline = ((const char *)data)[len - 1] != '\n';
     }
     if (rdp_run_write_all(fd, data, len) != 0) {
         /* the reader went away (`rdpmix-run ... | head`): drop further

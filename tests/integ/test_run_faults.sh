@@ -264,6 +264,23 @@ check_that "SIGTERM to a daemon ends the job with 1, naming the node" \
     '[ "$rc" -eq 1 ] && one_message "node 1 (daemon pid $dpid) received signal 15 (Terminated); terminating the job" && ! grep -q "^rdpmixd" "$tmp/err"'
 check "no daemon is killed after SIGTERM to a daemon" none_killed
 check "nothing is left after SIGTERM to a daemon" all_gone
+
+# a rank's stderr ends mid-line when rdpmix-run has something to say: its
+# message still starts a line of its own (CI once saw it glued to a
+# rank's "rank 2: FAILED ")
+# (no debug lines, which would end the half line first)
+RDPMIX_LOG_LEVEL=warn
+bg --nodes 2 -n 2 sh -c "[ \$PMIX_RANK = 0 ] && printf 'half a line' >&2; exec $marker"
+RDPMIX_LOG_LEVEL=debug
+wait_for "$marker" 2
+poll 'grep -q "half a line" "$tmp/err"'
+dpid=$(daemon_of 1)
+kill -KILL "$dpid"
+wait $pid
+rc=$?
+check_that "rdpmix-run's message starts its own line after a rank's half line" \
+    '[ "$rc" -eq 1 ] && grep -qx "half a line" "$tmp/err" && one_message "node 1 (daemon pid $dpid) died; terminating the job"'
+check "nothing is left after the half line" all_gone
 reap "$marker"
 
 # ---- at a scale the suite can afford ----
