@@ -6,6 +6,7 @@
 #include "core/util/hash.h"
 #include "core/util/list.h"
 #include "core/util/log.h"
+#include "core/util/status.h"
 
 #include <assert.h>
 #include <string.h>
@@ -457,7 +458,7 @@ static pmix_status_t rx_take_payload(rx_t *rx, const rdp_tl_rx_t *trx,
         if (status != PMIX_SUCCESS) {
             rx->fetching = 0;
             rdp_log_warn(COLL, "cannot fetch a %zu-byte payload from %u: %s",
-                         trx->len, rx->hdr.sender, PMIx_Error_string(status));
+                         trx->len, rx->hdr.sender, rdp_status_name(status));
             return status;
         }
         return PMIX_SUCCESS;
@@ -503,7 +504,7 @@ static void sreq_done(void *arg, pmix_status_t status)
     rdp_list_del(&req->link);
     if (req->p2p && status != PMIX_SUCCESS) {
         rdp_log_warn(COLL, "p2p message to %u failed: %s", req->peer,
-                     PMIx_Error_string(status));
+                     rdp_status_name(status));
         p2p_queue_failed(req->engine, req->peer, PMIX_ERR_UNREACH);
     }
     if (coll != NULL) {
@@ -512,7 +513,7 @@ static void sreq_done(void *arg, pmix_status_t status)
                          kind_name(coll->kind),
                          (unsigned long long)coll->key.sig,
                          (unsigned long long)coll->key.opid, coll->cur,
-                         req->peer, PMIx_Error_string(status));
+                         req->peer, rdp_status_name(status));
             coll_finish(coll, PMIX_ERR_UNREACH, req->peer, 1);
         }
         (void)coll_io_done(coll);
@@ -593,7 +594,7 @@ static void send_aborts(coll_t *coll)
         status       = sreq_post(req);
         if (status != PMIX_SUCCESS) {
             rdp_log_debug(COLL, "cannot send an abort to %u: %s", peer,
-                          PMIx_Error_string(status));
+                          rdp_status_name(status));
         }
     }
 }
@@ -980,13 +981,13 @@ static void coll_finish(coll_t *coll, pmix_status_t status,
                 COLL, "%s %016llx:%llu step %u/%u failed (peer %u): %s",
                 kind_name(coll->kind), (unsigned long long)coll->key.sig,
                 (unsigned long long)coll->key.opid, coll->cur, coll->nsteps,
-                failed_peer, PMIx_Error_string(status));
+                failed_peer, rdp_status_name(status));
         } else {
             rdp_log_info(COLL, "%s %016llx:%llu step %u/%u failed: %s",
                          kind_name(coll->kind),
                          (unsigned long long)coll->key.sig,
                          (unsigned long long)coll->key.opid, coll->cur,
-                         coll->nsteps, PMIx_Error_string(status));
+                         coll->nsteps, rdp_status_name(status));
         }
         if (tell_others) {
             send_aborts(coll);
@@ -1341,7 +1342,7 @@ static void piece_fetch(coll_t *coll, uint32_t b, const rdp_coll_hdr_t *h,
     coll->pending_io--;
     if (status != PMIX_OPERATION_SUCCEEDED) {
         rdp_log_warn(COLL, "cannot fetch a %u-byte piece from %u: %s",
-                     h->seg_len, h->sender, PMIx_Error_string(status));
+                     h->seg_len, h->sender, rdp_status_name(status));
         coll_finish(coll, PMIX_ERR_UNREACH, h->sender, 1);
     } else if (piece_landed(coll, b, h, seal)) {
         coll_advance(coll);
@@ -1364,7 +1365,7 @@ static void piece_fetch_done(void *arg, pmix_status_t status)
     }
     if (status != PMIX_SUCCESS) {
         rdp_log_warn(COLL, "fetching a %u-byte piece from %u failed: %s",
-                     h.seg_len, h.sender, PMIx_Error_string(status));
+                     h.seg_len, h.sender, rdp_status_name(status));
         coll_finish(coll, PMIX_ERR_UNREACH, h.sender, 1);
         return;
     }
@@ -1553,7 +1554,7 @@ static void fetch_done(void *arg, pmix_status_t status)
         /* still in the early queue */
         if (status != PMIX_SUCCESS) {
             rdp_log_warn(COLL, "fetching an early payload from %u failed: %s",
-                         rx->hdr.sender, PMIx_Error_string(status));
+                         rx->hdr.sender, rdp_status_name(status));
             engine->early_msgs--;
             engine->early_bytes -= rx->len;
             rx_free(rx);
@@ -1570,7 +1571,7 @@ static void fetch_done(void *arg, pmix_status_t status)
         uint32_t sender = rx->hdr.sender;
 
         rdp_log_warn(COLL, "fetching step %u from %u failed: %s", rx->hdr.step,
-                     sender, PMIx_Error_string(status));
+                     sender, rdp_status_name(status));
         if (rx->hdr.type != RDP_COLL_MSG_SEG) {
             coll->steps[rx->hdr.step] = STEP_WAITING;
         }
@@ -1768,7 +1769,7 @@ static void p2p_fetch_done(void *arg, pmix_status_t status)
     rdp_list_del(&ev->link);
     if (status != PMIX_SUCCESS) {
         rdp_log_warn(COLL, "fetching a p2p payload from %u failed: %s",
-                     ev->peer, PMIx_Error_string(status));
+                     ev->peer, rdp_status_name(status));
         p2p_ev_free(ev);
         return;
     }
@@ -1819,7 +1820,7 @@ static enum rdp_tl_rx_disp p2p_recv(rdp_coll_engine_t *engine,
         p2p_ready(engine, ev);
     } else if (status != PMIX_SUCCESS) {
         rdp_log_warn(COLL, "cannot fetch a %zu-byte p2p payload from %u: %s",
-                     trx->len, h->sender, PMIx_Error_string(status));
+                     trx->len, h->sender, rdp_status_name(status));
         rdp_list_del(&ev->link);
         p2p_ev_free(ev);
     }
@@ -1905,7 +1906,7 @@ pmix_status_t rdp_coll_p2p_send(rdp_coll_engine_t *engine, uint32_t peer,
         engine->stats.p2p_sent++;
     } else {
         rdp_log_warn(COLL, "cannot send a p2p message to %u: %s", peer,
-                     PMIx_Error_string(status));
+                     rdp_status_name(status));
     }
     return status;
 }
@@ -2079,7 +2080,7 @@ static void engine_peer_failed(void *arg, uint32_t peer, pmix_status_t status)
     if (engine->failed[peer]) {
         return;
     }
-    rdp_log_info(COLL, "peer %u failed: %s", peer, PMIx_Error_string(status));
+    rdp_log_info(COLL, "peer %u failed: %s", peer, rdp_status_name(status));
     engine->failed[peer] = 1;
     p2p_queue_failed(engine, peer, status);
     rdp_list_for_each_safe(coll, tmp, &engine->running, link) {
@@ -2174,7 +2175,7 @@ pmix_status_t rdp_coll_engine_create(const rdp_coll_engine_config_t *cfg,
     if (status != PMIX_SUCCESS) {
         rdp_log_error(COLL, "cannot bind to transport %s: %s",
                       engine->ops->name != NULL ? engine->ops->name : "?",
-                      PMIx_Error_string(status));
+                      rdp_status_name(status));
         goto err_defer;
     }
     engine->bound = 1;
@@ -2362,7 +2363,7 @@ static void seal_own_block(coll_t *coll, size_t len)
         coll->sealed[coll->rank] = 1;
     } else {
         rdp_log_debug(COLL, "cannot seal my %zu-byte block: %s", len,
-                      PMIx_Error_string(status));
+                      rdp_status_name(status));
     }
 }
 

@@ -3,6 +3,7 @@
 #include "run/jobinfo.h"
 #include "core/util/alloc.h"
 #include "core/util/log.h"
+#include "core/util/status.h"
 
 #include <pmix.h>
 #include <pmix_server.h>
@@ -246,13 +247,13 @@ static pmix_status_t add_maps(ilist_t *l, const rdp_ctl_launch_t *launch)
     status = PMIx_generate_regex(nodes, &regex);
     if (status != PMIX_SUCCESS) {
         rdp_log_error(RUN, "cannot generate the node map: %s",
-                      PMIx_Error_string(status));
+                      rdp_status_name(status));
         goto out;
     }
     status = PMIx_generate_ppn(ppn, &pmap);
     if (status != PMIX_SUCCESS) {
         rdp_log_error(RUN, "cannot generate the proc map: %s",
-                      PMIx_Error_string(status));
+                      rdp_status_name(status));
         goto out;
     }
     ilist_str(l, PMIX_NODE_MAP, regex);

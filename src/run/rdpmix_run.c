@@ -14,6 +14,7 @@
 #include "core/util/alloc.h"
 #include "core/util/list.h"
 #include "core/util/log.h"
+#include "core/util/status.h"
 
 #include <pmix.h>
 
@@ -638,7 +639,7 @@ static void send_launch(void)
     rdp_free(nodes);
     rdp_free(env);
     if (status != PMIX_SUCCESS) {
-        say("cannot build the launch message: %s", PMIx_Error_string(status));
+        say("cannot build the launch message: %s", rdp_status_name(status));
         set_status(1);
         end_job();
         return;
@@ -769,7 +770,7 @@ static void on_launched(dnode_t *node, const void *payload, size_t len)
     if (status != PMIX_SUCCESS) {
         if (!L.ending) {
             say("launch failed on node %s: %s", node->name,
-                error ? error : PMIx_Error_string(status));
+                error ? error : rdp_status_name(status));
         }
         node->done = 1; /* nothing runs there */
         set_status(1);
@@ -2404,7 +2405,7 @@ static void setup_job(void)
     if (status != PMIX_SUCCESS) {
         /* parse_args checked what could fail */
         say("cannot place %u ranks on %u nodes: %s", L.np, L.nnodes,
-            PMIx_Error_string(status));
+            rdp_status_name(status));
         exit(2);
     }
     for (uint32_t n = 0; n < L.nnodes; n++) {
@@ -2616,7 +2617,7 @@ int main(int argc, char **argv)
     }
     status = rdp_loop_create(&L.loop);
     if (status != PMIX_SUCCESS) {
-        say("cannot create the event loop: %s", PMIx_Error_string(status));
+        say("cannot create the event loop: %s", rdp_status_name(status));
         return 1;
     }
     if (rdp_run_iof_create(L.np, L.tag_output, write_out, NULL, &L.iof)

@@ -6,6 +6,7 @@
 #include "ucx/ucx.h"
 #include "core/util/alloc.h"
 #include "core/util/log.h"
+#include "core/util/status.h"
 
 #include <pmix.h>
 #include <rdpmix.h>
@@ -74,7 +75,7 @@ void rdp_run_dmn_send(uint16_t cmd, rdp_buf_t *buf)
     status = rdp_run_chan_send(dm->chan, cmd, buf);
     if (status != PMIX_SUCCESS && status != PMIX_ERR_UNREACH) {
         rdp_log_warn(RUN, "cannot queue control message %u: %s", cmd,
-                     PMIx_Error_string(status));
+                     rdp_status_name(status));
     }
 }
 
@@ -523,7 +524,7 @@ static void start_server(void)
     }
     if (status != PMIX_SUCCESS) {
         rdp_run_dmn_say("PMIx_server_init failed: %s",
-                        PMIx_Error_string(status));
+                        rdp_status_name(status));
         rdp_run_rmtree(dm->tmpdir);
         exit(1);
     }
@@ -539,7 +540,7 @@ static void start_server(void)
         status = PMIX_ERR_BAD_PARAM;
     }
     if (status != PMIX_SUCCESS) {
-        rdp_run_dmn_say("no engine address: %s", PMIx_Error_string(status));
+        rdp_run_dmn_say("no engine address: %s", rdp_status_name(status));
         free(addr.bytes);
         PMIx_server_finalize();
         dm->server_up = 0;
@@ -641,7 +642,7 @@ int main(int argc, char **argv)
 
     status = rdp_loop_create(&dm->loop);
     if (status != PMIX_SUCCESS) {
-        fatal("cannot create the event loop: %s", PMIx_Error_string(status));
+        fatal("cannot create the event loop: %s", rdp_status_name(status));
     }
     /* SIGCHLD before any fork, so no exit goes unnoticed */
     if (rdp_sigwatch_create(dm->loop, SIGCHLD, rdp_run_dmn_sigchld_cb, NULL,
@@ -667,7 +668,7 @@ int main(int argc, char **argv)
                                  chan_close_cb, NULL, &dm->chan);
     if (status != PMIX_SUCCESS) {
         rdp_run_dmn_say("cannot set up the control channel: %s",
-                        PMIx_Error_string(status));
+                        rdp_status_name(status));
         dm->exit_code = 1;
         cleanup();
         return 1;

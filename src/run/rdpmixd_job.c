@@ -6,6 +6,7 @@
 #include "run/util.h"
 #include "core/util/alloc.h"
 #include "core/util/log.h"
+#include "core/util/status.h"
 
 #include <pmix.h>
 #include <rdpmix.h>
@@ -778,7 +779,7 @@ static pmix_status_t register_job(void)
     PMIX_INFO_FREE(info, ninfo);
     if (status != PMIX_SUCCESS) {
         rdp_run_dmn_say("PMIx_server_register_nspace failed: %s",
-                        PMIx_Error_string(status));
+                        rdp_status_name(status));
         return status;
     }
     dm->nspace_registered = 1;
@@ -801,7 +802,7 @@ static pmix_status_t register_job(void)
         if (status != PMIX_SUCCESS) {
             rdp_run_dmn_say(
                 "PMIx_server_register_client for rank %u failed: %s",
-                rp->proc.rank, PMIx_Error_string(status));
+                rp->proc.rank, rdp_status_name(status));
             return status;
         }
         rp->registered = 1;
@@ -864,7 +865,7 @@ static pmix_status_t connect_engine(char *error, size_t errlen)
         snprintf(error, errlen,
                  "cannot connect the engine to the other %u "
                  "nodes: %s",
-                 m->nnodes - 1, PMIx_Error_string(status));
+                 m->nnodes - 1, rdp_status_name(status));
         return status;
     }
     rdp_log_debug(RUN, "engine connected to %u nodes", m->nnodes);
@@ -887,7 +888,7 @@ static pmix_status_t start_rank(rank_proc_t *rp, const char *path,
     status = PMIx_server_setup_fork(&rp->proc, &env);
     if (status != PMIX_SUCCESS) {
         rdp_run_dmn_say("PMIx_server_setup_fork for rank %u failed: %s",
-                        rp->proc.rank, PMIx_Error_string(status));
+                        rp->proc.rank, rdp_status_name(status));
         rdp_ctl_strv_free(env);
         return status;
     }
@@ -1018,7 +1019,7 @@ void rdp_run_dmn_start(void)
     if (status != PMIX_SUCCESS) {
         snprintf(error, sizeof(error),
                  "cannot register the job with the PMIx server: %s",
-                 PMIx_Error_string(status));
+                 rdp_status_name(status));
         goto fail;
     }
     base_env = build_base_env();
@@ -1055,7 +1056,7 @@ void rdp_run_dmn_start(void)
             /* stop here: the failure ends the job; the rest never ran */
             if (dm->ranks[i].state != RANK_ENDED) {
                 snprintf(error, sizeof(error), "cannot start rank %u: %s",
-                         dm->ranks[i].proc.rank, PMIx_Error_string(status));
+                         dm->ranks[i].proc.rank, rdp_status_name(status));
                 send_exit(&dm->ranks[i], RDP_CTL_FAILED_TO_START, EINVAL,
                           error);
                 rank_set_ended(&dm->ranks[i]);

@@ -6,6 +6,7 @@
 #include "core/loop/loop.h"
 #include "core/util/alloc.h"
 #include "core/util/log.h"
+#include "core/util/status.h"
 
 #include <pmix.h>
 
@@ -99,7 +100,7 @@ static pmix_status_t load_module(const rdp_ucx_api_t **api_p)
     if (status != PMIX_SUCCESS) {
         rdp_log_error(UCX, "%s is not a usable UCX transport module: %s", path,
                       init == NULL ? "no entry point"
-                                   : PMIx_Error_string(status));
+                                   : rdp_status_name(status));
         dlclose(handle);
         rdp_free(path);
         return PMIX_ERR_NOT_AVAILABLE;

@@ -440,8 +440,9 @@ static void deregistered_handlers_are_not_called(void **state)
     assert_true(reg(&b, &code, 1, NULL, NULL, PMIX_UNDEF) >= 0);
     assert_int_equal(PMIx_Deregister_event_handler(ida, NULL, NULL),
                      PMIX_SUCCESS);
+    /* an unknown handler: success, as OpenPMIx 4.2.2 answers */
     assert_int_equal(PMIx_Deregister_event_handler(ida, NULL, NULL),
-                     PMIX_ERR_NOT_FOUND);
+                     PMIX_SUCCESS);
     notify(code, NULL, NULL, 0);
     drain();
     rec_string(got, sizeof(got));
@@ -453,7 +454,7 @@ static void deregistered_handlers_are_not_called(void **state)
     rdp_wait_wait(&st.wait);
     drain();
     assert_int_equal(st.calls, 1);
-    assert_int_equal(st.status, PMIX_ERR_NOT_FOUND);
+    assert_int_equal(st.status, PMIX_SUCCESS);
     rdp_wait_cleanup(&st.wait);
 }
 

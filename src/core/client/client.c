@@ -5,6 +5,7 @@
 #include "core/util/log.h"
 #include "core/util/value.h"
 #include "core/wire/proto.h"
+#include "core/util/status.h"
 
 #include <string.h>
 
@@ -156,15 +157,15 @@ static void handle_event(const void *payload, size_t len)
     }
     if (status != PMIX_SUCCESS) {
         rdp_log_error(CLIENT, "malformed event from server: %s",
-                      PMIx_Error_string(status));
+                      rdp_status_name(status));
         return;
     }
-    rdp_log_debug(CLIENT, "event %s from %s:%u", PMIx_Error_string(code),
+    rdp_log_debug(CLIENT, "event %s from %s:%u", rdp_status_name(code),
                   source.nspace, source.rank);
     status = rdp_event_deliver(code, &source, PMIX_RANGE_UNDEF, info, ninfo);
     if (status != PMIX_SUCCESS) {
         rdp_log_warn(CLIENT, "cannot deliver event %d: %s", code,
-                     PMIx_Error_string(status));
+                     rdp_status_name(status));
     }
     rdp_info_array_free(info, ninfo);
 }
@@ -204,7 +205,7 @@ void rdp_client_conn_closed(rdp_ipc_conn_t *conn, pmix_status_t why, void *arg)
     rdp_client.conn = NULL;
     if (!finalizing) {
         rdp_log_error(CLIENT, "lost connection to the server: %s",
-                      PMIx_Error_string(why));
+                      rdp_status_name(why));
     }
     /* fail everything in flight; callbacks may start new requests, which
      * now fail at once */

@@ -4,6 +4,7 @@
 #include "core/util/alloc.h"
 #include "core/util/log.h"
 #include "core/wire/proto.h"
+#include "core/util/status.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -92,7 +93,7 @@ static void fence_finish(rdp_client_op_t *op, pmix_status_t status,
         }
         if (status != PMIX_SUCCESS) {
             rdp_log_error(CLIENT, "bad fence reply: %s",
-                          PMIx_Error_string(status));
+                          rdp_status_name(status));
         }
     }
     if (cbfunc != NULL) {

@@ -5,6 +5,7 @@
 #include "core/util/log.h"
 #include "core/util/value.h"
 #include "core/wire/proto.h"
+#include "core/util/status.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -303,7 +304,7 @@ static pmix_status_t connect_to_server(const char *path, const char *hostname,
         /* some init info cannot travel (pointers): the server can do
          * without it */
         rdp_log_debug(CLIENT, "init info not sent: %s",
-                      PMIx_Error_string(status));
+                      rdp_status_name(status));
         status = pack_connect(&buf, &rdp_rt.myproc, NULL, 0, 0);
     }
     if (status != PMIX_SUCCESS) {
@@ -314,7 +315,7 @@ static pmix_status_t connect_to_server(const char *path, const char *hostname,
     rdp_buf_cleanup(&buf);
     if (status != PMIX_SUCCESS) {
         rdp_log_error(CLIENT, "handshake with server at %s failed: %s", path,
-                      PMIx_Error_string(status));
+                      rdp_status_name(status));
         goto err_conn;
     }
     rdp_rbuf_init(&ctx.rb, reply, hdr.length);
@@ -326,7 +327,7 @@ static pmix_status_t connect_to_server(const char *path, const char *hostname,
     }
     if (remote != PMIX_SUCCESS) {
         rdp_log_error(CLIENT, "server refused %s:%u: %s", rdp_rt.myproc.nspace,
-                      rdp_rt.myproc.rank, PMIx_Error_string(remote));
+                      rdp_rt.myproc.rank, rdp_status_name(remote));
         status = remote;
         goto err_reply;
     }
@@ -502,7 +503,7 @@ pmix_status_t PMIx_Init(pmix_proc_t *proc, pmix_info_t info[], size_t ninfo)
         status    = rdp_runtime_call_sync(model_on_loop, &ctx);
         if (status != PMIX_SUCCESS) {
             rdp_log_warn(CLIENT, "cannot record programming model: %s",
-                         PMIx_Error_string(status));
+                         rdp_status_name(status));
             status = PMIX_SUCCESS;
         }
     }
@@ -535,7 +536,7 @@ static void finalize_reply(pmix_status_t status, rdp_rbuf_t *rb, void *arg)
 {
     if (status != PMIX_SUCCESS) {
         rdp_log_debug(CLIENT, "finalize not acknowledged: %s",
-                      PMIx_Error_string(status));
+                      rdp_status_name(status));
     }
     if (rdp_client.conn != NULL) {
         /* rdp_client_conn_closed finishes */
@@ -595,13 +596,13 @@ pmix_status_t PMIx_Finalize(const pmix_info_t info[], size_t ninfo)
         status = PMIx_Fence(NULL, 0, NULL, 0);
         if (status != PMIX_SUCCESS) {
             rdp_log_warn(CLIENT, "barrier before finalize failed: %s",
-                         PMIx_Error_string(status));
+                         rdp_status_name(status));
         }
     }
     if (__atomic_sub_fetch(&rdp_client.refs, 1, __ATOMIC_ACQ_REL) == 0) {
         status = rdp_runtime_call(finalize_on_loop, NULL);
         if (status != PMIX_SUCCESS) {
-            rdp_log_warn(CLIENT, "finalize: %s", PMIx_Error_string(status));
+            rdp_log_warn(CLIENT, "finalize: %s", rdp_status_name(status));
         }
         rdp_client.mode = RDP_CLIENT_OFF;
     }

@@ -6,6 +6,7 @@
 #include "core/util/log.h"
 #include "core/util/value.h"
 #include "core/wire/proto.h"
+#include "core/util/status.h"
 
 #include <string.h>
 
@@ -129,7 +130,7 @@ static void info_finish(rdp_client_op_t *op, pmix_status_t status,
         rc = rdp_unpack_info_array(rb, &info, &ninfo);
         if (rc != PMIX_SUCCESS) {
             rdp_log_error(CLIENT, "malformed reply to command %u: %s",
-                          (unsigned)op->cmd, PMIx_Error_string(rc));
+                          (unsigned)op->cmd, rdp_status_name(rc));
             status = rc;
         }
     }
@@ -258,7 +259,7 @@ static void lookup_finish(rdp_client_op_t *op, pmix_status_t status,
         rc = rdp_unpack_pdata_array(rb, &pd, &npd);
         if (rc != PMIX_SUCCESS) {
             rdp_log_error(CLIENT, "malformed lookup reply: %s",
-                          PMIx_Error_string(rc));
+                          rdp_status_name(rc));
             status = rc;
         }
     }
@@ -389,7 +390,7 @@ static void spawn_finish(rdp_client_op_t *op, pmix_status_t status,
         rc = rdp_unpack_string_into(rb, nspace, sizeof(nspace));
         if (rc != PMIX_SUCCESS) {
             rdp_log_error(CLIENT, "malformed spawn reply: %s",
-                          PMIx_Error_string(rc));
+                          rdp_status_name(rc));
             status = rc;
         }
     }

@@ -5,6 +5,7 @@
 #include "core/util/log.h"
 #include "core/util/value.h"
 #include "core/wire/proto.h"
+#include "core/util/status.h"
 
 #include <string.h>
 
@@ -105,7 +106,7 @@ static void commit_on_loop(void *arg)
         RDP_SCOPES_ALL & ~RDP_SCOPE_BIT(PMIX_INTERNAL), &buf);
     if (status != PMIX_SUCCESS) {
         rdp_log_error(CLIENT, "cannot pack commit: %s",
-                      PMIx_Error_string(status));
+                      rdp_status_name(status));
         rdp_buf_cleanup(&buf);
         return;
     }
@@ -118,7 +119,7 @@ static void commit_on_loop(void *arg)
                           rdp_client.next_tag++, &buf);
     if (status != PMIX_SUCCESS) {
         rdp_log_error(CLIENT, "cannot send commit: %s",
-                      PMIx_Error_string(status));
+                      rdp_status_name(status));
     }
     rdp_buf_cleanup(&buf);
 }

@@ -6,6 +6,7 @@
 #include "core/util/log.h"
 #include "core/util/value.h"
 #include "core/wire/proto.h"
+#include "core/util/status.h"
 
 #include <pmix.h>
 
@@ -274,7 +275,7 @@ static pmix_status_t lazy_materialize(rdp_client_store_t *st, lazy_t *lz)
     }
     if (status != PMIX_SUCCESS) {
         rdp_log_error(CLIENT, "malformed data of %s:%u from server: %s",
-                      lz->nspace, lz->rank, PMIx_Error_string(status));
+                      lz->nspace, lz->rank, rdp_status_name(status));
     }
     lazy_forget(st, lz);
     return status;
@@ -438,7 +439,7 @@ static pmix_status_t lazy_lookup(rdp_client_store_t *st, const char *nspace,
     status = rdp_unpack_value(&rb, val);
     if (status != PMIX_SUCCESS) {
         rdp_log_error(CLIENT, "malformed %s of %s:%u from server: %s", key,
-                      nspace, rank, PMIx_Error_string(status));
+                      nspace, rank, rdp_status_name(status));
         rdp_free(val);
         return status;
     }
@@ -578,7 +579,7 @@ static pmix_status_t store_bundle(rdp_client_store_t *st, rdp_rbuf_t *rb,
         status = store_set(st, rb, bk);
         if (status != PMIX_SUCCESS) {
             rdp_log_error(CLIENT, "malformed data bundle from server: %s",
-                          PMIx_Error_string(status));
+                          rdp_status_name(status));
             return status;
         }
     }
@@ -1656,14 +1657,14 @@ pmix_status_t rdp_client_store_put(rdp_client_store_t *st, rdp_kvs_t *pending,
         status = rdp_kvs_put(pending, nspace, rank, key, scope, val);
         if (status != PMIX_SUCCESS) {
             rdp_log_error(CLIENT, "cannot queue key %s for commit: %s", key,
-                          PMIx_Error_string(status));
+                          rdp_status_name(status));
         }
     }
     if (status == PMIX_SUCCESS) {
         status = rdp_kvs_put_take(st->kvs, nspace, rank, key, scope, val);
         if (status != PMIX_SUCCESS) {
             rdp_log_error(CLIENT, "cannot store key %s: %s", key,
-                          PMIx_Error_string(status));
+                          rdp_status_name(status));
         }
     }
     UNLOCK(st);

@@ -519,12 +519,12 @@ static pmix_status_t deregister_sync(void *arg)
     evhdlr_t *h;
 
     RDP_ASSERT_ON_LOOP(rdp_rt.loop);
-    if (!reg.ready) {
-        return PMIX_ERR_NOT_FOUND;
-    }
-    h = rdp_hash_remove_u64(&reg.byid, req->id);
+    h = reg.ready ? rdp_hash_remove_u64(&reg.byid, req->id) : NULL;
     if (h == NULL) {
-        return PMIX_ERR_NOT_FOUND;
+        /* OpenPMIx 4.2.2 reports success for a handler it does not have
+         * (programs deregister twice on error paths), and so do we */
+        rdp_log_debug(CORE, "no event handler %zu to deregister", req->id);
+        return PMIX_SUCCESS;
     }
     if (reg.first == h) {
         reg.first = NULL;

@@ -4,6 +4,7 @@
 #include "core/util/alloc.h"
 #include "core/util/list.h"
 #include "core/util/log.h"
+#include "core/util/status.h"
 
 #include <pmix.h>
 
@@ -745,7 +746,7 @@ void rdp_ipc_conn_start(rdp_ipc_conn_t *conn, rdp_ipc_msg_cb_t msg_cb,
     }
     if (status != PMIX_SUCCESS) {
         rdp_log_error(IPC, "cannot watch connection: %s",
-                      PMIx_Error_string(status));
+                      rdp_status_name(status));
         conn->state     = CONN_CLOSING;
         conn->close_why = status;
         conn_finish(conn);

@@ -3,6 +3,7 @@
 #include "core/server/server_int.h"
 #include "core/util/alloc.h"
 #include "core/util/log.h"
+#include "core/util/status.h"
 
 #include <pmix_version.h>
 
@@ -540,7 +541,7 @@ pmix_status_t PMIx_server_setup_fork(const pmix_proc_t *proc, char ***env)
     }
     if (status != PMIX_SUCCESS) {
         rdp_log_error(SERVER, "setup_fork for %s:%u failed: %s", proc->nspace,
-                      proc->rank, PMIx_Error_string(status));
+                      proc->rank, rdp_status_name(status));
     }
 out:
     explicit_bzero(fi.token, sizeof(fi.token));

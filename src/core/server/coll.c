@@ -4,6 +4,7 @@
 #include "coll/coll.h"
 #include "core/util/alloc.h"
 #include "core/util/log.h"
+#include "core/util/status.h"
 
 #include <endian.h>
 #include <inttypes.h>
@@ -373,7 +374,7 @@ static void coll_finish(coll_t *coll, pmix_status_t status)
         }
         if (st != PMIX_SUCCESS) {
             rdp_log_error(SERVER, "cannot pack fence result: %s",
-                          PMIx_Error_string(st));
+                          rdp_status_name(st));
             coll->status = status = st;
             buf.size              = 0;
         }
@@ -417,7 +418,7 @@ static void coll_finish(coll_t *coll, pmix_status_t status)
     rdp_ipc_blob_unref(blob);
     if (status != PMIX_SUCCESS) {
         rdp_log_debug(SERVER, "collective %" PRIu64 " failed: %s", coll->id,
-                      PMIx_Error_string(status));
+                      rdp_status_name(status));
     }
     coll_maybe_free(coll);
 }
@@ -842,7 +843,7 @@ void rdp_srv_coll_request(rdp_srv_peer_t *peer, uint16_t cmd, uint32_t tag,
                       "malformed collective request %u from %s:%u: "
                       "%s; connection closed",
                       cmd, client->proc.nspace, client->proc.rank,
-                      PMIx_Error_string(status));
+                      rdp_status_name(status));
         rdp_free(procs);
         PMIX_INFO_FREE(info, ninfo);
         rdp_srv_peer_drop(peer, status);

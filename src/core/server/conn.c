@@ -3,6 +3,7 @@
 #include "core/server/server_int.h"
 #include "core/util/alloc.h"
 #include "core/util/log.h"
+#include "core/util/status.h"
 
 #include <string.h>
 
@@ -44,7 +45,7 @@ void rdp_srv_reply_buf(rdp_srv_peer_t *peer, uint16_t cmd, uint32_t tag,
 
     if (status != PMIX_SUCCESS) {
         rdp_log_debug(SERVER, "reply %u to pid %d not sent: %s", cmd,
-                      (int)peer->cred.pid, PMIx_Error_string(status));
+                      (int)peer->cred.pid, rdp_status_name(status));
     }
 }
 
@@ -155,7 +156,7 @@ static void connect_finish(rdp_srv_peer_t *peer, pmix_status_t status)
     if (status != PMIX_SUCCESS) {
         rdp_log_error(SERVER, "connection of %s:%u refused by the host: %s",
                       client->proc.nspace, client->proc.rank,
-                      PMIx_Error_string(status));
+                      rdp_status_name(status));
         client->state = RDP_SRV_CLIENT_REGISTERED;
         client->peer  = NULL;
         peer->client  = NULL;
@@ -225,7 +226,7 @@ static void handle_connect(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb)
                       "malformed CONNECT from pid %d (uid %u): %s; "
                       "connection closed",
                       (int)peer->cred.pid, (unsigned)peer->cred.uid,
-                      PMIx_Error_string(status));
+                      rdp_status_name(status));
         PMIX_INFO_FREE(info, ninfo);
         rdp_srv_peer_drop(peer, status);
         return;

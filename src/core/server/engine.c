@@ -5,6 +5,7 @@
 #include "core/util/alloc.h"
 #include "core/util/log.h"
 #include "ucx/ucx.h"
+#include "core/util/status.h"
 
 #include <rdpmix.h>
 
@@ -207,7 +208,7 @@ static void send_batch(uint32_t peer, uint32_t channel, batch_t *b)
         rdp_rbuf_t rb;
 
         rdp_log_warn(SERVER, "cannot ask server %u for %u ranks' data: %s",
-                     peer, b->count, PMIx_Error_string(status));
+                     peer, b->count, rdp_status_name(status));
         rdp_rbuf_init(&rb, b->buf.data, b->buf.size);
         for (uint32_t i = 0; i < b->count; i++) {
             pmix_proc_t proc;
@@ -220,7 +221,7 @@ static void send_batch(uint32_t peer, uint32_t channel, batch_t *b)
         }
     } else if (status != PMIX_SUCCESS) {
         rdp_log_warn(SERVER, "cannot answer server %u: %s", peer,
-                     PMIx_Error_string(status));
+                     rdp_status_name(status));
     }
     b->count    = 0;
     b->buf.size = 0;
@@ -383,7 +384,7 @@ static void serve_done(pmix_status_t status, char *data, size_t ndata,
     if (st != PMIX_SUCCESS) {
         rdp_log_error(SERVER, "cannot answer server %u for %s:%u: %s",
                       req->peer, req->proc.nspace, req->proc.rank,
-                      PMIx_Error_string(st));
+                      rdp_status_name(st));
         b->buf.size = mark;
     } else {
         b->count++;
@@ -476,10 +477,10 @@ static void p2p_peer_failed(void *arg, uint32_t peer, pmix_status_t status)
     }
     if (n > 0) {
         rdp_log_warn(SERVER, "server %u failed (%s): %zu data requests fail",
-                     peer, PMIx_Error_string(status), n);
+                     peer, rdp_status_name(status), n);
     } else {
         rdp_log_debug(SERVER, "server %u failed: %s", peer,
-                      PMIx_Error_string(status));
+                      rdp_status_name(status));
     }
     for (i = 0; i < n; i++) {
         pmix_rank_t rank;
@@ -537,11 +538,11 @@ static void fence_done(const rdp_coll_result_t *res, void *arg)
                          "engine fence %" PRIu64 " over %u servers failed "
                          "(server %u): %s",
                          f->coll_id, f->nservers, res->failed_peer,
-                         PMIx_Error_string(status));
+                         rdp_status_name(status));
         } else {
             rdp_log_warn(SERVER,
                          "engine fence %" PRIu64 " over %u servers failed: %s",
-                         f->coll_id, f->nservers, PMIx_Error_string(status));
+                         f->coll_id, f->nservers, rdp_status_name(status));
         }
     }
     rdp_srv_coll_engine_done(f->coll_id, status);
@@ -667,7 +668,7 @@ pmix_status_t rdp_srv_engine_fence(uint64_t coll_id, const pmix_proc_t *procs,
         rdp_list_del(&f->link);
         rdp_free(f);
         rdp_log_error(SERVER, "cannot start an engine fence: %s",
-                      PMIx_Error_string(status));
+                      rdp_status_name(status));
         return status;
     }
     rdp_log_debug(SERVER,
@@ -726,7 +727,7 @@ pmix_status_t rdp_srv_engine_init(const pmix_info_t *info, size_t ninfo)
     explicit_bzero(placeholder, sizeof(placeholder));
     if (status != PMIX_SUCCESS) {
         rdp_log_error(SERVER, "cannot create the engine's UCX worker: %s",
-                      PMIx_Error_string(status));
+                      rdp_status_name(status));
         eng.tl = NULL;
         return status;
     }
@@ -932,7 +933,7 @@ static pmix_status_t connect_on_loop(void *arg)
     }
     if (status != PMIX_SUCCESS) {
         rdp_log_error(SERVER, "engine connect (server %u of %u) failed: %s",
-                      a->me, a->n, PMIx_Error_string(status));
+                      a->me, a->n, rdp_status_name(status));
         /* a transport that connected cannot be connected again: only a
          * new server can retry */
         return status == PMIX_ERR_BAD_PARAM || status == PMIX_ERR_NOMEM

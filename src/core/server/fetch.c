@@ -2,6 +2,7 @@
 #include "config.h"
 #include "core/server/server_int.h"
 #include "core/util/log.h"
+#include "core/util/status.h"
 
 /*
  * A host such as Open MPI's mpirun calls client-side functions in the
@@ -80,7 +81,7 @@ pmix_status_t rdp_srv_local_fetch(const char *nspace, pmix_rank_t rank,
     rdp_buf_cleanup(&extra);
     if (status != PMIX_SUCCESS) {
         rdp_log_error(SERVER, "cannot pack data of %s:%u for a local get: %s",
-                      nspace, rank, PMIx_Error_string(status));
+                      nspace, rank, rdp_status_name(status));
     }
     return status;
 }

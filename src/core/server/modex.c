@@ -3,6 +3,7 @@
 #include "core/server/server_int.h"
 #include "core/util/alloc.h"
 #include "core/util/log.h"
+#include "core/util/status.h"
 
 #include <string.h>
 
@@ -373,7 +374,7 @@ pmix_status_t rdp_srv_store_bundles(const void *data, size_t len)
             rdp_log_error(SERVER,
                           "malformed data from the host at offset "
                           "%zu: %s",
-                          len - rb.left, PMIx_Error_string(status));
+                          len - rb.left, rdp_status_name(status));
             return status;
         }
     }
@@ -397,7 +398,7 @@ void rdp_srv_handle_commit(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb)
                       "malformed COMMIT from %s:%u: %s; its data is "
                       "dropped and the connection closed",
                       client->proc.nspace, client->proc.rank,
-                      PMIx_Error_string(status));
+                      rdp_status_name(status));
         rdp_kvs_remove_rank(rdp_srv.modex, client->proc.nspace,
                             client->proc.rank);
         rdp_srv_peer_drop(peer, status);
@@ -565,8 +566,7 @@ void rdp_srv_handle_get(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb)
         rdp_log_error(SERVER,
                       "malformed GET from %s:%u: %s; connection "
                       "closed",
-                      me->proc.nspace, me->proc.rank,
-                      PMIx_Error_string(status));
+                      me->proc.nspace, me->proc.rank, rdp_status_name(status));
         PMIX_INFO_FREE(info, ninfo);
         rdp_srv_peer_drop(peer, status);
         return;

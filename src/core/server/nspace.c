@@ -5,6 +5,7 @@
 #include "core/util/alloc.h"
 #include "core/util/attr_type.h"
 #include "core/util/log.h"
+#include "core/util/status.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -457,7 +458,7 @@ static pmix_status_t put_host_value(rdp_srv_nspace_t *ns, const char *sect,
     status = rdp_kvs_put(ns->info, sect, id, in->key, PMIX_SCOPE_UNDEF, val);
     if (status != PMIX_SUCCESS) {
         rdp_log_error(SERVER, "%s: cannot store %s: %s", ns->name, in->key,
-                      PMIx_Error_string(status));
+                      rdp_status_name(status));
     }
     return status;
 }
@@ -1499,7 +1500,7 @@ static pmix_status_t build_sections(rdp_srv_nspace_t *ns)
     }
     if (status != PMIX_SUCCESS) {
         rdp_log_error(SERVER, "%s: cannot pack job data: %s", ns->name,
-                      PMIx_Error_string(status));
+                      rdp_status_name(status));
         rdp_buf_cleanup(&buf);
         return status;
     }
@@ -1586,7 +1587,7 @@ static void register_on_loop(void *arg)
     status = rdp_srv_nspace_ingest(ns, req->nlocalprocs, req->info, req->ninfo);
     if (status != PMIX_SUCCESS) {
         rdp_log_error(SERVER, "registering nspace %s failed: %s", ns->name,
-                      PMIx_Error_string(status));
+                      rdp_status_name(status));
         if (ns->clients.count == 0) {
             rdp_list_del(&ns->link);
             rdp_srv_nspace_destroy(ns);

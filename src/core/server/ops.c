@@ -3,6 +3,7 @@
 #include "core/server/server_int.h"
 #include "core/util/alloc.h"
 #include "core/util/log.h"
+#include "core/util/status.h"
 
 #include <string.h>
 
@@ -79,7 +80,7 @@ static void bad_request(rdp_srv_peer_t *peer, const char *what,
                   "closed",
                   what, c != NULL ? c->proc.nspace : "?",
                   c != NULL ? c->proc.rank : PMIX_RANK_UNDEF,
-                  PMIx_Error_string(status));
+                  rdp_status_name(status));
     rdp_srv_peer_drop(peer, status);
 }
 
@@ -328,7 +329,7 @@ static void notify_clients(pmix_status_t code, const pmix_proc_t *source,
     }
     if (status != PMIX_SUCCESS
         || rdp_ipc_blob_create(&buf, &blob) != PMIX_SUCCESS) {
-        rdp_log_error(SERVER, "cannot pack event %s", PMIx_Error_string(code));
+        rdp_log_error(SERVER, "cannot pack event %s", rdp_status_name(code));
         rdp_buf_cleanup(&buf);
         return;
     }
@@ -377,7 +378,7 @@ void rdp_srv_handle_notify(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb)
                                    in->ninfo);
         if (status != PMIX_SUCCESS) {
             rdp_log_debug(SERVER, "local delivery of event %d: %s", in->code,
-                          PMIx_Error_string(status));
+                          rdp_status_name(status));
         }
     }
     rdp_srv_reply_status(peer, RDP_CMD_NOTIFY_ACK, tag, PMIX_SUCCESS);

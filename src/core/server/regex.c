@@ -3,6 +3,7 @@
 #include "core/server/regex.h"
 #include "core/util/alloc.h"
 #include "core/util/log.h"
+#include "core/util/status.h"
 
 #include <pmix.h>
 
@@ -636,7 +637,7 @@ pmix_status_t rdp_server_ppn_parse(const char *str, rdp_server_ppn_t *ppn)
     return PMIX_SUCCESS;
 
 err:
-    rdp_log_debug(SERVER, "malformed proc map: %s", PMIx_Error_string(status));
+    rdp_log_debug(SERVER, "malformed proc map: %s", rdp_status_name(status));
     rdp_free(first);
     rdp_free(rv.r);
     return status;
@@ -667,7 +668,7 @@ pmix_status_t rdp_server_ppn_generate(const char *input, char **ppn_p)
     status = rdp_server_ppn_parse(input, &ppn);
     if (status != PMIX_SUCCESS) {
         rdp_log_error(SERVER, "invalid proc map input: %s",
-                      PMIx_Error_string(status));
+                      rdp_status_name(status));
         return status;
     }
     sb_puts(&sb, RDP_PPN_PREFIX);

@@ -4,6 +4,7 @@
 #include "core/util/alloc.h"
 #include "core/util/attr_type.h"
 #include "core/util/log.h"
+#include "core/util/status.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -537,7 +538,7 @@ static pmix_status_t server_init_on_loop(void *arg)
                             NULL, &rdp_srv.listener);
     if (status != PMIX_SUCCESS) {
         rdp_log_error(SERVER, "cannot listen on %s: %s", rdp_srv.socket_path,
-                      PMIx_Error_string(status));
+                      rdp_status_name(status));
         goto err_dir;
     }
     rdp_rt.myproc     = me;

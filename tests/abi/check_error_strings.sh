@@ -1,0 +1,33 @@
+#!/bin/sh
+# check_error_strings.sh - PMIx_Error_string of the built libpmix.so.2
+# says what OpenPMIx 4.2.2's says for every status code from -4000 to
+# 4000 (scripts and test suites compare these strings): against the
+# checked-in table always, and against OpenPMIx's own library when it is
+# installed.  The codes are read through gen_error_strings.sh's dumper.
+builddir=${top_builddir:-.}
+srcdir=${top_srcdir:-.}
+ours=$builddir/.libs/libpmix.so.2
+gen=$srcdir/src/core/util/gen_error_strings.sh
+theirs=${OPENPMIX_LIB:-$(pkg-config --variable=libdir pmix 2>/dev/null)/libpmix.so.2}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+echo "1..2"
+# the table lines only (the header comment names the library)
+"$gen" "$ours" | grep '^    {' >"$tmp/ours" 2>"$tmp/err"
+grep '^    {' "$srcdir/src/core/util/error_strings.h" >"$tmp/table"
+if [ -s "$tmp/ours" ] && cmp -s "$tmp/ours" "$tmp/table"; then
+    echo "ok 1 - PMIx_Error_string gives the checked-in table, and 'ERROR STRING NOT FOUND' elsewhere"
+else
+    echo "not ok 1 - PMIx_Error_string gives the checked-in table, and 'ERROR STRING NOT FOUND' elsewhere"
+    diff "$tmp/table" "$tmp/ours" | head -20 | sed 's/^/# /'
+    sed 's/^/# /' "$tmp/err"
+fi
+if [ ! -f "$theirs" ] || ! "$gen" "$theirs" 2>/dev/null | grep '^    {' >"$tmp/theirs"; then
+    echo "ok 2 # SKIP no OpenPMIx library at $theirs"
+elif cmp -s "$tmp/ours" "$tmp/theirs"; then
+    echo "ok 2 - every string is OpenPMIx's ($theirs)"
+else
+    echo "not ok 2 - every string is OpenPMIx's ($theirs)"
+    diff "$tmp/theirs" "$tmp/ours" | head -20 | sed 's/^/# /'
+fi
