@@ -8,7 +8,11 @@ builddir=${top_builddir:-.}
 srcdir=${top_srcdir:-.}
 ours=$builddir/.libs/libpmix.so.2
 gen=$srcdir/src/core/util/gen_error_strings.sh
-theirs=${OPENPMIX_LIB:-$(pkg-config --variable=libdir pmix 2>/dev/null)/libpmix.so.2}
+# OpenPMIx's library: libpmix-dev's pkg-config file, else where Debian's
+# libpmix2 (a dependency of Open MPI) puts it
+libdir=$(pkg-config --variable=libdir pmix 2>/dev/null)
+[ -n "$libdir" ] || libdir=/usr/lib/$(cc -print-multiarch 2>/dev/null)/pmix2/lib
+theirs=${OPENPMIX_LIB:-$libdir/libpmix.so.2}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
