@@ -15,6 +15,14 @@ libdir=$(pkg-config --variable=libdir pmix 2>/dev/null)
 theirs=${OPENPMIX_LIB:-$libdir/libpmix.so.2}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# a sanitizer build's library needs its runtime loaded first into the
+# (uninstrumented) dumper that opens it
+asan=$(ldd "$ours" 2>/dev/null | sed -n 's/.*libasan[^ ]* => \([^ ]*\).*/\1/p')
+if [ -n "$asan" ]; then
+    LD_PRELOAD=$asan
+    ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+    export LD_PRELOAD ASAN_OPTIONS
+fi
 
 echo "1..2"
 # the table lines only (the header comment names the library)
