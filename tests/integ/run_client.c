@@ -362,15 +362,65 @@ static void nodes_exchange(unsigned size)
     fence_collect(0);
 }
 
-/* run_client nodes info|fence|loop */
+static void abi_cb(pmix_status_t status, pmix_info_t *info, size_t ninfo,
+                   void *cbdata, pmix_release_cbfunc_t release_fn,
+                   void *release_cbdata)
+{
+    char *out = cbdata;
+
+    if (status == PMIX_SUCCESS && ninfo == 2
+        && info[0].value.type == PMIX_STRING
+        && info[1].value.type == PMIX_STRING) {
+        snprintf(out, 64, "%s %s", info[0].value.data.string,
+                 info[1].value.data.string);
+    } else {
+        snprintf(out, 64, "failed %d", (int)status);
+    }
+    if (release_fn != NULL) {
+        release_fn(release_cbdata);
+    }
+    __atomic_store_n(&out[63], 1, __ATOMIC_RELEASE);
+}
+
+/* The Standard's ABI versions through the blocking and the non-blocking
+ * query, while initialized: "rank R abi STABLE PROV nb STABLE PROV". */
+static void query_abi(void)
+{
+    char *keys[]     = {PMIX_QUERY_STABLE_ABI_VERSION,
+                        PMIX_QUERY_PROVISIONAL_ABI_VERSION, NULL};
+    pmix_query_t q   = {.keys = keys};
+    pmix_info_t *res = NULL;
+    size_t nres      = 0;
+    static char nb[64];
+    pmix_status_t rc = PMIx_Query_info(&q, 1, &res, &nres);
+
+    if (rc != PMIX_SUCCESS || nres != 2 || res[0].value.type != PMIX_STRING
+        || res[1].value.type != PMIX_STRING) {
+        fail("PMIx_Query_info(ABI versions): %s, %zu results",
+             PMIx_Error_string(rc), nres);
+    }
+    rc = PMIx_Query_info_nb(&q, 1, abi_cb, nb);
+    if (rc != PMIX_SUCCESS) {
+        fail("PMIx_Query_info_nb(ABI versions): %s", PMIx_Error_string(rc));
+    }
+    for (int i = 0; i < 1000 && !__atomic_load_n(&nb[63], __ATOMIC_ACQUIRE);
+         i++) {
+        usleep(10000);
+    }
+    printf("rank %u abi %s %s nb %s\n", me.rank, res[0].value.data.string,
+           res[1].value.data.string, nb);
+    PMIX_INFO_FREE(res, nres);
+}
+
+/* run_client nodes info|fence|loop|abi */
 static int nodes_main(const char *mode)
 {
     unsigned size;
     pmix_status_t rc;
 
     if (strcmp(mode, "info") != 0 && strcmp(mode, "fence") != 0
-        && strcmp(mode, "loop") != 0) {
-        fprintf(stderr, "usage: run_client nodes info|fence|loop\n");
+        && strcmp(mode, "loop") != 0 && strcmp(mode, "abi") != 0) {
+        fprintf(stderr, "usage: run_client nodes info|fence|loop|abi\n");
         return 2;
     }
     rc = PMIx_Init(&me, NULL, 0);
@@ -379,7 +429,9 @@ static int nodes_main(const char *mode)
         return 1;
     }
     check_nodes(&size);
-    if (strcmp(mode, "fence") == 0) {
+    if (strcmp(mode, "abi") == 0) {
+        query_abi();
+    } else if (strcmp(mode, "fence") == 0) {
         nodes_exchange(size);
         printf("rank %u of %u fence ok\n", me.rank, size);
     } else if (strcmp(mode, "loop") == 0) {
@@ -407,7 +459,7 @@ int main(int argc, char **argv)
     }
     if (argc < 2 || (n = (unsigned)atoi(argv[1])) == 0) {
         fprintf(stderr, "usage: run_client N [abort STATUS]\n"
-                        "       run_client nodes info|fence|loop\n");
+                        "       run_client nodes info|fence|loop|abi\n");
         return 2;
     }
     rc = PMIx_Init(&me, NULL, 0);

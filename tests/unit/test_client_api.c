@@ -586,6 +586,64 @@ static void calls_before_init_fail(void **state)
     assert_true(PMIx_Get_version()[0] > '3');
 }
 
+typedef struct query_result {
+    pmix_status_t status;
+    size_t ninfo;
+    char values[2][16];
+    int calls;
+} query_result_t;
+
+static void query_cb(pmix_status_t status, pmix_info_t *info, size_t ninfo,
+                     void *cbdata, pmix_release_cbfunc_t release_fn,
+                     void *release_cbdata)
+{
+    query_result_t *r = cbdata;
+
+    r->status = status;
+    r->ninfo  = ninfo;
+    for (size_t i = 0; i < ninfo && i < 2; i++) {
+        snprintf(r->values[i], sizeof(r->values[i]), "%s",
+                 info[i].value.data.string);
+    }
+    r->calls++;
+    if (release_fn != NULL) {
+        release_fn(release_cbdata);
+    }
+}
+
+/* The Standard's ABI versions are answered by the library itself, before
+ * PMIx_Init (as the Standard allows); other keys still need a server. */
+static void abi_versions_are_answered_before_init(void **state)
+{
+    char *keys[]       = {PMIX_QUERY_STABLE_ABI_VERSION,
+                          PMIX_QUERY_PROVISIONAL_ABI_VERSION, NULL};
+    char *mixed[]      = {PMIX_QUERY_STABLE_ABI_VERSION, PMIX_QUERY_NAMESPACES,
+                          NULL};
+    pmix_query_t q     = {.keys = keys};
+    pmix_query_t qm    = {.keys = mixed};
+    pmix_info_t *res   = NULL;
+    size_t nres        = 0;
+    query_result_t got = {0};
+
+    assert_false(PMIx_Initialized());
+    assert_int_equal(PMIx_Query_info(&q, 1, &res, &nres), PMIX_SUCCESS);
+    assert_int_equal(nres, 2);
+    assert_string_equal(res[0].key, PMIX_QUERY_STABLE_ABI_VERSION);
+    assert_int_equal(res[0].value.type, PMIX_STRING);
+    assert_string_equal(res[0].value.data.string, "0.0");
+    assert_string_equal(res[1].key, PMIX_QUERY_PROVISIONAL_ABI_VERSION);
+    assert_string_equal(res[1].value.data.string, "0.0");
+    PMIX_INFO_FREE(res, nres);
+
+    assert_int_equal(PMIx_Query_info_nb(&q, 1, query_cb, &got), PMIX_SUCCESS);
+    assert_int_equal(got.calls, 1); /* no loop thread yet: called at once */
+    assert_int_equal(got.status, PMIX_SUCCESS);
+    assert_int_equal(got.ninfo, 2);
+    assert_string_equal(got.values[1], "0.0");
+
+    assert_int_equal(PMIx_Query_info(&qm, 1, &res, &nres), PMIX_ERR_INIT);
+}
+
 static void init_is_refcounted_and_loads_job_info(void **state)
 {
     pmix_proc_t me, me2;
@@ -1122,6 +1180,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(calls_before_init_fail),
+        cmocka_unit_test(abi_versions_are_answered_before_init),
 #define T(f) cmocka_unit_test_setup_teardown(f, env_setup, env_clear)
         T(init_is_refcounted_and_loads_job_info),
         T(put_commit_fence_get_exchange_data),

@@ -2,6 +2,7 @@
  * spawn, connect/disconnect, query, log, job control */
 #include "config.h"
 #include "core/client/client_int.h"
+#include "core/common/runtime.h"
 #include "core/util/alloc.h"
 #include "core/util/log.h"
 #include "core/util/value.h"
@@ -531,12 +532,117 @@ static pmix_status_t pack_queries(rdp_buf_t *buf, const void *a)
     return rdp_pack_query_array(buf, args->queries, args->nqueries);
 }
 
-pmix_status_t PMIx_Query_info_nb(pmix_query_t queries[], size_t nqueries,
-                                 pmix_info_cbfunc_t cbfunc, void *cbdata)
-{
-    op_args_t args = {.queries = queries, .nqueries = nqueries};
+/* The versions of the Standard's ABI this library offers, which a program
+ * may ask for before PMIx_Init (Standard: Query): libpmix.so.2 carries
+ * OpenPMIx 4.2.2's ABI, and OpenPMIx 4.2.2 reports "0.0" for both. */
+#define STD_ABI_STABLE_VERSION      "0.0"
+#define STD_ABI_PROVISIONAL_VERSION "0.0"
 
-    if (queries == NULL || nqueries == 0 || cbfunc == NULL) {
+/* The answer to a query key this library knows itself, or NULL. */
+static const char *local_answer(const char *key)
+{
+    if (strcmp(key, PMIX_QUERY_STABLE_ABI_VERSION) == 0) {
+        return STD_ABI_STABLE_VERSION;
+    }
+    if (strcmp(key, PMIX_QUERY_PROVISIONAL_ABI_VERSION) == 0) {
+        return STD_ABI_PROVISIONAL_VERSION;
+    }
+    return NULL;
+}
+
+/* Every key of every query is answered here, without a server. */
+static int queries_are_local(const pmix_query_t queries[], size_t nqueries)
+{
+    for (size_t i = 0; i < nqueries; i++) {
+        for (char **k = queries[i].keys; *k != NULL; k++) {
+            if (local_answer(*k) == NULL) {
+                return 0;
+            }
+        }
+    }
+    return 1;
+}
+
+/* Results of local queries: one string per key asked, in order. */
+static pmix_status_t answer_locally(const pmix_query_t queries[],
+                                    size_t nqueries, pmix_info_t **info_p,
+                                    size_t *ninfo_p)
+{
+    pmix_info_t *src;
+    size_t n = 0, k = 0;
+    pmix_status_t status;
+
+    for (size_t i = 0; i < nqueries; i++) {
+        for (char **key = queries[i].keys; *key != NULL; key++) {
+            n++;
+        }
+    }
+    src = rdp_calloc(n, sizeof(*src));
+    if (src == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < nqueries; i++) {
+        for (char **key = queries[i].keys; *key != NULL; key++, k++) {
+            PMIX_INFO_LOAD(&src[k], *key, local_answer(*key), PMIX_STRING);
+        }
+    }
+    status = rdp_info_array_copy(info_p, src, n);
+    if (status == PMIX_SUCCESS) {
+        *ninfo_p = n;
+    }
+    rdp_info_array_free(src, n);
+    return status;
+}
+
+typedef struct local_query {
+    pmix_info_cbfunc_t cbfunc;
+    void *cbdata;
+    info_release_t *rel;
+} local_query_t;
+
+static void deliver_local_query(void *arg)
+{
+    local_query_t *lq = arg;
+
+    lq->cbfunc(PMIX_SUCCESS, lq->rel->info, lq->rel->ninfo, lq->cbdata,
+               info_release_fn, lq->rel);
+    rdp_free(lq);
+}
+
+/* Answer local queries through @a cbfunc: from the loop thread once
+ * initialized; before PMIx_Init there is no other thread, so at once. */
+static pmix_status_t query_locally_nb(const pmix_query_t queries[],
+                                      size_t nqueries,
+                                      pmix_info_cbfunc_t cbfunc, void *cbdata)
+{
+    local_query_t *lq   = rdp_calloc(1, sizeof(*lq));
+    info_release_t *rel = rdp_calloc(1, sizeof(*rel));
+    pmix_status_t status;
+
+    if (lq == NULL || rel == NULL) {
+        rdp_free(lq);
+        rdp_free(rel);
+        return PMIX_ERR_NOMEM;
+    }
+    status = answer_locally(queries, nqueries, &rel->info, &rel->ninfo);
+    if (status != PMIX_SUCCESS) {
+        rdp_free(lq);
+        rdp_free(rel);
+        return status;
+    }
+    *lq = (local_query_t){.cbfunc = cbfunc, .cbdata = cbdata, .rel = rel};
+    if (!rdp_client_active()
+        || rdp_loop_post(rdp_rt.loop, deliver_local_query, lq)
+               != PMIX_SUCCESS) {
+        deliver_local_query(lq);
+    }
+    return PMIX_SUCCESS;
+}
+
+static pmix_status_t check_queries(const pmix_query_t queries[],
+                                   size_t nqueries)
+{
+    if (queries == NULL || nqueries == 0) {
         return PMIX_ERR_BAD_PARAM;
     }
     for (size_t i = 0; i < nqueries; i++) {
@@ -544,6 +650,20 @@ pmix_status_t PMIx_Query_info_nb(pmix_query_t queries[], size_t nqueries,
             || (queries[i].qualifiers == NULL && queries[i].nqual > 0)) {
             return PMIX_ERR_BAD_PARAM;
         }
+    }
+    return PMIX_SUCCESS;
+}
+
+pmix_status_t PMIx_Query_info_nb(pmix_query_t queries[], size_t nqueries,
+                                 pmix_info_cbfunc_t cbfunc, void *cbdata)
+{
+    op_args_t args = {.queries = queries, .nqueries = nqueries};
+
+    if (cbfunc == NULL || check_queries(queries, nqueries) != PMIX_SUCCESS) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    if (queries_are_local(queries, nqueries)) {
+        return query_locally_nb(queries, nqueries, cbfunc, cbdata);
     }
     return op_submit(RDP_CMD_QUERY, info_finish, (void *)cbfunc, cbdata, 0,
                      pack_queries, &args);
@@ -560,7 +680,12 @@ pmix_status_t PMIx_Query_info(pmix_query_t queries[], size_t nqueries,
     }
     *results  = NULL;
     *nresults = 0;
-    status    = sync_begin(&sync);
+    if (check_queries(queries, nqueries) == PMIX_SUCCESS
+        && queries_are_local(queries, nqueries)) {
+        /* also before PMIx_Init and after PMIx_Finalize */
+        return answer_locally(queries, nqueries, results, nresults);
+    }
+    status = sync_begin(&sync);
     if (status != PMIX_SUCCESS) {
         return status;
     }
