@@ -18,6 +18,9 @@ import os
 import statistics
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from summarize import fmt_ms  # noqa: E402
+
 PHASES = ["wall", "init", "fence", "put", "commit", "fence_collect",
           "fence_nocollect", "get", "modex"]
 # the whole modex of one launch: what a rank spends making its data
@@ -25,15 +28,6 @@ PHASES = ["wall", "init", "fence", "put", "commit", "fence_collect",
 MODEX_PARTS = ("put", "commit", "fence_collect")
 PAIRS = ["rdpmix/openpmix", "srun-rdpmix/srun-openpmix",
          "alloc-rdpmix/srun-openpmix"]
-
-
-def fmt_ms(us):
-    ms = us / 1000.0
-    if ms < 1:
-        return "%.3f" % ms
-    if ms < 10:
-        return "%.2f" % ms
-    return "%.1f" % ms
 
 
 def fmt_ratio(r):
