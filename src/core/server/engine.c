@@ -205,7 +205,8 @@ static pmix_status_t unpack_want(rdp_rbuf_t *rb, want_t *w)
         status = rdp_unpack_string_view(rb, &key);
     }
     if (status == PMIX_SUCCESS && key != NULL
-        && strnlen(key, PMIX_MAX_KEYLEN + 1) > PMIX_MAX_KEYLEN) {
+        && (key[0] == '\0'
+            || strnlen(key, PMIX_MAX_KEYLEN + 1) > PMIX_MAX_KEYLEN)) {
         status = PMIX_ERR_UNPACK_FAILURE;
     }
     if (status == PMIX_SUCCESS) {

@@ -680,7 +680,9 @@ void rdp_srv_handle_get(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb)
         rdp_srv_peer_drop(peer, status);
         return;
     }
-    if (key != NULL && strnlen(key, PMIX_MAX_KEYLEN + 1) > PMIX_MAX_KEYLEN) {
+    if (key != NULL
+        && (key[0] == '\0'
+            || strnlen(key, PMIX_MAX_KEYLEN + 1) > PMIX_MAX_KEYLEN)) {
         status = PMIX_ERR_BAD_PARAM;
         goto reply_status;
     }
