@@ -302,7 +302,18 @@ static pmix_status_t host_direct_modex(const pmix_proc_t *proc,
     UPCALL_BEGIN("direct_modex");
     int owner = (int)(proc->rank / (uint32_t)ppn);
     uint32_t id;
+    size_t k;
 
+    /* rm_client gets single keys: the server must say which one (as
+     * OpenPMIx 4.2.2 does), so a host could wait for it */
+    for (k = 0; k < ninfo && !PMIX_CHECK_KEY(&info[k], PMIX_REQUIRED_KEY);
+         k++) {
+    }
+    if (k == ninfo || info[k].value.type != PMIX_STRING
+        || info[k].value.data.string == NULL) {
+        die("direct_modex for rank %u without %s", proc->rank,
+            PMIX_REQUIRED_KEY);
+    }
     if (owner >= nnodes || owner == me) {
         UPCALL_END();
         return PMIX_ERR_NOT_FOUND;

@@ -22,6 +22,26 @@
  *        run_client nodes loop   as info, then barrier fences until one
  *                                fails (prints "rank R looping" after the
  *                                first); exits 1 with the fence's error
+ *        run_client nodes late   as info, then keys committed after the
+ *                                server holds the rank's data: a put +
+ *                                commit after a collecting fence, a fence
+ *                                without data, a get of every peer's late
+ *                                key; then rank 0 gets a key every other
+ *                                rank commits without any fence (and
+ *                                commits its own only afterwards, which
+ *                                everyone gets); a key nobody commits with
+ *                                PMIX_TIMEOUT gives PMIX_ERR_TIMEOUT;
+ *                                after a barrier, rank 0 finalizes and the
+ *                                last rank's get of a key rank 0 never
+ *                                committed ends with not found: "rank R of
+ *                                N late ok"
+ *        run_client nodes reserved  as info, then a get of a pmix.* key
+ *                                nobody provides, of a local and a remote
+ *                                peer, is not found at once;
+ *                                PMIX_NODE_LIST lists the nodes in node id
+ *                                order; PMIx_Get(self, PMIX_SERVER_URI) is
+ *                                the URI in our environment: "rank R
+ *                                reserved ok"
  */
 #include <pmix.h>
 
@@ -166,24 +186,30 @@ static void fence_collect(int collect)
     }
 }
 
-static void exchange(unsigned n)
+static void put_commit(const char *key, const char *value)
 {
     pmix_value_t val;
-    pmix_proc_t peer;
-    char mine[64], want[64];
     pmix_status_t rc;
 
-    snprintf(mine, sizeof(mine), "hello from rank %u", me.rank);
-    PMIX_VALUE_LOAD(&val, mine, PMIX_STRING);
-    rc = PMIx_Put(PMIX_GLOBAL, "rdpmix.test.greeting", &val);
+    PMIX_VALUE_LOAD(&val, value, PMIX_STRING);
+    rc = PMIx_Put(PMIX_GLOBAL, key, &val);
     PMIX_VALUE_DESTRUCT(&val);
     if (rc != PMIX_SUCCESS) {
-        fail("PMIx_Put: %s", PMIx_Error_string(rc));
+        fail("PMIx_Put(%s): %s", key, PMIx_Error_string(rc));
     }
     rc = PMIx_Commit();
     if (rc != PMIX_SUCCESS) {
         fail("PMIx_Commit: %s", PMIx_Error_string(rc));
     }
+}
+
+static void exchange(unsigned n)
+{
+    pmix_proc_t peer;
+    char mine[64], want[64];
+
+    snprintf(mine, sizeof(mine), "hello from rank %u", me.rank);
+    put_commit("rdpmix.test.greeting", mine);
     fence_collect(1);
     for (unsigned r = 0; r < n; r++) {
         char *got;
@@ -412,15 +438,169 @@ static void query_abi(void)
     PMIX_INFO_FREE(res, nres);
 }
 
-/* run_client nodes info|fence|loop|abi */
-static int nodes_main(const char *mode)
+
+/* Rank @a r's value of @a key must be "<key> of rank <r>". */
+static void expect_value_of(unsigned r, const char *key)
 {
-    unsigned size;
+    pmix_proc_t peer;
+    char want[128], *got;
+
+    PMIX_LOAD_PROCID(&peer, me.nspace, r);
+    got = get_string(&peer, key);
+    snprintf(want, sizeof(want), "%s of rank %u", key, r);
+    if (strcmp(got, want) != 0) {
+        fail("rank %u's %s is '%s'", r, key, got);
+    }
+    free(got);
+}
+
+static void put_own(const char *key)
+{
+    char mine[128];
+
+    snprintf(mine, sizeof(mine), "%s of rank %u", key, me.rank);
+    put_commit(key, mine);
+}
+
+/* PMIx_Get of rank @a r's @a key must fail with @a want. */
+static void expect_get_error(unsigned r, const char *key, double timeout,
+                             pmix_status_t want)
+{
+    pmix_proc_t peer;
+    pmix_info_t info;
+    uint32_t secs     = (uint32_t)timeout;
+    pmix_value_t *val = NULL;
     pmix_status_t rc;
 
-    if (strcmp(mode, "info") != 0 && strcmp(mode, "fence") != 0
-        && strcmp(mode, "loop") != 0 && strcmp(mode, "abi") != 0) {
-        fprintf(stderr, "usage: run_client nodes info|fence|loop|abi\n");
+    PMIX_LOAD_PROCID(&peer, me.nspace, r);
+    PMIX_INFO_LOAD(&info, PMIX_TIMEOUT, &secs, PMIX_UINT32);
+    rc = PMIx_Get(&peer, key, &info, timeout > 0 ? 1 : 0, &val);
+    PMIX_INFO_DESTRUCT(&info);
+    if (rc != want) {
+        fail("PMIx_Get(%u, %s) gave %s, expected %s", r, key,
+             PMIx_Error_string(rc), PMIx_Error_string(want));
+    }
+    if (val != NULL) {
+        PMIX_VALUE_RELEASE(val);
+    }
+}
+
+/* Keys committed after the server already holds data of the rank. */
+static void late_commits(unsigned size)
+{
+    const unsigned last = size - 1;
+
+    put_own("rdpmix.test.first");
+    fence_collect(1);
+    put_own("rdpmix.test.second");
+    fence_collect(0);
+    for (unsigned r = 0; r < size; r++) {
+        expect_value_of(r, "rdpmix.test.first");
+        expect_value_of(r, "rdpmix.test.second");
+    }
+    /* no fence at all: rank 0 waits per key for each peer's commit (its
+     * server holds their earlier keys), the others for rank 0's */
+    if (me.rank != 0) {
+        put_own("rdpmix.test.third");
+    }
+    for (unsigned r = 1; me.rank == 0 && r < size; r++) {
+        expect_value_of(r, "rdpmix.test.third");
+    }
+    if (me.rank == 0) {
+        put_own("rdpmix.test.third");
+    }
+    expect_value_of(0, "rdpmix.test.third");
+    /* a live peer that never commits a key: bounded by PMIX_TIMEOUT */
+    if (size > 1) {
+        expect_get_error((me.rank + 1) % size, "rdpmix.test.never", 1,
+                         PMIX_ERR_TIMEOUT);
+    }
+    fence_collect(0);
+    /* ... or by its finalize: rank 0 finalizes (main does), the last rank
+     * waits for a key of it until then */
+    if (me.rank == last && last != 0) {
+        expect_get_error(0, "rdpmix.test.never", 0, PMIX_ERR_NOT_FOUND);
+    }
+}
+
+/* The node names by node id, comma-separated (malloc'ed). */
+static char *node_names(unsigned size, unsigned nnodes)
+{
+    char **names = calloc(nnodes, sizeof(*names));
+    size_t len = 1, off = 0;
+    char *list;
+
+    for (unsigned r = 0; r < size; r++) {
+        pmix_proc_t peer;
+        unsigned n;
+
+        PMIX_LOAD_PROCID(&peer, me.nspace, r);
+        n = (unsigned)get_uint(&peer, PMIX_NODEID);
+        if (n < nnodes && names[n] == NULL) {
+            names[n] = get_string(&peer, PMIX_HOSTNAME);
+            len += strlen(names[n]) + 1;
+        }
+    }
+    list = calloc(1, len);
+    for (unsigned n = 0; n < nnodes; n++) {
+        if (names[n] != NULL) {
+            off += (size_t)snprintf(list + off, len - off, "%s%s",
+                                    off > 0 ? "," : "", names[n]);
+            free(names[n]);
+        }
+    }
+    free(names);
+    return list;
+}
+
+/* Reserved keys: not provided means not found at once; the ones the
+ * library derives. */
+static void reserved_keys(unsigned size)
+{
+    pmix_proc_t wild;
+    char *list, *want, *uri;
+    const char *env = getenv("PMIX_SERVER_URI");
+    unsigned nnodes;
+
+    /* every rank but the last asks its successor: local on some nodes,
+     * remote where the successor starts the next node */
+    if (me.rank + 1 < size) {
+        expect_get_error(me.rank + 1, "pmix.test.never", 0, PMIX_ERR_NOT_FOUND);
+    }
+    expect_get_error(0, "pmix.test.never", 0, PMIX_ERR_NOT_FOUND);
+
+    PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
+    nnodes = (unsigned)get_uint(&wild, PMIX_NUM_NODES);
+    list   = get_string(&wild, PMIX_NODE_LIST);
+    want   = node_names(size, nnodes);
+    if (strcmp(list, want) != 0) {
+        fail("PMIX_NODE_LIST is '%s', expected '%s'", list, want);
+    }
+    free(list);
+    free(want);
+
+    uri = get_string(&me, PMIX_SERVER_URI);
+    if (env == NULL || strcmp(uri, env) != 0 || strncmp(uri, "rdpmix.", 7) != 0
+        || strstr(uri, ";unix:/") == NULL) {
+        fail("PMIX_SERVER_URI is '%s', the environment says '%s'", uri,
+             env != NULL ? env : "nothing");
+    }
+    free(uri);
+}
+
+/* run_client nodes info|fence|loop|abi|late|reserved */
+static int nodes_main(const char *mode)
+{
+    static const char *const modes[] = {"info", "fence",    "loop", "abi",
+                                        "late", "reserved", NULL};
+    unsigned size, i;
+    pmix_status_t rc;
+
+    for (i = 0; modes[i] != NULL && strcmp(mode, modes[i]) != 0; i++) {
+    }
+    if (modes[i] == NULL) {
+        fprintf(stderr, "usage: run_client nodes "
+                        "info|fence|loop|abi|late|reserved\n");
         return 2;
     }
     rc = PMIx_Init(&me, NULL, 0);
@@ -431,6 +611,12 @@ static int nodes_main(const char *mode)
     check_nodes(&size);
     if (strcmp(mode, "abi") == 0) {
         query_abi();
+    } else if (strcmp(mode, "late") == 0) {
+        late_commits(size);
+        printf("rank %u of %u late ok\n", me.rank, size);
+    } else if (strcmp(mode, "reserved") == 0) {
+        reserved_keys(size);
+        printf("rank %u reserved ok\n", me.rank);
     } else if (strcmp(mode, "fence") == 0) {
         nodes_exchange(size);
         printf("rank %u of %u fence ok\n", me.rank, size);
@@ -459,7 +645,8 @@ int main(int argc, char **argv)
     }
     if (argc < 2 || (n = (unsigned)atoi(argv[1])) == 0) {
         fprintf(stderr, "usage: run_client N [abort STATUS]\n"
-                        "       run_client nodes info|fence|loop|abi\n");
+                        "       run_client nodes "
+                        "info|fence|loop|abi|late|reserved\n");
         return 2;
     }
     rc = PMIx_Init(&me, NULL, 0);

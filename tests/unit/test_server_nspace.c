@@ -183,6 +183,9 @@ static void maps_give_every_derived_key(void **state)
     expect_u32(ns, J, PMIX_RANK_WILDCARD, PMIX_NODE_SIZE, 3);
     expect_str(ns, J, PMIX_RANK_WILDCARD, PMIX_LOCAL_PEERS, "2,3,4");
     expect_rank(ns, J, PMIX_RANK_WILDCARD, PMIX_LOCALLDR, 2);
+    /* the node map's names in its order, as OpenPMIx 4.2.2 lists them */
+    expect_str(ns, J, PMIX_RANK_WILDCARD, PMIX_NODE_LIST,
+               "node01,node02,node03");
 
     expect_u16(ns, 3, PMIX_LOCAL_RANK, 1);
     expect_u16(ns, 3, PMIX_NODE_RANK, 1);
@@ -217,6 +220,7 @@ static void host_values_win_over_derived_ones(void **state)
 
     add_u32(&l, PMIX_JOB_SIZE, 2);
     add_u32(&l, PMIX_UNIV_SIZE, 100);
+    add_str(&l, PMIX_NODE_LIST, "given,list");
     add_str(&l, PMIX_NODE_MAP, "node02");
     add_str(&l, PMIX_PROC_MAP, "0,1");
     add(&p, PMIX_RANK, &r, PMIX_PROC_RANK);
@@ -227,6 +231,7 @@ static void host_values_win_over_derived_ones(void **state)
 
     expect_u32(ns, J, PMIX_RANK_WILDCARD, PMIX_UNIV_SIZE, 100);
     expect_u32(ns, J, PMIX_RANK_WILDCARD, PMIX_MAX_PROCS, 2);
+    expect_str(ns, J, PMIX_RANK_WILDCARD, PMIX_NODE_LIST, "given,list");
     expect_u16(ns, 1, PMIX_LOCAL_RANK, 7);
     expect_u16(ns, 1, PMIX_NODE_RANK, 1);
     expect_str(ns, J, 1, "custom.key", "kept");
@@ -255,6 +260,9 @@ static void proc_data_hostnames_place_ranks(void **state)
     expect_u16(ns, 3, PMIX_LOCAL_RANK, 0);
     expect_u32(ns, J, PMIX_RANK_WILDCARD, PMIX_NUM_NODES, 3);
     expect_str(ns, J, PMIX_RANK_WILDCARD, PMIX_LOCAL_PEERS, "2");
+    /* no node map: the hosts named, in the order first seen */
+    expect_str(ns, J, PMIX_RANK_WILDCARD, PMIX_NODE_LIST,
+               "a,node02.example.org,b");
 }
 
 static void node_ids_from_the_host_are_kept(void **state)

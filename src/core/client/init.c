@@ -37,6 +37,22 @@ static const char *const uri_env_names[] = {
     "PMIX_SERVER_URI",   "PMIX_SERVER_URI4", "PMIX_SERVER_URI3",
     "PMIX_SERVER_URI21", "PMIX_SERVER_URI2", NULL};
 
+/* The socket path in an rdpmix URI ("rdpmix.<pid>;unix:<path>"); borrowed
+ * from @a uri, NULL if it names none. */
+static const char *uri_path(const char *uri)
+{
+    const char *s = strstr(uri, ";unix:");
+
+    if (s == NULL) {
+        return NULL;
+    }
+    s += strlen(";unix:");
+    if (strncmp(s, "//", 2) == 0 && s[2] == '/') {
+        s += 2;
+    }
+    return s[0] != '\0' ? s : NULL;
+}
+
 /* Socket path from the environment setup_fork made; NULL if none. */
 static char *server_path_from_env(void)
 {
@@ -47,23 +63,30 @@ static char *server_path_from_env(void)
     }
     for (size_t i = 0; uri_env_names[i] != NULL; i++) {
         const char *uri = getenv(uri_env_names[i]);
-        const char *s;
 
         if (uri == NULL) {
             continue;
         }
-        s = strstr(uri, ";unix:");
-        if (s == NULL) {
-            rdp_log_debug(CLIENT, "%s '%s' is not an rdpmix server address",
-                          uri_env_names[i], uri);
-            continue;
+        p = uri_path(uri);
+        if (p != NULL) {
+            return rdp_strdup(p);
         }
-        s += strlen(";unix:");
-        if (strncmp(s, "//", 2) == 0 && s[2] == '/') {
-            s += 2;
-        }
-        if (s[0] != '\0') {
-            return rdp_strdup(s);
+        rdp_log_debug(CLIENT, "%s '%s' is not an rdpmix server address",
+                      uri_env_names[i], uri);
+    }
+    return NULL;
+}
+
+/* The URI of the server at @a path as the environment names it; NULL when
+ * only RDPMIX_SERVER_PATH names it. */
+static const char *server_uri_from_env(const char *path)
+{
+    for (size_t i = 0; uri_env_names[i] != NULL; i++) {
+        const char *uri = getenv(uri_env_names[i]);
+        const char *p   = uri != NULL ? uri_path(uri) : NULL;
+
+        if (p != NULL && strcmp(p, path) == 0) {
+            return uri;
         }
     }
     return NULL;
@@ -120,7 +143,8 @@ static pmix_status_t identity_from_env(pmix_proc_t *me)
 typedef struct init_ctx {
     rdp_ipc_conn_t *conn; /* NULL for a singleton */
     const char *hostname;
-    rdp_rbuf_t rb; /* CONNECT_ACK after the status: the job bundle */
+    const char *uri; /* the server's URI, NULL if unknown */
+    rdp_rbuf_t rb;   /* CONNECT_ACK after the status: the job bundle */
     const pmix_info_t *info;
     size_t ninfo;
 } init_ctx_t;
@@ -170,6 +194,20 @@ static pmix_status_t setup_on_loop(void *arg)
         /* a job section may be empty, but we know our own job exists */
         status = rdp_client_store_add_nspace(&rdp_client.store,
                                              rdp_rt.myproc.nspace);
+        if (status != PMIX_SUCCESS) {
+            goto err;
+        }
+    }
+    if (ctx->uri != NULL) {
+        pmix_value_t val;
+
+        /* PMIx_Get(self, PMIX_SERVER_URI), as OpenPMIx 4.2.2 answers it:
+         * our own, never committed */
+        val.type        = PMIX_STRING;
+        val.data.string = (char *)ctx->uri;
+        status =
+            rdp_kvs_put(rdp_rt.kvs, rdp_rt.myproc.nspace, rdp_rt.myproc.rank,
+                        PMIX_SERVER_URI, PMIX_INTERNAL, &val);
         if (status != PMIX_SUCCESS) {
             goto err;
         }
@@ -333,6 +371,7 @@ static pmix_status_t connect_to_server(const char *path, const char *hostname,
     }
     ctx.conn     = conn;
     ctx.hostname = hostname;
+    ctx.uri      = server_uri_from_env(path);
     ctx.info     = info;
     ctx.ninfo    = ninfo;
     status       = rdp_runtime_call_sync(setup_on_loop, &ctx);

@@ -433,11 +433,9 @@ void rdp_srv_client_gone(rdp_srv_client_t *client, pmix_status_t why)
         client->state = RDP_SRV_CLIENT_TERMINATED;
     }
     rdp_srv_coll_client_gone(client);
-    if (!rdp_kvs_has_rank(rdp_srv.modex, client->proc.nspace,
-                          client->proc.rank)) {
-        rdp_srv_modex_fail(client->proc.nspace, client->proc.rank,
-                           PMIX_ERR_PROC_TERM_WO_SYNC);
-    }
+    /* whoever still waits wants a key it never committed */
+    rdp_srv_modex_fail(client->proc.nspace, client->proc.rank,
+                       PMIX_ERR_PROC_TERM_WO_SYNC);
 }
 
 static void peer_close_cb(rdp_ipc_conn_t *conn, pmix_status_t why, void *arg)

@@ -27,20 +27,23 @@
  * the tracker key (operation, canonical participants, sequence number), so
  * every server derives the same id and parallel fences never collide.
  *
- * Direct modex: a GET for a remote rank without its data sends a request
+ * Direct modex: a GET for a key of a remote rank that we do not hold (no
+ * data of the rank, or data without that key: it may have committed it
+ * after the fence that brought the rest) sends a request for (rank, key)
  * to the rank's server on the P2P channel; requests queued during one loop
  * iteration travel together, one message per server.  The owner answers
- * each rank once it has committed (a modex waiter, like a local GET), with
- * the bundle of its remote-visible data.  A failed server fails the
- * requests waiting on it.
+ * once the rank has committed that key (a modex waiter, like a local GET),
+ * with the bundle of its remote-visible data, or with an error when the
+ * rank finalizes or leaves first.  A failed server fails the requests
+ * waiting on it.
  *
  * Everything here belongs to the loop thread.
  */
 
 enum {
-    CH_DMDX_REQ = 1, /* u32 n, n x (string nspace, u32 rank) */
-    CH_DMDX_RSP = 2  /* u32 n, n x (string nspace, u32 rank, i32 status,
-                        u64 len, len bytes of bundle) */
+    CH_DMDX_REQ = 1, /* u32 n, n x (string nspace, u32 rank, string key) */
+    CH_DMDX_RSP = 2  /* u32 n, n x (string nspace, u32 rank, string key,
+                        i32 status, u64 len, len bytes of bundle) */
 };
 
 typedef struct batch {
@@ -63,10 +66,17 @@ typedef struct sizemem {
     uint64_t total;
 } sizemem_t;
 
+/* (rank, key) of a request; key NULL: any data of the rank. */
+typedef struct want {
+    pmix_proc_t proc;
+    bool any_key;
+    pmix_key_t key;
+} want_t;
+
 /* A request of another server waiting for a local rank's commit. */
 typedef struct serve_req {
     uint32_t peer;
-    pmix_proc_t proc;
+    want_t want;
 } serve_req_t;
 
 typedef struct engine_state {
@@ -83,7 +93,7 @@ typedef struct engine_state {
     bool connected;
     rdp_list_t fences;  /* efence_t */
     rdp_hash_t sizes;   /* setkey (u64) -> sizemem_t */
-    rdp_hash_t dm_out;  /* "nspace\0rank" -> (void *)(server + 1) */
+    rdp_hash_t dm_out;  /* rdp_srv_want_key -> (void *)(server + 1) */
     batch_t *reqs;      /* per server: requests to send */
     batch_t *rsps;      /* per server: answers to send */
     rdp_timer_t *flush; /* sends the batches */
@@ -160,31 +170,66 @@ static void flush_soon(void)
     }
 }
 
-/* Parse one request entry. */
-static pmix_status_t unpack_req_entry(rdp_rbuf_t *rb, pmix_proc_t *proc)
+static const char *want_key(const want_t *w)
 {
-    uint32_t rank;
-    pmix_status_t status;
+    return w->any_key ? NULL : w->key;
+}
 
-    memset(proc, 0, sizeof(*proc));
-    status = rdp_unpack_string_into(rb, proc->nspace, sizeof(proc->nspace));
+static pmix_status_t pack_want(rdp_buf_t *buf, const char *nspace,
+                               pmix_rank_t rank, const char *key)
+{
+    pmix_status_t status = rdp_pack_string(buf, nspace);
+
     if (status == PMIX_SUCCESS) {
-        status = rdp_unpack_u32(rb, &rank);
+        status = rdp_pack_u32(buf, rank);
     }
     if (status == PMIX_SUCCESS) {
-        proc->rank = rank;
+        status = rdp_pack_string(buf, key);
     }
     return status;
 }
 
-/* Forget an outstanding request and fail its waiters. */
-static void dm_fail(const char *nspace, pmix_rank_t rank, pmix_status_t status)
+/* Parse the (nspace, rank, key) that starts an entry. */
+static pmix_status_t unpack_want(rdp_rbuf_t *rb, want_t *w)
 {
-    char key[RDP_SRV_RANK_KEY_MAX];
-    size_t keylen = rdp_srv_rank_key(nspace, rank, key);
+    const char *key = NULL;
+    uint32_t rank;
+    pmix_status_t status;
+
+    memset(w, 0, sizeof(*w));
+    status = rdp_unpack_string_into(rb, w->proc.nspace, sizeof(w->proc.nspace));
+    if (status == PMIX_SUCCESS) {
+        status = rdp_unpack_u32(rb, &rank);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_unpack_string_view(rb, &key);
+    }
+    if (status == PMIX_SUCCESS && key != NULL
+        && (key[0] == '\0'
+            || strnlen(key, PMIX_MAX_KEYLEN + 1) > PMIX_MAX_KEYLEN)) {
+        status = PMIX_ERR_UNPACK_FAILURE;
+    }
+    if (status == PMIX_SUCCESS) {
+        w->proc.rank = rank;
+        w->any_key   = key == NULL;
+        PMIX_LOAD_KEY(w->key, key);
+    }
+    return status;
+}
+
+static size_t want_table_key(const want_t *w, char *out)
+{
+    return rdp_srv_want_key(w->proc.nspace, w->proc.rank, want_key(w), out);
+}
+
+/* Forget an outstanding request and fail its waiters. */
+static void dm_fail(const want_t *w, pmix_status_t status)
+{
+    char key[RDP_SRV_WANT_KEY_MAX];
+    size_t keylen = want_table_key(w, key);
 
     rdp_hash_remove(&eng.dm_out, key, keylen);
-    rdp_srv_modex_fail(nspace, rank, status);
+    rdp_srv_modex_fail_key(w->proc.nspace, w->proc.rank, want_key(w), status);
 }
 
 static void send_batch(uint32_t peer, uint32_t channel, batch_t *b)
@@ -211,13 +256,12 @@ static void send_batch(uint32_t peer, uint32_t channel, batch_t *b)
                      peer, b->count, rdp_status_name(status));
         rdp_rbuf_init(&rb, b->buf.data, b->buf.size);
         for (uint32_t i = 0; i < b->count; i++) {
-            pmix_proc_t proc;
+            want_t w;
 
-            if (unpack_req_entry(&rb, &proc) != PMIX_SUCCESS) {
+            if (unpack_want(&rb, &w) != PMIX_SUCCESS) {
                 break;
             }
-            dm_fail(proc.nspace, proc.rank,
-                    status == PMIX_ERR_NOMEM ? status : PMIX_ERR_UNREACH);
+            dm_fail(&w, status == PMIX_ERR_NOMEM ? status : PMIX_ERR_UNREACH);
         }
     } else if (status != PMIX_SUCCESS) {
         rdp_log_warn(SERVER, "cannot answer server %u: %s", peer,
@@ -244,10 +288,11 @@ static void flush_fired(void *arg)
 
 /* ---- direct modex: the requesting side ---- */
 
-void rdp_srv_engine_dmodex(const char *nspace, pmix_rank_t rank)
+void rdp_srv_engine_dmodex(const char *nspace, pmix_rank_t rank,
+                           const char *want)
 {
-    char key[RDP_SRV_RANK_KEY_MAX];
-    size_t keylen        = rdp_srv_rank_key(nspace, rank, key);
+    char key[RDP_SRV_WANT_KEY_MAX];
+    size_t keylen        = rdp_srv_want_key(nspace, rank, want, key);
     rdp_srv_nspace_t *ns = rdp_srv_nspace_find(nspace);
     uint32_t srv;
     batch_t *b;
@@ -269,27 +314,24 @@ void rdp_srv_engine_dmodex(const char *nspace, pmix_rank_t rank)
         return; /* ours: it comes with the rank's commit */
     }
     if (rdp_coll_engine_peer_failed(eng.coll, srv)) {
-        rdp_srv_modex_fail(nspace, rank, PMIX_ERR_UNREACH);
+        rdp_srv_modex_fail_key(nspace, rank, want, PMIX_ERR_UNREACH);
         return;
     }
     b      = &eng.reqs[srv];
     mark   = b->buf.size;
-    status = rdp_pack_string(&b->buf, nspace);
-    if (status == PMIX_SUCCESS) {
-        status = rdp_pack_u32(&b->buf, rank);
-    }
+    status = pack_want(&b->buf, nspace, rank, want);
     if (status == PMIX_SUCCESS) {
         status = rdp_hash_set(&eng.dm_out, key, keylen,
                               (void *)(uintptr_t)(srv + 1), NULL);
     }
     if (status != PMIX_SUCCESS) {
         b->buf.size = mark;
-        rdp_srv_modex_fail(nspace, rank, status);
+        rdp_srv_modex_fail_key(nspace, rank, want, status);
         return;
     }
     b->count++;
-    rdp_log_trace(SERVER, "asking server %u for the data of %s:%u", srv, nspace,
-                  rank);
+    rdp_log_trace(SERVER, "asking server %u for %s of %s:%u", srv,
+                  want != NULL ? want : "the data", nspace, rank);
     flush_soon();
 }
 
@@ -299,13 +341,14 @@ static void handle_responses(uint32_t peer, rdp_rbuf_t *rb)
     pmix_status_t status = rdp_unpack_u32(rb, &count);
 
     for (uint32_t i = 0; status == PMIX_SUCCESS && i < count; i++) {
-        pmix_proc_t proc;
-        int32_t st   = 0;
-        uint64_t len = 0;
-        char key[RDP_SRV_RANK_KEY_MAX];
+        want_t w;
+        const pmix_proc_t *proc = &w.proc;
+        int32_t st              = 0;
+        uint64_t len            = 0;
+        char key[RDP_SRV_WANT_KEY_MAX];
         size_t keylen;
 
-        status = unpack_req_entry(rb, &proc);
+        status = unpack_want(rb, &w);
         if (status == PMIX_SUCCESS) {
             status = rdp_unpack_i32(rb, &st);
         }
@@ -318,11 +361,11 @@ static void handle_responses(uint32_t peer, rdp_rbuf_t *rb)
         if (status != PMIX_SUCCESS) {
             break;
         }
-        keylen = rdp_srv_rank_key(proc.nspace, proc.rank, key);
+        keylen = want_table_key(&w, key);
         if ((uintptr_t)rdp_hash_get(&eng.dm_out, key, keylen) != peer + 1) {
             /* not asked of this server: ignore, but skip the bytes */
             rdp_log_debug(SERVER, "unrequested data of %s:%u from server %u",
-                          proc.nspace, proc.rank, peer);
+                          proc->nspace, proc->rank, peer);
             rb->ptr += len;
             rb->left -= len;
             continue;
@@ -333,13 +376,15 @@ static void handle_responses(uint32_t peer, rdp_rbuf_t *rb)
         }
         rb->ptr += len;
         rb->left -= len;
+        /* storing answered the waiters whose key came; the key asked
+         * for may still be missing (committed in another scope) */
         if (st == PMIX_SUCCESS
-            && !rdp_kvs_has_rank(rdp_srv.modex, proc.nspace, proc.rank)) {
+            && !rdp_srv_modex_has(proc->nspace, proc->rank, want_key(&w))) {
             st = PMIX_ERR_NOT_FOUND;
         }
         if (st != PMIX_SUCCESS) {
-            rdp_srv_modex_fail(proc.nspace, proc.rank,
-                               st < 0 ? st : PMIX_ERR_NOT_FOUND);
+            rdp_srv_modex_fail_key(proc->nspace, proc->rank, want_key(&w),
+                                   st < 0 ? st : PMIX_ERR_NOT_FOUND);
         }
     }
     if (status != PMIX_SUCCESS || rb->left != 0) {
@@ -368,10 +413,8 @@ static void serve_done(pmix_status_t status, char *data, size_t ndata,
     if (status != PMIX_SUCCESS) {
         ndata = 0;
     }
-    st = rdp_pack_string(&b->buf, req->proc.nspace);
-    if (st == PMIX_SUCCESS) {
-        st = rdp_pack_u32(&b->buf, req->proc.rank);
-    }
+    st = pack_want(&b->buf, req->want.proc.nspace, req->want.proc.rank,
+                   want_key(&req->want));
     if (st == PMIX_SUCCESS) {
         st = rdp_pack_i32(&b->buf, status);
     }
@@ -383,7 +426,7 @@ static void serve_done(pmix_status_t status, char *data, size_t ndata,
     }
     if (st != PMIX_SUCCESS) {
         rdp_log_error(SERVER, "cannot answer server %u for %s:%u: %s",
-                      req->peer, req->proc.nspace, req->proc.rank,
+                      req->peer, req->want.proc.nspace, req->want.proc.rank,
                       rdp_status_name(st));
         b->buf.size = mark;
     } else {
@@ -406,25 +449,26 @@ static void handle_requests(uint32_t peer, rdp_rbuf_t *rb)
             rdp_log_error(SERVER, "out of memory serving server %u", peer);
             return;
         }
-        status = unpack_req_entry(rb, &req->proc);
-        if (status != PMIX_SUCCESS || req->proc.rank >= PMIX_RANK_VALID) {
+        status = unpack_want(rb, &req->want);
+        if (status != PMIX_SUCCESS || req->want.proc.rank >= PMIX_RANK_VALID) {
             rdp_free(req);
             status = PMIX_ERR_UNPACK_FAILURE;
             break;
         }
         req->peer = peer;
-        ns        = rdp_srv_nspace_find(req->proc.nspace);
+        ns        = rdp_srv_nspace_find(req->want.proc.nspace);
         if (ns != NULL && ns->registered
-            && !rdp_srv_nspace_is_local(ns, req->proc.rank)) {
+            && !rdp_srv_nspace_is_local(ns, req->want.proc.rank)) {
             rdp_log_warn(SERVER,
                          "server %u asked here for %s:%u, which "
                          "is not on this node",
-                         peer, req->proc.nspace, req->proc.rank);
+                         peer, req->want.proc.nspace, req->want.proc.rank);
             serve_done(PMIX_ERR_NOT_FOUND, NULL, 0, req);
             continue;
         }
-        /* answers now or once the rank commits */
-        rdp_srv_modex_serve(&req->proc, serve_done, req);
+        /* answers now or once the rank has committed the key */
+        rdp_srv_modex_serve(&req->want.proc, want_key(&req->want), serve_done,
+                            req);
     }
     if (status != PMIX_SUCCESS || rb->left != 0) {
         rdp_log_error(SERVER, "malformed direct modex request from server %u",
@@ -457,22 +501,37 @@ static void p2p_recv(void *arg, uint32_t peer, uint32_t channel, uint64_t id,
     }
 }
 
+/* Inverse of want_table_key. */
+static void want_from_table_key(const char *k, size_t klen, want_t *w)
+{
+    size_t len = strnlen(k, PMIX_MAX_NSLEN);
+    size_t off = len + 1 + sizeof(pmix_rank_t);
+
+    memset(w, 0, sizeof(*w));
+    memcpy(w->proc.nspace, k, len);
+    memcpy(&w->proc.rank, k + len + 1, sizeof(pmix_rank_t));
+    w->any_key = klen <= off;
+    if (!w->any_key) {
+        memcpy(w->key, k + off, klen - off);
+    }
+}
+
 static void p2p_peer_failed(void *arg, uint32_t peer, pmix_status_t status)
 {
     rdp_hash_entry_t *ent;
-    char(*keys)[RDP_SRV_RANK_KEY_MAX];
+    want_t *wants;
     size_t i, n = 0;
 
-    keys = rdp_calloc(eng.dm_out.count + 1, sizeof(*keys));
-    if (keys == NULL) {
+    wants = rdp_calloc(eng.dm_out.count + 1, sizeof(*wants));
+    if (wants == NULL) {
         rdp_log_error(SERVER, "out of memory failing requests to server %u",
                       peer);
         return;
     }
     rdp_hash_for_each(ent, &eng.dm_out, i) {
         if ((uintptr_t)ent->value == peer + 1
-            && ent->keylen <= RDP_SRV_RANK_KEY_MAX) {
-            memcpy(keys[n++], ent->key, ent->keylen);
+            && ent->keylen <= RDP_SRV_WANT_KEY_MAX) {
+            want_from_table_key(ent->key, ent->keylen, &wants[n++]);
         }
     }
     if (n > 0) {
@@ -483,13 +542,9 @@ static void p2p_peer_failed(void *arg, uint32_t peer, pmix_status_t status)
                       rdp_status_name(status));
     }
     for (i = 0; i < n; i++) {
-        pmix_rank_t rank;
-        size_t len = strnlen(keys[i], PMIX_MAX_NSLEN);
-
-        memcpy(&rank, keys[i] + len + 1, sizeof(rank));
-        dm_fail(keys[i], rank, PMIX_ERR_UNREACH);
+        dm_fail(&wants[i], PMIX_ERR_UNREACH);
     }
-    rdp_free(keys);
+    rdp_free(wants);
 }
 
 /* ---- fences ---- */

@@ -24,6 +24,8 @@ typedef struct waiter {
     waitq_t *q;
     pmix_nspace_t nspace;
     pmix_rank_t rank;
+    bool any_key; /* waits for any data of the rank, not for one key */
+    pmix_key_t key;
     enum waiter_kind kind;
     uint64_t peer_id;
     uint32_t tag;
@@ -32,6 +34,39 @@ typedef struct waiter {
     void *cbdata;
     rdp_timer_t *timer;
 } waiter_t;
+
+/* ---- what we hold ---- */
+
+static bool is_reserved_key(const char *key)
+{
+    /* the Standard reserves keys starting with "pmix" */
+    return key != NULL && strncmp(key, "pmix", 4) == 0;
+}
+
+bool rdp_srv_modex_has(const char *nspace, pmix_rank_t rank, const char *key)
+{
+    rdp_srv_nspace_t *ns;
+
+    if (key == NULL) {
+        return rdp_kvs_has_rank(rdp_srv.modex, nspace, rank);
+    }
+    if (rdp_kvs_peek(rdp_srv.modex, nspace, rank, key) != NULL) {
+        return true;
+    }
+    ns = rdp_srv_nspace_find(nspace);
+    return ns != NULL && rdp_srv_nspace_has_key(ns, rank, key);
+}
+
+static void waiter_set_key(waiter_t *w, const char *key)
+{
+    w->any_key = key == NULL;
+    PMIX_LOAD_KEY(w->key, key);
+}
+
+static bool waiter_is_for(const waiter_t *w, const char *key)
+{
+    return key == NULL ? w->any_key : !w->any_key && strcmp(w->key, key) == 0;
+}
 
 /* ---- packing ---- */
 
@@ -236,18 +271,45 @@ static pmix_status_t waiter_add(waiter_t *w, double timeout)
     return PMIX_SUCCESS;
 }
 
-/* Detach every waiter of @a q and answer them. */
-static void answer_queue(waitq_t *q, pmix_status_t status)
+/* Which waiters of a queue to answer. */
+typedef bool (*waiter_pick_t)(const waiter_t *w, const void *arg);
+
+static bool pick_all(const waiter_t *w, const void *arg)
+{
+    return true;
+}
+
+static bool pick_satisfied(const waiter_t *w, const void *arg)
+{
+    return rdp_srv_modex_has(w->nspace, w->rank, w->any_key ? NULL : w->key);
+}
+
+static bool pick_key(const waiter_t *w, const void *arg)
+{
+    return waiter_is_for(w, arg);
+}
+
+/* Detach the waiters of @a q that @a pick chooses (all of them free the
+ * queue) and answer them: answering may add waiters, never to the
+ * detached batch. */
+static void answer_queue(waitq_t *q, waiter_pick_t pick, const void *arg,
+                         pmix_status_t status)
 {
     rdp_list_t batch;
-    rdp_list_t *item;
+    rdp_list_t *item, *next;
 
     rdp_list_init(&batch);
-    while ((item = rdp_list_pop_front(&q->head)) != NULL) {
-        rdp_list_push_back(&batch, item);
+    for (item = q->head.next; item != &q->head; item = next) {
+        next = item->next;
+        if (pick(rdp_container_of(item, waiter_t, link), arg)) {
+            rdp_list_del(item);
+            rdp_list_push_back(&batch, item);
+        }
     }
-    rdp_hash_remove(&rdp_srv.waits, q->key, q->keylen);
-    rdp_free(q);
+    if (rdp_list_is_empty(&q->head)) {
+        rdp_hash_remove(&rdp_srv.waits, q->key, q->keylen);
+        rdp_free(q);
+    }
     while ((item = rdp_list_pop_front(&batch)) != NULL) {
         waiter_t *w = rdp_container_of(item, waiter_t, link);
 
@@ -257,14 +319,30 @@ static void answer_queue(waitq_t *q, pmix_status_t status)
     }
 }
 
-void rdp_srv_modex_ready(const char *nspace, pmix_rank_t rank)
+static waitq_t *waitq_find(const char *nspace, pmix_rank_t rank)
 {
     char key[RDP_SRV_RANK_KEY_MAX];
     size_t keylen = rdp_srv_rank_key(nspace, rank, key);
-    waitq_t *q    = rdp_hash_get(&rdp_srv.waits, key, keylen);
+
+    return rdp_hash_get(&rdp_srv.waits, key, keylen);
+}
+
+void rdp_srv_modex_ready(const char *nspace, pmix_rank_t rank)
+{
+    waitq_t *q = waitq_find(nspace, rank);
 
     if (q != NULL) {
-        answer_queue(q, PMIX_SUCCESS);
+        answer_queue(q, pick_satisfied, NULL, PMIX_SUCCESS);
+    }
+}
+
+void rdp_srv_modex_fail_key(const char *nspace, pmix_rank_t rank,
+                            const char *key, pmix_status_t status)
+{
+    waitq_t *q = waitq_find(nspace, rank);
+
+    if (q != NULL) {
+        answer_queue(q, pick_key, key, status);
     }
 }
 
@@ -276,12 +354,10 @@ void rdp_srv_modex_fail(const char *nspace, pmix_rank_t rank,
     size_t i, n = 0;
 
     if (rank != PMIX_RANK_WILDCARD) {
-        char key[RDP_SRV_RANK_KEY_MAX];
-        size_t keylen = rdp_srv_rank_key(nspace, rank, key);
-        waitq_t *q    = rdp_hash_get(&rdp_srv.waits, key, keylen);
+        waitq_t *q = waitq_find(nspace, rank);
 
         if (q != NULL) {
-            answer_queue(q, status);
+            answer_queue(q, pick_all, NULL, status);
         }
         return;
     }
@@ -298,7 +374,7 @@ void rdp_srv_modex_fail(const char *nspace, pmix_rank_t rank,
         }
     }
     for (i = 0; i < n; i++) {
-        answer_queue(match[i], status);
+        answer_queue(match[i], pick_all, NULL, status);
     }
     rdp_free(match);
 }
@@ -317,7 +393,7 @@ void rdp_srv_modex_cleanup(void)
         all[n++] = ent->value;
     }
     for (i = 0; i < n; i++) {
-        answer_queue(all[i], PMIX_ERR_INIT);
+        answer_queue(all[i], pick_all, NULL, PMIX_ERR_INIT);
     }
     rdp_free(all);
 }
@@ -415,6 +491,8 @@ void rdp_srv_handle_commit(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb)
 
 typedef struct dmdx_req {
     pmix_proc_t proc;
+    bool any_key;
+    pmix_key_t key;
     pmix_info_t *info;
     size_t ninfo;
     rdp_srv_host_reply_t reply; /* the host's answer, released on the loop */
@@ -428,8 +506,9 @@ static void dmdx_req_free(dmdx_req_t *req)
 
 static void dmdx_done_on_loop(void *arg)
 {
-    dmdx_req_t *req = arg;
-    char key[RDP_SRV_RANK_KEY_MAX];
+    dmdx_req_t *req  = arg;
+    const char *want = req->any_key ? NULL : req->key;
+    char key[RDP_SRV_WANT_KEY_MAX];
     size_t keylen;
     pmix_status_t status = req->reply.status;
 
@@ -438,22 +517,25 @@ static void dmdx_done_on_loop(void *arg)
         dmdx_req_free(req);
         return;
     }
-    keylen = rdp_srv_rank_key(req->proc.nspace, req->proc.rank, key);
+    keylen = rdp_srv_want_key(req->proc.nspace, req->proc.rank, want, key);
     rdp_hash_remove(&rdp_srv.dmdx_out, key, keylen);
     if (status == PMIX_SUCCESS) {
         status = rdp_srv_store_bundles(req->reply.data, req->reply.ndata);
     }
     rdp_srv_host_reply_release(&req->reply);
     if (status == PMIX_SUCCESS
-        && !rdp_kvs_has_rank(rdp_srv.modex, req->proc.nspace, req->proc.rank)) {
+        && !rdp_srv_modex_has(req->proc.nspace, req->proc.rank, want)) {
+        /* e.g. a host whose other side answered with what the rank had
+         * committed so far: PMIx_server_dmodex_request has no key */
         rdp_log_debug(SERVER,
                       "host answered direct modex for %s:%u without "
-                      "its data",
-                      req->proc.nspace, req->proc.rank);
+                      "%s",
+                      req->proc.nspace, req->proc.rank,
+                      want != NULL ? want : "its data");
         status = PMIX_ERR_NOT_FOUND;
     }
     if (status != PMIX_SUCCESS) {
-        rdp_srv_modex_fail(req->proc.nspace, req->proc.rank, status);
+        rdp_srv_modex_fail_key(req->proc.nspace, req->proc.rank, want, status);
     }
     dmdx_req_free(req);
 }
@@ -476,12 +558,37 @@ static void dmdx_cb(pmix_status_t status, const char *data, size_t ndata,
     }
 }
 
-/* Ask the host once per (nspace, rank); takes @a info. */
-static void request_from_host(const char *nspace, pmix_rank_t rank,
-                              pmix_info_t *info, size_t ninfo)
+/* The GET's directives plus PMIX_REQUIRED_KEY (as OpenPMIx 4.2.2 tells
+ * its hosts which key a direct modex is for); takes @a info. */
+static pmix_status_t add_required_key(const char *key, pmix_info_t **info_p,
+                                      size_t *ninfo_p)
 {
-    char key[RDP_SRV_RANK_KEY_MAX];
-    size_t keylen = rdp_srv_rank_key(nspace, rank, key);
+    pmix_info_t *info;
+    size_t n = *ninfo_p;
+
+    if (key == NULL) {
+        return PMIX_SUCCESS;
+    }
+    PMIX_INFO_CREATE(info, n + 1);
+    if (info == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < n; i++) {
+        PMIX_INFO_XFER(&info[i], &(*info_p)[i]);
+    }
+    PMIX_INFO_LOAD(&info[n], PMIX_REQUIRED_KEY, key, PMIX_STRING);
+    PMIX_INFO_FREE(*info_p, n);
+    *info_p  = info;
+    *ninfo_p = n + 1;
+    return PMIX_SUCCESS;
+}
+
+/* Ask the host once per (nspace, rank, key); takes @a info. */
+static void request_from_host(const char *nspace, pmix_rank_t rank,
+                              const char *want, pmix_info_t *info, size_t ninfo)
+{
+    char key[RDP_SRV_WANT_KEY_MAX];
+    size_t keylen = rdp_srv_want_key(nspace, rank, want, key);
     dmdx_req_t *req;
     pmix_status_t rc;
 
@@ -490,15 +597,17 @@ static void request_from_host(const char *nspace, pmix_rank_t rank,
         return; /* already asked */
     }
     req = rdp_calloc(1, sizeof(*req));
-    if (req == NULL
+    if (req == NULL || add_required_key(want, &info, &ninfo) != PMIX_SUCCESS
         || rdp_hash_set(&rdp_srv.dmdx_out, key, keylen, (void *)1, NULL)
                != PMIX_SUCCESS) {
         rdp_free(req);
         PMIX_INFO_FREE(info, ninfo);
-        rdp_srv_modex_fail(nspace, rank, PMIX_ERR_NOMEM);
+        rdp_srv_modex_fail_key(nspace, rank, want, PMIX_ERR_NOMEM);
         return;
     }
     PMIX_LOAD_PROCID(&req->proc, nspace, rank);
+    req->any_key = want == NULL;
+    PMIX_LOAD_KEY(req->key, want);
     req->info  = info;
     req->ninfo = ninfo;
     rc = rdp_srv.host.direct_modex(&req->proc, req->info, req->ninfo, dmdx_cb,
@@ -507,9 +616,9 @@ static void request_from_host(const char *nspace, pmix_rank_t rank,
         /* the host will not call back */
         rdp_hash_remove(&rdp_srv.dmdx_out, key, keylen);
         dmdx_req_free(req);
-        rdp_srv_modex_fail(nspace, rank,
-                           rc == PMIX_OPERATION_SUCCEEDED ? PMIX_ERR_NOT_FOUND
-                                                          : rc);
+        rdp_srv_modex_fail_key(
+            nspace, rank, want,
+            rc == PMIX_OPERATION_SUCCEEDED ? PMIX_ERR_NOT_FOUND : rc);
     }
 }
 
@@ -571,7 +680,16 @@ void rdp_srv_handle_get(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb)
         rdp_srv_peer_drop(peer, status);
         return;
     }
+    if (key != NULL
+        && (key[0] == '\0'
+            || strnlen(key, PMIX_MAX_KEYLEN + 1) > PMIX_MAX_KEYLEN)) {
+        status = PMIX_ERR_BAD_PARAM;
+        goto reply_status;
+    }
     read_get_directives(info, ninfo, &immediate, &timeout);
+    /* a reserved key the host did not give is not coming: only what we
+     * hold now counts (OpenPMIx 4.2.2 asks its server "immediate") */
+    immediate = immediate || is_reserved_key(key);
 
     ns = rdp_srv_nspace_find(nspace);
     if (ns == NULL || !ns->registered) {
@@ -580,8 +698,8 @@ void rdp_srv_handle_get(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb)
     }
     with_job = rank >= PMIX_RANK_VALID || strcmp(nspace, me->proc.nspace) != 0
                || rdp_srv_nspace_has_key(ns, rank, key);
-    if (rank >= PMIX_RANK_VALID || rdp_kvs_has_rank(rdp_srv.modex, nspace, rank)
-        || (key != NULL && rdp_srv_nspace_has_key(ns, rank, key))) {
+    /* per key: data we hold of the rank need not hold this key yet */
+    if (rank >= PMIX_RANK_VALID || rdp_srv_modex_has(nspace, rank, key)) {
         PMIX_INFO_FREE(info, ninfo);
         send_get_reply(peer, tag, ns, rank, with_job);
         return;
@@ -599,14 +717,16 @@ void rdp_srv_handle_get(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb)
         goto reply_status;
     }
 
-    /* wait for the commit (local) or the host's data (remote) */
+    /* wait for a commit with the key (local) or for the host's or the
+     * owning server's data (remote) */
     w = rdp_calloc(1, sizeof(*w));
     if (w == NULL) {
         status = PMIX_ERR_NOMEM;
         goto reply_status;
     }
     PMIX_LOAD_NSPACE(w->nspace, nspace);
-    w->rank     = rank;
+    w->rank = rank;
+    waiter_set_key(w, key);
     w->kind     = WAIT_GET;
     w->peer_id  = peer->id;
     w->tag      = tag;
@@ -621,12 +741,12 @@ void rdp_srv_handle_get(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb)
     if (!rdp_srv_nspace_is_local(ns, rank) && rdp_srv_engine_active()) {
         /* engine mode wins over the host's direct_modex (rdpmix.h) */
         PMIX_INFO_FREE(info, ninfo);
-        rdp_srv_engine_dmodex(nspace, rank);
+        rdp_srv_engine_dmodex(nspace, rank, key);
         return;
     }
     if (!rdp_srv_nspace_is_local(ns, rank)
         && rdp_srv.host.direct_modex != NULL) {
-        request_from_host(nspace, rank, info, ninfo);
+        request_from_host(nspace, rank, key, info, ninfo);
         return;
     }
     /* without a direct_modex upcall the data of a remote rank can still
@@ -647,7 +767,7 @@ typedef struct dmodex_api_req {
     void *cbdata;
 } dmodex_api_req_t;
 
-void rdp_srv_modex_serve(const pmix_proc_t *proc,
+void rdp_srv_modex_serve(const pmix_proc_t *proc, const char *key,
                          pmix_dmodex_response_fn_t cbfunc, void *cbdata)
 {
     rdp_srv_nspace_t *ns =
@@ -667,11 +787,12 @@ void rdp_srv_modex_serve(const pmix_proc_t *proc,
         goto fail;
     }
     PMIX_LOAD_NSPACE(w->nspace, proc->nspace);
-    w->rank   = proc->rank;
+    w->rank = proc->rank;
+    waiter_set_key(w, key);
     w->kind   = WAIT_DMODEX;
     w->cbfunc = cbfunc;
     w->cbdata = cbdata;
-    if (rdp_kvs_has_rank(rdp_srv.modex, ns->name, proc->rank)) {
+    if (rdp_srv_modex_has(ns->name, proc->rank, key)) {
         waiter_answer(w, PMIX_SUCCESS);
         waiter_free(w);
         return;
@@ -699,7 +820,8 @@ static void dmodex_request_on_loop(void *arg)
 {
     dmodex_api_req_t *req = arg;
 
-    rdp_srv_modex_serve(&req->proc, req->cbfunc, req->cbdata);
+    /* the Standard's request names no key: any committed data answers */
+    rdp_srv_modex_serve(&req->proc, NULL, req->cbfunc, req->cbdata);
     rdp_free(req);
 }
 

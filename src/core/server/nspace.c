@@ -1018,6 +1018,60 @@ static char *ranks_string(const pmix_rank_t *r, size_t n)
     return s;
 }
 
+/* "a,b,c": the named nodes of the map in map order (the node map's order
+ * when the host gave one, as OpenPMIx 4.2.2 lists PMIX_NODE_LIST);
+ * malloc'ed, NULL when no node has a name. */
+static char *node_list_string(const map_build_t *mb, pmix_status_t *status_p)
+{
+    size_t len = 0, off = 0;
+    char *s;
+
+    *status_p = PMIX_SUCCESS;
+    for (size_t i = 0; i < mb->nnodes; i++) {
+        if (mb->nodes[i].name != NULL) {
+            len += strlen(mb->nodes[i].name) + 1;
+        }
+    }
+    if (len == 0) {
+        return NULL;
+    }
+    s = rdp_malloc(len);
+    if (s == NULL) {
+        *status_p = PMIX_ERR_NOMEM;
+        return NULL;
+    }
+    for (size_t i = 0; i < mb->nnodes; i++) {
+        const char *name = mb->nodes[i].name;
+
+        if (name != NULL) {
+            size_t n = strlen(name);
+
+            if (off > 0) {
+                s[off++] = ',';
+            }
+            memcpy(s + off, name, n);
+            off += n;
+        }
+    }
+    s[off] = '\0';
+    return s;
+}
+
+static pmix_status_t derive_node_list(rdp_srv_nspace_t *ns,
+                                      const map_build_t *mb)
+{
+    pmix_status_t status;
+    char *list = node_list_string(mb, &status);
+
+    if (list == NULL) {
+        return status;
+    }
+    status =
+        put_str(ns, RDP_SRV_KVS_JOB, PMIX_RANK_WILDCARD, PMIX_NODE_LIST, list);
+    rdp_free(list);
+    return status;
+}
+
 /* Keys every node gets: name, id, this job's procs there. */
 static pmix_status_t derive_node(rdp_srv_nspace_t *ns, const rdp_srv_node_t *nd,
                                  const pmix_rank_t *ranks, size_t n)
@@ -1212,6 +1266,9 @@ static pmix_status_t derive(rdp_srv_nspace_t *ns, map_build_t *mb)
     if (status == PMIX_SUCCESS && nused > 0) {
         status =
             put_u32(ns, J, PMIX_RANK_WILDCARD, PMIX_NUM_NODES, (uint32_t)nused);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = derive_node_list(ns, mb);
     }
     if (status == PMIX_SUCCESS && ns->nlocal > 0) {
         peers = ranks_string(ns->local_ranks, ns->nlocal);

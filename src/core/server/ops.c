@@ -201,11 +201,9 @@ void rdp_srv_handle_finalize(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb)
     rdp_log_debug(SERVER, "client %s:%u finalized", client->proc.nspace,
                   client->proc.rank);
     rdp_srv_coll_client_gone(client);
-    if (!rdp_kvs_has_rank(rdp_srv.modex, client->proc.nspace,
-                          client->proc.rank)) {
-        rdp_srv_modex_fail(client->proc.nspace, client->proc.rank,
-                           PMIX_ERR_NOT_FOUND);
-    }
+    /* whoever still waits wants a key it never committed */
+    rdp_srv_modex_fail(client->proc.nspace, client->proc.rank,
+                       PMIX_ERR_NOT_FOUND);
     in = op_in_create(peer);
     if (in == NULL) {
         rdp_srv_reply_status(peer, RDP_CMD_FINALIZE_ACK, tag, PMIX_ERR_NOMEM);

@@ -87,6 +87,16 @@ size_t rdp_srv_rank_key(const char *nspace, pmix_rank_t rank, char *key)
     return len + 1 + sizeof(rank);
 }
 
+size_t rdp_srv_want_key(const char *nspace, pmix_rank_t rank, const char *key,
+                        char *out)
+{
+    size_t len  = rdp_srv_rank_key(nspace, rank, out);
+    size_t klen = key != NULL ? strnlen(key, PMIX_MAX_KEYLEN) : 0;
+
+    memcpy(out + len, key, klen);
+    return len + klen;
+}
+
 bool rdp_srv_host_eq(const char *a, const char *b)
 {
     const char *da, *db;

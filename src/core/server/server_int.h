@@ -120,7 +120,7 @@ typedef struct rdp_server {
     rdp_hash_t colls;    /* key bytes -> rdp_srv_coll_t */
     rdp_hash_t coll_ids; /* id -> rdp_srv_coll_t */
     rdp_hash_t waits;    /* "nspace\0rank" -> rdp_srv_waitq_t */
-    rdp_hash_t dmdx_out; /* "nspace\0rank" -> (void*)1 host asked */
+    rdp_hash_t dmdx_out; /* rdp_srv_want_key -> (void*)1 host asked */
 } rdp_server_t;
 
 extern rdp_server_t rdp_srv;
@@ -161,6 +161,12 @@ bool rdp_srv_value_to_u64(const pmix_value_t *val, uint64_t *out_p);
  * PMIX_MAX_NSLEN + 6 bytes. Returns its length. */
 size_t rdp_srv_rank_key(const char *nspace, pmix_rank_t rank, char *key);
 #define RDP_SRV_RANK_KEY_MAX (PMIX_MAX_NSLEN + 1 + 5)
+/** Key "nspace\0rank" followed by the bytes of @a key (none for NULL) for
+ * tables of outstanding requests for one key of a rank; @a out must hold
+ * RDP_SRV_WANT_KEY_MAX bytes.  Returns its length. */
+size_t rdp_srv_want_key(const char *nspace, pmix_rank_t rank, const char *key,
+                        char *out);
+#define RDP_SRV_WANT_KEY_MAX (RDP_SRV_RANK_KEY_MAX + PMIX_MAX_KEYLEN)
 /** True when two host names denote the same node (short names match
  * when either side has no domain). */
 bool rdp_srv_host_eq(const char *a, const char *b);
@@ -233,12 +239,20 @@ pmix_status_t rdp_srv_coll_signature(uint8_t op, const pmix_proc_t *procs,
 /* ---- modex.c ---- */
 void rdp_srv_handle_commit(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb);
 void rdp_srv_handle_get(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb);
-/** Data of (nspace, rank) arrived: answer everyone waiting for it. */
+/** Data of (nspace, rank) arrived: answer everyone waiting for a key of
+ * it that is now there (or, waiting for all keys, for any data). */
 void rdp_srv_modex_ready(const char *nspace, pmix_rank_t rank);
 /** Fail every waiter of (nspace, rank) (or of the whole nspace when rank
  * is PMIX_RANK_WILDCARD) with @a status. */
 void rdp_srv_modex_fail(const char *nspace, pmix_rank_t rank,
                         pmix_status_t status);
+/** Fail the waiters of (nspace, rank) that wait for @a key (NULL: those
+ * waiting for all keys) with @a status. */
+void rdp_srv_modex_fail_key(const char *nspace, pmix_rank_t rank,
+                            const char *key, pmix_status_t status);
+/** True when we hold @a key of (nspace, rank) (committed, fetched or
+ * registered); with @a key NULL, when we hold any committed data of it. */
+bool rdp_srv_modex_has(const char *nspace, pmix_rank_t rank, const char *key);
 /** Pack a PROC section of (nspace, rank)'s committed data under
  * @a scope_mask. */
 pmix_status_t rdp_srv_pack_proc_section(const char *nspace, pmix_rank_t rank,
@@ -248,10 +262,12 @@ pmix_status_t rdp_srv_pack_proc_section(const char *nspace, pmix_rank_t rank,
 pmix_status_t rdp_srv_store_bundles(const void *data, size_t len);
 void rdp_srv_modex_cleanup(void);
 /** Answer @a cbfunc with the bundle of the remote-visible data of the
- * local @a proc, now (possibly before returning) or once it commits; with
- * an error if it is unknown, not local or left.  Loop thread.
- * @param [in] proc  borrowed; copied */
-void rdp_srv_modex_serve(const pmix_proc_t *proc,
+ * local @a proc, now (possibly before returning) or once it has committed
+ * @a key (NULL: anything); with an error if it is unknown, not local, or
+ * finalizes or leaves first.  Loop thread.
+ * @param [in] proc  borrowed; copied
+ * @param [in] key   borrowed; copied; NULL for any data */
+void rdp_srv_modex_serve(const pmix_proc_t *proc, const char *key,
                          pmix_dmodex_response_fn_t cbfunc, void *cbdata);
 
 /* ---- engine.c: engine mode (rdpmix.h) ---- */
@@ -277,10 +293,13 @@ pmix_status_t rdp_srv_engine_fence(uint64_t coll_id, const pmix_proc_t *procs,
                                    size_t nprocs, const uint8_t *key,
                                    size_t keylen, bool collect, double timeout,
                                    void *own_buf, size_t len);
-/** A GET waits for remote (nspace, rank): ask its server (batched; once
- * per rank while a request is outstanding).  The answer arrives through
- * rdp_srv_store_bundles, a failure through rdp_srv_modex_fail. */
-void rdp_srv_engine_dmodex(const char *nspace, pmix_rank_t rank);
+/** A GET waits for @a key (NULL: any data) of remote (nspace, rank): ask
+ * its server (batched; once per rank and key while a request is
+ * outstanding), which answers once the rank has committed that key.  The
+ * answer arrives through rdp_srv_store_bundles, a failure through
+ * rdp_srv_modex_fail_key. */
+void rdp_srv_engine_dmodex(const char *nspace, pmix_rank_t rank,
+                           const char *key);
 /** Tests: run the engine over transport @a ops / @a ctx (already
  * connected) as server @a me of @a n, instead of UCX. Loop thread. */
 pmix_status_t rdp_srv_engine_attach(const rdp_tl_ops_t *ops, void *ctx,
