@@ -763,6 +763,15 @@ static pmix_status_t coll_create(uint8_t op, uint16_t reply_cmd,
                 break;
             }
         }
+        if (coll->state == COLL_GATHER && !coll->all_local
+            && rdp_srv_depart_dooms(coll->procs, coll->nprocs, key, keylen)) {
+            rdp_log_info(SERVER,
+                         "collective %" PRIu64 " fails: a participant on "
+                         "another node left before joining it",
+                         coll->id);
+            coll->state  = COLL_DONE;
+            coll->status = PMIX_ERR_PROC_TERM_WO_SYNC;
+        }
     }
     if (coll->state == COLL_GATHER && timeout > 0) {
         if (rdp_timer_create(rdp_rt.loop, coll_timeout, coll, &coll->timer)
@@ -776,8 +785,8 @@ static pmix_status_t coll_create(uint8_t op, uint16_t reply_cmd,
 
 /* ---- a participant arrives ---- */
 
-static bool set_contains(const pmix_proc_t *procs, size_t n,
-                         const pmix_proc_t *p)
+bool rdp_srv_procs_contain(const pmix_proc_t *procs, size_t n,
+                           const pmix_proc_t *p)
 {
     for (size_t i = 0; i < n; i++) {
         if (strncmp(procs[i].nspace, p->nspace, PMIX_MAX_NSLEN) == 0
@@ -873,7 +882,7 @@ void rdp_srv_coll_request(rdp_srv_peer_t *peer, uint16_t cmd, uint32_t tag,
         }
     }
     nprocs = rdp_srv_procs_canonical(procs, nprocs);
-    if (!set_contains(procs, nprocs, &client->proc)) {
+    if (!rdp_srv_procs_contain(procs, nprocs, &client->proc)) {
         rdp_log_error(SERVER,
                       "%s:%u asked for a collective it is not part "
                       "of",
@@ -957,10 +966,25 @@ static coll_t **snapshot(size_t *n_p)
     return all;
 }
 
+/* Fail a tracker that can no longer complete.  When the engine runs its
+ * inter-server part, that part is cancelled here and its completion then
+ * answers the participants, so nothing of it stays behind. */
+static void coll_fail(coll_t *coll, pmix_status_t status)
+{
+    if (coll->state == COLL_HOST && engine_handles(coll)
+        && rdp_srv_engine_fence_cancel(coll->id, status)) {
+        return;
+    }
+    coll_finish(coll, status);
+}
+
 void rdp_srv_coll_client_gone(rdp_srv_client_t *client)
 {
     size_t n;
     coll_t **all = snapshot(&n);
+
+    /* the other servers may wait for it in fences it never joins */
+    rdp_srv_engine_departed(client);
 
     for (size_t i = 0; i < n; i++) {
         coll_t *coll  = all[i];
@@ -973,10 +997,32 @@ void rdp_srv_coll_client_gone(rdp_srv_client_t *client)
             && (!part->arrived || client->state == RDP_SRV_CLIENT_TERMINATED)) {
             rdp_log_info(SERVER, "%s:%u left: collective %" PRIu64 " fails",
                          client->proc.nspace, client->proc.rank, coll->id);
-            coll_finish(coll, PMIX_ERR_PROC_TERM_WO_SYNC);
+            coll_fail(coll, PMIX_ERR_PROC_TERM_WO_SYNC);
         } else {
             coll_maybe_free(coll);
         }
+    }
+    rdp_free(all);
+}
+
+void rdp_srv_coll_remote_gone(void)
+{
+    size_t n;
+    coll_t **all = snapshot(&n);
+
+    for (size_t i = 0; i < n; i++) {
+        coll_t *coll = all[i];
+
+        if (coll->state == COLL_DONE || coll->all_local
+            || !rdp_srv_depart_dooms(coll->procs, coll->nprocs, coll->key,
+                                     coll->keylen)) {
+            continue;
+        }
+        rdp_log_info(SERVER,
+                     "collective %" PRIu64 " fails: a participant on "
+                     "another node left without joining it",
+                     coll->id);
+        coll_fail(coll, PMIX_ERR_PROC_TERM_WO_SYNC);
     }
     rdp_free(all);
 }
@@ -985,6 +1031,8 @@ void rdp_srv_coll_nspace_gone(rdp_srv_nspace_t *ns)
 {
     size_t n;
     coll_t **all = snapshot(&n);
+
+    rdp_srv_depart_nspace_gone(ns->name);
 
     for (size_t i = 0; i < n; i++) {
         coll_t *coll  = all[i];
@@ -1021,4 +1069,5 @@ void rdp_srv_coll_cleanup(void)
     }
     rdp_free(all);
     rdp_buf_cleanup(&fence_buf);
+    rdp_srv_depart_cleanup();
 }
