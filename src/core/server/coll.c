@@ -5,6 +5,7 @@
 #include "core/util/alloc.h"
 #include "core/util/log.h"
 #include "core/util/status.h"
+#include "core/util/value.h"
 
 #include <endian.h>
 #include <inttypes.h>
@@ -441,11 +442,19 @@ typedef struct coll_hop {
     char *data; /* the fence blob until the host takes it */
     size_t ndata;
     rdp_srv_host_reply_t reply; /* the host's answer, released on the loop */
+    /* a failed fence passed up (host_pass_failure): what the host holds
+     * until it calls back, as the tracker may be gone by then */
+    pmix_proc_t *procs;
+    size_t nprocs;
+    pmix_info_t *info;
+    size_t ninfo;
 } coll_hop_t;
 
 static void coll_hop_free(coll_hop_t *hop)
 {
     rdp_free(hop->data);
+    rdp_free(hop->procs);
+    rdp_info_array_free(hop->info, hop->ninfo);
     rdp_free(hop);
 }
 
@@ -517,6 +526,80 @@ static bool host_handles(uint8_t op)
 }
 
 static void read_directives(coll_t *coll, double *timeout_p);
+static bool engine_handles(const coll_t *coll);
+
+/* True when the host's fence_nb runs this fence's inter-node part. */
+static bool host_runs_fence(const coll_t *coll)
+{
+    return coll->op == COLL_FENCE && !coll->all_local && host_handles(coll->op)
+           && !engine_handles(coll);
+}
+
+/* The info of @a coll plus PMIX_LOCAL_COLLECTIVE_STATUS = @a status, as a
+ * copy of its own. */
+static pmix_status_t info_with_status(const coll_t *coll, pmix_status_t status,
+                                      pmix_info_t **info_p, size_t *ninfo_p)
+{
+    pmix_info_t *tmp = rdp_calloc(coll->ninfo + 1, sizeof(*tmp));
+    pmix_status_t rc;
+
+    if (tmp == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    if (coll->ninfo > 0) {
+        memcpy(tmp, coll->info, coll->ninfo * sizeof(*tmp)); /* shallow */
+    }
+    PMIX_INFO_LOAD(&tmp[coll->ninfo], PMIX_LOCAL_COLLECTIVE_STATUS, &status,
+                   PMIX_STATUS);
+    rc = rdp_info_array_copy(info_p, tmp, coll->ninfo + 1);
+    rdp_free(tmp);
+    if (rc == PMIX_SUCCESS) {
+        *ninfo_p = coll->ninfo + 1;
+    }
+    return rc;
+}
+
+/*
+ * Host-delegated fences: this node's part of @a coll failed (a local
+ * participant left), and its local participants are answered here.  The
+ * host is still called, without data and with the Standard's
+ * PMIX_LOCAL_COLLECTIVE_STATUS, so that a host that honours it can end
+ * the fence on the other nodes, and so that hosts that count fences per
+ * participant set stay in step across nodes.  What the host answers is
+ * dropped: the tracker is done.
+ */
+static void host_pass_failure(coll_t *coll, pmix_status_t status)
+{
+    coll_hop_t *hop = rdp_calloc(1, sizeof(*hop));
+    pmix_status_t rc;
+
+    if (hop == NULL) {
+        rdp_log_error(SERVER,
+                      "out of memory passing fence %" PRIu64 " up to the host",
+                      coll->id);
+        return;
+    }
+    hop->coll_id = coll->id;
+    hop->procs   = rdp_malloc(coll->nprocs * sizeof(*hop->procs));
+    rc           = hop->procs != NULL ? PMIX_SUCCESS : PMIX_ERR_NOMEM;
+    if (rc == PMIX_SUCCESS) {
+        memcpy(hop->procs, coll->procs, coll->nprocs * sizeof(*hop->procs));
+        hop->nprocs = coll->nprocs;
+        rc          = info_with_status(coll, status, &hop->info, &hop->ninfo);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_srv.host.fence_nb(hop->procs, hop->nprocs, hop->info,
+                                   hop->ninfo, NULL, 0, fence_cb, hop);
+    }
+    if (rc == PMIX_SUCCESS) {
+        return; /* freed when the host calls back */
+    }
+    if (rc != PMIX_OPERATION_SUCCEEDED) {
+        rdp_log_warn(SERVER, "host refused failed fence %" PRIu64 ": %s",
+                     coll->id, rdp_status_name(rc));
+    }
+    coll_hop_free(hop);
+}
 
 /* True when the engine runs this collective's inter-server part: a fence
  * over processes on other nodes while the engine is connected (it wins
@@ -758,6 +841,9 @@ static pmix_status_t coll_create(uint8_t op, uint16_t reply_cmd,
     } else {
         for (size_t i = 0; i < coll->nparts; i++) {
             if (client_departed(coll->parts[i].nspace, coll->parts[i].rank)) {
+                if (host_runs_fence(coll)) {
+                    host_pass_failure(coll, PMIX_ERR_PROC_TERM_WO_SYNC);
+                }
                 coll->state  = COLL_DONE;
                 coll->status = PMIX_ERR_PROC_TERM_WO_SYNC;
                 break;
@@ -974,6 +1060,9 @@ static void coll_fail(coll_t *coll, pmix_status_t status)
     if (coll->state == COLL_HOST && engine_handles(coll)
         && rdp_srv_engine_fence_cancel(coll->id, status)) {
         return;
+    }
+    if (coll->state == COLL_GATHER && host_runs_fence(coll)) {
+        host_pass_failure(coll, status);
     }
     coll_finish(coll, status);
 }
