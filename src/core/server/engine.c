@@ -95,7 +95,6 @@ typedef struct engine_state {
     batch_t *reqs;      /* per server: requests to send */
     batch_t *rsps;      /* per server: answers to send */
     batch_t *deps;      /* per server: departures to announce */
-    rdp_hash_t told;    /* "nspace\0rank" -> (void *)1 departure sent */
     rdp_timer_t *flush; /* sends the batches */
     uint64_t next_msg_id;
 } engine_state_t;
@@ -447,26 +446,20 @@ static void handle_requests(uint32_t peer, rdp_rbuf_t *rb)
 
 /* ---- departures ---- */
 
-void rdp_srv_engine_departed(const rdp_srv_client_t *client)
+void rdp_srv_engine_departed(rdp_srv_client_t *client)
 {
-    char key[RDP_SRV_RANK_KEY_MAX];
-    size_t keylen;
     rdp_buf_t one;
     pmix_status_t status;
 
-    /* a client that never connected joined nothing and waits for nothing */
-    if (!eng.connected || eng.n < 2 || client->pid == 0) {
+    /* a client that never connected joined nothing and waits for nothing;
+     * one that finalized and is then deregistered was announced once */
+    if (!eng.connected || eng.n < 2 || client->pid == 0
+        || client->departure_told) {
         return;
     }
-    keylen = rdp_srv_rank_key(client->proc.nspace, client->proc.rank, key);
-    if (rdp_hash_get(&eng.told, key, keylen) != NULL) {
-        return; /* finalized, then deregistered */
-    }
+    client->departure_told = true;
     rdp_buf_init(&one);
     status = rdp_srv_depart_pack(client, &one);
-    if (status == PMIX_SUCCESS) {
-        status = rdp_hash_set(&eng.told, key, keylen, (void *)1, NULL);
-    }
     for (uint32_t s = 0; status == PMIX_SUCCESS && s < eng.n; s++) {
         if (s == eng.me) {
             continue;
@@ -856,7 +849,6 @@ void rdp_srv_engine_fini(void)
         }
         rdp_hash_cleanup(&eng.sizes);
         rdp_hash_cleanup(&eng.dm_out);
-        rdp_hash_cleanup(&eng.told);
     }
     batches_free(eng.reqs);
     batches_free(eng.rsps);
@@ -904,20 +896,14 @@ static pmix_status_t engine_start(uint32_t me, uint32_t n)
     if (status != PMIX_SUCCESS) {
         goto err_sizes;
     }
-    status = rdp_hash_init(&eng.told, 0);
-    if (status != PMIX_SUCCESS) {
-        goto err_dm_out;
-    }
     status = rdp_coll_engine_create(&cfg, &eng.coll);
     if (status != PMIX_SUCCESS) {
-        goto err_told;
+        goto err_dm_out;
     }
     rdp_coll_engine_set_p2p_handler(eng.coll, &p2p_ops, NULL);
     eng.connected = true;
     return PMIX_SUCCESS;
 
-err_told:
-    rdp_hash_cleanup(&eng.told);
 err_dm_out:
     rdp_hash_cleanup(&eng.dm_out);
 err_sizes:

@@ -85,6 +85,7 @@ struct rdp_srv_client {
     rdp_srv_peer_t *peer; /* while connecting/connected */
     pid_t pid;            /* from SO_PEERCRED at connect */
     rdp_hash_t coll_seq;  /* collective signature -> count */
+    bool departure_told;  /* the other servers know it left (engine.c) */
 };
 
 enum rdp_srv_peer_state {
@@ -295,7 +296,7 @@ pmix_status_t rdp_srv_engine_attach(const rdp_tl_ops_t *ops, void *ctx,
 
 /** A local client finalized or terminated: tell the other servers
  * (batched per loop pass; once per client).  No-op without the engine. */
-void rdp_srv_engine_departed(const rdp_srv_client_t *client);
+void rdp_srv_engine_departed(rdp_srv_client_t *client);
 /** Fail the engine part of fence @a coll_id with @a status, here only:
  * rdp_srv_coll_engine_done(coll_id, status) then runs later.  False when
  * no engine fence of that id is running. */
