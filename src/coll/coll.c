@@ -1839,6 +1839,26 @@ void rdp_coll_engine_set_p2p_handler(rdp_coll_engine_t *engine,
     engine->p2p_arg = arg;
 }
 
+pmix_status_t rdp_coll_cancel(rdp_coll_engine_t *engine,
+                              enum rdp_coll_kind kind, uint64_t sig,
+                              uint64_t opid, pmix_status_t status)
+{
+    coll_key_t key;
+    coll_t *coll;
+
+    ENGINE_ASSERT_OWNER(engine);
+    if (status >= 0) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    make_key(&key, kind, sig, opid);
+    coll = rdp_hash_get(&engine->colls, &key, sizeof(key));
+    if (coll == NULL || coll->state != COLL_RUNNING) {
+        return PMIX_ERR_NOT_FOUND;
+    }
+    coll_finish(coll, status, UINT32_MAX, 0);
+    return PMIX_SUCCESS;
+}
+
 int rdp_coll_engine_peer_failed(const rdp_coll_engine_t *engine, uint32_t peer)
 {
     return peer < engine->nuniverse && engine->failed[peer];

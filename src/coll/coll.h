@@ -179,6 +179,19 @@ pmix_status_t rdp_coll_start(rdp_coll_engine_t *engine,
                              const rdp_coll_args_t *args, rdp_coll_cb_t cb,
                              void *cbarg);
 
+/**
+ * Fail the collective (@a kind, @a sig, @a opid) here with @a status (< 0),
+ * as if it had failed locally, without telling the other participants
+ * (the caller knows they learn the same reason by other means): its
+ * callback runs later, once, with @a status; late messages for it are
+ * dropped.  PMIX_ERR_NOT_FOUND when it is not running here (finished, or
+ * never started), PMIX_ERR_BAD_PARAM for a status >= 0.  @a sig is
+ * rdp_coll_signature() of its participants.
+ */
+pmix_status_t rdp_coll_cancel(rdp_coll_engine_t *engine,
+                              enum rdp_coll_kind kind, uint64_t sig,
+                              uint64_t opid, pmix_status_t status);
+
 /* ---- point-to-point messages ----
  *
  * The engine also carries request/response traffic between two servers

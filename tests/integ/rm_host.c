@@ -178,6 +178,10 @@ typedef struct fence {
     char *blob[MAX_NODES];
     size_t len[MAX_NODES];
     int have; /* blobs in */
+    /* the first error a node reported with PMIX_LOCAL_COLLECTIVE_STATUS:
+     * every node's fence ends with it, as the Standard means that
+     * attribute to be used */
+    pmix_status_t status;
     pmix_modex_cbfunc_t cbfunc;
     void *cbdata;
 } fence_t;
@@ -211,7 +215,7 @@ static void fence_complete(fence_t *f, pmix_modex_cbfunc_t cbfunc, void *cbdata)
         free(f->blob[n]);
         f->blob[n] = NULL;
     }
-    CALL_LOCKED(cbfunc(PMIX_SUCCESS, all, total, cbdata, release_buf, all));
+    CALL_LOCKED(cbfunc(f->status, all, total, cbdata, release_buf, all));
 }
 
 static pmix_status_t host_fence_nb(const pmix_proc_t procs[], size_t nprocs,
@@ -223,7 +227,14 @@ static pmix_status_t host_fence_nb(const pmix_proc_t procs[], size_t nprocs,
     uint32_t seq;
     fence_t *f;
     int ready;
+    pmix_status_t local = PMIX_SUCCESS;
 
+    for (size_t i = 0; i < ninfo; i++) {
+        if (PMIX_CHECK_KEY(&info[i], PMIX_LOCAL_COLLECTIVE_STATUS)
+            && info[i].value.type == PMIX_STATUS) {
+            local = info[i].value.data.status;
+        }
+    }
     /* fences run in the same order on every node: the sequence number
      * names the fence across nodes */
     pthread_mutex_lock(&state_lock);
@@ -235,7 +246,7 @@ static pmix_status_t host_fence_nb(const pmix_proc_t procs[], size_t nprocs,
     /* send before the fence can complete (and free this node's blob) */
     for (int n = 0; n < nnodes; n++) {
         if (n != me) {
-            send_msg(n, MSG_FENCE, seq, 0, 0, data, ndata);
+            send_msg(n, MSG_FENCE, seq, local, 0, data, ndata);
         }
     }
     f = &fences[seq];
@@ -243,6 +254,9 @@ static pmix_status_t host_fence_nb(const pmix_proc_t procs[], size_t nprocs,
     f->blob[me] = data; /* the server hands its blob over to the host */
     f->len[me]  = ndata;
     f->have++;
+    if (f->status == PMIX_SUCCESS) {
+        f->status = local;
+    }
     f->cbfunc = cbfunc;
     f->cbdata = cbdata;
     ready     = fence_ready(f);
@@ -260,7 +274,8 @@ static pmix_status_t host_fence_nb(const pmix_proc_t procs[], size_t nprocs,
 }
 
 /* A peer's blob for fence @a seq (a wire thread). */
-static void fence_arrived(int from, uint32_t seq, char *blob, size_t len)
+static void fence_arrived(int from, uint32_t seq, pmix_status_t status,
+                          char *blob, size_t len)
 {
     fence_t *f;
     pmix_modex_cbfunc_t cbfunc = NULL;
@@ -274,6 +289,9 @@ static void fence_arrived(int from, uint32_t seq, char *blob, size_t len)
     f->blob[from] = blob;
     f->len[from]  = len;
     f->have++;
+    if (f->status == PMIX_SUCCESS) {
+        f->status = status;
+    }
     if (fence_ready(f)) {
         cbfunc    = f->cbfunc;
         cbdata    = f->cbdata;
@@ -392,7 +410,7 @@ static void *wire_thread(void *arg)
         }
         switch (h.type) {
         case MSG_FENCE:
-            fence_arrived(from, h.id, data, h.len);
+            fence_arrived(from, h.id, h.status, data, h.len);
             break;
         case MSG_DMDX_REQ:
             free(data);

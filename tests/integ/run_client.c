@@ -42,9 +42,26 @@
  *                                order; PMIx_Get(self, PMIX_SERVER_URI) is
  *                                the URI in our environment: "rank R
  *                                reserved ok"
+ *
+ * A participant that leaves while the others fence (any number of nodes):
+ *        run_client leave HOW L collect|barrier T early|late
+ *                                every rank joins a barrier; then rank L
+ *                                leaves without joining the next fence
+ *                                (HOW: fin = PMIx_Finalize, exit = exit(0)
+ *                                without finalizing, kill = SIGKILL to
+ *                                itself), at once (early: the others
+ *                                wait 1 s before fencing) or after 1 s
+ *                                (late: the others are already waiting);
+ *                                the others put a value, commit and fence
+ *                                over the whole job (with PMIX_COLLECT_DATA
+ *                                or without, with PMIX_TIMEOUT T seconds
+ *                                unless T is 0), print "rank R fence S"
+ *                                with the fence's status S as a number,
+ *                                and finalize
  */
 #include <pmix.h>
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -635,6 +652,94 @@ static int nodes_main(const char *mode)
     return 0;
 }
 
+/* rank @a leaver leaves: PMIx_Finalize, exit(0) or SIGKILL */
+static void leave(const char *how)
+{
+    if (strcmp(how, "fin") == 0) {
+        pmix_status_t rc = PMIx_Finalize(NULL, 0);
+
+        if (rc != PMIX_SUCCESS) {
+            fail("PMIx_Finalize: %s", PMIx_Error_string(rc));
+        }
+        printf("rank %u left (finalized)\n", me.rank);
+        exit(0);
+    }
+    printf("rank %u leaves (%s)\n", me.rank, how);
+    fflush(stdout);
+    if (strcmp(how, "kill") == 0) {
+        kill(getpid(), SIGKILL);
+    }
+    _exit(0);
+}
+
+/* run_client leave fin|exit|kill L collect|barrier T early|late */
+static int leave_main(int argc, char **argv)
+{
+    pmix_info_t info[2];
+    size_t ninfo = 0;
+    bool collect;
+    int timeout, late;
+    unsigned leaver;
+    pmix_value_t val;
+    pmix_status_t rc;
+
+    if (argc != 7
+        || (strcmp(argv[2], "fin") != 0 && strcmp(argv[2], "exit") != 0
+            && strcmp(argv[2], "kill") != 0)
+        || (strcmp(argv[4], "collect") != 0 && strcmp(argv[4], "barrier") != 0)
+        || (strcmp(argv[6], "early") != 0 && strcmp(argv[6], "late") != 0)) {
+        fprintf(stderr, "usage: run_client leave fin|exit|kill L "
+                        "collect|barrier T early|late\n");
+        return 2;
+    }
+    leaver  = (unsigned)atoi(argv[3]);
+    collect = strcmp(argv[4], "collect") == 0;
+    timeout = atoi(argv[5]);
+    late    = strcmp(argv[6], "late") == 0;
+    rc      = PMIx_Init(&me, NULL, 0);
+    if (rc != PMIX_SUCCESS) {
+        fprintf(stderr, "PMIx_Init failed: %s\n", PMIx_Error_string(rc));
+        return 1;
+    }
+    /* a fence the leaver did join: only the next one must fail */
+    fence_collect(0);
+    if (me.rank == leaver) {
+        if (late) {
+            sleep(1);
+        }
+        leave(argv[2]);
+    }
+    if (!late) {
+        sleep(1);
+    }
+    PMIX_VALUE_LOAD(&val, "left behind", PMIX_STRING);
+    rc = PMIx_Put(PMIX_GLOBAL, "rdpmix.test.leave", &val);
+    PMIX_VALUE_DESTRUCT(&val);
+    if (rc == PMIX_SUCCESS) {
+        rc = PMIx_Commit();
+    }
+    if (rc != PMIX_SUCCESS) {
+        fail("PMIx_Put/Commit: %s", PMIx_Error_string(rc));
+    }
+    PMIX_INFO_LOAD(&info[ninfo], PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
+    ninfo++;
+    if (timeout > 0) {
+        PMIX_INFO_LOAD(&info[ninfo], PMIX_TIMEOUT, &timeout, PMIX_INT);
+        ninfo++;
+    }
+    rc = PMIx_Fence(NULL, 0, info, ninfo);
+    printf("rank %u fence %d\n", me.rank, (int)rc);
+    fflush(stdout);
+    for (size_t i = 0; i < ninfo; i++) {
+        PMIX_INFO_DESTRUCT(&info[i]);
+    }
+    rc = PMIx_Finalize(NULL, 0);
+    if (rc != PMIX_SUCCESS) {
+        fail("PMIx_Finalize: %s", PMIx_Error_string(rc));
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     unsigned n;
@@ -643,10 +748,15 @@ int main(int argc, char **argv)
     if (argc == 3 && strcmp(argv[1], "nodes") == 0) {
         return nodes_main(argv[2]);
     }
+    if (argc >= 2 && strcmp(argv[1], "leave") == 0) {
+        return leave_main(argc, argv);
+    }
     if (argc < 2 || (n = (unsigned)atoi(argv[1])) == 0) {
         fprintf(stderr, "usage: run_client N [abort STATUS]\n"
                         "       run_client nodes "
-                        "info|fence|loop|abi|late|reserved\n");
+                        "info|fence|loop|abi|late|reserved\n"
+                        "       run_client leave fin|exit|kill L "
+                        "collect|barrier T early|late\n");
         return 2;
     }
     rc = PMIx_Init(&me, NULL, 0);

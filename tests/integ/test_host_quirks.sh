@@ -4,10 +4,14 @@
 # each habit alone and all together, on 1, 2 and 3 nodes.  A hang is a
 # failure: rm_host kills everything after RM_HOST_TIMEOUT seconds.  Every
 # scenario also proves the host saw no call into it from inside one of its
-# own callbacks (rm_host counts them).
+# own callbacks (rm_host counts them).  A fence participant that leaves:
+# the server passes the failed fence up with PMIX_LOCAL_COLLECTIVE_STATUS,
+# which rm_host, like a host that honours the Standard, hands to every
+# node's fence (docs/design.md, "Departures in host-delegated mode").
 builddir=${top_builddir:-.}
 host="$builddir/tests/integ/rm_host"
 client="$builddir/tests/integ/rm_client"
+run_client="$builddir/tests/integ/run_client"
 n=0
 fail=0
 tmp=$(mktemp -d)
@@ -60,5 +64,31 @@ said "registers pmix.appnum as PMIX_INT where the Standard says PMIX_UINT32" \
 for nodes in 1 2 3; do
     scenario "$nodes" 3 all
 done
+
+# leave NODES PPN HOW LEAVER collect|barrier early|late: every other rank's
+# fence ends with PMIX_ERR_PROC_TERM_WO_SYNC (-200)
+leave() {
+    np=$(($1 * $2))
+    n=$((n + 1))
+    if timeout -k 5 60 "$host" "$1" "$2" "$run_client" leave "$3" "$4" "$5" \
+        0 "$6" >"$tmp/out" 2>"$tmp/err"
+    then rc=0; else rc=$?; fi
+    got=$(grep -c "^rank [0-9]* fence -200$" "$tmp/out")
+    others=$(grep -c "^rank [0-9]* fence " "$tmp/out")
+    if [ "$rc" -eq 0 ] && [ "$got" -eq $((np - 1)) ] \
+        && [ "$others" -eq "$got" ]; then
+        echo "ok $n - $1 nodes x $2, host quirks: all; rank $4 $3 ($6)," \
+             "the others' fences ($5) end with PROC_TERM_WO_SYNC"
+    else
+        echo "not ok $n - $1 nodes x $2, rank $4 $3 ($6), fences ($5):" \
+             "exit $rc, $got of $((np - 1)) got PROC_TERM_WO_SYNC"
+        sed 's/^/# /' "$tmp/out" "$tmp/err" | head -40
+        fail=1
+    fi
+}
+leave 2 2 fin 0 barrier late
+leave 2 2 fin 3 collect early
+leave 2 2 exit 1 collect late
+leave 3 2 fin 2 barrier early
 echo "1..$n"
 exit $fail

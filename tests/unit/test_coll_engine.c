@@ -1560,6 +1560,54 @@ static void abort_from_a_non_participant_is_ignored(void **state)
     sim_destroy(&sim);
 }
 
+/* rdp_coll_cancel fails the collective here only, later (not inside the
+ * call), with the caller's status; the others are not told (server 0
+ * cannot finish without 2, and no abort reaches it), and what arrives for
+ * it afterwards is dropped. */
+static void cancel_fails_here_only_and_later(void **state)
+{
+    uint32_t parts[3] = {0, 1, 2};
+    uint64_t sig      = rdp_coll_signature(parts, 3);
+    rdp_coll_engine_stats_t before, after;
+    sim_t sim;
+    op_t *op0, *op1, *op2;
+
+    sim_create(&sim, 3, base_seed, RDP_COLL_ALG_AUTO, 0, 0);
+    op0 = sim_start(&sim, 0, RDP_COLL_BARRIER, 7, parts, 3, LEN_SMALL);
+    op1 = sim_start(&sim, 1, RDP_COLL_BARRIER, 7, parts, 3, LEN_SMALL);
+    sim_run(&sim);
+    assert_int_equal(sim.ncalled, 0);
+    assert_int_equal(
+        rdp_coll_cancel(sim.eng[1], RDP_COLL_BARRIER, sig, 7, PMIX_SUCCESS),
+        PMIX_ERR_BAD_PARAM);
+    assert_int_equal(rdp_coll_cancel(sim.eng[1], RDP_COLL_BARRIER, sig, 8,
+                                     PMIX_ERR_PROC_TERM_WO_SYNC),
+                     PMIX_ERR_NOT_FOUND);
+    assert_int_equal(rdp_coll_cancel(sim.eng[1], RDP_COLL_BARRIER, sig, 7,
+                                     PMIX_ERR_PROC_TERM_WO_SYNC),
+                     PMIX_SUCCESS);
+    assert_int_equal(op1->called, 0);
+    sim_run(&sim);
+    assert_int_equal(op1->called, 1);
+    assert_int_equal(op1->status, PMIX_ERR_PROC_TERM_WO_SYNC);
+    assert_int_equal(op1->failed_peer, UINT32_MAX);
+    assert_int_equal(rdp_coll_cancel(sim.eng[1], RDP_COLL_BARRIER, sig, 7,
+                                     PMIX_ERR_PROC_TERM_WO_SYNC),
+                     PMIX_ERR_NOT_FOUND);
+    /* no abort went out: server 0 still waits */
+    assert_int_equal(op0->called, 0);
+    assert_int_equal(rdp_coll_engine_active(sim.eng[0]), 1);
+    rdp_coll_engine_get_stats(sim.eng[1], &before);
+    op2 = sim_start(&sim, 2, RDP_COLL_BARRIER, 7, parts, 3, LEN_SMALL);
+    sim_run(&sim);
+    rdp_coll_engine_get_stats(sim.eng[1], &after);
+    /* (whether 0 and 2 finish depends on what 1 sent before: a cancel
+     * takes nothing back) */
+    assert_true(op2->called == 0 || op2->status == PMIX_SUCCESS);
+    assert_true(after.dropped > before.dropped);
+    sim_destroy(&sim);
+}
+
 /* Finished keys are remembered (late messages dropped) up to a bound; the
  * oldest are forgotten first. */
 static void finished_key_memory_is_bounded(void **state)
@@ -2410,6 +2458,7 @@ int main(void)
         cmocka_unit_test(env_forces_the_algorithm),
         cmocka_unit_test(destroy_with_messages_in_flight_is_clean),
         cmocka_unit_test(abort_from_a_non_participant_is_ignored),
+        cmocka_unit_test(cancel_fails_here_only_and_later),
         cmocka_unit_test(finished_key_memory_is_bounded),
         cmocka_unit_test_setup_teardown(
             ring_pieces_arrive_intact_for_every_size_and_mode, seg_setup,

@@ -5,6 +5,7 @@
 #include "core/util/alloc.h"
 #include "core/util/log.h"
 #include "core/util/status.h"
+#include "core/util/value.h"
 
 #include <endian.h>
 #include <inttypes.h>
@@ -441,11 +442,19 @@ typedef struct coll_hop {
     char *data; /* the fence blob until the host takes it */
     size_t ndata;
     rdp_srv_host_reply_t reply; /* the host's answer, released on the loop */
+    /* a failed fence passed up (host_pass_failure): what the host holds
+     * until it calls back, as the tracker may be gone by then */
+    pmix_proc_t *procs;
+    size_t nprocs;
+    pmix_info_t *info;
+    size_t ninfo;
 } coll_hop_t;
 
 static void coll_hop_free(coll_hop_t *hop)
 {
     rdp_free(hop->data);
+    rdp_free(hop->procs);
+    rdp_info_array_free(hop->info, hop->ninfo);
     rdp_free(hop);
 }
 
@@ -517,6 +526,80 @@ static bool host_handles(uint8_t op)
 }
 
 static void read_directives(coll_t *coll, double *timeout_p);
+static bool engine_handles(const coll_t *coll);
+
+/* True when the host's fence_nb runs this fence's inter-node part. */
+static bool host_runs_fence(const coll_t *coll)
+{
+    return coll->op == COLL_FENCE && !coll->all_local && host_handles(coll->op)
+           && !engine_handles(coll);
+}
+
+/* The info of @a coll plus PMIX_LOCAL_COLLECTIVE_STATUS = @a status, as a
+ * copy of its own. */
+static pmix_status_t info_with_status(const coll_t *coll, pmix_status_t status,
+                                      pmix_info_t **info_p, size_t *ninfo_p)
+{
+    pmix_info_t *tmp = rdp_calloc(coll->ninfo + 1, sizeof(*tmp));
+    pmix_status_t rc;
+
+    if (tmp == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    if (coll->ninfo > 0) {
+        memcpy(tmp, coll->info, coll->ninfo * sizeof(*tmp)); /* shallow */
+    }
+    PMIX_INFO_LOAD(&tmp[coll->ninfo], PMIX_LOCAL_COLLECTIVE_STATUS, &status,
+                   PMIX_STATUS);
+    rc = rdp_info_array_copy(info_p, tmp, coll->ninfo + 1);
+    rdp_free(tmp);
+    if (rc == PMIX_SUCCESS) {
+        *ninfo_p = coll->ninfo + 1;
+    }
+    return rc;
+}
+
+/*
+ * Host-delegated fences: this node's part of @a coll failed (a local
+ * participant left), and its local participants are answered here.  The
+ * host is still called, without data and with the Standard's
+ * PMIX_LOCAL_COLLECTIVE_STATUS, so that a host that honours it can end
+ * the fence on the other nodes, and so that hosts that count fences per
+ * participant set stay in step across nodes.  What the host answers is
+ * dropped: the tracker is done.
+ */
+static void host_pass_failure(coll_t *coll, pmix_status_t status)
+{
+    coll_hop_t *hop = rdp_calloc(1, sizeof(*hop));
+    pmix_status_t rc;
+
+    if (hop == NULL) {
+        rdp_log_error(SERVER,
+                      "out of memory passing fence %" PRIu64 " up to the host",
+                      coll->id);
+        return;
+    }
+    hop->coll_id = coll->id;
+    hop->procs   = rdp_malloc(coll->nprocs * sizeof(*hop->procs));
+    rc           = hop->procs != NULL ? PMIX_SUCCESS : PMIX_ERR_NOMEM;
+    if (rc == PMIX_SUCCESS) {
+        memcpy(hop->procs, coll->procs, coll->nprocs * sizeof(*hop->procs));
+        hop->nprocs = coll->nprocs;
+        rc          = info_with_status(coll, status, &hop->info, &hop->ninfo);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_srv.host.fence_nb(hop->procs, hop->nprocs, hop->info,
+                                   hop->ninfo, NULL, 0, fence_cb, hop);
+    }
+    if (rc == PMIX_SUCCESS) {
+        return; /* freed when the host calls back */
+    }
+    if (rc != PMIX_OPERATION_SUCCEEDED) {
+        rdp_log_warn(SERVER, "host refused failed fence %" PRIu64 ": %s",
+                     coll->id, rdp_status_name(rc));
+    }
+    coll_hop_free(hop);
+}
 
 /* True when the engine runs this collective's inter-server part: a fence
  * over processes on other nodes while the engine is connected (it wins
@@ -758,10 +841,22 @@ static pmix_status_t coll_create(uint8_t op, uint16_t reply_cmd,
     } else {
         for (size_t i = 0; i < coll->nparts; i++) {
             if (client_departed(coll->parts[i].nspace, coll->parts[i].rank)) {
+                if (host_runs_fence(coll)) {
+                    host_pass_failure(coll, PMIX_ERR_PROC_TERM_WO_SYNC);
+                }
                 coll->state  = COLL_DONE;
                 coll->status = PMIX_ERR_PROC_TERM_WO_SYNC;
                 break;
             }
+        }
+        if (coll->state == COLL_GATHER && !coll->all_local
+            && rdp_srv_depart_dooms(coll->procs, coll->nprocs, key, keylen)) {
+            rdp_log_info(SERVER,
+                         "collective %" PRIu64 " fails: a participant on "
+                         "another node left before joining it",
+                         coll->id);
+            coll->state  = COLL_DONE;
+            coll->status = PMIX_ERR_PROC_TERM_WO_SYNC;
         }
     }
     if (coll->state == COLL_GATHER && timeout > 0) {
@@ -776,8 +871,8 @@ static pmix_status_t coll_create(uint8_t op, uint16_t reply_cmd,
 
 /* ---- a participant arrives ---- */
 
-static bool set_contains(const pmix_proc_t *procs, size_t n,
-                         const pmix_proc_t *p)
+bool rdp_srv_procs_contain(const pmix_proc_t *procs, size_t n,
+                           const pmix_proc_t *p)
 {
     for (size_t i = 0; i < n; i++) {
         if (strncmp(procs[i].nspace, p->nspace, PMIX_MAX_NSLEN) == 0
@@ -873,7 +968,7 @@ void rdp_srv_coll_request(rdp_srv_peer_t *peer, uint16_t cmd, uint32_t tag,
         }
     }
     nprocs = rdp_srv_procs_canonical(procs, nprocs);
-    if (!set_contains(procs, nprocs, &client->proc)) {
+    if (!rdp_srv_procs_contain(procs, nprocs, &client->proc)) {
         rdp_log_error(SERVER,
                       "%s:%u asked for a collective it is not part "
                       "of",
@@ -957,10 +1052,28 @@ static coll_t **snapshot(size_t *n_p)
     return all;
 }
 
+/* Fail a tracker that can no longer complete.  When the engine runs its
+ * inter-server part, that part is cancelled here and its completion then
+ * answers the participants, so nothing of it stays behind. */
+static void coll_fail(coll_t *coll, pmix_status_t status)
+{
+    if (coll->state == COLL_HOST && engine_handles(coll)
+        && rdp_srv_engine_fence_cancel(coll->id, status)) {
+        return;
+    }
+    if (coll->state == COLL_GATHER && host_runs_fence(coll)) {
+        host_pass_failure(coll, status);
+    }
+    coll_finish(coll, status);
+}
+
 void rdp_srv_coll_client_gone(rdp_srv_client_t *client)
 {
     size_t n;
     coll_t **all = snapshot(&n);
+
+    /* the other servers may wait for it in fences it never joins */
+    rdp_srv_engine_departed(client);
 
     for (size_t i = 0; i < n; i++) {
         coll_t *coll  = all[i];
@@ -973,10 +1086,32 @@ void rdp_srv_coll_client_gone(rdp_srv_client_t *client)
             && (!part->arrived || client->state == RDP_SRV_CLIENT_TERMINATED)) {
             rdp_log_info(SERVER, "%s:%u left: collective %" PRIu64 " fails",
                          client->proc.nspace, client->proc.rank, coll->id);
-            coll_finish(coll, PMIX_ERR_PROC_TERM_WO_SYNC);
+            coll_fail(coll, PMIX_ERR_PROC_TERM_WO_SYNC);
         } else {
             coll_maybe_free(coll);
         }
+    }
+    rdp_free(all);
+}
+
+void rdp_srv_coll_remote_gone(void)
+{
+    size_t n;
+    coll_t **all = snapshot(&n);
+
+    for (size_t i = 0; i < n; i++) {
+        coll_t *coll = all[i];
+
+        if (coll->state == COLL_DONE || coll->all_local
+            || !rdp_srv_depart_dooms(coll->procs, coll->nprocs, coll->key,
+                                     coll->keylen)) {
+            continue;
+        }
+        rdp_log_info(SERVER,
+                     "collective %" PRIu64 " fails: a participant on "
+                     "another node left without joining it",
+                     coll->id);
+        coll_fail(coll, PMIX_ERR_PROC_TERM_WO_SYNC);
     }
     rdp_free(all);
 }
@@ -985,6 +1120,8 @@ void rdp_srv_coll_nspace_gone(rdp_srv_nspace_t *ns)
 {
     size_t n;
     coll_t **all = snapshot(&n);
+
+    rdp_srv_depart_nspace_gone(ns->name);
 
     for (size_t i = 0; i < n; i++) {
         coll_t *coll  = all[i];
@@ -1021,4 +1158,5 @@ void rdp_srv_coll_cleanup(void)
     }
     rdp_free(all);
     rdp_buf_cleanup(&fence_buf);
+    rdp_srv_depart_cleanup();
 }

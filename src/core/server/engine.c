@@ -37,13 +37,18 @@
  * rank finalizes or leaves first.  A failed server fails the requests
  * waiting on it.
  *
+ * Departures: a local client that finalizes or terminates is announced
+ * to every other server (depart.c has what is sent and why), batched like
+ * direct modex, so that fences elsewhere that wait for it fail at once.
+ *
  * Everything here belongs to the loop thread.
  */
 
 enum {
     CH_DMDX_REQ = 1, /* u32 n, n x (string nspace, u32 rank, string key) */
-    CH_DMDX_RSP = 2  /* u32 n, n x (string nspace, u32 rank, string key,
+    CH_DMDX_RSP = 2, /* u32 n, n x (string nspace, u32 rank, string key,
                         i32 status, u64 len, len bytes of bundle) */
+    CH_DEPART   = 3  /* u32 n, n x departure (depart.c) */
 };
 
 typedef struct batch {
@@ -58,6 +63,9 @@ typedef struct efence {
     uint64_t setkey; /* hash of the participant set (size class memory) */
     uint64_t seq;
     uint32_t nservers;
+    enum rdp_coll_kind kind; /* the engine's key, for cancelling it */
+    uint64_t sig;
+    uint64_t opid;
 } efence_t;
 
 /* Size of the last allgather result over one participant set. */
@@ -96,6 +104,7 @@ typedef struct engine_state {
     rdp_hash_t dm_out;  /* rdp_srv_want_key -> (void *)(server + 1) */
     batch_t *reqs;      /* per server: requests to send */
     batch_t *rsps;      /* per server: answers to send */
+    batch_t *deps;      /* per server: departures to announce */
     rdp_timer_t *flush; /* sends the batches */
     uint64_t next_msg_id;
 } engine_state_t;
@@ -264,7 +273,7 @@ static void send_batch(uint32_t peer, uint32_t channel, batch_t *b)
             dm_fail(&w, status == PMIX_ERR_NOMEM ? status : PMIX_ERR_UNREACH);
         }
     } else if (status != PMIX_SUCCESS) {
-        rdp_log_warn(SERVER, "cannot answer server %u: %s", peer,
+        rdp_log_warn(SERVER, "cannot send to server %u: %s", peer,
                      rdp_status_name(status));
     }
     b->count    = 0;
@@ -282,6 +291,9 @@ static void flush_fired(void *arg)
         }
         if (eng.rsps[s].count > 0) {
             send_batch(s, CH_DMDX_RSP, &eng.rsps[s]);
+        }
+        if (eng.deps[s].count > 0) {
+            send_batch(s, CH_DEPART, &eng.deps[s]);
         }
     }
 }
@@ -476,6 +488,73 @@ static void handle_requests(uint32_t peer, rdp_rbuf_t *rb)
     }
 }
 
+/* ---- departures ---- */
+
+void rdp_srv_engine_departed(rdp_srv_client_t *client)
+{
+    rdp_buf_t one;
+    pmix_status_t status;
+
+    /* a client that never connected joined nothing and waits for nothing;
+     * one that finalized and is then deregistered was announced once */
+    if (!eng.connected || eng.n < 2 || client->pid == 0
+        || client->departure_told) {
+        return;
+    }
+    client->departure_told = true;
+    rdp_buf_init(&one);
+    status = rdp_srv_depart_pack(client, &one);
+    for (uint32_t s = 0; status == PMIX_SUCCESS && s < eng.n; s++) {
+        if (s == eng.me) {
+            continue;
+        }
+        status = rdp_buf_append(&eng.deps[s].buf, one.data, one.size);
+        if (status == PMIX_SUCCESS) {
+            eng.deps[s].count++;
+        }
+    }
+    rdp_buf_cleanup(&one);
+    if (status != PMIX_SUCCESS) {
+        rdp_log_error(
+            SERVER, "cannot tell the other servers that %s:%u left: %s",
+            client->proc.nspace, client->proc.rank, rdp_status_name(status));
+        return;
+    }
+    flush_soon();
+}
+
+static void handle_departures(uint32_t peer, rdp_rbuf_t *rb)
+{
+    uint32_t count;
+    pmix_status_t status = rdp_unpack_u32(rb, &count);
+
+    for (uint32_t i = 0; status == PMIX_SUCCESS && i < count; i++) {
+        status = rdp_srv_depart_unpack(rb);
+    }
+    if (status != PMIX_SUCCESS || rb->left != 0) {
+        rdp_log_error(SERVER, "malformed departures from server %u: %s", peer,
+                      rdp_status_name(status));
+    }
+    /* the records that were read count, even after a malformed one */
+    rdp_srv_coll_remote_gone();
+}
+
+bool rdp_srv_engine_fence_cancel(uint64_t coll_id, pmix_status_t status)
+{
+    efence_t *f;
+
+    if (!eng.connected) {
+        return false;
+    }
+    rdp_list_for_each(f, &eng.fences, link) {
+        if (f->coll_id == coll_id) {
+            return rdp_coll_cancel(eng.coll, f->kind, f->sig, f->opid, status)
+                   == PMIX_SUCCESS;
+        }
+    }
+    return false;
+}
+
 static void p2p_recv(void *arg, uint32_t peer, uint32_t channel, uint64_t id,
                      const void *data, size_t len)
 {
@@ -491,6 +570,9 @@ static void p2p_recv(void *arg, uint32_t peer, uint32_t channel, uint64_t id,
         break;
     case CH_DMDX_RSP:
         handle_responses(peer, &rb);
+        break;
+    case CH_DEPART:
+        handle_departures(peer, &rb);
         break;
     default:
         rdp_log_warn(SERVER,
@@ -587,6 +669,9 @@ static void fence_done(const rdp_coll_result_t *res, void *arg)
                 sm->total = total;
             }
         }
+    } else if (status == PMIX_ERR_PROC_TERM_WO_SYNC) {
+        /* cancelled here: a participant left (coll.c logged it) */
+        rdp_log_debug(SERVER, "engine fence %" PRIu64 " cancelled", f->coll_id);
     } else if (status != PMIX_SUCCESS) {
         if (res->failed_peer != UINT32_MAX) {
             rdp_log_warn(SERVER,
@@ -712,6 +797,9 @@ pmix_status_t rdp_srv_engine_fence(uint64_t coll_id, const pmix_proc_t *procs,
     args.own_buf = own_buf; /* rdp_coll_start takes it over */
     args.len     = collect ? len : 0;
     args.timeout = timeout;
+    f->kind      = args.kind;
+    f->sig       = rdp_coll_signature(servers, nservers);
+    f->opid      = args.opid;
     sm           = rdp_hash_get_u64(&eng.sizes, f->setkey);
     if (collect && sm != NULL && sm->seq + 1 == seq) {
         args.size_class = rdp_coll_size_class_of(sm->total, nservers);
@@ -819,6 +907,7 @@ void rdp_srv_engine_fini(void)
     }
     batches_free(eng.reqs);
     batches_free(eng.rsps);
+    batches_free(eng.deps);
     memset(&eng, 0, sizeof(eng));
     eng.index_hint = UINT32_MAX;
 }
@@ -840,13 +929,15 @@ static pmix_status_t engine_start(uint32_t me, uint32_t n)
     eng.n    = n;
     eng.reqs = rdp_calloc(n, sizeof(*eng.reqs));
     eng.rsps = rdp_calloc(n, sizeof(*eng.rsps));
-    if (eng.reqs == NULL || eng.rsps == NULL) {
+    eng.deps = rdp_calloc(n, sizeof(*eng.deps));
+    if (eng.reqs == NULL || eng.rsps == NULL || eng.deps == NULL) {
         status = PMIX_ERR_NOMEM;
         goto err_batches;
     }
     for (uint32_t i = 0; i < n; i++) {
         rdp_buf_init(&eng.reqs[i].buf);
         rdp_buf_init(&eng.rsps[i].buf);
+        rdp_buf_init(&eng.deps[i].buf);
     }
     status = rdp_timer_create(rdp_rt.loop, flush_fired, NULL, &eng.flush);
     if (status != PMIX_SUCCESS) {
@@ -878,8 +969,10 @@ err_timer:
 err_batches:
     batches_free(eng.reqs);
     batches_free(eng.rsps);
+    batches_free(eng.deps);
     eng.reqs = NULL;
     eng.rsps = NULL;
+    eng.deps = NULL;
     eng.coll = NULL;
     return status;
 }

@@ -4,5 +4,6 @@ librdp_la_SOURCES += src/core/server/server.c src/core/server/nspace.c \
                      src/core/server/coll.c src/core/server/modex.c \
                      src/core/server/ops.c src/core/server/cleanup.c \
                      src/core/server/misc.c src/core/server/regex.c \
-                     src/core/server/fetch.c src/core/server/engine.c
+                     src/core/server/fetch.c src/core/server/engine.c \
+                     src/core/server/depart.c
 noinst_HEADERS    += src/core/server/server_int.h src/core/server/regex.h

@@ -85,6 +85,7 @@ struct rdp_srv_client {
     rdp_srv_peer_t *peer; /* while connecting/connected */
     pid_t pid;            /* from SO_PEERCRED at connect */
     rdp_hash_t coll_seq;  /* collective signature -> count */
+    bool departure_told;  /* the other servers know it left (engine.c) */
 };
 
 enum rdp_srv_peer_state {
@@ -227,6 +228,13 @@ void rdp_srv_coll_cleanup(void);
  * storing the other servers' data): release its local participants. */
 void rdp_srv_coll_engine_done(uint64_t coll_id, pmix_status_t status);
 
+/** A participant left on another server (engine mode): fail the
+ * trackers here that can no longer complete (depart.c decides). */
+void rdp_srv_coll_remote_gone(void);
+/** True when @a p is one of @a procs (or covered by a WILDCARD there). */
+bool rdp_srv_procs_contain(const pmix_proc_t *procs, size_t n,
+                           const pmix_proc_t *p);
+
 /** Build the canonical participant list of a collective: sorted by
  * (nspace, rank), duplicates and ranks covered by a WILDCARD removed.
  * Sorts @a procs in place and returns the new count. */
@@ -304,6 +312,30 @@ void rdp_srv_engine_dmodex(const char *nspace, pmix_rank_t rank,
  * connected) as server @a me of @a n, instead of UCX. Loop thread. */
 pmix_status_t rdp_srv_engine_attach(const rdp_tl_ops_t *ops, void *ctx,
                                     uint32_t me, uint32_t n);
+
+/** A local client finalized or terminated: tell the other servers
+ * (batched per loop pass; once per client).  No-op without the engine. */
+void rdp_srv_engine_departed(rdp_srv_client_t *client);
+/** Fail the engine part of fence @a coll_id with @a status, here only:
+ * rdp_srv_coll_engine_done(coll_id, status) then runs later.  False when
+ * no engine fence of that id is running. */
+bool rdp_srv_engine_fence_cancel(uint64_t coll_id, pmix_status_t status);
+
+/* ---- depart.c: participants that left on other servers ---- */
+/** Append what other servers need to know of @a client's departure
+ * (which collectives it joined, whether it finalized). */
+pmix_status_t rdp_srv_depart_pack(const rdp_srv_client_t *client,
+                                  rdp_buf_t *buf);
+/** Record one departure packed by another server (a later one of the
+ * same process replaces it). */
+pmix_status_t rdp_srv_depart_unpack(rdp_rbuf_t *rb);
+/** True when a process of @a procs left elsewhere without joining the
+ * collective of tracker key @a key (signature + sequence number). */
+bool rdp_srv_depart_dooms(const pmix_proc_t *procs, size_t nprocs,
+                          const uint8_t *key, size_t keylen);
+/** Forget the departures of @a nspace (deregistered). */
+void rdp_srv_depart_nspace_gone(const char *nspace);
+void rdp_srv_depart_cleanup(void);
 
 /* ---- fetch.c ---- */
 /** rdp_runtime_fetch of the server role (runtime.h): registered job data
