@@ -39,6 +39,8 @@
  *                   [strs keys], infos: a client's publish, lookup or
  *                   unpublish for rdpmix-run's data service (datasvc.h)
  *   PUBSUB_REPLY l->d u32 id, i32 status, pdata array (lookup results)
+ *   PEER_LOOKUP  another launcher -> l: a PUBSUB lookup of GLOBAL data,
+ *                   over a unix socket (datapeer.h); answered PUBSUB_REPLY
  *
  * A node's ranks are listed in the LAUNCH of every daemon, so each knows
  * the whole map (node names, which ranks live where).  In engine mode
@@ -65,7 +67,8 @@ enum rdp_ctl_cmd {
     RDP_CTL_START      = 112,
     /* 130-139: the data service (publish/lookup/unpublish) */
     RDP_CTL_PUBSUB       = 130,
-    RDP_CTL_PUBSUB_REPLY = 131
+    RDP_CTL_PUBSUB_REPLY = 131,
+    RDP_CTL_PEER_LOOKUP  = 132 /* launcher -> launcher (datapeer.h) */
 };
 
 /** Bytes of the per-job secret (sent hex-encoded to the daemon). */

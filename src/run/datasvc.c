@@ -273,14 +273,28 @@ static pmix_status_t read_scope(const pmix_info_t *info, size_t ninfo,
     return status;
 }
 
+pmix_status_t rdp_ds_read_wait(const pmix_info_t *info, size_t ninfo,
+                               size_t nkeys, int *global_p, size_t *want_p,
+                               double *timeout_p)
+{
+    ds_scope_t sc;
+    pmix_status_t status = read_scope(info, ninfo, nkeys, &sc);
+
+    if (status == PMIX_SUCCESS) {
+        *global_p  = sc.range == PMIX_RANGE_GLOBAL;
+        *want_p    = sc.wait ? sc.want : 0;
+        *timeout_p = sc.timeout;
+    }
+    return status;
+}
+
 /* ---- who sees what ---- */
 
 /* May @a who see @a rec at all (the publisher's range)? */
 static int rec_visible(const ds_rec_t *rec, const rdp_ds_who_t *who)
 {
     if (who->foreign) {
-        return rec->range == PMIX_RANGE_SESSION
-               || rec->range == PMIX_RANGE_GLOBAL;
+        return rec->range == PMIX_RANGE_GLOBAL;
     }
     switch (rec->range) {
     case PMIX_RANGE_PROC_LOCAL:

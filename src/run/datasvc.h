@@ -17,10 +17,11 @@
  * Ranges (who sees a key published with PMIX_RANGE):
  *   PROC_LOCAL  the publisher alone        LOCAL      procs of its node
  *   NAMESPACE   procs of its namespace     CUSTOM     the procs listed in
- *   SESSION, GLOBAL  every proc of this user,           PMIX_EVENT_CUSTOM_RANGE
- *                    also of other jobs (rdp_ds_who_t.foreign)
+ *   SESSION     every proc of the job                PMIX_EVENT_CUSTOM_RANGE
+ *   GLOBAL      every proc of this user, also of other jobs
+ *               (rdp_ds_who_t.foreign; datapeer.h)
  * A lookup's PMIX_RANGE narrows where it searches the same way (default
- * SESSION: everywhere).  Persistence (PMIX_PERSISTENCE): INDEF and
+ * SESSION: the whole job).  Persistence (PMIX_PERSISTENCE): INDEF and
  * SESSION last as long as the store; FIRST_READ ends with the first
  * lookup that returns the key; PROC with the publisher's process; APP
  * with its namespace (rdpmix-run jobs have one application).
@@ -33,7 +34,7 @@ typedef struct rdp_ds_who {
     pmix_proc_t proc;
     uint32_t node; /* its node in its job (for PMIX_RANGE_LOCAL) */
     int foreign;   /* another job's launcher asks for it: it sees only
-                      SESSION and GLOBAL data and never waits */
+                      GLOBAL data and never waits */
 } rdp_ds_who_t;
 
 /**
@@ -76,6 +77,16 @@ pmix_status_t rdp_ds_lookup(rdp_ds_t *ds, const rdp_ds_who_t *who,
                             char *const *keys, const pmix_info_t *info,
                             size_t ninfo, double now,
                             rdp_ds_reply_cb_t reply_cb, void *arg);
+
+/**
+ * What a lookup's @a info asks: *@a global_p its range is GLOBAL (other
+ * jobs are searched too), *@a want_p how many of its @a nkeys keys it
+ * waits for (0: it does not wait), *@a timeout_p its PMIX_TIMEOUT (0:
+ * none).  An error for malformed directives.
+ */
+pmix_status_t rdp_ds_read_wait(const pmix_info_t *info, size_t ninfo,
+                               size_t nkeys, int *global_p, size_t *want_p,
+                               double *timeout_p);
 
 /**
  * Remove @a keys (NULL: every key) that @a who published, in the range

@@ -12,7 +12,7 @@ noinst_HEADERS += src/run/ctl.h src/run/chan.h src/run/iof.h \
                   src/run/util.h src/run/spawn.h src/run/jobinfo.h \
                   src/run/rdpmixd_int.h src/run/place.h src/run/limits.h \
                   src/run/hosts.h src/run/ctladdr.h src/run/words.h \
-                  src/run/datasvc.h
+                  src/run/datasvc.h src/run/datapeer.h
 
 RDP_RUN_CPPFLAGS = $(AM_CPPFLAGS) \
                    -DRDPMIX_LIBDIR='"$(rdpmixlibdir)"' \
@@ -25,6 +25,6 @@ src_run_rdpmixd_SOURCES     = src/run/rdpmixd.c src/run/rdpmixd_job.c \
                               src/run/rdpmixd_pubsub.c
 src_run_rdpmixd_CPPFLAGS    = $(RDP_RUN_CPPFLAGS)
 src_run_rdpmixd_LDADD       = src/run/librdprun.la librdp_ucx.la librdp.la
-src_run_rdpmix_run_SOURCES  = src/run/rdpmix_run.c
+src_run_rdpmix_run_SOURCES  = src/run/rdpmix_run.c src/run/datapeer.c
 src_run_rdpmix_run_CPPFLAGS = $(RDP_RUN_CPPFLAGS)
 src_run_rdpmix_run_LDADD    = src/run/librdprun.la librdp.la

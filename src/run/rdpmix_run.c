@@ -3,6 +3,7 @@
 #include "run/chan.h"
 #include "run/ctl.h"
 #include "run/ctladdr.h"
+#include "run/datapeer.h"
 #include "run/datasvc.h"
 #include "run/hosts.h"
 #include "run/iof.h"
@@ -166,6 +167,7 @@ typedef struct launcher {
     double kill_base; /* > 0: the kill timer is armed (kill_wait) */
     rdp_timer_t *lost_timer;
     rdp_ds_t *ds; /* publish/lookup data (datasvc.h) */
+    rdp_run_peers_t *peers; /* the user's other launchers (datapeer.h) */
     rdp_timer_t *ds_timer;
     uint32_t nexited; /* ranks whose exit was reported */
     rdp_sigwatch_t *sig_int, *sig_term, *sig_hup, *sig_chld;
@@ -986,6 +988,18 @@ static int node_has_rank(const dnode_t *node, pmix_rank_t rank)
     return 0;
 }
 
+/* a lookup of range GLOBAL also searches the other jobs */
+static int ds_is_global(const rdp_ctl_pubsub_t *m)
+{
+    size_t want;
+    double timeout;
+    int global = 0;
+
+    return rdp_ds_read_wait(m->info, m->ninfo, 1, &global, &want, &timeout)
+               == PMIX_SUCCESS
+           && global;
+}
+
 static pmix_status_t ds_request(dnode_t *node, rdp_ctl_pubsub_t *m)
 {
     rdp_ds_who_t who = {.proc = m->proc, .node = node->id};
@@ -1009,8 +1023,13 @@ static pmix_status_t ds_request(dnode_t *node, rdp_ctl_pubsub_t *m)
     }
     r->node = node;
     r->id   = m->id;
-    status  = rdp_ds_lookup(L.ds, &who, m->keys, m->info, m->ninfo,
-                            rdp_time_now(), ds_lookup_cb, r);
+    if (L.peers != NULL && ds_is_global(m)) {
+        status = rdp_run_peers_lookup(L.peers, &who, m->keys, m->info, m->ninfo,
+                                      ds_lookup_cb, r);
+    } else {
+        status = rdp_ds_lookup(L.ds, &who, m->keys, m->info, m->ninfo,
+                               rdp_time_now(), ds_lookup_cb, r);
+    }
     if (status != PMIX_SUCCESS) {
         rdp_free(r);
         return status;
@@ -1044,6 +1063,7 @@ static void ds_rank_ended(uint32_t rank)
 
     PMIX_LOAD_PROCID(&proc, L.nspace, rank);
     rdp_ds_proc_ended(L.ds, &proc);
+    rdp_run_peers_proc_ended(L.peers, &proc);
     if (++L.nexited == L.np) {
         rdp_ds_nspace_ended(L.ds, L.nspace);
     }
@@ -2634,11 +2654,26 @@ static void check_host(void)
     exit(1);
 }
 
+/* Share GLOBAL publish/lookup data with the user's other launchers; a
+ * job runs without if that cannot be set up safely. */
+static void setup_peers(void)
+{
+    char why[512];
+
+    if (rdp_run_peers_create(L.loop, L.ds, NULL, why, sizeof(why), &L.peers)
+        != PMIX_SUCCESS) {
+        say("GLOBAL publish/lookup data stays within this job: %s", why);
+        L.peers = NULL;
+    }
+}
+
 static void cleanup(void)
 {
     rdp_list_t *item;
 
-    /* before the channels go: it answers what still waits */
+    /* before the channels go: they answer what still waits */
+    rdp_run_peers_destroy(L.peers);
+    L.peers = NULL;
     rdp_ds_destroy(L.ds);
     L.ds = NULL;
     while ((item = rdp_list_pop_front(&L.conns)) != NULL) {
@@ -2783,6 +2818,7 @@ int main(int argc, char **argv)
         return 1;
     }
     setup_listener();
+    setup_peers();
     /* the start-up timeout counts from here: starting many daemons takes
      * long when they share few cores (each runs as soon as it is forked) */
     rdp_timer_start(

@@ -37,6 +37,19 @@
  *                                see the first go and the second stay;
  *                                rank 1 leaves with a lookup waiting:
  *                                "rank R pub proc ok"
+ *
+ * Two jobs at once (the same RDPMIX_PEER_DIR), rank 0 of each:
+ *        run_client pub xa       publishes "xns" (NAMESPACE), "xsess"
+ *                                (default), "xjob" (GLOBAL, FIRST_READ)
+ *                                and "xready" (GLOBAL), then waits (60 s
+ *                                at most) for the file named by
+ *                                RUN_CLIENT_WAIT_FILE
+ *        run_client pub xb       waits up to 60 s for "xready" (GLOBAL),
+ *                                sees neither "xns" nor "xsess", gets
+ *                                "xjob" from the other job, once:
+ *                                "rank 0 pub xb ok"
+ *        run_client pub xnone    a GLOBAL lookup of "xnothing" finds
+ *                                nothing
  */
 #include <pmix.h>
 
@@ -749,7 +762,92 @@ static void pub_proc(void)
     }
 }
 
-/* run_client pub all|proc */
+/* start a GLOBAL PMIX_WAIT lookup of KEY, bounded by 60 s */
+static void lookup_global_wait(char *key, waited_t *w)
+{
+    char *keys[2]            = {key, NULL};
+    pmix_data_range_t global = PMIX_RANGE_GLOBAL;
+    pmix_info_t info[3];
+    bool yes    = true;
+    int timeout = 60;
+    pmix_status_t rc;
+
+    PMIX_INFO_LOAD(&info[0], PMIX_WAIT, &yes, PMIX_BOOL);
+    PMIX_INFO_LOAD(&info[1], PMIX_TIMEOUT, &timeout, PMIX_INT);
+    PMIX_INFO_LOAD(&info[2], PMIX_RANGE, &global, PMIX_DATA_RANGE);
+    rc = PMIx_Lookup_nb(keys, info, 3, waited_cb, w);
+    if (rc != PMIX_SUCCESS) {
+        fail("PMIx_Lookup_nb(%s, GLOBAL): %s", key, PMIx_Error_string(rc));
+    }
+    wait_done(w, key);
+    if (w->status != PMIX_SUCCESS) {
+        fail("GLOBAL lookup of %s: %s", key, PMIx_Error_string(w->status));
+    }
+}
+
+/* KEY must not be seen by a GLOBAL lookup */
+static void expect_not_global(const char *key)
+{
+    pmix_data_range_t global = PMIX_RANGE_GLOBAL;
+    pmix_info_t info;
+    pmix_pdata_t pd;
+
+    PMIX_INFO_LOAD(&info, PMIX_RANGE, &global, PMIX_DATA_RANGE);
+    expect_status(key, lookup(key, &info, 1, &pd), PMIX_ERR_NOT_FOUND);
+    PMIX_PDATA_DESTRUCT(&pd);
+    expect_missing(key);
+}
+
+/* KEY, GLOBAL, found once with VALUE from rank 0 of another job */
+static void expect_foreign(const char *key, int value)
+{
+    pmix_data_range_t global = PMIX_RANGE_GLOBAL;
+    pmix_info_t info;
+    pmix_pdata_t pd;
+
+    PMIX_INFO_LOAD(&info, PMIX_RANGE, &global, PMIX_DATA_RANGE);
+    expect_status(key, lookup(key, &info, 1, &pd), PMIX_SUCCESS);
+    if (PMIX_CHECK_NSPACE(pd.proc.nspace, me.nspace) || pd.proc.rank != 0
+        || pd.value.type != PMIX_INT || pd.value.data.integer != value) {
+        fail("%s: %d from %s:%u, not %d from the other job", key,
+             pd.value.data.integer, pd.proc.nspace, pd.proc.rank, value);
+    }
+    PMIX_PDATA_DESTRUCT(&pd);
+}
+
+/* two jobs: A publishes and stays until the file RUN_CLIENT_WAIT_FILE
+ * exists, B looks up across them */
+static void pub_xjob(int is_b, int none)
+{
+    const char *file = getenv("RUN_CLIENT_WAIT_FILE");
+    waited_t w       = {0};
+
+    if (me.rank != 0) {
+        return;
+    }
+    if (none) {
+        expect_not_global("xnothing");
+        return;
+    }
+    if (!is_b) {
+        must_publish("xns", 1, PMIX_RANGE_NAMESPACE, PMIX_PERSIST_INVALID);
+        must_publish("xsess", 1, PMIX_RANGE_UNDEF, PMIX_PERSIST_INVALID);
+        must_publish("xjob", 77, PMIX_RANGE_GLOBAL, PMIX_PERSIST_FIRST_READ);
+        must_publish("xready", 1, PMIX_RANGE_GLOBAL, PMIX_PERSIST_INVALID);
+        for (int i = 0; i < 600 && file != NULL && access(file, F_OK) != 0;
+             i++) {
+            usleep(100000);
+        }
+        return;
+    }
+    lookup_global_wait("xready", &w);
+    expect_not_global("xns");
+    expect_not_global("xsess");
+    expect_foreign("xjob", 77);
+    expect_not_global("xjob"); /* FIRST_READ: taken by the lookup above */
+}
+
+/* run_client pub all|proc|xa|xb|xnone */
 static int pub_main(const char *mode)
 {
     pmix_value_t *val;
@@ -757,8 +855,11 @@ static int pub_main(const char *mode)
     pmix_proc_t job;
     pmix_status_t rc;
 
-    if (strcmp(mode, "all") != 0 && strcmp(mode, "proc") != 0) {
-        fprintf(stderr, "usage: run_client pub all|proc\n");
+    int xnone = strcmp(mode, "xnone") == 0;
+    int xjob  = strcmp(mode, "xa") == 0 || strcmp(mode, "xb") == 0 || xnone;
+
+    if (strcmp(mode, "all") != 0 && strcmp(mode, "proc") != 0 && !xjob) {
+        fprintf(stderr, "usage: run_client pub all|proc|xa|xb|xnone\n");
         return 2;
     }
     rc = PMIx_Init(&me, NULL, 0);
@@ -770,10 +871,12 @@ static int pub_main(const char *mode)
     val  = get(&job, PMIX_JOB_SIZE);
     size = val->data.uint32;
     PMIX_VALUE_RELEASE(val);
-    if (size < 3) {
+    if (size < 3 && !xjob) {
         fail("run_client pub needs at least 3 ranks");
     }
-    if (strcmp(mode, "all") == 0) {
+    if (xjob) {
+        pub_xjob(strcmp(mode, "xb") == 0, xnone);
+    } else if (strcmp(mode, "all") == 0) {
         pub_wait(size);
         pub_each_other(size);
         pub_first_read();
@@ -803,7 +906,7 @@ int main(int argc, char **argv)
     if (argc < 2 || (n = (unsigned)atoi(argv[1])) == 0) {
         fprintf(stderr, "usage: run_client N [abort STATUS]\n"
                         "       run_client nodes info|fence|loop|abi\n"
-                        "       run_client pub all|proc\n");
+                        "       run_client pub all|proc|xa|xb|xnone\n");
         return 2;
     }
     rc = PMIx_Init(&me, NULL, 0);

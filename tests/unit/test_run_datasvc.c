@@ -174,9 +174,9 @@ static void ranges_limit_who_sees_a_key(void **state)
     assert_int_equal(look(ds, &p, "me", 0).status, PMIX_SUCCESS);
     assert_int_equal(look(ds, &same_ns, "me", 0).status, PMIX_ERR_NOT_FOUND);
     assert_int_equal(look(ds, &other, "gl", 0).status, PMIX_SUCCESS);
-    /* another job's launcher sees SESSION and GLOBAL data only */
+    /* another job's launcher sees GLOBAL data only */
     assert_int_equal(look(ds, &foreign, "gl", 0).status, PMIX_SUCCESS);
-    assert_int_equal(look(ds, &foreign, "se", 0).status, PMIX_SUCCESS);
+    assert_int_equal(look(ds, &foreign, "se", 0).status, PMIX_ERR_NOT_FOUND);
     assert_int_equal(look(ds, &foreign, "ns", 0).status, PMIX_ERR_NOT_FOUND);
     assert_int_equal(look(ds, &foreign, "lo", 0).status, PMIX_ERR_NOT_FOUND);
     /* a lookup's range narrows the search */
