@@ -7,7 +7,8 @@
 # GLOBAL data (a waiting lookup made before the other job started, FIRST
 # READ across jobs) and see none of each other's NAMESPACE or SESSION
 # data; a directory others can enter, or a socket of another user in it,
-# is not trusted.
+# is not trusted.  OpenPMIx's examples/pub.c and test/simple/simppub.c
+# (RDPMIX_OPENPMIX_SRC, default /work/openpmix-4.2.2) run on 1-3 nodes.
 . "${top_srcdir:-.}/tests/integ/test_run_common.sh"
 
 client="$builddir/tests/integ/run_client"
