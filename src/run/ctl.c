@@ -2,6 +2,7 @@
 #include "config.h"
 #include "run/ctl.h"
 #include "core/util/alloc.h"
+#include "core/util/value.h"
 
 #include <string.h>
 
@@ -708,4 +709,144 @@ pmix_status_t rdp_ctl_got_signal_unpack(const void *data, size_t len,
         *signo_p = signo;
     }
     return status;
+}
+
+/* ---- PUBSUB, PUBSUB_REPLY ---- */
+
+pmix_status_t rdp_ctl_pubsub_pack(rdp_buf_t *buf, const rdp_ctl_pubsub_t *m)
+{
+    size_t mark = buf->size;
+    pmix_status_t status;
+
+    status = rdp_pack_u32(buf, m->id);
+    if (status == PMIX_SUCCESS) {
+        status = rdp_pack_u8(buf, m->op);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_pack_proc(buf, &m->proc);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_pack_u8(buf, m->keys != NULL);
+    }
+    if (status == PMIX_SUCCESS && m->keys != NULL) {
+        status = pack_strv(buf, m->keys);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_pack_info_array(buf, m->info, m->ninfo);
+    }
+    return finish(buf, mark, status);
+}
+
+/* publish has no keys, lookup at least one, unpublish any */
+static int pubsub_keys_ok(const rdp_ctl_pubsub_t *m)
+{
+    switch (m->op) {
+    case RDP_CTL_PUBLISH:
+        return m->keys == NULL;
+    case RDP_CTL_LOOKUP:
+        return m->keys != NULL && m->keys[0] != NULL;
+    case RDP_CTL_UNPUBLISH:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+pmix_status_t rdp_ctl_pubsub_unpack(const void *data, size_t len,
+                                    rdp_ctl_pubsub_t *m_p)
+{
+    rdp_rbuf_t rb;
+    rdp_ctl_pubsub_t m;
+    uint8_t has_keys = 0;
+    pmix_status_t status;
+
+    memset(&m, 0, sizeof(m));
+    rdp_rbuf_init(&rb, data, len);
+    status = rdp_unpack_u32(&rb, &m.id);
+    if (status == PMIX_SUCCESS) {
+        status = rdp_unpack_u8(&rb, &m.op);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_unpack_proc(&rb, &m.proc);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_unpack_u8(&rb, &has_keys);
+    }
+    if (status == PMIX_SUCCESS && has_keys > 1) {
+        status = PMIX_ERR_UNPACK_FAILURE;
+    }
+    if (status == PMIX_SUCCESS && has_keys) {
+        status = unpack_strv(&rb, &m.keys);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_unpack_info_array(&rb, &m.info, &m.ninfo);
+    }
+    status = check_end(&rb, status);
+    if (status == PMIX_SUCCESS && !pubsub_keys_ok(&m)) {
+        status = PMIX_ERR_UNPACK_FAILURE;
+    }
+    if (status != PMIX_SUCCESS) {
+        rdp_ctl_pubsub_cleanup(&m);
+        return status;
+    }
+    *m_p = m;
+    return PMIX_SUCCESS;
+}
+
+void rdp_ctl_pubsub_cleanup(rdp_ctl_pubsub_t *m)
+{
+    rdp_ctl_strv_free(m->keys);
+    m->keys = NULL;
+    rdp_info_array_free(m->info, m->ninfo);
+    m->info  = NULL;
+    m->ninfo = 0;
+}
+
+pmix_status_t rdp_ctl_pubsub_reply_pack(rdp_buf_t *buf, uint32_t id,
+                                        pmix_status_t status,
+                                        const pmix_pdata_t *pd, size_t npd)
+{
+    size_t mark = buf->size;
+    pmix_status_t st;
+
+    st = rdp_pack_u32(buf, id);
+    if (st == PMIX_SUCCESS) {
+        st = rdp_pack_i32(buf, status);
+    }
+    if (st == PMIX_SUCCESS) {
+        st = rdp_pack_pdata_array(buf, pd, npd);
+    }
+    return finish(buf, mark, st);
+}
+
+pmix_status_t rdp_ctl_pubsub_reply_unpack(const void *data, size_t len,
+                                          uint32_t *id_p,
+                                          pmix_status_t *status_p,
+                                          pmix_pdata_t **pd_p, size_t *npd_p)
+{
+    rdp_rbuf_t rb;
+    uint32_t id;
+    int32_t st;
+    pmix_pdata_t *pd = NULL;
+    size_t npd       = 0;
+    pmix_status_t status;
+
+    rdp_rbuf_init(&rb, data, len);
+    status = rdp_unpack_u32(&rb, &id);
+    if (status == PMIX_SUCCESS) {
+        status = rdp_unpack_i32(&rb, &st);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_unpack_pdata_array(&rb, &pd, &npd);
+    }
+    status = check_end(&rb, status);
+    if (status != PMIX_SUCCESS) {
+        PMIX_PDATA_FREE(pd, npd);
+        return status;
+    }
+    *id_p     = id;
+    *status_p = st;
+    *pd_p     = pd;
+    *npd_p    = npd;
+    return PMIX_SUCCESS;
 }

@@ -35,6 +35,12 @@
  *   RECEIVED  d->l  (empty) the LAUNCH arrived and is kept
  *   START     l->d  (empty) every daemon has the LAUNCH: connect the
  *                   engine, register the job, fork the ranks, LAUNCHED
+ *   PUBSUB    d->l  u32 id, u8 op, proc requester, u8 has_keys,
+ *                   [strs keys], infos: a client's publish, lookup or
+ *                   unpublish for rdpmix-run's data service (datasvc.h)
+ *   PUBSUB_REPLY l->d u32 id, i32 status, pdata array (lookup results)
+ *   PEER_LOOKUP  another launcher -> l: a PUBSUB lookup of GLOBAL data,
+ *                   over a unix socket (datapeer.h); answered PUBSUB_REPLY
  *
  * A node's ranks are listed in the LAUNCH of every daemon, so each knows
  * the whole map (node names, which ranks live where).  In engine mode
@@ -58,7 +64,11 @@ enum rdp_ctl_cmd {
     RDP_CTL_SHUTDOWN   = 109,
     RDP_CTL_GOT_SIGNAL = 110,
     RDP_CTL_RECEIVED   = 111,
-    RDP_CTL_START      = 112
+    RDP_CTL_START      = 112,
+    /* 130-139: the data service (publish/lookup/unpublish) */
+    RDP_CTL_PUBSUB       = 130,
+    RDP_CTL_PUBSUB_REPLY = 131,
+    RDP_CTL_PEER_LOOKUP  = 132 /* launcher -> launcher (datapeer.h) */
 };
 
 /** Bytes of the per-job secret (sent hex-encoded to the daemon). */
@@ -152,6 +162,24 @@ typedef struct rdp_ctl_kill {
     int32_t signo;
 } rdp_ctl_kill_t;
 
+/** PUBSUB.op */
+enum rdp_ctl_pubsub_op {
+    RDP_CTL_PUBLISH   = 1,
+    RDP_CTL_LOOKUP    = 2,
+    RDP_CTL_UNPUBLISH = 3
+};
+
+typedef struct rdp_ctl_pubsub {
+    uint32_t id; /* the daemon's, echoed in the reply */
+    uint8_t op;  /* enum rdp_ctl_pubsub_op */
+    pmix_proc_t proc;
+    /* owned, NULL-terminated; NULL: none (publish, which must have
+     * none) or every key (unpublish); a lookup has at least one */
+    char **keys;
+    pmix_info_t *info; /* owned; NULL when ninfo is 0 */
+    size_t ninfo;
+} rdp_ctl_pubsub_t;
+
 /* All pack functions append to @a buf and leave it unchanged on error.
  * All unpack functions read a whole payload (trailing bytes are an error),
  * fill the caller's struct only on success and free what they allocated
@@ -198,6 +226,21 @@ pmix_status_t rdp_ctl_kill_unpack(const void *data, size_t len,
 pmix_status_t rdp_ctl_got_signal_pack(rdp_buf_t *buf, int32_t signo);
 pmix_status_t rdp_ctl_got_signal_unpack(const void *data, size_t len,
                                         int32_t *signo_p);
+
+pmix_status_t rdp_ctl_pubsub_pack(rdp_buf_t *buf, const rdp_ctl_pubsub_t *m);
+pmix_status_t rdp_ctl_pubsub_unpack(const void *data, size_t len,
+                                    rdp_ctl_pubsub_t *m_p);
+void rdp_ctl_pubsub_cleanup(rdp_ctl_pubsub_t *m);
+
+/** PUBSUB_REPLY: @a pd borrowed (NULL when @a npd is 0). */
+pmix_status_t rdp_ctl_pubsub_reply_pack(rdp_buf_t *buf, uint32_t id,
+                                        pmix_status_t status,
+                                        const pmix_pdata_t *pd, size_t npd);
+/** *pd_p malloc'ed (NULL if 0): free with PMIX_PDATA_FREE. */
+pmix_status_t rdp_ctl_pubsub_reply_unpack(const void *data, size_t len,
+                                          uint32_t *id_p,
+                                          pmix_status_t *status_p,
+                                          pmix_pdata_t **pd_p, size_t *npd_p);
 
 /** Free a NULL-terminated malloc'ed string vector; accepts NULL. */
 void rdp_ctl_strv_free(char **v);

@@ -3,6 +3,8 @@
 #include "run/chan.h"
 #include "run/ctl.h"
 #include "run/ctladdr.h"
+#include "run/datapeer.h"
+#include "run/datasvc.h"
 #include "run/hosts.h"
 #include "run/iof.h"
 #include "run/limits.h"
@@ -164,6 +166,10 @@ typedef struct launcher {
     rdp_timer_t *kill_timer;
     double kill_base; /* > 0: the kill timer is armed (kill_wait) */
     rdp_timer_t *lost_timer;
+    rdp_ds_t *ds; /* publish/lookup data (datasvc.h) */
+    rdp_run_peers_t *peers; /* the user's other launchers (datapeer.h) */
+    rdp_timer_t *ds_timer;
+    uint32_t nexited; /* ranks whose exit was reported */
     rdp_sigwatch_t *sig_int, *sig_term, *sig_hup, *sig_chld;
     double grace;
 
@@ -803,6 +809,8 @@ static void on_io(dnode_t *node, const void *payload, size_t len)
     }
 }
 
+static void ds_rank_ended(uint32_t rank);
+
 static void on_exit_report(dnode_t *node, const void *payload, size_t len)
 {
     rdp_ctl_report_t m;
@@ -815,6 +823,7 @@ static void on_exit_report(dnode_t *node, const void *payload, size_t len)
     }
     rdp_run_iof_flush(L.iof, m.rank, RDP_CTL_STDOUT);
     rdp_run_iof_flush(L.iof, m.rank, RDP_CTL_STDERR);
+    ds_rank_ended(m.rank);
     for (uint32_t i = 0; i < node->npgids; i++) {
         if (node->pgid_ranks[i] == m.rank) {
             node->pgids[i] = 0; /* reaped: its pid may be reused */
@@ -920,6 +929,147 @@ static void on_got_signal(dnode_t *node, const void *payload, size_t len)
     node_failed(node);
 }
 
+/* ---- the data service: publish, lookup, unpublish (datasvc.h) ---- */
+
+typedef struct ds_reply {
+    dnode_t *node;
+    uint32_t id;
+} ds_reply_t;
+
+static void ds_send_reply(dnode_t *node, uint32_t id, pmix_status_t status,
+                          const pmix_pdata_t *pd, size_t npd)
+{
+    rdp_buf_t buf;
+
+    rdp_buf_init(&buf);
+    if (rdp_ctl_pubsub_reply_pack(&buf, id, status, pd, npd) == PMIX_SUCCESS) {
+        send_to(node, RDP_CTL_PUBSUB_REPLY, &buf);
+    } else {
+        rdp_buf_cleanup(&buf);
+    }
+}
+
+static void ds_lookup_cb(pmix_status_t status, const pmix_pdata_t *pd,
+                         size_t npd, void *arg)
+{
+    ds_reply_t *r = arg;
+
+    ds_send_reply(r->node, r->id, status, pd, npd);
+    rdp_free(r);
+}
+
+/* Time out the waiting lookups at the earliest deadline. */
+static void ds_arm_timer(void)
+{
+    double next = rdp_ds_next_deadline(L.ds);
+
+    if (next > 0) {
+        double left = next - rdp_time_now();
+
+        rdp_timer_start(L.ds_timer, left > 0 ? left : 0);
+    } else {
+        rdp_timer_cancel(L.ds_timer);
+    }
+}
+
+static void ds_timer_cb(void *arg)
+{
+    rdp_ds_expire(L.ds, rdp_time_now());
+    ds_arm_timer();
+}
+
+static int node_has_rank(const dnode_t *node, pmix_rank_t rank)
+{
+    for (uint32_t i = 0; i < node->nranks; i++) {
+        if (node->ranks[i] == rank) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* a lookup of range GLOBAL also searches the other jobs */
+static int ds_is_global(const rdp_ctl_pubsub_t *m)
+{
+    size_t want;
+    double timeout;
+    int global = 0;
+
+    return rdp_ds_read_wait(m->info, m->ninfo, 1, &global, &want, &timeout)
+               == PMIX_SUCCESS
+           && global;
+}
+
+static pmix_status_t ds_request(dnode_t *node, rdp_ctl_pubsub_t *m)
+{
+    rdp_ds_who_t who = {.proc = m->proc, .node = node->id};
+    ds_reply_t *r;
+    pmix_status_t status;
+
+    /* a daemon speaks for the ranks of its node only */
+    if (!PMIX_CHECK_NSPACE(m->proc.nspace, L.nspace)
+        || !node_has_rank(node, m->proc.rank)) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    if (m->op == RDP_CTL_PUBLISH) {
+        return rdp_ds_publish(L.ds, &who, m->info, m->ninfo);
+    }
+    if (m->op == RDP_CTL_UNPUBLISH) {
+        return rdp_ds_unpublish(L.ds, &who, m->keys, m->info, m->ninfo);
+    }
+    r = rdp_calloc(1, sizeof(*r));
+    if (r == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    r->node = node;
+    r->id   = m->id;
+    if (L.peers != NULL && ds_is_global(m)) {
+        status = rdp_run_peers_lookup(L.peers, &who, m->keys, m->info, m->ninfo,
+                                      ds_lookup_cb, r);
+    } else {
+        status = rdp_ds_lookup(L.ds, &who, m->keys, m->info, m->ninfo,
+                               rdp_time_now(), ds_lookup_cb, r);
+    }
+    if (status != PMIX_SUCCESS) {
+        rdp_free(r);
+        return status;
+    }
+    return PMIX_OPERATION_IN_PROGRESS; /* answered by ds_lookup_cb */
+}
+
+static void on_pubsub(dnode_t *node, const void *payload, size_t len)
+{
+    rdp_ctl_pubsub_t m;
+    pmix_status_t status;
+
+    if (rdp_ctl_pubsub_unpack(payload, len, &m) != PMIX_SUCCESS) {
+        rdp_log_warn(RUN, "malformed publish/lookup request from node %s",
+                     node->name);
+        return;
+    }
+    status = ds_request(node, &m);
+    if (status != PMIX_OPERATION_IN_PROGRESS) {
+        ds_send_reply(node, m.id, status, NULL, 0);
+    }
+    ds_arm_timer();
+    rdp_ctl_pubsub_cleanup(&m);
+}
+
+/* A rank ended: its PERSIST_PROC data and waiting lookups go; once all
+ * have, its namespace's PERSIST_APP data. */
+static void ds_rank_ended(uint32_t rank)
+{
+    pmix_proc_t proc;
+
+    PMIX_LOAD_PROCID(&proc, L.nspace, rank);
+    rdp_ds_proc_ended(L.ds, &proc);
+    rdp_run_peers_proc_ended(L.peers, &proc);
+    if (++L.nexited == L.np) {
+        rdp_ds_nspace_ended(L.ds, L.nspace);
+    }
+    ds_arm_timer();
+}
+
 static void conn_msg_cb(rdp_run_chan_t *chan, uint16_t cmd, const void *payload,
                         size_t len, void *arg)
 {
@@ -963,6 +1113,9 @@ static void conn_msg_cb(rdp_run_chan_t *chan, uint16_t cmd, const void *payload,
         break;
     case RDP_CTL_GOT_SIGNAL:
         on_got_signal(node, payload, len);
+        break;
+    case RDP_CTL_PUBSUB:
+        on_pubsub(node, payload, len);
         break;
     default:
         rdp_log_warn(RUN, "unexpected control message %u from node %s", cmd,
@@ -2501,10 +2654,28 @@ static void check_host(void)
     exit(1);
 }
 
+/* Share GLOBAL publish/lookup data with the user's other launchers; a
+ * job runs without if that cannot be set up safely. */
+static void setup_peers(void)
+{
+    char why[512];
+
+    if (rdp_run_peers_create(L.loop, L.ds, NULL, why, sizeof(why), &L.peers)
+        != PMIX_SUCCESS) {
+        say("GLOBAL publish/lookup data stays within this job: %s", why);
+        L.peers = NULL;
+    }
+}
+
 static void cleanup(void)
 {
     rdp_list_t *item;
 
+    /* before the channels go: they answer what still waits */
+    rdp_run_peers_destroy(L.peers);
+    L.peers = NULL;
+    rdp_ds_destroy(L.ds);
+    L.ds = NULL;
     while ((item = rdp_list_pop_front(&L.conns)) != NULL) {
         conn_t *c = rdp_container_of(item, conn_t, link);
 
@@ -2516,6 +2687,7 @@ static void cleanup(void)
     rdp_timer_destroy(L.timeout_timer);
     rdp_timer_destroy(L.kill_timer);
     rdp_timer_destroy(L.lost_timer);
+    rdp_timer_destroy(L.ds_timer);
     rdp_sigwatch_destroy(L.sig_int);
     rdp_sigwatch_destroy(L.sig_term);
     rdp_sigwatch_destroy(L.sig_hup);
@@ -2630,6 +2802,9 @@ int main(int argc, char **argv)
                != PMIX_SUCCESS
         || rdp_timer_create(L.loop, lost_timer_cb, NULL, &L.lost_timer)
                != PMIX_SUCCESS
+        || rdp_timer_create(L.loop, ds_timer_cb, NULL, &L.ds_timer)
+               != PMIX_SUCCESS
+        || (L.ds = rdp_ds_create()) == NULL
 
         || rdp_sigwatch_create(L.loop, SIGCHLD, sigchld_cb, NULL, &L.sig_chld)
                != PMIX_SUCCESS
@@ -2643,6 +2818,7 @@ int main(int argc, char **argv)
         return 1;
     }
     setup_listener();
+    setup_peers();
     /* the start-up timeout counts from here: starting many daemons takes
      * long when they share few cores (each runs as soon as it is forked) */
     rdp_timer_start(

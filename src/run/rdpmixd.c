@@ -109,6 +109,9 @@ static void chan_msg_cb(rdp_run_chan_t *chan, uint16_t cmd, const void *payload,
             rdp_run_dmn_signal_ranks(kill_m.signo, 0);
         }
         break;
+    case RDP_CTL_PUBSUB_REPLY:
+        rdp_run_dmn_pubsub_reply(payload, len);
+        break;
     case RDP_CTL_SHUTDOWN:
         if (!dm->stopping) {
             dm->stopping = 1;
@@ -130,6 +133,7 @@ static void lose_launcher(const char *why)
     }
     dm->lost_launcher = 1;
     dm->exit_code     = 1;
+    rdp_run_dmn_pubsub_fail_all();
     if (dm->nended < dm->nlocal) {
         if (why != NULL) {
             rdp_run_dmn_say("%s; terminating the job", why);
@@ -560,6 +564,7 @@ static void start_server(void)
 static void cleanup(void)
 {
     rdp_run_dmn_reap_remaining();
+    rdp_run_dmn_pubsub_fail_all();
     if (dm->server_up) {
         rdp_run_dmn_deregister_all();
         PMIx_server_finalize();

@@ -135,4 +135,19 @@ void rdp_run_dmn_reap_remaining(void);
 /** Deregister the clients and the namespace from the server. */
 void rdp_run_dmn_deregister_all(void);
 
+/* rdpmixd_pubsub.c: publish/lookup/unpublish, answered by rdpmix-run */
+pmix_status_t rdp_run_dmn_publish(const pmix_proc_t *proc,
+                                  const pmix_info_t info[], size_t ninfo,
+                                  pmix_op_cbfunc_t cbfunc, void *cbdata);
+pmix_status_t rdp_run_dmn_lookup(const pmix_proc_t *proc, char **keys,
+                                 const pmix_info_t info[], size_t ninfo,
+                                 pmix_lookup_cbfunc_t cbfunc, void *cbdata);
+pmix_status_t rdp_run_dmn_unpublish(const pmix_proc_t *proc, char **keys,
+                                    const pmix_info_t info[], size_t ninfo,
+                                    pmix_op_cbfunc_t cbfunc, void *cbdata);
+/** Handle a PUBSUB_REPLY: complete the request it answers. */
+void rdp_run_dmn_pubsub_reply(const void *payload, size_t len);
+/** The launcher is gone: fail every request still waiting. */
+void rdp_run_dmn_pubsub_fail_all(void);
+
 #endif

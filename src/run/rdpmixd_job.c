@@ -488,6 +488,9 @@ pmix_server_module_t rdp_run_dmn_module = {
     .client_connected = host_client_connected,
     .client_finalized = host_client_finalized,
     .abort            = host_abort,
+    .publish          = rdp_run_dmn_publish,
+    .lookup           = rdp_run_dmn_lookup,
+    .unpublish        = rdp_run_dmn_unpublish,
     /* fence_nb and direct_modex stay NULL: the server completes
      * collectives itself, on one node alone and across nodes with the
      * engine (rdpmixd --engine) */

@@ -29,12 +29,13 @@ tests_integ_run_client_LDFLAGS = -no-install
 TESTS += tests/integ/test_run_basic.sh tests/integ/test_run_kill.sh \
          tests/integ/test_run_pmix.sh tests/integ/test_run_nodes.sh \
          tests/integ/test_run_engine.sh tests/integ/test_run_faults.sh \
-         tests/integ/test_run_modex.sh tests/integ/test_run_leave.sh
+         tests/integ/test_run_modex.sh tests/integ/test_run_leave.sh \
+         tests/integ/test_run_pubsub.sh
 EXTRA_DIST += tests/integ/test_run_common.sh tests/integ/test_run_basic.sh \
               tests/integ/test_run_kill.sh tests/integ/test_run_pmix.sh \
               tests/integ/test_run_nodes.sh tests/integ/test_run_engine.sh \
               tests/integ/test_run_faults.sh tests/integ/test_run_modex.sh \
-              tests/integ/test_run_leave.sh
+              tests/integ/test_run_leave.sh tests/integ/test_run_pubsub.sh
 
 # rdpmix-run slow to start daemons, an rdpmixd slow to launch or to exit
 # (an LD_PRELOAD shim for test_run_faults.sh)

@@ -58,6 +58,34 @@
  *                                unless T is 0), print "rank R fence S"
  *                                with the fence's status S as a number,
  *                                and finalize
+ *
+ * Publish/lookup through rdpmix-run's data service (any number of nodes,
+ * at least 3 ranks):
+ *        run_client pub all      every rank publishes a key, looks up
+ *                                everyone's (value and publisher), a
+ *                                waiting lookup before the publish, a
+ *                                FIRST_READ key read once, a waiting
+ *                                lookup that times out, duplicates,
+ *                                ranges, unpublish of one and of every
+ *                                key: "rank R pub all ok"
+ *        run_client pub proc     rank 0 publishes PERSIST_PROC and
+ *                                PERSIST_INDEF keys and exits; the others
+ *                                see the first go and the second stay;
+ *                                rank 1 leaves with a lookup waiting:
+ *                                "rank R pub proc ok"
+ *
+ * Two jobs at once (the same RDPMIX_PEER_DIR), rank 0 of each:
+ *        run_client pub xa       publishes "xns" (NAMESPACE), "xsess"
+ *                                (default), "xjob" (GLOBAL, FIRST_READ)
+ *                                and "xready" (GLOBAL), then waits (60 s
+ *                                at most) for the file named by
+ *                                RUN_CLIENT_WAIT_FILE
+ *        run_client pub xb       waits up to 60 s for "xready" (GLOBAL),
+ *                                sees neither "xns" nor "xsess", gets
+ *                                "xjob" from the other job, once:
+ *                                "rank 0 pub xb ok"
+ *        run_client pub xnone    a GLOBAL lookup of "xnothing" finds
+ *                                nothing
  */
 #include <pmix.h>
 
@@ -697,6 +725,392 @@ static int leave_main(int argc, char **argv)
     timeout = atoi(argv[5]);
     late    = strcmp(argv[6], "late") == 0;
     rc      = PMIx_Init(&me, NULL, 0);
+/* ---- publish / lookup ---- */
+
+static void barrier(void)
+{
+    pmix_status_t rc = PMIx_Fence(NULL, 0, NULL, 0);
+
+    if (rc != PMIX_SUCCESS) {
+        fail("PMIx_Fence: %s", PMIx_Error_string(rc));
+    }
+}
+
+/* publish KEY=value in range (UNDEF: default) with persistence
+ * (PMIX_PERSIST_INVALID: default) */
+static pmix_status_t publish(const char *key, int value,
+                             pmix_data_range_t range,
+                             pmix_persistence_t persist)
+{
+    pmix_info_t info[3];
+    size_t n = 0;
+    pmix_status_t rc;
+
+    PMIX_INFO_LOAD(&info[n++], key, &value, PMIX_INT);
+    if (range != PMIX_RANGE_UNDEF) {
+        PMIX_INFO_LOAD(&info[n++], PMIX_RANGE, &range, PMIX_DATA_RANGE);
+    }
+    if (persist != PMIX_PERSIST_INVALID) {
+        PMIX_INFO_LOAD(&info[n++], PMIX_PERSISTENCE, &persist, PMIX_PERSIST);
+    }
+    rc = PMIx_Publish(info, n);
+    for (size_t i = 0; i < n; i++) {
+        PMIX_INFO_DESTRUCT(&info[i]);
+    }
+    return rc;
+}
+
+static void must_publish(const char *key, int value, pmix_data_range_t range,
+                         pmix_persistence_t persist)
+{
+    pmix_status_t rc = publish(key, value, range, persist);
+
+    if (rc != PMIX_SUCCESS) {
+        fail("PMIx_Publish(%s): %s", key, PMIx_Error_string(rc));
+    }
+}
+
+/* look up one key; with @a info (may be NULL) */
+static pmix_status_t lookup(const char *key, const pmix_info_t *info,
+                            size_t ninfo, pmix_pdata_t *pd)
+{
+    PMIX_PDATA_CONSTRUCT(pd);
+    PMIX_LOAD_KEY(pd->key, key);
+    return PMIx_Lookup(pd, 1, info, ninfo);
+}
+
+/* KEY must be found with VALUE, published by rank FROM of our job */
+static void expect_key(const char *key, int value, pmix_rank_t from)
+{
+    pmix_pdata_t pd;
+    pmix_status_t rc = lookup(key, NULL, 0, &pd);
+
+    if (rc != PMIX_SUCCESS) {
+        fail("PMIx_Lookup(%s): %s", key, PMIx_Error_string(rc));
+    }
+    if (pd.value.type != PMIX_INT || pd.value.data.integer != value
+        || pd.proc.rank != from
+        || !PMIX_CHECK_NSPACE(pd.proc.nspace, me.nspace)) {
+        fail("PMIx_Lookup(%s): type %d value %d from %s:%u, not %d from %u",
+             key, pd.value.type, pd.value.data.integer, pd.proc.nspace,
+             pd.proc.rank, value, from);
+    }
+    PMIX_PDATA_DESTRUCT(&pd);
+}
+
+static void expect_status(const char *what, pmix_status_t rc,
+                          pmix_status_t want)
+{
+    if (rc != want) {
+        fail("%s: %s, not %s", what, PMIx_Error_string(rc),
+             PMIx_Error_string(want));
+    }
+}
+
+static void expect_missing(const char *key)
+{
+    pmix_pdata_t pd;
+
+    expect_status(key, lookup(key, NULL, 0, &pd), PMIX_ERR_NOT_FOUND);
+    PMIX_PDATA_DESTRUCT(&pd);
+}
+
+typedef struct waited {
+    int done;
+    pmix_status_t status;
+    int value;
+    pmix_rank_t from;
+} waited_t;
+
+static void waited_cb(pmix_status_t status, pmix_pdata_t pdata[], size_t n,
+                      void *cbdata)
+{
+    waited_t *w = cbdata;
+
+    w->status = status;
+    if (status == PMIX_SUCCESS && n == 1 && pdata[0].value.type == PMIX_INT) {
+        w->value = pdata[0].value.data.integer;
+        w->from  = pdata[0].proc.rank;
+    }
+    __atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
+}
+
+/* start a PMIX_WAIT lookup of KEY (timeout seconds, 0: none) */
+static void lookup_wait_nb(char *key, int timeout, waited_t *w)
+{
+    static char *keys[2];
+    pmix_info_t info[2];
+    bool yes = true;
+    pmix_status_t rc;
+
+    keys[0] = key;
+    PMIX_INFO_LOAD(&info[0], PMIX_WAIT, &yes, PMIX_BOOL);
+    PMIX_INFO_LOAD(&info[1], PMIX_TIMEOUT, &timeout, PMIX_INT);
+    rc = PMIx_Lookup_nb(keys, info, timeout > 0 ? 2 : 1, waited_cb, w);
+    if (rc != PMIX_SUCCESS) {
+        fail("PMIx_Lookup_nb(%s, PMIX_WAIT): %s", key, PMIx_Error_string(rc));
+    }
+}
+
+static void wait_done(waited_t *w, const char *what)
+{
+    for (int i = 0; i < 3000 && !__atomic_load_n(&w->done, __ATOMIC_ACQUIRE);
+         i++) {
+        usleep(10000);
+    }
+    if (!__atomic_load_n(&w->done, __ATOMIC_ACQUIRE)) {
+        fail("%s: no answer within 30 s", what);
+    }
+}
+
+/* every rank's key, seen by everyone, with its publisher */
+static void pub_each_other(unsigned size)
+{
+    char key[32];
+
+    snprintf(key, sizeof(key), "key-%u", me.rank);
+    must_publish(key, 100 + (int)me.rank, PMIX_RANGE_UNDEF,
+                 PMIX_PERSIST_INVALID);
+    barrier();
+    for (unsigned r = 0; r < size; r++) {
+        snprintf(key, sizeof(key), "key-%u", r);
+        expect_key(key, 100 + (int)r, r);
+    }
+    /* the same key in the same range is refused, in another range not */
+    snprintf(key, sizeof(key), "key-%u", (me.rank + 1) % size);
+    expect_status("publishing another rank's key again",
+                  publish(key, 1, PMIX_RANGE_UNDEF, PMIX_PERSIST_INVALID),
+                  PMIX_ERR_DUPLICATE_KEY);
+    snprintf(key, sizeof(key), "key-%u", me.rank);
+    expect_status("publishing our key with the namespace range",
+                  publish(key, 1, PMIX_RANGE_NAMESPACE, PMIX_PERSIST_INVALID),
+                  PMIX_SUCCESS);
+    /* PROC_LOCAL: only we see ours */
+    snprintf(key, sizeof(key), "mine-%u", me.rank);
+    must_publish(key, 7, PMIX_RANGE_PROC_LOCAL, PMIX_PERSIST_INVALID);
+    barrier();
+    expect_key(key, 7, me.rank);
+    snprintf(key, sizeof(key), "mine-%u", (me.rank + 1) % size);
+    expect_missing(key);
+}
+
+/* a lookup that waits for a key rank size-1 publishes later */
+static void pub_wait(unsigned size)
+{
+    waited_t w = {0};
+
+    if (me.rank == 0) {
+        lookup_wait_nb("late", 0, &w);
+    }
+    barrier();
+    if (me.rank == size - 1) {
+        must_publish("late", 55, PMIX_RANGE_UNDEF, PMIX_PERSIST_INVALID);
+    }
+    if (me.rank == 0) {
+        wait_done(&w, "the waiting lookup of 'late'");
+        if (w.status != PMIX_SUCCESS || w.value != 55 || w.from != size - 1) {
+            fail("waiting lookup of 'late': %s, %d from %u",
+                 PMIx_Error_string(w.status), w.value, w.from);
+        }
+    }
+    /* a waiting lookup of a key nobody publishes ends at its timeout */
+    if (me.rank == 1) {
+        waited_t never = {0};
+
+        lookup_wait_nb("never", 1, &never);
+        wait_done(&never, "the waiting lookup of 'never'");
+        expect_status("waiting lookup of 'never'", never.status,
+                      PMIX_ERR_TIMEOUT);
+    }
+    barrier();
+}
+
+/* FIRST_READ: rank 1 reads it, then it is gone for rank 2 */
+static void pub_first_read(void)
+{
+    if (me.rank == 0) {
+        must_publish("once", 1, PMIX_RANGE_UNDEF, PMIX_PERSIST_FIRST_READ);
+    }
+    barrier();
+    if (me.rank == 1) {
+        expect_key("once", 1, 0);
+    }
+    barrier();
+    if (me.rank == 2) {
+        expect_missing("once");
+    }
+}
+
+/* unpublish one key, then every key */
+static void pub_unpublish(unsigned size)
+{
+    char key[32], *keys[2] = {key, NULL};
+    pmix_status_t rc;
+
+    snprintf(key, sizeof(key), "key-%u", me.rank);
+    /* both ranges of it */
+    rc = PMIx_Unpublish(keys, NULL, 0);
+    expect_status("unpublishing our key", rc, PMIX_SUCCESS);
+    snprintf(key, sizeof(key), "key-%u", (me.rank + 1) % size);
+    expect_status("unpublishing another rank's key",
+                  PMIx_Unpublish(keys, NULL, 0), PMIX_ERR_NOT_FOUND);
+    snprintf(key, sizeof(key), "a-%u", me.rank);
+    must_publish(key, 1, PMIX_RANGE_UNDEF, PMIX_PERSIST_INVALID);
+    snprintf(key, sizeof(key), "b-%u", me.rank);
+    must_publish(key, 1, PMIX_RANGE_GLOBAL, PMIX_PERSIST_INVALID);
+    expect_status("unpublishing every key", PMIx_Unpublish(NULL, NULL, 0),
+                  PMIX_SUCCESS);
+    barrier();
+    snprintf(key, sizeof(key), "key-%u", (me.rank + 1) % size);
+    expect_missing(key);
+    snprintf(key, sizeof(key), "a-%u", (me.rank + 1) % size);
+    expect_missing(key);
+    snprintf(key, sizeof(key), "b-%u", (me.rank + 1) % size);
+    expect_missing(key);
+}
+
+/* PERSIST_PROC goes with its publisher, PERSIST_INDEF stays; a waiting
+ * lookup whose client left is dropped */
+static void pub_proc(void)
+{
+    pmix_status_t rc;
+    pmix_pdata_t pd;
+    waited_t w = {0};
+
+    if (me.rank == 0) {
+        must_publish("proc", 1, PMIX_RANGE_UNDEF, PMIX_PERSIST_PROC);
+        must_publish("indef", 2, PMIX_RANGE_UNDEF, PMIX_PERSIST_INDEF);
+    }
+    if (me.rank == 1) {
+        lookup_wait_nb("nobody", 0, &w);
+    }
+    barrier();
+    expect_key("proc", 1, 0);
+    barrier();
+    if (me.rank == 0 || me.rank == 1) {
+        /* leave without finalizing: the host sees the process end */
+        printf("rank %u pub proc ok\n", me.rank);
+        fflush(stdout);
+        _exit(0);
+    }
+    for (int i = 0; i < 3000; i++) {
+        rc = lookup("proc", NULL, 0, &pd);
+        PMIX_PDATA_DESTRUCT(&pd);
+        if (rc != PMIX_SUCCESS) {
+            break;
+        }
+        usleep(10000);
+    }
+    expect_status("PERSIST_PROC key after its publisher ended", rc,
+                  PMIX_ERR_NOT_FOUND);
+    expect_key("indef", 2, 0);
+    if (me.rank == 2) {
+        /* answers nobody: rank 1's lookup is gone */
+        must_publish("nobody", 3, PMIX_RANGE_UNDEF, PMIX_PERSIST_INVALID);
+    }
+}
+
+/* start a GLOBAL PMIX_WAIT lookup of KEY, bounded by 60 s */
+static void lookup_global_wait(char *key, waited_t *w)
+{
+    char *keys[2]            = {key, NULL};
+    pmix_data_range_t global = PMIX_RANGE_GLOBAL;
+    pmix_info_t info[3];
+    bool yes    = true;
+    int timeout = 60;
+    pmix_status_t rc;
+
+    PMIX_INFO_LOAD(&info[0], PMIX_WAIT, &yes, PMIX_BOOL);
+    PMIX_INFO_LOAD(&info[1], PMIX_TIMEOUT, &timeout, PMIX_INT);
+    PMIX_INFO_LOAD(&info[2], PMIX_RANGE, &global, PMIX_DATA_RANGE);
+    rc = PMIx_Lookup_nb(keys, info, 3, waited_cb, w);
+    if (rc != PMIX_SUCCESS) {
+        fail("PMIx_Lookup_nb(%s, GLOBAL): %s", key, PMIx_Error_string(rc));
+    }
+    wait_done(w, key);
+    if (w->status != PMIX_SUCCESS) {
+        fail("GLOBAL lookup of %s: %s", key, PMIx_Error_string(w->status));
+    }
+}
+
+/* KEY must not be seen by a GLOBAL lookup */
+static void expect_not_global(const char *key)
+{
+    pmix_data_range_t global = PMIX_RANGE_GLOBAL;
+    pmix_info_t info;
+    pmix_pdata_t pd;
+
+    PMIX_INFO_LOAD(&info, PMIX_RANGE, &global, PMIX_DATA_RANGE);
+    expect_status(key, lookup(key, &info, 1, &pd), PMIX_ERR_NOT_FOUND);
+    PMIX_PDATA_DESTRUCT(&pd);
+    expect_missing(key);
+}
+
+/* KEY, GLOBAL, found once with VALUE from rank 0 of another job */
+static void expect_foreign(const char *key, int value)
+{
+    pmix_data_range_t global = PMIX_RANGE_GLOBAL;
+    pmix_info_t info;
+    pmix_pdata_t pd;
+
+    PMIX_INFO_LOAD(&info, PMIX_RANGE, &global, PMIX_DATA_RANGE);
+    expect_status(key, lookup(key, &info, 1, &pd), PMIX_SUCCESS);
+    if (PMIX_CHECK_NSPACE(pd.proc.nspace, me.nspace) || pd.proc.rank != 0
+        || pd.value.type != PMIX_INT || pd.value.data.integer != value) {
+        fail("%s: %d from %s:%u, not %d from the other job", key,
+             pd.value.data.integer, pd.proc.nspace, pd.proc.rank, value);
+    }
+    PMIX_PDATA_DESTRUCT(&pd);
+}
+
+/* two jobs: A publishes and stays until the file RUN_CLIENT_WAIT_FILE
+ * exists, B looks up across them */
+static void pub_xjob(int is_b, int none)
+{
+    const char *file = getenv("RUN_CLIENT_WAIT_FILE");
+    waited_t w       = {0};
+
+    if (me.rank != 0) {
+        return;
+    }
+    if (none) {
+        expect_not_global("xnothing");
+        return;
+    }
+    if (!is_b) {
+        must_publish("xns", 1, PMIX_RANGE_NAMESPACE, PMIX_PERSIST_INVALID);
+        must_publish("xsess", 1, PMIX_RANGE_UNDEF, PMIX_PERSIST_INVALID);
+        must_publish("xjob", 77, PMIX_RANGE_GLOBAL, PMIX_PERSIST_FIRST_READ);
+        must_publish("xready", 1, PMIX_RANGE_GLOBAL, PMIX_PERSIST_INVALID);
+        for (int i = 0; i < 600 && file != NULL && access(file, F_OK) != 0;
+             i++) {
+            usleep(100000);
+        }
+        return;
+    }
+    lookup_global_wait("xready", &w);
+    expect_not_global("xns");
+    expect_not_global("xsess");
+    expect_foreign("xjob", 77);
+    expect_not_global("xjob"); /* FIRST_READ: taken by the lookup above */
+}
+
+/* run_client pub all|proc|xa|xb|xnone */
+static int pub_main(const char *mode)
+{
+    pmix_value_t *val;
+    unsigned size;
+    pmix_proc_t job;
+    pmix_status_t rc;
+
+    int xnone = strcmp(mode, "xnone") == 0;
+    int xjob  = strcmp(mode, "xa") == 0 || strcmp(mode, "xb") == 0 || xnone;
+
+    if (strcmp(mode, "all") != 0 && strcmp(mode, "proc") != 0 && !xjob) {
+        fprintf(stderr, "usage: run_client pub all|proc|xa|xb|xnone\n");
+        return 2;
+    }
+    rc = PMIx_Init(&me, NULL, 0);
     if (rc != PMIX_SUCCESS) {
         fprintf(stderr, "PMIx_Init failed: %s\n", PMIx_Error_string(rc));
         return 1;
@@ -732,11 +1146,28 @@ static int leave_main(int argc, char **argv)
     fflush(stdout);
     for (size_t i = 0; i < ninfo; i++) {
         PMIX_INFO_DESTRUCT(&info[i]);
+    PMIX_LOAD_PROCID(&job, me.nspace, PMIX_RANK_WILDCARD);
+    val  = get(&job, PMIX_JOB_SIZE);
+    size = val->data.uint32;
+    PMIX_VALUE_RELEASE(val);
+    if (size < 3 && !xjob) {
+        fail("run_client pub needs at least 3 ranks");
+    }
+    if (xjob) {
+        pub_xjob(strcmp(mode, "xb") == 0, xnone);
+    } else if (strcmp(mode, "all") == 0) {
+        pub_wait(size);
+        pub_each_other(size);
+        pub_first_read();
+        pub_unpublish(size);
+    } else {
+        pub_proc();
     }
     rc = PMIx_Finalize(NULL, 0);
     if (rc != PMIX_SUCCESS) {
         fail("PMIx_Finalize: %s", PMIx_Error_string(rc));
     }
+    printf("rank %u pub %s ok\n", me.rank, mode);
     return 0;
 }
 
@@ -751,12 +1182,16 @@ int main(int argc, char **argv)
     if (argc >= 2 && strcmp(argv[1], "leave") == 0) {
         return leave_main(argc, argv);
     }
+    if (argc == 3 && strcmp(argv[1], "pub") == 0) {
+        return pub_main(argv[2]);
+    }
     if (argc < 2 || (n = (unsigned)atoi(argv[1])) == 0) {
         fprintf(stderr, "usage: run_client N [abort STATUS]\n"
                         "       run_client nodes "
                         "info|fence|loop|abi|late|reserved\n"
                         "       run_client leave fin|exit|kill L "
-                        "collect|barrier T early|late\n");
+                        "collect|barrier T early|late\n"
+                        "       run_client pub all|proc|xa|xb|xnone\n");
         return 2;
     }
     rc = PMIx_Init(&me, NULL, 0);

@@ -210,3 +210,12 @@ tests_unit_test_run_limits_t_CFLAGS  = $(RDP_TEST_CFLAGS)
 tests_unit_test_run_limits_t_LDADD   = src/run/librdprun.la $(RDP_TEST_LIBS)
 TESTS += tests/unit/test_run_limits.t
 endif
+
+# rdpmix-run's publish/lookup data store (src/run/datasvc.c)
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_run_datasvc.t
+tests_unit_test_run_datasvc_t_SOURCES = tests/unit/test_run_datasvc.c
+tests_unit_test_run_datasvc_t_CFLAGS  = $(RDP_TEST_CFLAGS)
+tests_unit_test_run_datasvc_t_LDADD   = src/run/librdprun.la $(RDP_TEST_LIBS)
+TESTS += tests/unit/test_run_datasvc.t
+endif

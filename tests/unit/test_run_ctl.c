@@ -476,6 +476,94 @@ static void huge_counts_are_rejected_before_allocating(void **state)
     rdp_buf_cleanup(&buf);
 }
 
+/* PUBSUB keeps requester, keys and directives; its key rules hold */
+static void pubsub_roundtrip_checks_the_keys(void **state)
+{
+    char *keys[]     = {"a", "b", NULL};
+    pmix_info_t info = {.key = "pmix.range"};
+    rdp_ctl_pubsub_t in, out;
+    rdp_buf_t buf;
+
+    memset(&in, 0, sizeof(in));
+    in.id    = 77;
+    in.op    = RDP_CTL_LOOKUP;
+    in.keys  = keys;
+    in.info  = &info;
+    in.ninfo = 1;
+    strcpy(in.proc.nspace, "job");
+    in.proc.rank          = 3;
+    info.value.type       = PMIX_DATA_RANGE;
+    info.value.data.range = PMIX_RANGE_GLOBAL;
+    rdp_buf_init(&buf);
+    assert_int_equal(rdp_ctl_pubsub_pack(&buf, &in), PMIX_SUCCESS);
+    assert_int_equal(rdp_ctl_pubsub_unpack(buf.data, buf.size, &out),
+                     PMIX_SUCCESS);
+    assert_int_equal(out.id, 77);
+    assert_int_equal(out.op, RDP_CTL_LOOKUP);
+    assert_string_equal(out.proc.nspace, "job");
+    assert_int_equal(out.proc.rank, 3);
+    assert_string_equal(out.keys[1], "b");
+    assert_null(out.keys[2]);
+    assert_int_equal(out.ninfo, 1);
+    assert_int_equal(out.info[0].value.data.range, PMIX_RANGE_GLOBAL);
+    rdp_ctl_pubsub_cleanup(&out);
+    rdp_buf_cleanup(&buf);
+
+    /* a publish with keys, a lookup without, an unknown op */
+    for (int i = 0; i < 3; i++) {
+        in.op   = i == 0 ? RDP_CTL_PUBLISH : i == 1 ? RDP_CTL_LOOKUP : 9;
+        in.keys = i == 1 ? NULL : keys;
+        rdp_buf_init(&buf);
+        assert_int_equal(rdp_ctl_pubsub_pack(&buf, &in), PMIX_SUCCESS);
+        assert_int_not_equal(rdp_ctl_pubsub_unpack(buf.data, buf.size, &out),
+                             PMIX_SUCCESS);
+        rdp_buf_cleanup(&buf);
+    }
+    /* an unpublish of every key has none */
+    in.op   = RDP_CTL_UNPUBLISH;
+    in.keys = NULL;
+    rdp_buf_init(&buf);
+    assert_int_equal(rdp_ctl_pubsub_pack(&buf, &in), PMIX_SUCCESS);
+    assert_int_equal(rdp_ctl_pubsub_unpack(buf.data, buf.size - 1, &out) != 0,
+                     1);
+    assert_int_equal(rdp_ctl_pubsub_unpack(buf.data, buf.size, &out),
+                     PMIX_SUCCESS);
+    assert_null(out.keys);
+    rdp_ctl_pubsub_cleanup(&out);
+    rdp_buf_cleanup(&buf);
+}
+
+/* PUBSUB_REPLY carries the status and the publishers' data */
+static void pubsub_reply_carries_status_and_data(void **state)
+{
+    pmix_pdata_t pd   = {.proc = {.nspace = "job", .rank = 2}, .key = "k"};
+    pmix_pdata_t *out = NULL;
+    size_t nout       = 0;
+    uint32_t id       = 0;
+    pmix_status_t st  = 0;
+    rdp_buf_t buf;
+
+    pd.value.type         = PMIX_INT;
+    pd.value.data.integer = 5;
+    rdp_buf_init(&buf);
+    assert_int_equal(rdp_ctl_pubsub_reply_pack(&buf, 9, PMIX_SUCCESS, &pd, 1),
+                     PMIX_SUCCESS);
+    assert_int_equal(
+        rdp_ctl_pubsub_reply_unpack(buf.data, buf.size, &id, &st, &out, &nout),
+        PMIX_SUCCESS);
+    assert_int_equal(id, 9);
+    assert_int_equal(st, PMIX_SUCCESS);
+    assert_int_equal(nout, 1);
+    assert_string_equal(out[0].key, "k");
+    assert_int_equal(out[0].proc.rank, 2);
+    assert_int_equal(out[0].value.data.integer, 5);
+    PMIX_PDATA_FREE(out, nout);
+    assert_int_not_equal(rdp_ctl_pubsub_reply_unpack(buf.data, buf.size - 1,
+                                                     &id, &st, &out, &nout),
+                         PMIX_SUCCESS);
+    rdp_buf_cleanup(&buf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -492,6 +580,8 @@ int main(void)
         cmocka_unit_test(engine_launch_needs_every_address),
         cmocka_unit_test(engine_launch_with_a_short_key_is_rejected),
         cmocka_unit_test(hello_carries_the_engine_address),
+        cmocka_unit_test(pubsub_roundtrip_checks_the_keys),
+        cmocka_unit_test(pubsub_reply_carries_status_and_data),
     };
 
     return cmocka_run_group_tests_name("run_ctl", tests, NULL, NULL);

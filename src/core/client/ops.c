@@ -265,9 +265,8 @@ static void lookup_finish(rdp_client_op_t *op, pmix_status_t status,
         }
     }
     cbfunc(status, pd, npd, op->cbdata);
-    if (pd != NULL) {
-        pmix_pdata_free(pd, npd);
-    }
+    /* destruct the entries and free the array */
+    PMIX_PDATA_FREE(pd, npd);
 }
 
 pmix_status_t PMIx_Lookup_nb(char **keys, const pmix_info_t info[],
