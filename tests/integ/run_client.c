@@ -725,6 +725,49 @@ static int leave_main(int argc, char **argv)
     timeout = atoi(argv[5]);
     late    = strcmp(argv[6], "late") == 0;
     rc      = PMIx_Init(&me, NULL, 0);
+    if (rc != PMIX_SUCCESS) {
+        fprintf(stderr, "PMIx_Init failed: %s\n", PMIx_Error_string(rc));
+        return 1;
+    }
+    /* a fence the leaver did join: only the next one must fail */
+    fence_collect(0);
+    if (me.rank == leaver) {
+        if (late) {
+            sleep(1);
+        }
+        leave(argv[2]);
+    }
+    if (!late) {
+        sleep(1);
+    }
+    PMIX_VALUE_LOAD(&val, "left behind", PMIX_STRING);
+    rc = PMIx_Put(PMIX_GLOBAL, "rdpmix.test.leave", &val);
+    PMIX_VALUE_DESTRUCT(&val);
+    if (rc == PMIX_SUCCESS) {
+        rc = PMIx_Commit();
+    }
+    if (rc != PMIX_SUCCESS) {
+        fail("PMIx_Put/Commit: %s", PMIx_Error_string(rc));
+    }
+    PMIX_INFO_LOAD(&info[ninfo], PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
+    ninfo++;
+    if (timeout > 0) {
+        PMIX_INFO_LOAD(&info[ninfo], PMIX_TIMEOUT, &timeout, PMIX_INT);
+        ninfo++;
+    }
+    rc = PMIx_Fence(NULL, 0, info, ninfo);
+    printf("rank %u fence %d\n", me.rank, (int)rc);
+    fflush(stdout);
+    for (size_t i = 0; i < ninfo; i++) {
+        PMIX_INFO_DESTRUCT(&info[i]);
+    }
+    rc = PMIx_Finalize(NULL, 0);
+    if (rc != PMIX_SUCCESS) {
+        fail("PMIx_Finalize: %s", PMIx_Error_string(rc));
+    }
+    return 0;
+}
+
 /* ---- publish / lookup ---- */
 
 static void barrier(void)
@@ -1115,37 +1158,6 @@ static int pub_main(const char *mode)
         fprintf(stderr, "PMIx_Init failed: %s\n", PMIx_Error_string(rc));
         return 1;
     }
-    /* a fence the leaver did join: only the next one must fail */
-    fence_collect(0);
-    if (me.rank == leaver) {
-        if (late) {
-            sleep(1);
-        }
-        leave(argv[2]);
-    }
-    if (!late) {
-        sleep(1);
-    }
-    PMIX_VALUE_LOAD(&val, "left behind", PMIX_STRING);
-    rc = PMIx_Put(PMIX_GLOBAL, "rdpmix.test.leave", &val);
-    PMIX_VALUE_DESTRUCT(&val);
-    if (rc == PMIX_SUCCESS) {
-        rc = PMIx_Commit();
-    }
-    if (rc != PMIX_SUCCESS) {
-        fail("PMIx_Put/Commit: %s", PMIx_Error_string(rc));
-    }
-    PMIX_INFO_LOAD(&info[ninfo], PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
-    ninfo++;
-    if (timeout > 0) {
-        PMIX_INFO_LOAD(&info[ninfo], PMIX_TIMEOUT, &timeout, PMIX_INT);
-        ninfo++;
-    }
-    rc = PMIx_Fence(NULL, 0, info, ninfo);
-    printf("rank %u fence %d\n", me.rank, (int)rc);
-    fflush(stdout);
-    for (size_t i = 0; i < ninfo; i++) {
-        PMIX_INFO_DESTRUCT(&info[i]);
     PMIX_LOAD_PROCID(&job, me.nspace, PMIX_RANK_WILDCARD);
     val  = get(&job, PMIX_JOB_SIZE);
     size = val->data.uint32;
