@@ -109,6 +109,9 @@ static void chan_msg_cb(rdp_run_chan_t *chan, uint16_t cmd, const void *payload,
             rdp_run_dmn_signal_ranks(kill_m.signo, 0);
         }
         break;
+    case RDP_CTL_NOTIFY:
+        rdp_run_dmn_on_notify(payload, len);
+        break;
     case RDP_CTL_SHUTDOWN:
         if (!dm->stopping) {
             dm->stopping = 1;

@@ -22,6 +22,8 @@
  *        run_client nodes loop   as info, then barrier fences until one
  *                                fails (prints "rank R looping" after the
  *                                first); exits 1 with the fence's error
+ *        run_client events ranges|cache|recovery
+ *                                events across nodes: run_client_events.c
  */
 #include <pmix.h>
 
@@ -449,6 +451,8 @@ static int nodes_main(const char *mode)
     return 0;
 }
 
+int events_main(const char *mode); /* run_client_events.c */
+
 int main(int argc, char **argv)
 {
     unsigned n;
@@ -456,6 +460,9 @@ int main(int argc, char **argv)
 
     if (argc == 3 && strcmp(argv[1], "nodes") == 0) {
         return nodes_main(argv[2]);
+    }
+    if (argc == 3 && strcmp(argv[1], "events") == 0) {
+        return events_main(argv[2]);
     }
     if (argc < 2 || (n = (unsigned)atoi(argv[1])) == 0) {
         fprintf(stderr, "usage: run_client N [abort STATUS]\n"
