@@ -877,7 +877,11 @@ static void on_exit_report(dnode_t *node, const void *payload, size_t len)
                 desc, failure_outcome());
         }
         set_status(128 + m.value);
-        end_job_unless_recovering();
+        if (m.value == L.fwd_signo) {
+            end_job(); /* the user's signal ends the job */
+        } else {
+            end_job_unless_recovering();
+        }
         break;
     default:
         if (m.value != 0) {

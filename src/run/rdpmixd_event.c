@@ -125,7 +125,9 @@ void rdp_run_dmn_rank_failed(const pmix_proc_t *rank, int exit_code)
                                           PMIX_EVENT_PROC_TERMINATED};
     pmix_proc_t job;
 
-    if (!(dm->launch.flags & RDP_CTL_FLAG_CONTINUE) || !dm->server_up) {
+    /* a job being ended has nobody left to tell */
+    if (!(dm->launch.flags & RDP_CTL_FLAG_CONTINUE) || !dm->server_up
+        || dm->terminating) {
         return;
     }
     PMIX_LOAD_PROCID(&job, rank->nspace, PMIX_RANK_WILDCARD);
