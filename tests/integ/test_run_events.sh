@@ -68,14 +68,8 @@ check_that "... with its status and no rank reporting events" \
 # --enable-recovery does not keep a job the user interrupts: a rank that
 # dies of the forwarded SIGINT ends it, also when another ignores SIGINT
 marker="sleep 9$$.75"
-timeout -k 5 60 "$RUN" -n 2 --enable-recovery sh -c \
-    "if [ \$PMIX_RANK = 1 ]; then trap '' INT; fi; $marker; true" \
-    >"$tmp/out" 2>"$tmp/err" </dev/null &
-pid=$!
-wait_for "$marker" 2
-kill -INT "$(pgrep -P $pid)"
-wait $pid
-rc=$?
+signal_job INT 2 -n 2 --enable-recovery sh -c \
+    "if [ \$PMIX_RANK = 1 ]; then trap '' INT; fi; $marker; true"
 check "--enable-recovery: SIGINT still ends the job with 130" [ "$rc" -eq 130 ]
 check "--enable-recovery: nothing is left after SIGINT" none_left "$marker"
 reap "$marker"
