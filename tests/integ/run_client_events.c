@@ -293,6 +293,7 @@ static int ranges_main(void)
         PMIX_INFO_LOAD(&cinfo, PMIX_EVENT_CUSTOM_RANGE, &darray,
                        PMIX_DATA_ARRAY);
         notify(EV_CUSTOM, PMIX_RANGE_CUSTOM, &cinfo, 1);
+        PMIX_INFO_DESTRUCT(&cinfo); /* notify copied it */
     }
     if (self.rank == size - 1) {
         notify(EV_FROM_LAST, PMIX_RANGE_GLOBAL, NULL, 0);
@@ -340,6 +341,7 @@ static int cache_main(const char *flag)
     }
     PMIX_INFO_LOAD(&model, PMIX_PROGRAMMING_MODEL, "run_client", PMIX_STRING);
     rc = PMIx_Init(&self, &model, 1);
+    PMIX_INFO_DESTRUCT(&model);
     if (rc != PMIX_SUCCESS) {
         die("PMIx_Init", rc);
     }
