@@ -1384,7 +1384,8 @@ static void usage(FILE *f)
         "The ranks read stdin from /dev/null. Their stdout and stderr go to\n"
         "rdpmix-run's. The exit status is the first failing rank's exit\n"
         "status (128+N for a rank killed by signal N), 0 if all succeed; a\n"
-        "failing or aborting rank ends the whole job. See docs/run.md.\n");
+        "failing (unless --enable-recovery) or aborting rank ends the\n"
+        "whole job. See docs/run.md.\n");
 }
 
 static void usage_error(const char *fmt, ...)
