@@ -850,3 +850,58 @@ pmix_status_t rdp_ctl_pubsub_reply_unpack(const void *data, size_t len,
     *npd_p    = npd;
     return PMIX_SUCCESS;
 }
+
+pmix_status_t rdp_ctl_event_pack(rdp_buf_t *buf, const rdp_ctl_event_t *m)
+{
+    size_t mark          = buf->size;
+    pmix_status_t status = rdp_pack_i32(buf, m->code);
+
+    if (status == PMIX_SUCCESS) {
+        status = rdp_pack_proc(buf, &m->source);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_pack_u8(buf, (uint8_t)m->range);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_pack_info_array(buf, m->info, m->ninfo);
+    }
+    return finish(buf, mark, status);
+}
+
+pmix_status_t rdp_ctl_event_unpack(const void *data, size_t len,
+                                   rdp_ctl_event_t *m_p)
+{
+    rdp_rbuf_t rb;
+    rdp_ctl_event_t m = {0};
+    int32_t code;
+    uint8_t range;
+    pmix_status_t status;
+
+    rdp_rbuf_init(&rb, data, len);
+    status = rdp_unpack_i32(&rb, &code);
+    if (status == PMIX_SUCCESS) {
+        status = rdp_unpack_proc(&rb, &m.source);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_unpack_u8(&rb, &range);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_unpack_info_array(&rb, &m.info, &m.ninfo);
+    }
+    status = check_end(&rb, status);
+    if (status != PMIX_SUCCESS) {
+        rdp_ctl_event_cleanup(&m);
+        return status;
+    }
+    m.code  = code;
+    m.range = range;
+    *m_p    = m;
+    return PMIX_SUCCESS;
+}
+
+void rdp_ctl_event_cleanup(rdp_ctl_event_t *m)
+{
+    rdp_info_array_free(m->info, m->ninfo);
+    m->info  = NULL;
+    m->ninfo = 0;
+}

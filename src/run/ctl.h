@@ -41,6 +41,10 @@
  *   PUBSUB_REPLY l->d u32 id, i32 status, pdata array (lookup results)
  *   PEER_LOOKUP  another launcher -> l: a PUBSUB lookup of GLOBAL data,
  *                   over a unix socket (datapeer.h); answered PUBSUB_REPLY
+ *   NOTIFY    d->l, l->d  an event for other nodes (docs/design.md,
+ *                   "Events across nodes"): i32 code, proc source,
+ *                   u8 range, infos; rdpmix-run relays it to every
+ *                   daemon but its sender
  *
  * A node's ranks are listed in the LAUNCH of every daemon, so each knows
  * the whole map (node names, which ranks live where).  In engine mode
@@ -65,6 +69,8 @@ enum rdp_ctl_cmd {
     RDP_CTL_GOT_SIGNAL = 110,
     RDP_CTL_RECEIVED   = 111,
     RDP_CTL_START      = 112,
+    /* 120-129: events */
+    RDP_CTL_NOTIFY = 120,
     /* 130-139: the data service (publish/lookup/unpublish) */
     RDP_CTL_PUBSUB       = 130,
     RDP_CTL_PUBSUB_REPLY = 131,
@@ -107,6 +113,8 @@ enum rdp_ctl_kill_mode {
 /* LAUNCH.flags */
 #define RDP_CTL_FLAG_TAG_OUTPUT 0x1u
 #define RDP_CTL_FLAG_ENGINE     0x2u /* connect the engine before launch */
+#define RDP_CTL_FLAG_CONTINUE   0x4u /* --enable-recovery: an abnormal rank
+                                        end raises events, the job goes on */
 
 typedef struct rdp_ctl_hello {
     uint8_t secret[RDP_CTL_SECRET_LEN];
@@ -241,6 +249,20 @@ pmix_status_t rdp_ctl_pubsub_reply_unpack(const void *data, size_t len,
                                           uint32_t *id_p,
                                           pmix_status_t *status_p,
                                           pmix_pdata_t **pd_p, size_t *npd_p);
+
+/** NOTIFY: an event (what PMIx_Notify_event takes). */
+typedef struct rdp_ctl_event {
+    pmix_status_t code;
+    pmix_proc_t source;
+    pmix_data_range_t range;
+    pmix_info_t *info; /* owned by unpack */
+    size_t ninfo;
+} rdp_ctl_event_t;
+
+pmix_status_t rdp_ctl_event_pack(rdp_buf_t *buf, const rdp_ctl_event_t *m);
+pmix_status_t rdp_ctl_event_unpack(const void *data, size_t len,
+                                   rdp_ctl_event_t *m_p);
+void rdp_ctl_event_cleanup(rdp_ctl_event_t *m);
 
 /** Free a NULL-terminated malloc'ed string vector; accepts NULL. */
 void rdp_ctl_strv_free(char **v);

@@ -120,6 +120,7 @@ typedef struct launcher {
     uint32_t slots; /* --slots-per-node; 0: ceil(np / nnodes) */
     int engine;     /* more than one node: the servers run the engine */
     int tag_output;
+    int recovery; /* --enable-recovery: a failing rank does not end the job */
     int ompi;
     uint32_t timeout;
     char **xenv; /* "NAME=value" */
@@ -612,6 +613,7 @@ static void send_launch(void)
     m.env      = env;
     m.cwd      = getcwd(cwd, sizeof(cwd));
     m.flags    = L.tag_output ? RDP_CTL_FLAG_TAG_OUTPUT : 0;
+    m.flags |= L.recovery ? RDP_CTL_FLAG_CONTINUE : 0;
     status     = PMIX_SUCCESS;
     if (L.engine) {
         /* a fresh session key for the servers' engine; it travels only
@@ -810,6 +812,44 @@ static void on_io(dnode_t *node, const void *payload, size_t len)
 }
 
 static void ds_rank_ended(uint32_t rank);
+/* What a failing rank does to the job (--enable-recovery: nothing). */
+static const char *failure_outcome(void)
+{
+    return L.recovery ? "the job continues (--enable-recovery)"
+                      : "terminating the job";
+}
+
+static void end_job_unless_recovering(void)
+{
+    if (!L.recovery) {
+        end_job();
+    }
+}
+
+/* NOTIFY: an event for other nodes; relay it to every daemon but its
+ * sender (which delivered it on its node already). */
+static void on_notify(dnode_t *node, const void *payload, size_t len)
+{
+    rdp_ctl_event_t m;
+
+    if (rdp_ctl_event_unpack(payload, len, &m) != PMIX_SUCCESS) {
+        rdp_log_warn(RUN, "malformed event from node %s", node->name);
+        return;
+    }
+    rdp_ctl_event_cleanup(&m);
+    for (uint32_t i = 0; i < L.nnodes; i++) {
+        rdp_buf_t buf;
+
+        if (&L.nodes[i] == node) {
+            continue;
+        }
+        rdp_buf_init(&buf);
+        if (rdp_buf_append(&buf, payload, len) == PMIX_SUCCESS) {
+            send_to(&L.nodes[i], RDP_CTL_NOTIFY, &buf);
+        }
+        rdp_buf_cleanup(&buf);
+    }
+}
 
 static void on_exit_report(dnode_t *node, const void *payload, size_t len)
 {
@@ -841,21 +881,24 @@ static void on_exit_report(dnode_t *node, const void *payload, size_t len)
     case RDP_CTL_SIGNALED:
         if (!L.ending && m.value != L.fwd_signo) {
             rdp_run_signal_desc(m.value, desc, sizeof(desc));
-            say("rank %u (pid %u) killed by signal %s; terminating the job",
-                m.rank, m.pid, desc);
+            say("rank %u (pid %u) killed by signal %s; %s", m.rank, m.pid,
+                desc, failure_outcome());
         }
         set_status(128 + m.value);
-        end_job();
+        if (m.value == L.fwd_signo) {
+            end_job(); /* the user's signal ends the job */
+        } else {
+            end_job_unless_recovering();
+        }
         break;
     default:
         if (m.value != 0) {
             if (!L.ending) {
-                say("rank %u (pid %u) exited with status %d; terminating "
-                    "the job",
-                    m.rank, m.pid, m.value);
+                say("rank %u (pid %u) exited with status %d; %s", m.rank,
+                    m.pid, m.value, failure_outcome());
             }
             set_status(m.value);
-            end_job();
+            end_job_unless_recovering();
         }
         break;
     }
@@ -1116,6 +1159,9 @@ static void conn_msg_cb(rdp_run_chan_t *chan, uint16_t cmd, const void *payload,
         break;
     case RDP_CTL_PUBSUB:
         on_pubsub(node, payload, len);
+        break;
+    case RDP_CTL_NOTIFY:
+        on_notify(node, payload, len);
         break;
     default:
         rdp_log_warn(RUN, "unexpected control message %u from node %s", cmd,
@@ -1473,6 +1519,10 @@ static void usage(FILE *f)
         "                        Slurm's, or ceil(N/M)); N may not exceed\n"
         "                        M*K\n"
         "  --tag-output          prefix each output line with \"[rank] \"\n"
+        "  --enable-recovery     a rank that fails (exit status or signal)\n"
+        "                        does not end the job: the others are\n"
+        "                        told (PMIX_ERR_PROC_ABORTED,\n"
+        "                        PMIX_EVENT_PROC_TERMINATED) and go on\n"
         "  -x VAR[=value]        export VAR (with this value, or the one it\n"
         "                        has here) to the ranks; repeatable\n"
         "  --timeout SECONDS     end the job after SECONDS (exit status "
@@ -1486,7 +1536,8 @@ static void usage(FILE *f)
         "The ranks read stdin from /dev/null. Their stdout and stderr go to\n"
         "rdpmix-run's. The exit status is the first failing rank's exit\n"
         "status (128+N for a rank killed by signal N), 0 if all succeed; a\n"
-        "failing or aborting rank ends the whole job. See docs/run.md.\n");
+        "failing (unless --enable-recovery) or aborting rank ends the\n"
+        "whole job. See docs/run.md.\n");
 }
 
 static void usage_error(const char *fmt, ...)
@@ -1824,6 +1875,8 @@ static void parse_args(int argc, char **argv)
             exit(0);
         } else if (strcmp(a, "--tag-output") == 0) {
             L.tag_output = 1;
+        } else if (strcmp(a, "--enable-recovery") == 0) {
+            L.recovery = 1;
         } else if (strcmp(a, "--no-ompi") == 0) {
             L.ompi = 0;
         } else if ((v = match_opt(argc, argv, &i, "--np", 0)) != NULL

@@ -112,6 +112,9 @@ static void chan_msg_cb(rdp_run_chan_t *chan, uint16_t cmd, const void *payload,
     case RDP_CTL_PUBSUB_REPLY:
         rdp_run_dmn_pubsub_reply(payload, len);
         break;
+    case RDP_CTL_NOTIFY:
+        rdp_run_dmn_on_notify(payload, len);
+        break;
     case RDP_CTL_SHUTDOWN:
         if (!dm->stopping) {
             dm->stopping = 1;

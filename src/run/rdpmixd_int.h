@@ -113,6 +113,17 @@ void rdp_run_dmn_say(const char *fmt, ...)
 void rdp_run_dmn_send(uint16_t cmd, rdp_buf_t *buf);
 
 /* rdpmixd_job.c */
+/* rdpmixd_event.c: events across nodes and of ranks' ends */
+pmix_status_t rdp_run_dmn_notify_event(pmix_status_t code,
+                                       const pmix_proc_t *source,
+                                       pmix_data_range_t range,
+                                       pmix_info_t info[], size_t ninfo,
+                                       pmix_op_cbfunc_t cbfunc, void *cbdata);
+/** NOTIFY from rdpmix-run: raise the event in our server. */
+void rdp_run_dmn_on_notify(const void *payload, size_t len);
+/** A rank ended abnormally: events, if the job continues. */
+void rdp_run_dmn_rank_failed(const pmix_proc_t *rank, int exit_code);
+
 /** Upcalls of the host module (fence_nb, direct_modex stay NULL). */
 extern pmix_server_module_t rdp_run_dmn_module;
 /** Handle a LAUNCH payload: keep the job and say RECEIVED (or report a

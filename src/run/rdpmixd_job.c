@@ -273,8 +273,12 @@ static void rank_reaped(rank_proc_t *rp, int wstatus)
         send_exit(rp, RDP_CTL_FAILED_TO_START, err, detail);
     } else if (WIFSIGNALED(wstatus)) {
         send_exit(rp, RDP_CTL_SIGNALED, WTERMSIG(wstatus), NULL);
+        rdp_run_dmn_rank_failed(&rp->proc, 128 + WTERMSIG(wstatus));
     } else {
         send_exit(rp, RDP_CTL_EXITED, WEXITSTATUS(wstatus), NULL);
+        if (WEXITSTATUS(wstatus) != 0) {
+            rdp_run_dmn_rank_failed(&rp->proc, WEXITSTATUS(wstatus));
+        }
     }
     if (rp->status_fd >= 0) {
         close(rp->status_fd);
@@ -491,6 +495,7 @@ pmix_server_module_t rdp_run_dmn_module = {
     .publish          = rdp_run_dmn_publish,
     .lookup           = rdp_run_dmn_lookup,
     .unpublish        = rdp_run_dmn_unpublish,
+    .notify_event     = rdp_run_dmn_notify_event,
     /* fence_nb and direct_modex stay NULL: the server completes
      * collectives itself, on one node alone and across nodes with the
      * engine (rdpmixd --engine) */

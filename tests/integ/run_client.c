@@ -86,6 +86,9 @@
  *                                "rank 0 pub xb ok"
  *        run_client pub xnone    a GLOBAL lookup of "xnothing" finds
  *                                nothing
+ *
+ *        run_client events ranges|cache|recovery
+ *                                events across nodes: run_client_events.c
  */
 #include <pmix.h>
 
@@ -1183,6 +1186,8 @@ static int pub_main(const char *mode)
     return 0;
 }
 
+int events_main(const char *mode); /* run_client_events.c */
+
 int main(int argc, char **argv)
 {
     unsigned n;
@@ -1197,13 +1202,17 @@ int main(int argc, char **argv)
     if (argc == 3 && strcmp(argv[1], "pub") == 0) {
         return pub_main(argv[2]);
     }
+    if (argc == 3 && strcmp(argv[1], "events") == 0) {
+        return events_main(argv[2]);
+    }
     if (argc < 2 || (n = (unsigned)atoi(argv[1])) == 0) {
         fprintf(stderr, "usage: run_client N [abort STATUS]\n"
                         "       run_client nodes "
                         "info|fence|loop|abi|late|reserved\n"
                         "       run_client leave fin|exit|kill L "
                         "collect|barrier T early|late\n"
-                        "       run_client pub all|proc|xa|xb|xnone\n");
+                        "       run_client pub all|proc|xa|xb|xnone\n"
+                        "       run_client events ranges|cache|recovery\n");
         return 2;
     }
     rc = PMIx_Init(&me, NULL, 0);

@@ -82,6 +82,21 @@ wait_for() {
     poll '[ "$(pgrep -fx "$_pat" | wc -l)" -ge "$_n" ]'
 }
 
+# signal_job SIG N ARGS...: run rdpmix-run ARGS in the background, wait
+# until N processes run "$marker", send SIG to rdpmix-run (not to
+# timeout(1)) and wait for it; sets rc, fills $tmp/out, err
+signal_job() {
+    _sig=$1
+    _n=$2
+    shift 2
+    timeout -k 5 60 "$RUN" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null &
+    _pid=$!
+    wait_for "$marker" "$_n"
+    kill "-$_sig" "$(pgrep -P $_pid)"
+    wait $_pid
+    rc=$?
+}
+
 # kill leftovers of a failed test (exact command line only)
 reap() {
     for p in $(pgrep -fx "$1"); do kill -KILL "$p" 2>/dev/null; done

@@ -49,13 +49,7 @@ check "no process is left after --timeout" none_left "$marker"
 reap "$marker"
 
 # SIGTERM to rdpmix-run reaches the ranks
-timeout -k 5 60 "$RUN" -n 2 sh -c "trap 'echo got TERM; exit 3' TERM; $marker & wait" \
-    >"$tmp/out" 2>"$tmp/err" </dev/null &
-pid=$!
-wait_for "$marker" 2
-kill -TERM "$(pgrep -P $pid)"   # rdpmix-run itself, not timeout(1)
-wait $pid
-rc=$?
+signal_job TERM 2 -n 2 sh -c "trap 'echo got TERM; exit 3' TERM; $marker & wait"
 check "SIGTERM is forwarded to every rank" [ "$(grep -c '^got TERM$' "$tmp/out")" -eq 2 ]
 check "the job's status after a forwarded SIGTERM is the ranks' (3)" [ "$rc" -eq 3 ]
 check "forwarding is reported" grep -q "forwarding it to the job" "$tmp/err"
@@ -65,25 +59,14 @@ reap "$marker"
 # the job ends (rank 0 exits 3 on the forwarded SIGTERM) while rank 1 is
 # still in its SIGTERM handler: rank 1 is not sent SIGTERM again (its
 # handler would run twice)
-timeout -k 5 60 "$RUN" -n 2 sh -c "trap 'echo got TERM; [ \$PMIX_RANK = 1 ] && sleep 1; exit 3' TERM; $marker & wait" \
-    >"$tmp/out" 2>"$tmp/err" </dev/null &
-pid=$!
-wait_for "$marker" 2
-kill -TERM "$(pgrep -P $pid)"
-wait $pid
-rc=$?
+signal_job TERM 2 -n 2 sh -c "trap 'echo got TERM; [ \$PMIX_RANK = 1 ] && sleep 1; exit 3' TERM; $marker & wait"
 check "a rank handling a forwarded SIGTERM does not get another one" \
     [ "$(grep -c '^got TERM$' "$tmp/out")" -eq 2 ]
 check "no process is left after a slow SIGTERM handler" none_left "$marker"
 reap "$marker"
 
 # SIGINT to rdpmix-run: ranks die of it, status 128+2
-timeout -k 5 60 "$RUN" -n 2 sh -c "exec $marker" >"$tmp/out" 2>"$tmp/err" </dev/null &
-pid=$!
-wait_for "$marker" 2
-kill -INT "$(pgrep -P $pid)"
-wait $pid
-rc=$?
+signal_job INT 2 -n 2 sh -c "exec $marker"
 check "SIGINT ends the job with 130" [ "$rc" -eq 130 ]
 check "no process is left after SIGINT" none_left "$marker"
 reap "$marker"

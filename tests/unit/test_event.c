@@ -528,6 +528,110 @@ static void handlers_may_register_handlers(void **state)
     assert_string_equal(got, "inner");
 }
 
+/* ---- events kept for handlers registered later --------------------- */
+
+/* Notify @a code with the boolean @a flag set, and let it be handled. */
+static void notify_flagged(pmix_status_t code, const char *flag)
+{
+    pmix_info_t info;
+    bool t = true;
+
+    PMIX_INFO_LOAD(&info, flag, &t, PMIX_BOOL);
+    notify(code, NULL, &info, 1);
+    drain();
+}
+
+/* Register @a h (blocking) and check what has run so far. */
+static void reg_then_expect(hctx_t *h, pmix_status_t *codes, size_t ncodes,
+                            const char *expected)
+{
+    char got[256];
+
+    assert_true(reg(h, codes, ncodes, NULL, NULL, PMIX_UNDEF) >= 0);
+    drain();
+    rec_string(got, sizeof(got));
+    assert_string_equal(got, expected);
+}
+
+static void kept_event_goes_to_the_first_matching_handler_once(void **state)
+{
+    hctx_t other = {.name = "other"}, a = {.name = "a"}, b = {.name = "b"};
+    pmix_status_t code = -1000, code2 = -1001;
+
+    notify(code, NULL, NULL, 0);
+    drain();
+    reg_then_expect(&other, &code2, 1, "");
+    reg_then_expect(&a, &code, 1, "a");
+    /* taken: a second late handler gets nothing */
+    reg_then_expect(&b, &code, 1, "a");
+}
+
+static void delivered_events_are_not_kept(void **state)
+{
+    hctx_t a = {.name = "a"}, b = {.name = "b"};
+    pmix_status_t code = -1000;
+
+    assert_true(reg(&a, &code, 1, NULL, NULL, PMIX_UNDEF) >= 0);
+    notify(code, NULL, NULL, 0);
+    drain();
+    reg_then_expect(&b, &code, 1, "a");
+}
+
+static void kept_non_default_event_waits_for_a_specific_handler(void **state)
+{
+    hctx_t d = {.name = "default"}, a = {.name = "a"};
+    pmix_status_t code = PMIX_MODEL_DECLARED;
+
+    notify_flagged(code, PMIX_EVENT_NON_DEFAULT);
+    reg_then_expect(&d, NULL, 0, "");
+    reg_then_expect(&a, &code, 1, "a");
+}
+
+static void do_not_cache_events_are_not_kept(void **state)
+{
+    hctx_t a           = {.name = "a"};
+    pmix_status_t code = -1000;
+
+    notify_flagged(code, PMIX_EVENT_DO_NOT_CACHE);
+    reg_then_expect(&a, &code, 1, "");
+}
+
+static int kept_seen;
+static int kept_first_index = -1;
+
+static void index_handler(size_t id, pmix_status_t status,
+                          const pmix_proc_t *source, pmix_info_t info[],
+                          size_t ninfo, pmix_info_t *results, size_t nresults,
+                          pmix_event_notification_cbfunc_fn_t cbfunc,
+                          void *cbdata)
+{
+    for (size_t i = 0; i < ninfo; i++) {
+        if (PMIX_CHECK_KEY(&info[i], "test.index") && kept_first_index < 0) {
+            kept_first_index = info[i].value.data.integer;
+        }
+    }
+    kept_seen++;
+    cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
+}
+
+static void at_most_512_events_are_kept_oldest_dropped(void **state)
+{
+    pmix_status_t code = -1000;
+    pmix_info_t info;
+
+    for (int i = 0; i < 513; i++) {
+        PMIX_INFO_LOAD(&info, "test.index", &i, PMIX_INT);
+        notify(code, NULL, &info, 1);
+    }
+    drain();
+    assert_true(PMIx_Register_event_handler(&code, 1, NULL, 0, index_handler,
+                                            NULL, NULL)
+                >= 0);
+    drain();
+    assert_int_equal(kept_seen, 512);
+    assert_int_equal(kept_first_index, 1); /* the oldest went */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -545,6 +649,11 @@ int main(void)
         T(deregistered_handlers_are_not_called),
         T(notify_calls_back_exactly_once),
         T(handlers_may_register_handlers),
+        T(kept_event_goes_to_the_first_matching_handler_once),
+        T(delivered_events_are_not_kept),
+        T(kept_non_default_event_waits_for_a_specific_handler),
+        T(do_not_cache_events_are_not_kept),
+        T(at_most_512_events_are_kept_oldest_dropped),
 #undef T
     };
 

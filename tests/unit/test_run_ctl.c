@@ -336,6 +336,44 @@ static void signal_reports_take_one_valid_signal(void **state)
     }
 }
 
+static void events_roundtrip_and_truncations_fail(void **state)
+{
+    pmix_info_t info[2];
+    int code           = 7;
+    rdp_ctl_event_t in = {
+        .code = -3101, .range = PMIX_RANGE_CUSTOM, .info = info, .ninfo = 2};
+    rdp_ctl_event_t out;
+    rdp_buf_t buf;
+
+    PMIX_LOAD_PROCID(&in.source, "job.ns", 3);
+    PMIX_INFO_LOAD(&info[0], PMIX_EVENT_AFFECTED_PROC, &in.source, PMIX_PROC);
+    PMIX_INFO_LOAD(&info[1], PMIX_EXIT_CODE, &code, PMIX_INT);
+    rdp_buf_init(&buf);
+    assert_int_equal(rdp_ctl_event_pack(&buf, &in), PMIX_SUCCESS);
+    assert_int_equal(rdp_ctl_event_unpack(buf.data, buf.size, &out),
+                     PMIX_SUCCESS);
+    assert_int_equal(out.code, -3101);
+    assert_int_equal(out.range, PMIX_RANGE_CUSTOM);
+    assert_string_equal(out.source.nspace, "job.ns");
+    assert_int_equal(out.source.rank, 3);
+    assert_int_equal(out.ninfo, 2);
+    assert_true(PMIX_CHECK_KEY(&out.info[1], PMIX_EXIT_CODE));
+    assert_int_equal(out.info[1].value.data.integer, 7);
+    assert_int_equal(out.info[0].value.data.proc->rank, 3);
+    rdp_ctl_event_cleanup(&out);
+    /* every truncation and a trailing byte fail, leaving nothing */
+    for (size_t len = 0; len < buf.size; len++) {
+        assert_int_not_equal(rdp_ctl_event_unpack(buf.data, len, &out),
+                             PMIX_SUCCESS);
+    }
+    assert_int_equal(rdp_buf_append(&buf, "x", 1), PMIX_SUCCESS);
+    assert_int_not_equal(rdp_ctl_event_unpack(buf.data, buf.size, &out),
+                         PMIX_SUCCESS);
+    rdp_buf_cleanup(&buf);
+    PMIX_INFO_DESTRUCT(&info[0]);
+    PMIX_INFO_DESTRUCT(&info[1]);
+}
+
 static uint8_t addr_a[] = {1, 2, 3, 4, 5};
 static uint8_t addr_b[] = {9, 8, 7};
 
@@ -575,6 +613,7 @@ int main(void)
         cmocka_unit_test(launched_carries_the_pids),
         cmocka_unit_test(kill_orders_check_mode_and_signal),
         cmocka_unit_test(signal_reports_take_one_valid_signal),
+        cmocka_unit_test(events_roundtrip_and_truncations_fail),
         cmocka_unit_test(huge_counts_are_rejected_before_allocating),
         cmocka_unit_test(engine_launch_carries_addresses_and_key),
         cmocka_unit_test(engine_launch_needs_every_address),

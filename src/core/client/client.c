@@ -162,7 +162,8 @@ static void handle_event(const void *payload, size_t len)
     }
     rdp_log_debug(CLIENT, "event %s from %s:%u", rdp_status_name(code),
                   source.nspace, source.rank);
-    status = rdp_event_deliver(code, &source, PMIX_RANGE_UNDEF, info, ninfo);
+    status = rdp_event_deliver_or_cache(code, &source, PMIX_RANGE_UNDEF, info,
+                                        ninfo);
     if (status != PMIX_SUCCESS) {
         rdp_log_warn(CLIENT, "cannot deliver event %d: %s", code,
                      rdp_status_name(status));

@@ -275,8 +275,8 @@ static pmix_status_t model_on_loop(void *arg)
         model[n].value.type      = PMIX_BOOL;
         model[n].value.data.flag = true;
         n++;
-        status = rdp_event_deliver(PMIX_MODEL_DECLARED, &rdp_rt.myproc,
-                                   PMIX_RANGE_PROC_LOCAL, model, n);
+        status = rdp_event_deliver_or_cache(PMIX_MODEL_DECLARED, &rdp_rt.myproc,
+                                            PMIX_RANGE_PROC_LOCAL, model, n);
     }
     rdp_free(model);
     return status;

@@ -4,6 +4,7 @@
 #include "core/util/alloc.h"
 #include "core/util/hash.h"
 #include "core/util/list.h"
+#include "core/loop/loop.h"
 #include "core/util/log.h"
 #include "core/util/value.h"
 
@@ -62,6 +63,26 @@ typedef struct evhdlr {
     void *reg_cbdata;
 } evhdlr_t;
 
+/*
+ * Events that no handler took (raised here or sent by the server before a
+ * matching handler was registered), oldest first.  The first handler
+ * registered later that matches one gets it, alone, and it leaves the
+ * cache; as OpenPMIx 4.2.2, at most EVENT_CACHE_MAX are kept (the oldest
+ * goes) for at most EVENT_CACHE_SECONDS.
+ */
+#define EVENT_CACHE_MAX     512
+#define EVENT_CACHE_SECONDS 120.0
+
+typedef struct cached_ev {
+    rdp_list_t link;
+    pmix_status_t code;
+    pmix_proc_t source;
+    pmix_data_range_t range;
+    pmix_info_t *info;
+    size_t ninfo;
+    double since;
+} cached_ev_t;
+
 static struct {
     int ready;
     rdp_list_t cats[CAT_COUNT];
@@ -69,6 +90,8 @@ static struct {
     evhdlr_t *last;
     rdp_hash_t byid; /* id -> evhdlr_t */
     size_t next_id;
+    rdp_list_t cache; /* cached_ev_t */
+    size_t ncached;
 } reg;
 
 rdp_event_forward_fn_t rdp_event_forward = NULL;
@@ -100,6 +123,8 @@ static int registry_ready(void)
         for (int i = 0; i < CAT_COUNT; i++) {
             rdp_list_init(&reg.cats[i]);
         }
+        rdp_list_init(&reg.cache);
+        reg.ncached = 0;
         if (rdp_hash_init(&reg.byid, 0) != PMIX_SUCCESS) {
             return 0;
         }
@@ -418,6 +443,8 @@ static pmix_status_t hdlr_insert(evhdlr_t *h)
     return PMIX_SUCCESS;
 }
 
+static void cache_replay(const evhdlr_t *h);
+
 static pmix_status_t register_sync(void *arg)
 {
     evhdlr_t *h = arg;
@@ -428,6 +455,7 @@ static pmix_status_t register_sync(void *arg)
         hdlr_free(h);
         return status;
     }
+    cache_replay(h);
     if (h->id > (size_t)INT32_MAX) {
         /* the blocking form returns the id as a status */
         return PMIX_ERR_OUT_OF_RESOURCE;
@@ -448,8 +476,12 @@ static void register_async(void *arg)
         id = h->id;
     } else {
         hdlr_free(h);
+        h = NULL;
     }
     cb(status, id, cbdata);
+    if (h != NULL && rdp_hash_get_u64(&reg.byid, id) == h) {
+        cache_replay(h); /* its chains start after the callback */
+    }
 }
 
 pmix_status_t PMIx_Register_event_handler(pmix_status_t codes[], size_t ncodes,
@@ -797,13 +829,140 @@ static pmix_status_t ev_facts_read(ev_facts_t *ev, const pmix_info_t *info,
     return PMIX_SUCCESS;
 }
 
-pmix_status_t rdp_event_deliver(pmix_status_t code, const pmix_proc_t *source,
+/* Start a chain over @a ids (taken) on the loop. */
+static pmix_status_t chain_post(pmix_status_t code, const pmix_proc_t *source,
                                 pmix_data_range_t range,
-                                const pmix_info_t *info, size_t ninfo)
+                                const pmix_info_t *info, size_t ninfo,
+                                size_t *ids, size_t nids)
+{
+    evchain_t *chain = rdp_calloc(1, sizeof(*chain));
+    pmix_status_t status;
+
+    if (chain == NULL) {
+        rdp_free(ids);
+        return PMIX_ERR_NOMEM;
+    }
+    chain->ids    = ids;
+    chain->nids   = nids;
+    chain->code   = code;
+    chain->source = *source;
+    chain->range  = range;
+    /* two spare slots for the handler name and return object */
+    status = info_dup(info, ninfo, 2, &chain->info);
+    if (status == PMIX_SUCCESS) {
+        chain->nbase  = ninfo;
+        chain->ninfo  = ninfo;
+        chain->nalloc = ninfo + 2;
+        status        = rdp_loop_post(rdp_rt.loop, chain_start, chain);
+    }
+    if (status != PMIX_SUCCESS) {
+        chain_free(chain);
+        return status;
+    }
+    rdp_log_debug(CORE, "event %d from %s:%u: %zu handlers", code,
+                  source->nspace, source->rank, nids);
+    return PMIX_SUCCESS;
+}
+
+bool rdp_event_do_not_cache(const pmix_info_t *info, size_t ninfo)
+{
+    for (size_t i = 0; i < ninfo; i++) {
+        if (PMIX_CHECK_KEY(&info[i], PMIX_EVENT_DO_NOT_CACHE)) {
+            return PMIX_INFO_TRUE(&info[i]);
+        }
+    }
+    return 0;
+}
+
+static void cache_drop(cached_ev_t *ce)
+{
+    rdp_list_del(&ce->link);
+    reg.ncached--;
+    rdp_info_array_free(ce->info, ce->ninfo);
+    rdp_free(ce);
+}
+
+static void cache_expire(void)
+{
+    double now = rdp_time_now();
+    cached_ev_t *ce, *tmp;
+
+    rdp_list_for_each_safe(ce, tmp, &reg.cache, link) {
+        if (now - ce->since <= EVENT_CACHE_SECONDS
+            && reg.ncached <= EVENT_CACHE_MAX) {
+            break; /* oldest first: the rest are younger */
+        }
+        cache_drop(ce);
+    }
+}
+
+static pmix_status_t cache_add(pmix_status_t code, const pmix_proc_t *source,
+                               pmix_data_range_t range,
+                               const pmix_info_t *info, size_t ninfo)
+{
+    cached_ev_t *ce = rdp_calloc(1, sizeof(*ce));
+    pmix_status_t status;
+
+    if (ce == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    status = info_dup(info, ninfo, 0, &ce->info);
+    if (status != PMIX_SUCCESS) {
+        rdp_free(ce);
+        return status;
+    }
+    ce->code   = code;
+    ce->source = *source;
+    ce->range  = range;
+    ce->ninfo  = ninfo;
+    ce->since  = rdp_time_now();
+    rdp_list_push_back(&reg.cache, &ce->link);
+    reg.ncached++;
+    cache_expire();
+    rdp_log_debug(CORE, "event %d kept for a later handler (%zu kept)", code,
+                  reg.ncached);
+    return PMIX_SUCCESS;
+}
+
+/* A handler was registered: give it, alone, each kept event it matches. */
+static void cache_replay(const evhdlr_t *h)
+{
+    cached_ev_t *ce, *tmp;
+
+    if (!reg.ready) {
+        return;
+    }
+    cache_expire();
+    rdp_list_for_each_safe(ce, tmp, &reg.cache, link) {
+        ev_facts_t ev = {.code = ce->code, .source = &ce->source};
+        size_t *ids;
+        int match;
+
+        if (ev_facts_read(&ev, ce->info, ce->ninfo) != PMIX_SUCCESS) {
+            rdp_free(ev.affected);
+            continue;
+        }
+        match = hdlr_matches(h, &ev);
+        rdp_free(ev.affected);
+        if (!match || (ids = rdp_malloc(sizeof(*ids))) == NULL) {
+            continue;
+        }
+        ids[0] = h->id;
+        if (chain_post(ce->code, &ce->source, ce->range, ce->info, ce->ninfo,
+                       ids, 1)
+            == PMIX_SUCCESS) {
+            cache_drop(ce);
+        }
+    }
+}
+
+static pmix_status_t deliver(pmix_status_t code, const pmix_proc_t *source,
+                             pmix_data_range_t range, const pmix_info_t *info,
+                             size_t ninfo, int may_cache)
 {
     ev_facts_t ev = {0};
-    evchain_t *chain;
-    size_t total;
+    size_t *ids   = NULL;
+    size_t nids   = 0;
     pmix_status_t status;
 
     RDP_ASSERT_ON_LOOP(rdp_rt.loop);
@@ -816,54 +975,42 @@ pmix_status_t rdp_event_deliver(pmix_status_t code, const pmix_proc_t *source,
     ev.code   = code;
     ev.source = source != NULL ? source : &rdp_rt.myproc;
     status    = ev_facts_read(&ev, info, ninfo);
-    if (status != PMIX_SUCCESS) {
-        goto out;
+    if (status == PMIX_SUCCESS && reg.byid.count > 0) {
+        ids = rdp_malloc(reg.byid.count * sizeof(size_t));
+        if (ids == NULL) {
+            status = PMIX_ERR_NOMEM;
+        } else {
+            nids = collect_ids(ids, &ev);
+        }
     }
-
-    total = reg.byid.count;
-    if (total == 0) {
-        rdp_log_debug(CORE, "event %d: no handler registered", code);
-        goto out;
-    }
-    chain = rdp_calloc(1, sizeof(*chain));
-    if (chain == NULL) {
-        status = PMIX_ERR_NOMEM;
-        goto out;
-    }
-    chain->ids = rdp_malloc(total * sizeof(size_t));
-    if (chain->ids == NULL) {
-        status = PMIX_ERR_NOMEM;
-        goto err_chain;
-    }
-    chain->nids = collect_ids(chain->ids, &ev);
-    if (chain->nids == 0) {
+    if (status == PMIX_SUCCESS && nids > 0) {
+        status = chain_post(code, ev.source, range, info, ninfo, ids, nids);
+        ids    = NULL;
+    } else if (status == PMIX_SUCCESS && may_cache
+               && !rdp_event_do_not_cache(info, ninfo)) {
+        status = cache_add(code, ev.source, range, info, ninfo);
+    } else if (status == PMIX_SUCCESS) {
         rdp_log_debug(CORE, "event %d: no matching handler", code);
-        goto err_chain;
     }
-    chain->code   = code;
-    chain->source = *ev.source;
-    chain->range  = range;
-    /* two spare slots for the handler name and return object */
-    status = info_dup(info, ninfo, 2, &chain->info);
-    if (status != PMIX_SUCCESS) {
-        goto err_chain;
-    }
-    chain->nbase  = ninfo;
-    chain->ninfo  = ninfo;
-    chain->nalloc = ninfo + 2;
-    status        = rdp_loop_post(rdp_rt.loop, chain_start, chain);
-    if (status != PMIX_SUCCESS) {
-        goto err_chain;
-    }
-    rdp_log_debug(CORE, "event %d from %s:%u: %zu handlers", code,
-                  chain->source.nspace, chain->source.rank, chain->nids);
-    goto out;
-
-err_chain:
-    chain_free(chain);
-out:
+    rdp_free(ids);
     rdp_free(ev.affected);
     return status;
+}
+
+pmix_status_t rdp_event_deliver(pmix_status_t code, const pmix_proc_t *source,
+                                pmix_data_range_t range,
+                                const pmix_info_t *info, size_t ninfo)
+{
+    return deliver(code, source, range, info, ninfo, 0);
+}
+
+pmix_status_t rdp_event_deliver_or_cache(pmix_status_t code,
+                                         const pmix_proc_t *source,
+                                         pmix_data_range_t range,
+                                         const pmix_info_t *info,
+                                         size_t ninfo)
+{
+    return deliver(code, source, range, info, ninfo, 1);
 }
 
 void rdp_event_cleanup(void)
@@ -878,6 +1025,9 @@ void rdp_event_cleanup(void)
             rdp_list_del(&h->link);
             hdlr_free(h);
         }
+    }
+    while (!rdp_list_is_empty(&reg.cache)) {
+        cache_drop(rdp_container_of(reg.cache.next, cached_ev_t, link));
     }
     hdlr_free(reg.first);
     hdlr_free(reg.last);
@@ -960,8 +1110,8 @@ static void notify_start(void *arg)
     pmix_status_t status = PMIX_SUCCESS;
 
     if (range_includes_self(req)) {
-        status = rdp_event_deliver(req->code, &req->source, req->range,
-                                   req->info, req->ninfo);
+        status = rdp_event_deliver_or_cache(req->code, &req->source,
+                                            req->range, req->info, req->ninfo);
     }
     if (status == PMIX_SUCCESS && req->range != PMIX_RANGE_PROC_LOCAL
         && rdp_event_forward != NULL) {

@@ -102,6 +102,21 @@ pmix_status_t rdp_event_deliver(pmix_status_t code, const pmix_proc_t *source,
                                 pmix_data_range_t range,
                                 const pmix_info_t *info, size_t ninfo);
 
+/** Is PMIX_EVENT_DO_NOT_CACHE true in @a info? */
+bool rdp_event_do_not_cache(const pmix_info_t *info, size_t ninfo);
+
+/**
+ * As rdp_event_deliver, for an event raised by PMIx_Notify_event or sent
+ * by the server: when no handler matches it now, it is kept (unless
+ * PMIX_EVENT_DO_NOT_CACHE is true) and given to the first handler
+ * registered later that matches it (docs/design.md, "Client").
+ */
+pmix_status_t rdp_event_deliver_or_cache(pmix_status_t code,
+                                         const pmix_proc_t *source,
+                                         pmix_data_range_t range,
+                                         const pmix_info_t *info,
+                                         size_t ninfo);
+
 /**
  * Role-specific hook that sends an event beyond this process (client:
  * to its server; server: to its clients and the host).  Set by the role at

@@ -171,6 +171,7 @@ static void connect_finish(rdp_srv_peer_t *peer, pmix_status_t status)
         rdp_srv_peer_drop(peer, status);
         return;
     }
+    rdp_srv_evcache_replay(peer); /* events it missed, after the ACK */
     rdp_log_debug(SERVER, "client %s:%u connected (pid %d)",
                   client->proc.nspace, client->proc.rank, (int)peer->cred.pid);
 }

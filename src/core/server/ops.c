@@ -286,9 +286,9 @@ static bool custom_range_has(const pmix_info_t *info, size_t ninfo,
     return false;
 }
 
-static bool in_range(pmix_data_range_t range, const pmix_proc_t *source,
-                     const pmix_info_t *info, size_t ninfo,
-                     const pmix_proc_t *target)
+bool rdp_srv_event_in_range(pmix_data_range_t range, const pmix_proc_t *source,
+                            const pmix_info_t *info, size_t ninfo,
+                            const pmix_proc_t *target)
 {
     switch (range) {
     case PMIX_RANGE_PROC_LOCAL:
@@ -338,12 +338,14 @@ static void notify_clients(pmix_status_t code, const pmix_proc_t *source,
         if (peer->id == except || peer->state != RDP_SRV_PEER_READY
             || peer->client == NULL
             || peer->client->state != RDP_SRV_CLIENT_CONNECTED
-            || !in_range(range, source, info, ninfo, &peer->client->proc)) {
+            || !rdp_srv_event_in_range(range, source, info, ninfo,
+                                       &peer->client->proc)) {
             continue;
         }
         rdp_ipc_send_blob(peer->conn, RDP_CMD_EVENT, 0, blob);
     }
-    rdp_ipc_blob_unref(blob);
+    /* clients that connect later get it then */
+    rdp_srv_evcache_keep(code, source, range, info, ninfo, blob);
 }
 
 static bool range_leaves_node(pmix_data_range_t range)
@@ -372,8 +374,8 @@ void rdp_srv_handle_notify(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb)
                    == 0)
         && (in->range != PMIX_RANGE_CUSTOM
             || custom_range_has(in->info, in->ninfo, &rdp_rt.myproc))) {
-        status = rdp_event_deliver(in->code, &in->source, in->range, in->info,
-                                   in->ninfo);
+        status = rdp_event_deliver_or_cache(in->code, &in->source, in->range,
+                                            in->info, in->ninfo);
         if (status != PMIX_SUCCESS) {
             rdp_log_debug(SERVER, "local delivery of event %d: %s", in->code,
                           rdp_status_name(status));

@@ -609,6 +609,7 @@ static pmix_status_t server_fini_on_loop(void *arg)
 
     RDP_ASSERT_ON_LOOP(rdp_rt.loop);
     rdp_event_forward = NULL;
+    rdp_srv_evcache_cleanup();
     rdp_runtime_fetch = NULL;
     rdp_srv.active    = false;
     rdp_ipc_listener_destroy(rdp_srv.listener);

@@ -361,6 +361,22 @@ pmix_status_t rdp_srv_event_forward(pmix_status_t code,
                                     const pmix_info_t *info, size_t ninfo,
                                     pmix_op_cbfunc_t cbfunc, void *cbdata);
 
+/** Does an event of @a range from @a source reach @a target? */
+bool rdp_srv_event_in_range(pmix_data_range_t range, const pmix_proc_t *source,
+                            const pmix_info_t *info, size_t ninfo,
+                            const pmix_proc_t *target);
+
+/* ---- evcache.c ---- */
+/** Keep an event sent to this node's clients for those that connect
+ * later; takes the caller's reference to @a blob (its EVENT payload). */
+void rdp_srv_evcache_keep(pmix_status_t code, const pmix_proc_t *source,
+                          pmix_data_range_t range, const pmix_info_t *info,
+                          size_t ninfo, rdp_ipc_blob_t *blob);
+/** Send a client that just connected the kept events in its range. */
+void rdp_srv_evcache_replay(rdp_srv_peer_t *peer);
+/** Drop every kept event (server finalize). */
+void rdp_srv_evcache_cleanup(void);
+
 /* ---- cleanup.c ---- */
 typedef struct rdp_srv_cleanup rdp_srv_cleanup_t;
 /** Handle the cleanup directives of a JOB_CONTROL request; sets
