@@ -71,4 +71,19 @@ the job ends (137), no fence succeeds or times out" \
     reap "$client leave $3 $4 $5 $6 $7"
 done
 
+# With --enable-recovery a killed participant does not end the job: every
+# waiter, on every node, sees its fence end with the same status.
+for c in "2 4 kill 0 collect 0 late" "3 3 kill 1 barrier 0 late"; do
+    # shellcheck disable=SC2086
+    set -- $c
+    job 60 --enable-recovery --nodes "$1" -n "$2" "$client" leave "$3" "$4" \
+        "$5" "$6" "$7"
+    grep '^rank [0-9]* fence ' "$tmp/out" | sort -n -k2 >"$tmp/got"
+    fence_lines "$2" "$4" >"$tmp/want"
+    check_that "rank $4 of $2 on $1 nodes killed, --enable-recovery: every \
+waiter's fence ends with PROC_TERM_WO_SYNC" \
+        '[ "$rc" -eq 137 ] && cmp -s "$tmp/want" "$tmp/got"'
+    reap "$client leave $3 $4 $5 $6 $7"
+done
+
 finish
