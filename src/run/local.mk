@@ -19,7 +19,8 @@ RDP_RUN_CPPFLAGS = $(AM_CPPFLAGS) \
 
 # each daemon links the library statically: it owns one copy of its state
 bin_PROGRAMS += src/run/rdpmixd src/run/rdpmix-run
-src_run_rdpmixd_SOURCES     = src/run/rdpmixd.c src/run/rdpmixd_job.c
+src_run_rdpmixd_SOURCES     = src/run/rdpmixd.c src/run/rdpmixd_job.c \
+                              src/run/rdpmixd_hostops.c
 src_run_rdpmixd_CPPFLAGS    = $(RDP_RUN_CPPFLAGS)
 src_run_rdpmixd_LDADD       = src/run/librdprun.la librdp_ucx.la librdp.la
 src_run_rdpmix_run_SOURCES  = src/run/rdpmix_run.c

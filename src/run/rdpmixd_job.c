@@ -271,6 +271,11 @@ static void rank_reaped(rank_proc_t *rp, int wstatus)
                      dm->launch.argv[0]);
         }
         send_exit(rp, RDP_CTL_FAILED_TO_START, err, detail);
+    } else if (rp->by_request) {
+        send_exit(rp, RDP_CTL_TERMINATED,
+                  WIFSIGNALED(wstatus) ? WTERMSIG(wstatus)
+                                       : WEXITSTATUS(wstatus),
+                  NULL);
     } else if (WIFSIGNALED(wstatus)) {
         send_exit(rp, RDP_CTL_SIGNALED, WTERMSIG(wstatus), NULL);
     } else {
@@ -488,6 +493,9 @@ pmix_server_module_t rdp_run_dmn_module = {
     .client_connected = host_client_connected,
     .client_finalized = host_client_finalized,
     .abort            = host_abort,
+    .log              = rdp_run_dmn_host_log,
+    .job_control      = rdp_run_dmn_host_job_control,
+    .query            = rdp_run_dmn_host_query,
     /* fence_nb and direct_modex stay NULL: the server completes
      * collectives itself, on one node alone and across nodes with the
      * engine (rdpmixd --engine) */

@@ -23,16 +23,19 @@ EXTRA_DIST += tests/integ/test_basic.sh
 # signals, and a PMIx client checking the job info it is given; --nodes M
 # (placement, faults, fences across nodes over the engine)
 check_PROGRAMS += tests/integ/run_client
-tests_integ_run_client_SOURCES = tests/integ/run_client.c
+tests_integ_run_client_SOURCES = tests/integ/run_client.c \
+                                 tests/integ/run_client.h \
+                                 tests/integ/run_client_hostops.c
 tests_integ_run_client_LDADD   = libpmix.la
 tests_integ_run_client_LDFLAGS = -no-install
 TESTS += tests/integ/test_run_basic.sh tests/integ/test_run_kill.sh \
          tests/integ/test_run_pmix.sh tests/integ/test_run_nodes.sh \
-         tests/integ/test_run_engine.sh tests/integ/test_run_faults.sh
+         tests/integ/test_run_engine.sh tests/integ/test_run_faults.sh \
+         tests/integ/test_run_hostops.sh
 EXTRA_DIST += tests/integ/test_run_common.sh tests/integ/test_run_basic.sh \
               tests/integ/test_run_kill.sh tests/integ/test_run_pmix.sh \
               tests/integ/test_run_nodes.sh tests/integ/test_run_engine.sh \
-              tests/integ/test_run_faults.sh
+              tests/integ/test_run_faults.sh tests/integ/test_run_hostops.sh
 
 # rdpmix-run slow to start daemons, an rdpmixd slow to launch or to exit
 # (an LD_PRELOAD shim for test_run_faults.sh)

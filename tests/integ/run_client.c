@@ -22,7 +22,11 @@
  *        run_client nodes loop   as info, then barrier fences until one
  *                                fails (prints "rank R looping" after the
  *                                first); exits 1 with the fence's error
+ *        run_client nodes log|jctrl|query  as info, then the host
+ *                                operations (run_client_hostops.c)
  */
+#include "run_client.h"
+
 #include <pmix.h>
 
 #include <stdarg.h>
@@ -31,11 +35,9 @@
 #include <string.h>
 #include <unistd.h>
 
-static pmix_proc_t me;
+pmix_proc_t me;
 
-static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void fail(const char *fmt, ...)
+void fail(const char *fmt, ...)
 {
     va_list ap;
 
@@ -47,7 +49,7 @@ static void fail(const char *fmt, ...)
     exit(1);
 }
 
-static pmix_value_t *get(const pmix_proc_t *proc, const char *key)
+pmix_value_t *get(const pmix_proc_t *proc, const char *key)
 {
     pmix_value_t *val = NULL;
     pmix_status_t rc  = PMIx_Get(proc, key, NULL, 0, &val);
@@ -88,7 +90,7 @@ static unsigned long get_uint(const pmix_proc_t *proc, const char *key)
     return v;
 }
 
-static char *get_string(const pmix_proc_t *proc, const char *key)
+char *get_string(const pmix_proc_t *proc, const char *key)
 {
     pmix_value_t *val = get(proc, key);
     char *s;
@@ -151,7 +153,7 @@ static void check_job_info(unsigned n)
     }
 }
 
-static void fence_collect(int collect)
+void fence_collect(int collect)
 {
     pmix_info_t info;
     bool flag = collect != 0;
@@ -419,8 +421,10 @@ static int nodes_main(const char *mode)
     pmix_status_t rc;
 
     if (strcmp(mode, "info") != 0 && strcmp(mode, "fence") != 0
-        && strcmp(mode, "loop") != 0 && strcmp(mode, "abi") != 0) {
-        fprintf(stderr, "usage: run_client nodes info|fence|loop|abi\n");
+        && strcmp(mode, "loop") != 0 && strcmp(mode, "abi") != 0
+        && !is_hostops_mode(mode)) {
+        fprintf(stderr, "usage: run_client nodes info|fence|loop|abi|"
+                        "log|jctrl|query\n");
         return 2;
     }
     rc = PMIx_Init(&me, NULL, 0);
@@ -429,7 +433,9 @@ static int nodes_main(const char *mode)
         return 1;
     }
     check_nodes(&size);
-    if (strcmp(mode, "abi") == 0) {
+    if (is_hostops_mode(mode)) {
+        hostops_main(mode, size);
+    } else if (strcmp(mode, "abi") == 0) {
         query_abi();
     } else if (strcmp(mode, "fence") == 0) {
         nodes_exchange(size);
