@@ -351,11 +351,14 @@ static void jctrl_run(hostreq_t *r)
 
 /* The one action the directives ask for; cleanup registration is the
  * server's (it passes it along with other directives), other keys that
- * are no job-control directive are ignored. */
+ * are no job-control directive are ignored.  An application's
+ * declarations that it may be preempted or checkpointed are noted
+ * (PMIX_OPERATION_SUCCEEDED when that is all): we never preempt nor
+ * checkpoint, so there is nothing to do with them. */
 static pmix_status_t jctrl_parse(const pmix_info_t *dirs, size_t ndirs,
                                  rdp_ctl_jctrl_t *m)
 {
-    int nactions = 0;
+    int nactions = 0, ndecls = 0;
 
     for (size_t i = 0; i < ndirs; i++) {
         const pmix_info_t *d = &dirs[i];
@@ -377,6 +380,9 @@ static pmix_status_t jctrl_parse(const pmix_info_t *dirs, size_t ndirs,
                             ? RDP_CTL_JCTRL_KILL
                             : RDP_CTL_JCTRL_TERMINATE;
             nactions++;
+        } else if (PMIX_CHECK_KEY(d, PMIX_JOB_CTRL_PREEMPTIBLE)
+                   || PMIX_CHECK_KEY(d, PMIX_JOB_CTRL_CHECKPOINT_METHOD)) {
+            ndecls++;
         } else if (PMIX_CHECK_KEY(d, PMIX_JOB_CTRL_ID)) {
             continue; /* a name for the request: nothing to do */
         } else if (strncmp(d->key, "pmix.jctrl.", 11) == 0) {
@@ -384,7 +390,7 @@ static pmix_status_t jctrl_parse(const pmix_info_t *dirs, size_t ndirs,
         }
     }
     if (nactions == 0) {
-        return PMIX_ERR_NOT_SUPPORTED;
+        return ndecls > 0 ? PMIX_OPERATION_SUCCEEDED : PMIX_ERR_NOT_SUPPORTED;
     }
     return nactions == 1 ? PMIX_SUCCESS : PMIX_ERR_BAD_PARAM;
 }

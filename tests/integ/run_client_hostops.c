@@ -240,6 +240,9 @@ static void rank0_signals(unsigned size)
            PMIX_SUCCESS);
     expect("pause", jctrl(&wild, 1, PMIX_JOB_CTRL_PAUSE, &yes, PMIX_BOOL),
            PMIX_ERR_NOT_SUPPORTED);
+    expect("declare that the job may be preempted",
+           jctrl(NULL, 0, PMIX_JOB_CTRL_PREEMPTIBLE, &yes, PMIX_BOOL),
+           PMIX_SUCCESS);
     PMIX_LOAD_PROCID(&bad, me.nspace, size + 5);
     expect("signal a rank that does not exist",
            jctrl(&bad, 1, PMIX_JOB_CTRL_SIGNAL, &(int){SIGUSR1}, PMIX_INT),
