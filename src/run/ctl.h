@@ -35,6 +35,13 @@
  *   RECEIVED  d->l  (empty) the LAUNCH arrived and is kept
  *   START     l->d  (empty) every daemon has the LAUNCH: connect the
  *                   engine, register the job, fork the ranks, LAUNCHED
+ *   SYSLOG    d->l  i32 priority, str msg: a PMIX_LOG_GLOBAL_SYSLOG line
+ *   JCTRL     d->l  u32 origin, u32 reqid, u8 action, i32 signo, u32 n,
+ *   JCTRL_DO  l->d  n x u32 rank (rdp_ctl_jctrl_t): a job-control request,
+ *                   and the same sent back to every daemon
+ *   PROCS_REQ d->l  u32 reqid
+ *   PROCS     l->d  u32 reqid, i32 job status, u32 n, n x (u32 pid,
+ *                   u8 state, i32 exit code): every rank, in rank order
  *
  * A node's ranks are listed in the LAUNCH of every daemon, so each knows
  * the whole map (node names, which ranks live where).  In engine mode

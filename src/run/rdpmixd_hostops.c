@@ -66,7 +66,7 @@ static hostreq_t *req_create(enum req_kind kind, const pmix_proc_t *source,
         return NULL;
     }
     r->kind   = kind;
-    r->reqid  = next_reqid++; /* only the loop thread reads it */
+    r->reqid  = next_reqid++; /* the server calls upcalls on one thread */
     r->cbdata = cbdata;
     if (source != NULL) {
         r->source = *source;
@@ -294,6 +294,7 @@ static void jctrl_apply(const rdp_ctl_jctrl_t *m)
             break;
         case RDP_CTL_JCTRL_TERMINATE:
             rp->by_request = 1;
+            rp->termed     = 1; /* the job's end must not SIGTERM it again */
             signal_rank(rp, SIGTERM);
             signal_rank(rp, SIGCONT);
             termed = true;
