@@ -37,6 +37,13 @@ static void load(pmix_info_t *i, const char *key, const char *msg)
     PMIX_INFO_LOAD(i, key, msg, PMIX_STRING);
 }
 
+static void unload(pmix_info_t *d, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        PMIX_INFO_DESTRUCT(&d[i]);
+    }
+}
+
 static void keys_name_their_channels(void **state)
 {
     assert_int_equal(rdp_logchan_of(PMIX_LOG_STDOUT), RDP_LOGCHAN_STDOUT);
@@ -71,6 +78,7 @@ static void every_channel_in_order(void **state)
     assert_string_equal(r.got[0], "2:a");
     assert_string_equal(r.got[1], "1:b");
     assert_string_equal(r.got[2], "3:c");
+    unload(d, 3);
 }
 
 /* PMIX_LOG_ONCE: the first channel that works, and no other */
@@ -96,6 +104,8 @@ static void once_stops_at_the_first_that_works(void **state)
                      PMIX_SUCCESS);
     assert_int_equal(r.n, 2); /* syslog failed, stdout worked */
     assert_string_equal(r.got[1], "1:o");
+    unload(d, 4);
+    unload(dir, 2);
 }
 
 static void unsupported_and_partial(void **state)
@@ -120,6 +130,7 @@ static void unsupported_and_partial(void **state)
     r.answer[RDP_LOGCHAN_STDOUT] = PMIX_ERR_NOT_AVAILABLE;
     assert_int_equal(rdp_logchan_dispatch(&d[1], 1, &o, rec_write, &r),
                      PMIX_ERR_NOT_AVAILABLE);
+    unload(d, 2);
 }
 
 static void bad_requests(void **state)
@@ -137,6 +148,7 @@ static void bad_requests(void **state)
     assert_int_equal(rdp_logchan_dispatch(d, 2, &o, rec_write, &r),
                      PMIX_ERR_BAD_PARAM);
     assert_int_equal(r.n, 0); /* nothing written from a bad request */
+    unload(d, 2);
 }
 
 /* One RFC 3164 datagram to the socket RDPMIX_SYSLOG_SOCKET names */
