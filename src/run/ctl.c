@@ -611,7 +611,7 @@ pmix_status_t rdp_ctl_report_unpack(const void *data, size_t len,
     if (status == PMIX_SUCCESS) {
         status = rdp_unpack_u8(&rb, &m.how);
     }
-    if (status == PMIX_SUCCESS && m.how > RDP_CTL_ABORTED) {
+    if (status == PMIX_SUCCESS && m.how > RDP_CTL_TERMINATED) {
         status = PMIX_ERR_UNPACK_FAILURE;
     }
     if (status == PMIX_SUCCESS) {
@@ -904,4 +904,183 @@ void rdp_ctl_event_cleanup(rdp_ctl_event_t *m)
     rdp_info_array_free(m->info, m->ninfo);
     m->info  = NULL;
     m->ninfo = 0;
+}
+
+/* ---- JCTRL / JCTRL_DO ---- */
+
+pmix_status_t rdp_ctl_jctrl_pack(rdp_buf_t *buf, const rdp_ctl_jctrl_t *m)
+{
+    size_t mark          = buf->size;
+    pmix_status_t status = rdp_pack_u32(buf, m->origin);
+
+    if (status == PMIX_SUCCESS) {
+        status = rdp_pack_u32(buf, m->reqid);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_pack_u8(buf, m->action);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_pack_i32(buf, m->signo);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_pack_u32(buf, m->nranks);
+    }
+    for (uint32_t i = 0; status == PMIX_SUCCESS && i < m->nranks; i++) {
+        status = rdp_pack_u32(buf, m->ranks[i]);
+    }
+    return finish(buf, mark, status);
+}
+
+pmix_status_t rdp_ctl_jctrl_unpack(const void *data, size_t len,
+                                   rdp_ctl_jctrl_t *m_p)
+{
+    rdp_rbuf_t rb;
+    rdp_ctl_jctrl_t m = {0};
+    pmix_status_t status;
+
+    rdp_rbuf_init(&rb, data, len);
+    status = rdp_unpack_u32(&rb, &m.origin);
+    if (status == PMIX_SUCCESS) {
+        status = rdp_unpack_u32(&rb, &m.reqid);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_unpack_u8(&rb, &m.action);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_unpack_i32(&rb, &m.signo);
+    }
+    if (status == PMIX_SUCCESS
+        && (m.action > RDP_CTL_JCTRL_KILL
+            || (m.action == RDP_CTL_JCTRL_SIGNAL && !signo_valid(m.signo)))) {
+        status = PMIX_ERR_UNPACK_FAILURE;
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_unpack_u32(&rb, &m.nranks);
+    }
+    if (status == PMIX_SUCCESS && (size_t)m.nranks * 4 != rb.left) {
+        status = PMIX_ERR_UNPACK_FAILURE;
+    }
+    if (status == PMIX_SUCCESS && m.nranks > 0) {
+        m.ranks = rdp_calloc(m.nranks, sizeof(*m.ranks));
+        if (m.ranks == NULL) {
+            status = PMIX_ERR_NOMEM;
+        }
+    }
+    for (uint32_t i = 0; status == PMIX_SUCCESS && i < m.nranks; i++) {
+        status = rdp_unpack_u32(&rb, &m.ranks[i]);
+    }
+    status = check_end(&rb, status);
+    if (status != PMIX_SUCCESS) {
+        rdp_free(m.ranks);
+        return status;
+    }
+    *m_p = m;
+    return PMIX_SUCCESS;
+}
+
+/* ---- PROCS ---- */
+
+pmix_status_t rdp_ctl_procs_pack(rdp_buf_t *buf, const rdp_ctl_procs_t *m)
+{
+    size_t mark          = buf->size;
+    pmix_status_t status = rdp_pack_u32(buf, m->reqid);
+
+    if (status == PMIX_SUCCESS) {
+        status = rdp_pack_i32(buf, m->job_status);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_pack_u32(buf, m->n);
+    }
+    for (uint32_t i = 0; status == PMIX_SUCCESS && i < m->n; i++) {
+        status = rdp_pack_u32(buf, m->ents[i].pid);
+        if (status == PMIX_SUCCESS) {
+            status = rdp_pack_u8(buf, m->ents[i].state);
+        }
+        if (status == PMIX_SUCCESS) {
+            status = rdp_pack_i32(buf, m->ents[i].exit_code);
+        }
+    }
+    return finish(buf, mark, status);
+}
+
+pmix_status_t rdp_ctl_procs_unpack(const void *data, size_t len,
+                                   rdp_ctl_procs_t *m_p)
+{
+    rdp_rbuf_t rb;
+    rdp_ctl_procs_t m = {0};
+    pmix_status_t status;
+
+    rdp_rbuf_init(&rb, data, len);
+    status = rdp_unpack_u32(&rb, &m.reqid);
+    if (status == PMIX_SUCCESS) {
+        status = rdp_unpack_i32(&rb, &m.job_status);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_unpack_u32(&rb, &m.n);
+    }
+    if (status == PMIX_SUCCESS && (size_t)m.n * 9 != rb.left) {
+        status = PMIX_ERR_UNPACK_FAILURE;
+    }
+    if (status == PMIX_SUCCESS && m.n > 0) {
+        m.ents = rdp_calloc(m.n, sizeof(*m.ents));
+        if (m.ents == NULL) {
+            status = PMIX_ERR_NOMEM;
+        }
+    }
+    for (uint32_t i = 0; status == PMIX_SUCCESS && i < m.n; i++) {
+        status = rdp_unpack_u32(&rb, &m.ents[i].pid);
+        if (status == PMIX_SUCCESS) {
+            status = rdp_unpack_u8(&rb, &m.ents[i].state);
+        }
+        if (status == PMIX_SUCCESS) {
+            status = rdp_unpack_i32(&rb, &m.ents[i].exit_code);
+        }
+    }
+    status = check_end(&rb, status);
+    if (status != PMIX_SUCCESS) {
+        rdp_free(m.ents);
+        return status;
+    }
+    *m_p = m;
+    return PMIX_SUCCESS;
+}
+
+/* ---- SYSLOG ---- */
+
+pmix_status_t rdp_ctl_syslog_pack(rdp_buf_t *buf, int32_t priority,
+                                  const char *msg)
+{
+    size_t mark          = buf->size;
+    pmix_status_t status = rdp_pack_i32(buf, priority);
+
+    if (status == PMIX_SUCCESS) {
+        status = rdp_pack_string(buf, msg);
+    }
+    return finish(buf, mark, status);
+}
+
+pmix_status_t rdp_ctl_syslog_unpack(const void *data, size_t len,
+                                    int32_t *priority_p, char **msg_p)
+{
+    rdp_rbuf_t rb;
+    int32_t priority;
+    char *msg = NULL;
+    pmix_status_t status;
+
+    rdp_rbuf_init(&rb, data, len);
+    status = rdp_unpack_i32(&rb, &priority);
+    if (status == PMIX_SUCCESS) {
+        status = rdp_unpack_string(&rb, &msg);
+    }
+    if (status == PMIX_SUCCESS && msg == NULL) {
+        status = PMIX_ERR_UNPACK_FAILURE;
+    }
+    status = check_end(&rb, status);
+    if (status != PMIX_SUCCESS) {
+        rdp_free(msg);
+        return status;
+    }
+    *priority_p = priority;
+    *msg_p      = msg;
+    return PMIX_SUCCESS;
 }

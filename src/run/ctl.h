@@ -45,6 +45,13 @@
  *                   "Events across nodes"): i32 code, proc source,
  *                   u8 range, infos; rdpmix-run relays it to every
  *                   daemon but its sender
+ *   SYSLOG    d->l  i32 priority, str msg: a PMIX_LOG_GLOBAL_SYSLOG line
+ *   JCTRL     d->l  u32 origin, u32 reqid, u8 action, i32 signo, u32 n,
+ *   JCTRL_DO  l->d  n x u32 rank (rdp_ctl_jctrl_t): a job-control request,
+ *                   and the same sent back to every daemon
+ *   PROCS_REQ d->l  u32 reqid
+ *   PROCS     l->d  u32 reqid, i32 job status, u32 n, n x (u32 pid,
+ *                   u8 state, i32 exit code): every rank, in rank order
  *
  * A node's ranks are listed in the LAUNCH of every daemon, so each knows
  * the whole map (node names, which ranks live where).  In engine mode
@@ -74,7 +81,13 @@ enum rdp_ctl_cmd {
     /* 130-139: the data service (publish/lookup/unpublish) */
     RDP_CTL_PUBSUB       = 130,
     RDP_CTL_PUBSUB_REPLY = 131,
-    RDP_CTL_PEER_LOOKUP  = 132 /* launcher -> launcher (datapeer.h) */
+    RDP_CTL_PEER_LOOKUP  = 132, /* launcher -> launcher (datapeer.h) */
+    /* 140-149: the host operations of rdpmixd (log, job control, query) */
+    RDP_CTL_SYSLOG    = 140, /* d->l i32 priority, str msg: global syslog */
+    RDP_CTL_JCTRL     = 141, /* d->l rdp_ctl_jctrl_t: a job-control request */
+    RDP_CTL_JCTRL_DO  = 142, /* l->d the same, to every daemon */
+    RDP_CTL_PROCS_REQ = 143, /* d->l u32 reqid: send the proc table */
+    RDP_CTL_PROCS     = 144  /* l->d rdp_ctl_procs_t: the job's proc table */
 };
 
 /** Bytes of the per-job secret (sent hex-encoded to the daemon). */
@@ -100,8 +113,11 @@ enum rdp_ctl_report_how {
     RDP_CTL_EXITED          = 0, /* value = exit code */
     RDP_CTL_SIGNALED        = 1, /* value = signal number */
     RDP_CTL_FAILED_TO_START = 2, /* value = errno; detail says what failed */
-    RDP_CTL_ABORTED         = 3  /* value = PMIx_Abort status; detail = its
+    RDP_CTL_ABORTED         = 3, /* value = PMIx_Abort status; detail = its
                                     message */
+    RDP_CTL_TERMINATED      = 4  /* ended after a job-control terminate or
+                                    kill request; value = signal or exit
+                                    code (not a failure of the job) */
 };
 
 enum rdp_ctl_kill_mode {
@@ -263,6 +279,54 @@ pmix_status_t rdp_ctl_event_pack(rdp_buf_t *buf, const rdp_ctl_event_t *m);
 pmix_status_t rdp_ctl_event_unpack(const void *data, size_t len,
                                    rdp_ctl_event_t *m_p);
 void rdp_ctl_event_cleanup(rdp_ctl_event_t *m);
+
+/* JCTRL / JCTRL_DO: u32 origin (node id of the requesting daemon), u32
+ * reqid (its own), u8 action, i32 signo (SIGNAL only), u32 n, n x u32 rank
+ * (n = 0: every rank of the job). */
+enum rdp_ctl_jctrl_action {
+    RDP_CTL_JCTRL_SIGNAL    = 0, /* deliver signo */
+    RDP_CTL_JCTRL_TERMINATE = 1, /* SIGTERM, SIGKILL after the grace */
+    RDP_CTL_JCTRL_KILL      = 2  /* SIGKILL */
+};
+
+typedef struct rdp_ctl_jctrl {
+    uint32_t origin;
+    uint32_t reqid;
+    uint8_t action; /* enum rdp_ctl_jctrl_action */
+    int32_t signo;
+    uint32_t nranks;
+    uint32_t *ranks; /* owned; NULL when nranks is 0 */
+} rdp_ctl_jctrl_t;
+
+pmix_status_t rdp_ctl_jctrl_pack(rdp_buf_t *buf, const rdp_ctl_jctrl_t *m);
+pmix_status_t rdp_ctl_jctrl_unpack(const void *data, size_t len,
+                                   rdp_ctl_jctrl_t *m_p);
+
+/* PROCS: u32 reqid, i32 job status, u32 n, n x (u32 pid, u8 state, i32
+ * exit code), one entry per rank of the job in rank order. */
+typedef struct rdp_ctl_procent {
+    uint32_t pid;      /* 0 until the rank was launched */
+    uint8_t state;     /* a pmix_proc_state_t */
+    int32_t exit_code; /* once ended: exit status, 128 + signal, or
+                          PMIx_Abort's status */
+} rdp_ctl_procent_t;
+
+typedef struct rdp_ctl_procs {
+    uint32_t reqid;
+    int32_t job_status; /* PMIX_SUCCESS while the job runs normally */
+    uint32_t n;
+    rdp_ctl_procent_t *ents; /* owned */
+} rdp_ctl_procs_t;
+
+pmix_status_t rdp_ctl_procs_pack(rdp_buf_t *buf, const rdp_ctl_procs_t *m);
+pmix_status_t rdp_ctl_procs_unpack(const void *data, size_t len,
+                                   rdp_ctl_procs_t *m_p);
+
+/** SYSLOG: a priority and a message. *msg_p is malloc'ed. */
+pmix_status_t rdp_ctl_syslog_pack(rdp_buf_t *buf, int32_t priority,
+                                  const char *msg);
+pmix_status_t rdp_ctl_syslog_unpack(const void *data, size_t len,
+                                    int32_t *priority_p, char **msg_p);
 
 /** Free a NULL-terminated malloc'ed string vector; accepts NULL. */
 void rdp_ctl_strv_free(char **v);

@@ -23,7 +23,8 @@ RDP_RUN_CPPFLAGS = $(AM_CPPFLAGS) \
 bin_PROGRAMS += src/run/rdpmixd src/run/rdpmix-run
 src_run_rdpmixd_SOURCES     = src/run/rdpmixd.c src/run/rdpmixd_job.c \
                               src/run/rdpmixd_pubsub.c \
-                              src/run/rdpmixd_event.c
+                              src/run/rdpmixd_event.c \
+                              src/run/rdpmixd_hostops.c
 src_run_rdpmixd_CPPFLAGS    = $(RDP_RUN_CPPFLAGS)
 src_run_rdpmixd_LDADD       = src/run/librdprun.la librdp_ucx.la librdp.la
 src_run_rdpmix_run_SOURCES  = src/run/rdpmix_run.c src/run/datapeer.c

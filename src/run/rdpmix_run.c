@@ -16,6 +16,7 @@
 #include "core/util/alloc.h"
 #include "core/util/list.h"
 #include "core/util/log.h"
+#include "core/util/logchan.h"
 #include "core/util/status.h"
 
 #include <pmix.h>
@@ -187,6 +188,8 @@ typedef struct launcher {
     /* the ranks' stderr we forwarded ended mid-line: our own next message
      * must start a line of its own */
     int err_midline;
+    /* every rank's pid, state and exit code, for the daemons' queries */
+    rdp_ctl_procent_t *procs;
 } launcher_t;
 
 static launcher_t L;
@@ -785,6 +788,12 @@ static void on_launched(dnode_t *node, const void *payload, size_t len)
         end_job();
         maybe_shutdown();
     } else if (!node->ready) {
+        for (uint32_t i = 0; i < node->npgids; i++) {
+            if (node->pgid_ranks[i] < L.np) {
+                L.procs[node->pgid_ranks[i]].pid   = node->pgids[i];
+                L.procs[node->pgid_ranks[i]].state = PMIX_PROC_STATE_RUNNING;
+            }
+        }
         node->ready = 1;
         L.nready++;
         rdp_log_debug(RUN, "node %u (%s) launched its ranks", node->id,
@@ -851,6 +860,36 @@ static void on_notify(dnode_t *node, const void *payload, size_t len)
     }
 }
 
+/* A rank's end, in the table the daemons' queries read. */
+static void record_end(uint32_t rank, uint8_t how, int32_t value)
+{
+    rdp_ctl_procent_t *e = &L.procs[rank];
+
+    switch (how) {
+    case RDP_CTL_EXITED:
+        e->state     = value == 0 ? PMIX_PROC_STATE_TERMINATED
+                                  : PMIX_PROC_STATE_TERM_NON_ZERO;
+        e->exit_code = value;
+        break;
+    case RDP_CTL_SIGNALED:
+        e->state     = PMIX_PROC_STATE_ABORTED_BY_SIG;
+        e->exit_code = 128 + value;
+        break;
+    case RDP_CTL_TERMINATED:
+        e->state     = PMIX_PROC_STATE_KILLED_BY_CMD;
+        e->exit_code = value;
+        break;
+    case RDP_CTL_ABORTED:
+        e->state     = PMIX_PROC_STATE_CALLED_ABORT;
+        e->exit_code = value;
+        break;
+    default:
+        e->state     = PMIX_PROC_STATE_FAILED_TO_START;
+        e->exit_code = value == ENOENT ? 127 : 126;
+        break;
+    }
+}
+
 static void on_exit_report(dnode_t *node, const void *payload, size_t len)
 {
     rdp_ctl_report_t m;
@@ -869,7 +908,12 @@ static void on_exit_report(dnode_t *node, const void *payload, size_t len)
             node->pgids[i] = 0; /* reaped: its pid may be reused */
         }
     }
+    record_end(m.rank, m.how, m.value);
     switch (m.how) {
+    case RDP_CTL_TERMINATED:
+        /* a job-control request ended it: the job goes on (as PRRTE's
+         * "killed by command" is no failure of the job) */
+        break;
     case RDP_CTL_FAILED_TO_START:
         if (!L.ending) {
             say("%s: %s", m.detail ? m.detail : "cannot start a rank",
@@ -914,6 +958,7 @@ static void on_abort(dnode_t *node, const void *payload, size_t len)
         rdp_log_warn(RUN, "malformed abort report from node %s", node->name);
         return;
     }
+    record_end(m.rank, RDP_CTL_ABORTED, m.value);
     if (!L.ending) {
         say("rank %u (pid %u) called PMIx_Abort with status %d%s%s; "
             "terminating the job",
@@ -1113,6 +1158,76 @@ static void ds_rank_ended(uint32_t rank)
     ds_arm_timer();
 }
 
+/* ------------------------------------------------------------------ */
+/* the daemons' host operations (rdpmixd_hostops.c)                     */
+
+/* A job-control request: every daemon applies it to its ranks; the
+ * requester answers its client when its own copy comes back. */
+static void on_jctrl(dnode_t *node, const void *payload, size_t len)
+{
+    rdp_ctl_jctrl_t m;
+    rdp_buf_t buf;
+
+    if (rdp_ctl_jctrl_unpack(payload, len, &m) != PMIX_SUCCESS) {
+        rdp_log_warn(RUN, "malformed job-control request from node %s",
+                     node->name);
+        return;
+    }
+    for (uint32_t i = 0; i < m.nranks; i++) {
+        if (m.ranks[i] >= L.np) {
+            rdp_log_warn(RUN, "job-control request for rank %u from node %s",
+                         m.ranks[i], node->name);
+            rdp_free(m.ranks);
+            return;
+        }
+    }
+    m.origin = node->id;
+    for (uint32_t i = 0; i < L.nnodes; i++) {
+        rdp_buf_init(&buf);
+        if (rdp_ctl_jctrl_pack(&buf, &m) == PMIX_SUCCESS) {
+            send_to(&L.nodes[i], RDP_CTL_JCTRL_DO, &buf);
+        }
+        rdp_buf_cleanup(&buf);
+    }
+    rdp_free(m.ranks);
+}
+
+static void on_procs_req(dnode_t *node, const void *payload, size_t len)
+{
+    rdp_ctl_procs_t t = {.n = L.np, .ents = L.procs};
+    rdp_rbuf_t rb;
+    rdp_buf_t buf;
+
+    rdp_rbuf_init(&rb, payload, len);
+    if (rdp_unpack_u32(&rb, &t.reqid) != PMIX_SUCCESS || rb.left != 0) {
+        rdp_log_warn(RUN, "malformed proc-table request from node %s",
+                     node->name);
+        return;
+    }
+    t.job_status = L.ending ? PMIX_ERR_JOB_TERMINATED : PMIX_SUCCESS;
+    rdp_buf_init(&buf);
+    if (rdp_ctl_procs_pack(&buf, &t) == PMIX_SUCCESS) {
+        send_to(node, RDP_CTL_PROCS, &buf);
+    }
+    rdp_buf_cleanup(&buf);
+}
+
+/* PMIX_LOG_GLOBAL_SYSLOG: we are the job's gateway */
+static void on_syslog(dnode_t *node, const void *payload, size_t len)
+{
+    int32_t priority;
+    char *msg;
+
+    if (rdp_ctl_syslog_unpack(payload, len, &priority, &msg) != PMIX_SUCCESS) {
+        rdp_log_warn(RUN, "malformed syslog message from node %s", node->name);
+        return;
+    }
+    if (rdp_logchan_syslog(priority, "rdpmix-run", NULL, msg) != PMIX_SUCCESS) {
+        rdp_log_warn(RUN, "cannot write to syslog: %s", msg);
+    }
+    rdp_free(msg);
+}
+
 static void conn_msg_cb(rdp_run_chan_t *chan, uint16_t cmd, const void *payload,
                         size_t len, void *arg)
 {
@@ -1162,6 +1277,15 @@ static void conn_msg_cb(rdp_run_chan_t *chan, uint16_t cmd, const void *payload,
         break;
     case RDP_CTL_NOTIFY:
         on_notify(node, payload, len);
+        break;
+    case RDP_CTL_JCTRL:
+        on_jctrl(node, payload, len);
+        break;
+    case RDP_CTL_PROCS_REQ:
+        on_procs_req(node, payload, len);
+        break;
+    case RDP_CTL_SYSLOG:
+        on_syslog(node, payload, len);
         break;
     default:
         rdp_log_warn(RUN, "unexpected control message %u from node %s", cmd,
@@ -2592,9 +2716,11 @@ static void setup_job(void)
 
     host    = short_hostname();
     L.nodes = rdp_calloc(L.nnodes, sizeof(*L.nodes));
+    L.procs = rdp_calloc(L.np, sizeof(*L.procs));
     node_of = rdp_calloc(L.np, sizeof(*node_of));
     slots   = rdp_calloc(L.nnodes, sizeof(*slots));
-    if (host == NULL || L.nodes == NULL || node_of == NULL || slots == NULL) {
+    if (host == NULL || L.nodes == NULL || L.procs == NULL || node_of == NULL
+        || slots == NULL) {
         say("out of memory");
         exit(1);
     }
@@ -2757,6 +2883,7 @@ static void cleanup(void)
         rdp_free(L.nodes[i].engine_addr);
     }
     rdp_free(L.nodes);
+    rdp_free(L.procs);
     rdp_ctl_strv_free(L.xenv);
     if (L.daemon_env != NULL) {
         size_t n = 0;

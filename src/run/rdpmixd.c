@@ -122,6 +122,9 @@ static void chan_msg_cb(rdp_run_chan_t *chan, uint16_t cmd, const void *payload,
         }
         break;
     default:
+        if (rdp_run_dmn_hostops_msg(cmd, payload, len)) {
+            break;
+        }
         rdp_log_warn(RUN, "unexpected control message %u", cmd);
         break;
     }
@@ -137,6 +140,7 @@ static void lose_launcher(const char *why)
     dm->lost_launcher = 1;
     dm->exit_code     = 1;
     rdp_run_dmn_pubsub_fail_all();
+    rdp_run_dmn_hostops_fail(PMIX_ERR_UNREACH);
     if (dm->nended < dm->nlocal) {
         if (why != NULL) {
             rdp_run_dmn_say("%s; terminating the job", why);
@@ -568,6 +572,7 @@ static void cleanup(void)
 {
     rdp_run_dmn_reap_remaining();
     rdp_run_dmn_pubsub_fail_all();
+    rdp_run_dmn_hostops_cleanup(); /* answers the server before it ends */
     if (dm->server_up) {
         rdp_run_dmn_deregister_all();
         PMIx_server_finalize();
@@ -665,7 +670,8 @@ int main(int argc, char **argv)
                != PMIX_SUCCESS
         || rdp_timer_create(dm->loop, rdp_run_dmn_grace_cb, NULL,
                             &dm->grace_timer)
-               != PMIX_SUCCESS) {
+               != PMIX_SUCCESS
+        || rdp_run_dmn_hostops_init() != PMIX_SUCCESS) {
         fatal("cannot set up signal handling");
     }
 

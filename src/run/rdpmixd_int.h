@@ -5,6 +5,7 @@
 #include <pmix_common.h>
 #include <pmix_server.h>
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include "core/loop/loop.h"
@@ -51,6 +52,7 @@ typedef struct rank_proc {
     rank_pipe_t err;
     int status_fd;
     int termed; /* sent SIGTERM while running: never sent it twice */
+    int by_request; /* a job-control request terminates it: not a failure */
 } rank_proc_t;
 
 typedef struct daemon {
@@ -160,5 +162,26 @@ pmix_status_t rdp_run_dmn_unpublish(const pmix_proc_t *proc, char **keys,
 void rdp_run_dmn_pubsub_reply(const void *payload, size_t len);
 /** The launcher is gone: fail every request still waiting. */
 void rdp_run_dmn_pubsub_fail_all(void);
+
+/* rdpmixd_hostops.c: the log, job_control and query upcalls */
+void rdp_run_dmn_host_log(const pmix_proc_t *client, const pmix_info_t data[],
+                          size_t ndata, const pmix_info_t directives[],
+                          size_t ndirs, pmix_op_cbfunc_t cbfunc, void *cbdata);
+pmix_status_t
+rdp_run_dmn_host_job_control(const pmix_proc_t *requestor,
+                             const pmix_proc_t targets[], size_t ntargets,
+                             const pmix_info_t directives[], size_t ndirs,
+                             pmix_info_cbfunc_t cbfunc, void *cbdata);
+pmix_status_t rdp_run_dmn_host_query(pmix_proc_t *proct, pmix_query_t *queries,
+                                     size_t nqueries, pmix_info_cbfunc_t cbfunc,
+                                     void *cbdata);
+/** Handle a launcher message of the host operations; false if @a cmd is
+ * not one of theirs. */
+bool rdp_run_dmn_hostops_msg(uint16_t cmd, const void *payload, size_t len);
+pmix_status_t rdp_run_dmn_hostops_init(void);
+/** Fail what still waits for rdpmix-run (@a why), e.g. when it is gone. */
+void rdp_run_dmn_hostops_fail(pmix_status_t why);
+/** Fail what still waits and free the timer; after the loop. */
+void rdp_run_dmn_hostops_cleanup(void);
 
 #endif

@@ -271,6 +271,11 @@ static void rank_reaped(rank_proc_t *rp, int wstatus)
                      dm->launch.argv[0]);
         }
         send_exit(rp, RDP_CTL_FAILED_TO_START, err, detail);
+    } else if (rp->by_request) {
+        send_exit(rp, RDP_CTL_TERMINATED,
+                  WIFSIGNALED(wstatus) ? WTERMSIG(wstatus)
+                                       : WEXITSTATUS(wstatus),
+                  NULL);
     } else if (WIFSIGNALED(wstatus)) {
         send_exit(rp, RDP_CTL_SIGNALED, WTERMSIG(wstatus), NULL);
         rdp_run_dmn_rank_failed(&rp->proc, 128 + WTERMSIG(wstatus));
@@ -496,6 +501,9 @@ pmix_server_module_t rdp_run_dmn_module = {
     .lookup           = rdp_run_dmn_lookup,
     .unpublish        = rdp_run_dmn_unpublish,
     .notify_event     = rdp_run_dmn_notify_event,
+    .log              = rdp_run_dmn_host_log,
+    .job_control      = rdp_run_dmn_host_job_control,
+    .query            = rdp_run_dmn_host_query,
     /* fence_nb and direct_modex stay NULL: the server completes
      * collectives itself, on one node alone and across nodes with the
      * engine (rdpmixd --engine) */

@@ -89,7 +89,11 @@
  *
  *        run_client events ranges|cache|recovery
  *                                events across nodes: run_client_events.c
+ *        run_client nodes log|jctrl|query  as info, then the host
+ *                                operations (run_client_hostops.c)
  */
+#include "run_client.h"
+
 #include <pmix.h>
 
 #include <signal.h>
@@ -99,11 +103,9 @@
 #include <string.h>
 #include <unistd.h>
 
-static pmix_proc_t me;
+pmix_proc_t me;
 
-static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void fail(const char *fmt, ...)
+void fail(const char *fmt, ...)
 {
     va_list ap;
 
@@ -115,7 +117,7 @@ static void fail(const char *fmt, ...)
     exit(1);
 }
 
-static pmix_value_t *get(const pmix_proc_t *proc, const char *key)
+pmix_value_t *get(const pmix_proc_t *proc, const char *key)
 {
     pmix_value_t *val = NULL;
     pmix_status_t rc  = PMIx_Get(proc, key, NULL, 0, &val);
@@ -156,7 +158,7 @@ static unsigned long get_uint(const pmix_proc_t *proc, const char *key)
     return v;
 }
 
-static char *get_string(const pmix_proc_t *proc, const char *key)
+char *get_string(const pmix_proc_t *proc, const char *key)
 {
     pmix_value_t *val = get(proc, key);
     char *s;
@@ -219,7 +221,7 @@ static void check_job_info(unsigned n)
     }
 }
 
-static void fence_collect(int collect)
+void fence_collect(int collect)
 {
     pmix_info_t info;
     bool flag = collect != 0;
@@ -646,9 +648,9 @@ static int nodes_main(const char *mode)
 
     for (i = 0; modes[i] != NULL && strcmp(mode, modes[i]) != 0; i++) {
     }
-    if (modes[i] == NULL) {
+    if (modes[i] == NULL && !is_hostops_mode(mode)) {
         fprintf(stderr, "usage: run_client nodes "
-                        "info|fence|loop|abi|late|reserved\n");
+                        "info|fence|loop|abi|late|reserved|log|jctrl|query\n");
         return 2;
     }
     rc = PMIx_Init(&me, NULL, 0);
@@ -657,7 +659,9 @@ static int nodes_main(const char *mode)
         return 1;
     }
     check_nodes(&size);
-    if (strcmp(mode, "abi") == 0) {
+    if (is_hostops_mode(mode)) {
+        hostops_main(mode, size);
+    } else if (strcmp(mode, "abi") == 0) {
         query_abi();
     } else if (strcmp(mode, "late") == 0) {
         late_commits(size);

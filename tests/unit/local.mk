@@ -35,6 +35,15 @@ tests_unit_test_value_t_LDADD   = $(RDP_TEST_LIBS)
 TESTS += tests/unit/test_value.t
 endif
 
+# PMIx_Log channels (src/core/util/logchan.c)
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_logchan.t
+tests_unit_test_logchan_t_SOURCES = tests/unit/test_logchan.c
+tests_unit_test_logchan_t_CFLAGS  = $(RDP_TEST_CFLAGS)
+tests_unit_test_logchan_t_LDADD   = $(RDP_TEST_LIBS)
+TESTS += tests/unit/test_logchan.t
+endif
+
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_event.t
 tests_unit_test_event_t_SOURCES = tests/unit/test_event.c

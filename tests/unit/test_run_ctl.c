@@ -602,6 +602,119 @@ static void pubsub_reply_carries_status_and_data(void **state)
     rdp_buf_cleanup(&buf);
 }
 
+/* JCTRL: action, signal and ranks survive; a bad action or signal, a
+ * count that does not match the bytes, a truncation are rejected */
+static void jctrl_roundtrip_checks_action_signal_and_ranks(void **state)
+{
+    uint32_t ranks[]   = {1, 3, 7};
+    rdp_ctl_jctrl_t in = {.origin = 2,
+                          .reqid  = 77,
+                          .action = RDP_CTL_JCTRL_SIGNAL,
+                          .signo  = 10,
+                          .nranks = 3,
+                          .ranks  = ranks};
+    rdp_ctl_jctrl_t out;
+    rdp_buf_t buf;
+
+    rdp_buf_init(&buf);
+    assert_int_equal(rdp_ctl_jctrl_pack(&buf, &in), PMIX_SUCCESS);
+    assert_int_equal(rdp_ctl_jctrl_unpack(buf.data, buf.size, &out),
+                     PMIX_SUCCESS);
+    assert_int_equal(out.origin, 2);
+    assert_int_equal(out.reqid, 77);
+    assert_int_equal(out.action, RDP_CTL_JCTRL_SIGNAL);
+    assert_int_equal(out.signo, 10);
+    assert_int_equal(out.nranks, 3);
+    assert_memory_equal(out.ranks, ranks, sizeof(ranks));
+    free(out.ranks);
+    for (size_t len = 0; len < buf.size; len++) {
+        assert_int_not_equal(rdp_ctl_jctrl_unpack(buf.data, len, &out),
+                             PMIX_SUCCESS);
+    }
+    assert_int_equal(rdp_pack_u8(&buf, 0), PMIX_SUCCESS);
+    assert_int_not_equal(rdp_ctl_jctrl_unpack(buf.data, buf.size, &out),
+                         PMIX_SUCCESS);
+    rdp_buf_cleanup(&buf);
+
+    /* every rank (no list), terminate: no signal needed */
+    in.action = RDP_CTL_JCTRL_TERMINATE;
+    in.signo  = 0;
+    in.nranks = 0;
+    rdp_buf_init(&buf);
+    assert_int_equal(rdp_ctl_jctrl_pack(&buf, &in), PMIX_SUCCESS);
+    assert_int_equal(rdp_ctl_jctrl_unpack(buf.data, buf.size, &out),
+                     PMIX_SUCCESS);
+    assert_int_equal(out.nranks, 0);
+    assert_null(out.ranks);
+    rdp_buf_cleanup(&buf);
+
+    in.action = RDP_CTL_JCTRL_SIGNAL; /* signal 0 */
+    rdp_buf_init(&buf);
+    assert_int_equal(rdp_ctl_jctrl_pack(&buf, &in), PMIX_SUCCESS);
+    assert_int_not_equal(rdp_ctl_jctrl_unpack(buf.data, buf.size, &out),
+                         PMIX_SUCCESS);
+    rdp_buf_cleanup(&buf);
+
+    in.action = 7;
+    rdp_buf_init(&buf);
+    assert_int_equal(rdp_ctl_jctrl_pack(&buf, &in), PMIX_SUCCESS);
+    assert_int_not_equal(rdp_ctl_jctrl_unpack(buf.data, buf.size, &out),
+                         PMIX_SUCCESS);
+    rdp_buf_cleanup(&buf);
+}
+
+/* PROCS: every entry survives; truncations and trailing bytes fail */
+static void procs_roundtrip_keeps_every_entry(void **state)
+{
+    rdp_ctl_procent_t ents[] = {{.pid = 100, .state = 5, .exit_code = 0},
+                                {.pid = 101, .state = 51, .exit_code = 15}};
+    rdp_ctl_procs_t in       = {
+              .reqid = 9, .job_status = PMIX_SUCCESS, .n = 2, .ents = ents};
+    rdp_ctl_procs_t out;
+    rdp_buf_t buf;
+
+    rdp_buf_init(&buf);
+    assert_int_equal(rdp_ctl_procs_pack(&buf, &in), PMIX_SUCCESS);
+    assert_int_equal(rdp_ctl_procs_unpack(buf.data, buf.size, &out),
+                     PMIX_SUCCESS);
+    assert_int_equal(out.reqid, 9);
+    assert_int_equal(out.n, 2);
+    assert_int_equal(out.ents[1].pid, 101);
+    assert_int_equal(out.ents[1].state, 51);
+    assert_int_equal(out.ents[1].exit_code, 15);
+    free(out.ents);
+    for (size_t len = 0; len < buf.size; len++) {
+        assert_int_not_equal(rdp_ctl_procs_unpack(buf.data, len, &out),
+                             PMIX_SUCCESS);
+    }
+    assert_int_equal(rdp_pack_u8(&buf, 0), PMIX_SUCCESS);
+    assert_int_not_equal(rdp_ctl_procs_unpack(buf.data, buf.size, &out),
+                         PMIX_SUCCESS);
+    rdp_buf_cleanup(&buf);
+}
+
+/* SYSLOG: priority and message; a missing message is malformed */
+static void syslog_roundtrip_needs_a_message(void **state)
+{
+    rdp_buf_t buf;
+    int32_t pri;
+    char *msg;
+
+    rdp_buf_init(&buf);
+    assert_int_equal(rdp_ctl_syslog_pack(&buf, 12, "hello"), PMIX_SUCCESS);
+    assert_int_equal(rdp_ctl_syslog_unpack(buf.data, buf.size, &pri, &msg),
+                     PMIX_SUCCESS);
+    assert_int_equal(pri, 12);
+    assert_string_equal(msg, "hello");
+    free(msg);
+    rdp_buf_cleanup(&buf);
+    rdp_buf_init(&buf);
+    assert_int_equal(rdp_ctl_syslog_pack(&buf, 12, NULL), PMIX_SUCCESS);
+    assert_int_not_equal(rdp_ctl_syslog_unpack(buf.data, buf.size, &pri, &msg),
+                         PMIX_SUCCESS);
+    rdp_buf_cleanup(&buf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -621,6 +734,9 @@ int main(void)
         cmocka_unit_test(hello_carries_the_engine_address),
         cmocka_unit_test(pubsub_roundtrip_checks_the_keys),
         cmocka_unit_test(pubsub_reply_carries_status_and_data),
+        cmocka_unit_test(jctrl_roundtrip_checks_action_signal_and_ranks),
+        cmocka_unit_test(procs_roundtrip_keeps_every_entry),
+        cmocka_unit_test(syslog_roundtrip_needs_a_message),
     };
 
     return cmocka_run_group_tests_name("run_ctl", tests, NULL, NULL);

@@ -3,7 +3,9 @@
 #include "core/server/server_int.h"
 #include "core/util/alloc.h"
 #include "core/util/log.h"
+#include "core/util/logchan.h"
 #include "core/util/status.h"
+#include "core/util/value.h"
 
 #include <string.h>
 
@@ -593,19 +595,6 @@ void rdp_srv_handle_spawn(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb)
 
 /* ---- QUERY ---- */
 
-static const char *qualifier_nspace(const pmix_query_t *q,
-                                    const pmix_proc_t *requester)
-{
-    for (size_t i = 0; i < q->nqual; i++) {
-        if (PMIX_CHECK_KEY(&q->qualifiers[i], PMIX_NSPACE)
-            && q->qualifiers[i].value.type == PMIX_STRING
-            && q->qualifiers[i].value.data.string != NULL) {
-            return q->qualifiers[i].value.data.string;
-        }
-    }
-    return requester->nspace;
-}
-
 static pmix_proc_state_t proc_state_of(const rdp_srv_client_t *c)
 {
     if (c == NULL) {
@@ -702,7 +691,7 @@ static pmix_status_t local_query(const pmix_proc_t *requester,
         for (size_t k = 0; q[i].keys != NULL && q[i].keys[k] != NULL; k++) {
             const char *key = q[i].keys[k];
             rdp_srv_nspace_t *ns =
-                rdp_srv_nspace_find(qualifier_nspace(&q[i], requester));
+                rdp_srv_nspace_find(rdp_query_nspace(&q[i], requester->nspace));
             pmix_info_t *out = &res[n];
 
             asked++;
@@ -789,6 +778,51 @@ void rdp_srv_handle_query(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb)
 
 /* ---- LOG ---- */
 
+/* Without a host `log` upcall the server writes what it can itself.
+ * OpenPMIx 4.2.2 writes the syslog channels in any server and stdout or
+ * stderr only in a gateway (to IOF tools), dropping them silently
+ * elsewhere; we write those to the server process's own stdout and
+ * stderr instead, which is what a user of such a host can see.  There is
+ * no gateway to reach a global syslog, nor mail or job records: not
+ * supported. */
+typedef struct log_here_ctx {
+    const pmix_proc_t *source;
+    int priority;
+} log_here_ctx_t;
+
+static pmix_status_t write_here(enum rdp_logchan chan, const char *msg,
+                                void *arg)
+{
+    const log_here_ctx_t *ctx = arg;
+
+    switch (chan) {
+    case RDP_LOGCHAN_STDOUT:
+        return rdp_logchan_write_line(1, msg);
+    case RDP_LOGCHAN_STDERR:
+        return rdp_logchan_write_line(2, msg);
+    case RDP_LOGCHAN_LOCAL_SYSLOG:
+        return rdp_logchan_syslog(ctx->priority, "rdpmix", ctx->source, msg);
+    default:
+        return PMIX_ERR_NOT_SUPPORTED;
+    }
+}
+
+static void log_here(rdp_srv_peer_t *peer, uint32_t tag, op_in_t *in)
+{
+    rdp_logchan_opts_t opts;
+    log_here_ctx_t ctx = {.source = &in->proc};
+    rdp_srv_hostop_t *op;
+    pmix_status_t status;
+
+    rdp_logchan_opts_parse(in->info2, in->ninfo2, &opts);
+    ctx.priority = opts.priority;
+    status = rdp_logchan_dispatch(in->info, in->ninfo, &opts, write_here, &ctx);
+    op     = hostop_with(peer, RDP_CMD_LOG_ACK, tag, in);
+    if (op != NULL) {
+        rdp_srv_hostop_complete(op, status);
+    }
+}
+
 void rdp_srv_handle_log(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb)
 {
     static const uint8_t layout[] = {F_INFOS, F_INFOS2, F_END};
@@ -799,8 +833,11 @@ void rdp_srv_handle_log(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb)
     if (in == NULL) {
         return;
     }
-    op = upcall_op(peer, RDP_CMD_LOG_ACK, tag, in, rdp_srv.host.log != NULL,
-                   RDP_SRV_EMPTY_NONE);
+    if (rdp_srv.host.log == NULL) {
+        log_here(peer, tag, in);
+        return;
+    }
+    op = upcall_op(peer, RDP_CMD_LOG_ACK, tag, in, true, RDP_SRV_EMPTY_NONE);
     if (op != NULL) {
         /* a void upcall: the host always calls back */
         rdp_srv.host.log(&in->proc, in->info, in->ninfo, in->info2, in->ninfo2,

@@ -1246,3 +1246,15 @@ pmix_status_t PMIx_Data_copy(void **dest, void *src, pmix_data_type_t type)
     *dest = elem;
     return PMIX_SUCCESS;
 }
+
+const char *rdp_query_nspace(const pmix_query_t *q, const char *dflt)
+{
+    for (size_t i = 0; i < q->nqual; i++) {
+        if (PMIX_CHECK_KEY(&q->qualifiers[i], PMIX_NSPACE)
+            && q->qualifiers[i].value.type == PMIX_STRING
+            && q->qualifiers[i].value.data.string != NULL) {
+            return q->qualifiers[i].value.data.string;
+        }
+    }
+    return dflt;
+}

@@ -67,6 +67,9 @@ pmix_status_t rdp_info_array_copy(pmix_info_t **dst_p, const pmix_info_t *src,
  * Accepts NULL. */
 void rdp_info_array_free(pmix_info_t *info, size_t n);
 
+/** The PMIX_NSPACE qualifier of @a q (a borrowed string), else @a dflt. */
+const char *rdp_query_nspace(const pmix_query_t *q, const char *dflt);
+
 /**
  * Allocate *@a dst_p and deep copy @a src (any element type, nested arrays
  * included) into it.  Release with rdp_data_array_free.

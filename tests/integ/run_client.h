@@ -1,0 +1,24 @@
+/* run_client.h - what run_client.c shares with its other mode files */
+#ifndef RDP_TESTS_INTEG_RUN_CLIENT_H
+#define RDP_TESTS_INTEG_RUN_CLIENT_H
+
+#include <pmix.h>
+
+#include <stdbool.h>
+
+extern pmix_proc_t me;
+
+/** Print "rank R: FAILED ..." on stderr and exit 1. */
+void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+/** PMIx_Fence of the whole job, collecting data if @a collect. */
+void fence_collect(int collect);
+/** PMIx_Get or fail; the caller releases the value. */
+pmix_value_t *get(const pmix_proc_t *proc, const char *key);
+/** A string PMIx_Get or fail; malloc'ed. */
+char *get_string(const pmix_proc_t *proc, const char *key);
+
+/* run_client_hostops.c: run_client nodes log|jctrl|query */
+bool is_hostops_mode(const char *mode);
+void hostops_main(const char *mode, unsigned size);
+
+#endif
