@@ -1018,6 +1018,45 @@ static char *ranks_string(const pmix_rank_t *r, size_t n)
     return s;
 }
 
+/* PMIX_NODE_LIST: "host1,host2,..." of the named nodes hosting ranks of
+ * the job, in node map order (the Standard's job-level key; OpenPMIx
+ * servers derive it from the node map too). */
+static pmix_status_t put_node_list(rdp_srv_nspace_t *ns, const map_build_t *mb,
+                                   const size_t *count)
+{
+    size_t len = 0;
+    pmix_status_t status;
+    char *list;
+
+    for (size_t i = 0; i < mb->nnodes; i++) {
+        if (count[i] > 0 && mb->nodes[i].name != NULL) {
+            len += strlen(mb->nodes[i].name) + 1;
+        }
+    }
+    if (len == 0) {
+        return PMIX_SUCCESS;
+    }
+    list = rdp_malloc(len);
+    if (list == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    len = 0;
+    for (size_t i = 0; i < mb->nnodes; i++) {
+        if (count[i] > 0 && mb->nodes[i].name != NULL) {
+            size_t n = strlen(mb->nodes[i].name);
+
+            memcpy(list + len, mb->nodes[i].name, n);
+            list[len + n] = ',';
+            len += n + 1;
+        }
+    }
+    list[len - 1] = '\0'; /* the last comma */
+    status =
+        put_str(ns, RDP_SRV_KVS_JOB, PMIX_RANK_WILDCARD, PMIX_NODE_LIST, list);
+    rdp_free(list);
+    return status;
+}
+
 /* Keys every node gets: name, id, this job's procs there. */
 static pmix_status_t derive_node(rdp_srv_nspace_t *ns, const rdp_srv_node_t *nd,
                                  const pmix_rank_t *ranks, size_t n)
@@ -1212,6 +1251,9 @@ static pmix_status_t derive(rdp_srv_nspace_t *ns, map_build_t *mb)
     if (status == PMIX_SUCCESS && nused > 0) {
         status =
             put_u32(ns, J, PMIX_RANK_WILDCARD, PMIX_NUM_NODES, (uint32_t)nused);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = put_node_list(ns, mb, count);
     }
     if (status == PMIX_SUCCESS && ns->nlocal > 0) {
         peers = ranks_string(ns->local_ranks, ns->nlocal);
