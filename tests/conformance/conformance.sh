@@ -242,7 +242,8 @@ run_one() {
     prog="$work/bin/$stack/$name"
     log="$work/log/$name.$stack.$layout.log"
     if [ ! -x "$prog" ]; then
-        report SKIP "$name" "$stack" "$layout" "did not build (see $log)"
+        report SKIP "$name" "$stack" "$layout" \
+            "did not build (see $work/log/build-$stack-$name.log)"
         return
     fi
     cmd=$(launch_cmd "$stack" "$layout" "$np" "$prog" $arg)
