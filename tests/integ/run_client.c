@@ -288,6 +288,34 @@ static unsigned split(char *s, char **out, unsigned cap)
 
 /* Multi-node: check every view of the placement against the others;
  * print ours. */
+/* PMIX_NODE_LIST (job level) names the nodes hosting ranks: @a names[n]
+ * is node n's name, NULL for a node without ranks */
+static void check_node_list(const pmix_proc_t *wild, char **names,
+                            unsigned nnodes)
+{
+    char *list = get_string(wild, PMIX_NODE_LIST), *toks[4096];
+    unsigned n = split(list, toks, 4096), used = 0;
+
+    for (unsigned k = 0; k < nnodes; k++) {
+        used += names[k] != NULL;
+    }
+    if (n != used) {
+        fail("PMIX_NODE_LIST has %u nodes, %u nodes host ranks", n, used);
+    }
+    for (unsigned i = 0; i < n; i++) {
+        unsigned k;
+
+        for (k = 0;
+             k < nnodes && (names[k] == NULL || strcmp(names[k], toks[i]) != 0);
+             k++) {
+        }
+        if (k == nnodes) {
+            fail("PMIX_NODE_LIST's %s hosts no rank", toks[i]);
+        }
+    }
+    free(list);
+}
+
 static void check_nodes(unsigned *size_p)
 {
     pmix_proc_t wild, peer;
@@ -375,6 +403,7 @@ static void check_nodes(unsigned *size_p)
             free(h);
         }
     }
+    check_node_list(&wild, names, nnodes);
     /* the proc map (PMIx_Resolve_peers) puts every rank on its node */
     for (unsigned n = 0; n < nnodes; n++) {
         pmix_proc_t *procs = NULL;

@@ -313,6 +313,38 @@ static void prepend_before_and_after_place_within_category(void **state)
     rdp_wait_cleanup(&done);
 }
 
+/* "after" the overall-first handler means the start of the category and
+ * "before" the overall-last one its end; the other way round is refused */
+static void before_and_after_the_global_first_and_last(void **state)
+{
+    rdp_wait_t done;
+    hctx_t f = {.name = "f"}, l = {.name = "l"}, s1 = {.name = "s1"};
+    hctx_t a = {.name = "a"}, b = {.name = "b"}, x = {.name = "x"};
+    pmix_status_t code = -1000;
+    bool t             = true;
+    char got[256];
+
+    rdp_wait_init(&done);
+    l.signal = &done;
+    assert_true(reg(&f, &code, 1, PMIX_EVENT_HDLR_FIRST, &t, PMIX_BOOL) >= 0);
+    assert_true(reg(&l, &code, 1, PMIX_EVENT_HDLR_LAST, &t, PMIX_BOOL) >= 0);
+    assert_true(reg(&s1, &code, 1, NULL, NULL, PMIX_UNDEF) >= 0);
+    assert_true(reg(&a, &code, 1, PMIX_EVENT_HDLR_AFTER, "f", PMIX_STRING)
+                >= 0);
+    assert_true(reg(&b, &code, 1, PMIX_EVENT_HDLR_BEFORE, "l", PMIX_STRING)
+                >= 0);
+    assert_int_equal(
+        reg(&x, &code, 1, PMIX_EVENT_HDLR_BEFORE, "f", PMIX_STRING),
+        PMIX_ERR_EVENT_REGISTRATION);
+    assert_int_equal(reg(&x, &code, 1, PMIX_EVENT_HDLR_AFTER, "l", PMIX_STRING),
+                     PMIX_ERR_EVENT_REGISTRATION);
+    notify(code, NULL, NULL, 0);
+    rdp_wait_wait(&done);
+    rec_string(got, sizeof(got));
+    assert_string_equal(got, "f,a,s1,b,l");
+    rdp_wait_cleanup(&done);
+}
+
 static void action_complete_stops_the_chain(void **state)
 {
     rdp_wait_t ran;
@@ -642,6 +674,7 @@ int main(void)
         T(nonblocking_registration_calls_back_once),
         T(chain_runs_first_single_multi_default_last),
         T(prepend_before_and_after_place_within_category),
+        T(before_and_after_the_global_first_and_last),
         T(action_complete_stops_the_chain),
         T(non_default_events_skip_default_handlers),
         T(affected_proc_filter_selects_events),

@@ -349,6 +349,28 @@ static int is_pinned(const rdp_list_t *list, const rdp_list_t *item,
     return rdp_container_of(item, evhdlr_t, link)->pos == pos;
 }
 
+static int is_named(const evhdlr_t *h, const char *name)
+{
+    return h != NULL && h->name != NULL && strcmp(h->name, name) == 0;
+}
+
+/* A handler placed after the overall-first one (or before the overall-last
+ * one) is not in any category list: it goes to the start (end) of its
+ * category, as OpenPMIx 4.2.2 places it. Before the first or after the last
+ * stays an error (not found). */
+static void place_next_to_global(evhdlr_t *h, rdp_list_t *list)
+{
+    if ((h->pos != POS_BEFORE && h->pos != POS_AFTER)
+        || find_by_name(list, h->rel) != NULL) {
+        return;
+    }
+    if (h->pos == POS_AFTER && is_named(reg.first, h->rel)) {
+        h->pos = POS_PREPEND;
+    } else if (h->pos == POS_BEFORE && is_named(reg.last, h->rel)) {
+        h->pos = POS_APPEND;
+    }
+}
+
 /* Loop thread: place @a h and give it an id. */
 static pmix_status_t hdlr_insert(evhdlr_t *h)
 {
@@ -361,6 +383,7 @@ static pmix_status_t hdlr_insert(evhdlr_t *h)
         return PMIX_ERR_NOMEM;
     }
     list = &reg.cats[h->cat];
+    place_next_to_global(h, list);
     switch (h->pos) {
     case POS_GLOBAL_FIRST:
     case POS_GLOBAL_LAST:

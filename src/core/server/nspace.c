@@ -1018,54 +1018,39 @@ static char *ranks_string(const pmix_rank_t *r, size_t n)
     return s;
 }
 
-/* "a,b,c": the named nodes of the map in map order (the node map's order
- * when the host gave one, as OpenPMIx 4.2.2 lists PMIX_NODE_LIST);
- * malloc'ed, NULL when no node has a name. */
-static char *node_list_string(const map_build_t *mb, pmix_status_t *status_p)
+/* PMIX_NODE_LIST: "host1,host2,..." of the named nodes hosting ranks of
+ * the job, in node map order (the Standard's job-level key; OpenPMIx
+ * servers derive it from the node map too). */
+static pmix_status_t put_node_list(rdp_srv_nspace_t *ns, const map_build_t *mb,
+                                   const size_t *count)
 {
-    size_t len = 0, off = 0;
-    char *s;
+    size_t len = 0;
+    pmix_status_t status;
+    char *list;
 
-    *status_p = PMIX_SUCCESS;
     for (size_t i = 0; i < mb->nnodes; i++) {
-        if (mb->nodes[i].name != NULL) {
+        if (count[i] > 0 && mb->nodes[i].name != NULL) {
             len += strlen(mb->nodes[i].name) + 1;
         }
     }
     if (len == 0) {
-        return NULL;
+        return PMIX_SUCCESS;
     }
-    s = rdp_malloc(len);
-    if (s == NULL) {
-        *status_p = PMIX_ERR_NOMEM;
-        return NULL;
+    list = rdp_malloc(len);
+    if (list == NULL) {
+        return PMIX_ERR_NOMEM;
     }
+    len = 0;
     for (size_t i = 0; i < mb->nnodes; i++) {
-        const char *name = mb->nodes[i].name;
+        if (count[i] > 0 && mb->nodes[i].name != NULL) {
+            size_t n = strlen(mb->nodes[i].name);
 
-        if (name != NULL) {
-            size_t n = strlen(name);
-
-            if (off > 0) {
-                s[off++] = ',';
-            }
-            memcpy(s + off, name, n);
-            off += n;
+            memcpy(list + len, mb->nodes[i].name, n);
+            list[len + n] = ',';
+            len += n + 1;
         }
     }
-    s[off] = '\0';
-    return s;
-}
-
-static pmix_status_t derive_node_list(rdp_srv_nspace_t *ns,
-                                      const map_build_t *mb)
-{
-    pmix_status_t status;
-    char *list = node_list_string(mb, &status);
-
-    if (list == NULL) {
-        return status;
-    }
+    list[len - 1] = '\0'; /* the last comma */
     status =
         put_str(ns, RDP_SRV_KVS_JOB, PMIX_RANK_WILDCARD, PMIX_NODE_LIST, list);
     rdp_free(list);
@@ -1268,7 +1253,7 @@ static pmix_status_t derive(rdp_srv_nspace_t *ns, map_build_t *mb)
             put_u32(ns, J, PMIX_RANK_WILDCARD, PMIX_NUM_NODES, (uint32_t)nused);
     }
     if (status == PMIX_SUCCESS) {
-        status = derive_node_list(ns, mb);
+        status = put_node_list(ns, mb, count);
     }
     if (status == PMIX_SUCCESS && ns->nlocal > 0) {
         peers = ranks_string(ns->local_ranks, ns->nlocal);
