@@ -487,6 +487,30 @@ static void abi_cb(pmix_status_t status, pmix_info_t *info, size_t ninfo,
     __atomic_store_n(&out[63], 1, __ATOMIC_RELEASE);
 }
 
+/* One query of a key the library answers (an ABI version) and one the
+ * server answers (the namespaces): both come back, as one success:
+ * "rank R mixed query ok". */
+static void query_abi_and_namespaces(void)
+{
+    char *keys[]     = {PMIX_QUERY_STABLE_ABI_VERSION, PMIX_QUERY_NAMESPACES,
+                        NULL};
+    pmix_query_t q   = {.keys = keys};
+    pmix_info_t *res = NULL;
+    size_t nres      = 0;
+    pmix_status_t rc = PMIx_Query_info(&q, 1, &res, &nres);
+
+    if (rc != PMIX_SUCCESS || nres != 2
+        || !PMIX_CHECK_KEY(&res[0], PMIX_QUERY_STABLE_ABI_VERSION)
+        || !PMIX_CHECK_KEY(&res[1], PMIX_QUERY_NAMESPACES)
+        || res[1].value.type != PMIX_STRING
+        || strstr(res[1].value.data.string, me.nspace) == NULL) {
+        fail("PMIx_Query_info(ABI version + namespaces): %s, %zu results",
+             PMIx_Error_string(rc), nres);
+    }
+    printf("rank %u mixed query ok\n", me.rank);
+    PMIX_INFO_FREE(res, nres);
+}
+
 /* The Standard's ABI versions through the blocking and the non-blocking
  * query, while initialized: "rank R abi STABLE PROV nb STABLE PROV". */
 static void query_abi(void)
@@ -515,6 +539,7 @@ static void query_abi(void)
     printf("rank %u abi %s %s nb %s\n", me.rank, res[0].value.data.string,
            res[1].value.data.string, nb);
     PMIX_INFO_FREE(res, nres);
+    query_abi_and_namespaces();
 }
 
 

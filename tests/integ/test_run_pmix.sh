@@ -25,6 +25,9 @@ for m in 1 2 3; do
     abis=$(grep -c "^rank [0-3] abi 0.0 0.0 nb 0.0 0.0$" "$tmp/out")
     check_that "ABI version queries on $m nodes, blocking and non-blocking" \
         '[ "$rc" -eq 0 ] && [ "$abis" -eq 4 ]'
+    mixed=$(grep -c "^rank [0-3] mixed query ok$" "$tmp/out")
+    check_that "a query of an ABI version and the namespaces on $m nodes \
+answers both" '[ "$rc" -eq 0 ] && [ "$mixed" -eq 4 ]'
 done
 
 job 60 -n 3 "$client" 3 abort 7

@@ -549,6 +549,19 @@ static const char *local_answer(const char *key)
     return NULL;
 }
 
+/* At least one key of some query is answered here. */
+static int some_queries_are_local(const pmix_query_t queries[], size_t nqueries)
+{
+    for (size_t i = 0; i < nqueries; i++) {
+        for (char **k = queries[i].keys; *k != NULL; k++) {
+            if (local_answer(*k) != NULL) {
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
 /* Every key of every query is answered here, without a server. */
 static int queries_are_local(const pmix_query_t queries[], size_t nqueries)
 {
@@ -562,7 +575,8 @@ static int queries_are_local(const pmix_query_t queries[], size_t nqueries)
     return 1;
 }
 
-/* Results of local queries: one string per key asked, in order. */
+/* Answers to the keys of @a queries this library knows itself: one string
+ * per such key, in order (none: *info_p NULL). */
 static pmix_status_t answer_locally(const pmix_query_t queries[],
                                     size_t nqueries, pmix_info_t **info_p,
                                     size_t *ninfo_p)
@@ -573,16 +587,24 @@ static pmix_status_t answer_locally(const pmix_query_t queries[],
 
     for (size_t i = 0; i < nqueries; i++) {
         for (char **key = queries[i].keys; *key != NULL; key++) {
-            n++;
+            n += local_answer(*key) != NULL;
         }
+    }
+    if (n == 0) {
+        *info_p  = NULL;
+        *ninfo_p = 0;
+        return PMIX_SUCCESS;
     }
     src = rdp_calloc(n, sizeof(*src));
     if (src == NULL) {
         return PMIX_ERR_NOMEM;
     }
     for (size_t i = 0; i < nqueries; i++) {
-        for (char **key = queries[i].keys; *key != NULL; key++, k++) {
-            PMIX_INFO_LOAD(&src[k], *key, local_answer(*key), PMIX_STRING);
+        for (char **key = queries[i].keys; *key != NULL; key++) {
+            if (local_answer(*key) != NULL) {
+                PMIX_INFO_LOAD(&src[k], *key, local_answer(*key), PMIX_STRING);
+                k++;
+            }
         }
     }
     status = rdp_info_array_copy(info_p, src, n);
@@ -638,6 +660,151 @@ static pmix_status_t query_locally_nb(const pmix_query_t queries[],
     return PMIX_SUCCESS;
 }
 
+/* A query that mixes keys answered here with keys for the server (e.g.
+ * the ABI versions and PMIX_QUERY_NAMESPACES, as OpenPMIx's abi_with_init
+ * asks): the server gets only its keys, and the caller one answer with
+ * the local results first. */
+typedef struct mixed_query {
+    pmix_info_cbfunc_t cbfunc;
+    void *cbdata;
+    pmix_info_t *local; /* the answers given here */
+    size_t nlocal;
+} mixed_query_t;
+
+static void mixed_query_free(mixed_query_t *mq)
+{
+    rdp_info_array_free(mq->local, mq->nlocal);
+    rdp_free(mq);
+}
+
+/* The server's part is in: hand the caller local + server answers.  Only
+ * a server that answered everything makes the whole a success. */
+static void mixed_query_done(pmix_status_t status, pmix_info_t *info,
+                             size_t ninfo, void *cbdata,
+                             pmix_release_cbfunc_t release_fn,
+                             void *release_cbdata)
+{
+    mixed_query_t *mq   = cbdata;
+    info_release_t *rel = rdp_calloc(1, sizeof(*rel));
+    bool server_ok      = status == PMIX_SUCCESS
+                     || status == PMIX_ERR_PARTIAL_SUCCESS
+                     || status == PMIX_QUERY_PARTIAL_SUCCESS;
+    size_t nserver = server_ok && info != NULL ? ninfo : 0;
+    size_t n       = mq->nlocal + nserver;
+
+    if (rel != NULL) {
+        rel->info = rdp_calloc(n, sizeof(*rel->info));
+    }
+    if (rel == NULL || rel->info == NULL) {
+        rdp_free(rel);
+        rel    = NULL;
+        status = PMIX_ERR_NOMEM;
+    } else {
+        for (size_t i = 0; i < mq->nlocal; i++) {
+            rel->info[i] = mq->local[i]; /* moved */
+        }
+        rel->ninfo = mq->nlocal;
+        mq->nlocal = 0;
+        for (size_t i = 0; i < nserver && status != PMIX_ERR_NOMEM; i++) {
+            if (rdp_info_copy(&rel->info[rel->ninfo], &info[i])
+                != PMIX_SUCCESS) {
+                status = PMIX_ERR_NOMEM;
+            } else {
+                rel->ninfo++;
+            }
+        }
+        if (status != PMIX_SUCCESS && status != PMIX_ERR_NOMEM) {
+            status = PMIX_QUERY_PARTIAL_SUCCESS;
+        }
+    }
+    if (release_fn != NULL) {
+        release_fn(release_cbdata);
+    }
+    mq->cbfunc(status, rel != NULL ? rel->info : NULL,
+               rel != NULL ? rel->ninfo : 0, mq->cbdata,
+               rel != NULL ? info_release_fn : NULL, rel);
+    mixed_query_free(mq);
+}
+
+/* The queries' server keys only (key arrays borrowed from @a queries;
+ * free with free_server_queries). */
+static pmix_query_t *server_queries(const pmix_query_t queries[],
+                                    size_t nqueries, size_t *n_p)
+{
+    pmix_query_t *out = rdp_calloc(nqueries, sizeof(*out));
+    size_t n          = 0;
+
+    if (out == NULL) {
+        return NULL;
+    }
+    for (size_t i = 0; i < nqueries; i++) {
+        size_t nkeys = 0, k = 0;
+
+        for (char **key = queries[i].keys; *key != NULL; key++) {
+            nkeys += local_answer(*key) == NULL;
+        }
+        if (nkeys == 0) {
+            continue;
+        }
+        out[n]      = queries[i];
+        out[n].keys = rdp_calloc(nkeys + 1, sizeof(char *));
+        if (out[n].keys == NULL) {
+            *n_p = n;
+            return out; /* caller frees; NOMEM below */
+        }
+        for (char **key = queries[i].keys; *key != NULL; key++) {
+            if (local_answer(*key) == NULL) {
+                out[n].keys[k++] = *key;
+            }
+        }
+        n++;
+    }
+    *n_p = n;
+    return out;
+}
+
+static void free_server_queries(pmix_query_t *q, size_t n)
+{
+    for (size_t i = 0; q != NULL && i < n; i++) {
+        rdp_free(q[i].keys);
+    }
+    rdp_free(q);
+}
+
+static pmix_status_t query_mixed_nb(const pmix_query_t queries[],
+                                    size_t nqueries, pmix_info_cbfunc_t cbfunc,
+                                    void *cbdata)
+{
+    mixed_query_t *mq = rdp_calloc(1, sizeof(*mq));
+    size_t nremote    = 0;
+    pmix_query_t *remote;
+    op_args_t args;
+    pmix_status_t status;
+
+    if (mq == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    *mq    = (mixed_query_t){.cbfunc = cbfunc, .cbdata = cbdata};
+    status = answer_locally(queries, nqueries, &mq->local, &mq->nlocal);
+    if (status != PMIX_SUCCESS) {
+        rdp_free(mq);
+        return status;
+    }
+    remote = server_queries(queries, nqueries, &nremote);
+    if (remote == NULL || nremote == 0) {
+        status = PMIX_ERR_NOMEM;
+    } else {
+        args   = (op_args_t){.queries = remote, .nqueries = nremote};
+        status = op_submit(RDP_CMD_QUERY, info_finish, (void *)mixed_query_done,
+                           mq, 0, pack_queries, &args);
+    }
+    free_server_queries(remote, nremote);
+    if (status != PMIX_SUCCESS) {
+        mixed_query_free(mq);
+    }
+    return status;
+}
+
 static pmix_status_t check_queries(const pmix_query_t queries[],
                                    size_t nqueries)
 {
@@ -663,6 +830,9 @@ pmix_status_t PMIx_Query_info_nb(pmix_query_t queries[], size_t nqueries,
     }
     if (queries_are_local(queries, nqueries)) {
         return query_locally_nb(queries, nqueries, cbfunc, cbdata);
+    }
+    if (some_queries_are_local(queries, nqueries)) {
+        return query_mixed_nb(queries, nqueries, cbfunc, cbdata);
     }
     return op_submit(RDP_CMD_QUERY, info_finish, (void *)cbfunc, cbdata, 0,
                      pack_queries, &args);
