@@ -1,7 +1,8 @@
 /* run_client_monitor.c - run_client's heartbeat monitor mode
  * (tests/integ/test_run_monitor.sh)
  *
- *   run_client monitor  every rank checks that bad requests are refused,
+ *   run_client monitor  every rank checks that bad requests are refused
+ *                       (and monitors beyond the server's limit),
  *                       registers monitor M1 (1 s, 1 drop allowed), beats
  *                       every 0.2 s for 3 s, stops and waits for the
  *                       PMIX_MONITOR_HEARTBEAT_ALERT about itself; then
@@ -173,6 +174,22 @@ static void check_bad_requests(void)
     PMIX_INFO_DESTRUCT(&file);
 }
 
+/* The server holds at most 32 monitors per client: register until it
+ * refuses (it must, within 1000), then cancel them all. */
+static void check_monitor_limit(void)
+{
+    static const uint32_t hour = 3600, one = 1;
+    pmix_status_t rc = PMIX_SUCCESS;
+    int n;
+
+    for (n = 0; n < 1000 && rc == PMIX_SUCCESS; n++) {
+        rc = request(PMIX_MONITOR_HEARTBEAT, "L", &hour, &one);
+    }
+    expect("monitor beyond the limit", rc, PMIX_ERR_OUT_OF_RESOURCE);
+    expect("cancel of the limit's monitors",
+           request(PMIX_MONITOR_CANCEL, "L", NULL, NULL), PMIX_SUCCESS);
+}
+
 static int beat_for(double seconds)
 {
     int beats = (int)(seconds / 0.2);
@@ -201,6 +218,7 @@ int monitor_main(void)
         die("PMIx_Register_event_handler", rc);
     }
     check_bad_requests();
+    check_monitor_limit();
 
     expect("monitor M1", request(PMIX_MONITOR_HEARTBEAT, "M1", &one, &one),
            PMIX_SUCCESS);

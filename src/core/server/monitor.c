@@ -34,6 +34,9 @@ typedef struct monitor {
     rdp_timer_t *timer;
 } monitor_t;
 
+/* A client cannot make the server hold timers without bound. */
+#define MAX_MONITORS_PER_CLIENT 32
+
 static rdp_list_t monitors = {&monitors, &monitors};
 
 static bool same_proc(const pmix_proc_t *a, const pmix_proc_t *b)
@@ -141,12 +144,27 @@ static pmix_status_t parse_directives(monitor_t *m, const pmix_info_t *dirs,
     return status;
 }
 
+static size_t count_monitors(const pmix_proc_t *proc)
+{
+    monitor_t *m;
+    size_t n = 0;
+
+    rdp_list_for_each(m, &monitors, link) {
+        n += same_proc(&m->proc, proc) ? 1 : 0;
+    }
+    return n;
+}
+
 static pmix_status_t add_monitor(const pmix_proc_t *proc, pmix_status_t code,
                                  const pmix_info_t *dirs, size_t ndirs)
 {
-    monitor_t *m = rdp_calloc(1, sizeof(*m));
+    monitor_t *m;
     pmix_status_t status;
 
+    if (count_monitors(proc) >= MAX_MONITORS_PER_CLIENT) {
+        return PMIX_ERR_OUT_OF_RESOURCE;
+    }
+    m = rdp_calloc(1, sizeof(*m));
     if (m == NULL) {
         return PMIX_ERR_NOMEM;
     }
