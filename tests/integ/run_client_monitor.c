@@ -192,19 +192,19 @@ static void check_monitor_limit(void)
 
 static int beat_for(double seconds)
 {
-    int beats = (int)(seconds / 0.2);
+    int beats = (int)(seconds / 0.1);
 
     for (int i = 0; i < beats; i++) {
         PMIx_Heartbeat(); /* a statement macro: no status */
-        usleep(200000);
+        usleep(100000);
     }
     return alerts_for(0);
 }
 
 int monitor_main(void)
 {
-    static const uint32_t one = 1;
-    pmix_status_t code        = PMIX_MONITOR_HEARTBEAT_ALERT;
+    static const uint32_t one = 1, two = 2;
+    pmix_status_t code = PMIX_MONITOR_HEARTBEAT_ALERT;
     pmix_status_t rc;
     int beating, stalled, cancelled;
 
@@ -220,7 +220,9 @@ int monitor_main(void)
     check_bad_requests();
     check_monitor_limit();
 
-    expect("monitor M1", request(PMIX_MONITOR_HEARTBEAT, "M1", &one, &one),
+    /* beats every 0.1 s against a 2 s period with 2 drops allowed: only a
+     * process starved of the CPU for 4 s or more could see an alert here */
+    expect("monitor M1", request(PMIX_MONITOR_HEARTBEAT, "M1", &two, &two),
            PMIX_SUCCESS);
     beating = beat_for(3.0);
     stalled = wait_alert(0);
