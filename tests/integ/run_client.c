@@ -89,6 +89,7 @@
  *
  *        run_client events ranges|cache|recovery
  *                                events across nodes: run_client_events.c
+ *        run_client monitor      heartbeat monitors: run_client_monitor.c
  *        run_client nodes log|jctrl|query  as info, then the host
  *                                operations (run_client_hostops.c)
  */
@@ -1245,6 +1246,7 @@ static int pub_main(const char *mode)
 }
 
 int events_main(const char *mode); /* run_client_events.c */
+int monitor_main(void);            /* run_client_monitor.c */
 
 int main(int argc, char **argv)
 {
@@ -1263,6 +1265,9 @@ int main(int argc, char **argv)
     if (argc == 3 && strcmp(argv[1], "events") == 0) {
         return events_main(argv[2]);
     }
+    if (argc == 2 && strcmp(argv[1], "monitor") == 0) {
+        return monitor_main();
+    }
     if (argc < 2 || (n = (unsigned)atoi(argv[1])) == 0) {
         fprintf(stderr, "usage: run_client N [abort STATUS]\n"
                         "       run_client nodes "
@@ -1270,7 +1275,8 @@ int main(int argc, char **argv)
                         "       run_client leave fin|exit|kill L "
                         "collect|barrier T early|late\n"
                         "       run_client pub all|proc|xa|xb|xnone\n"
-                        "       run_client events ranges|cache|recovery\n");
+                        "       run_client events ranges|cache|recovery\n"
+                        "       run_client monitor\n");
         return 2;
     }
     rc = PMIx_Init(&me, NULL, 0);

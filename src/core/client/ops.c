@@ -1,5 +1,5 @@
 /* ops.c - client requests the server answers: publish/lookup/unpublish,
- * spawn, connect/disconnect, query, log, job control */
+ * spawn, connect/disconnect, query, log, job control, process monitoring */
 #include "config.h"
 #include "core/client/client_int.h"
 #include "core/common/runtime.h"
@@ -187,6 +187,19 @@ static pmix_status_t sync_info_results(rdp_client_sync_t *sync,
         rdp_info_array_free(sync->data, sync->ndata);
     }
     return status;
+}
+
+/* sync_begin for a blocking call with optional results, cleared first */
+static pmix_status_t sync_info_begin(rdp_client_sync_t *sync,
+                                     pmix_info_t **results, size_t *nresults)
+{
+    if (results != NULL) {
+        *results = NULL;
+    }
+    if (nresults != NULL) {
+        *nresults = 0;
+    }
+    return sync_begin(sync);
 }
 
 /* ---------------------------------------------------------------- */
@@ -933,19 +946,81 @@ pmix_status_t PMIx_Job_control(const pmix_proc_t targets[], size_t ntargets,
                                pmix_info_t **results, size_t *nresults)
 {
     rdp_client_sync_t sync;
-    pmix_status_t status;
+    pmix_status_t status = sync_info_begin(&sync, results, nresults);
 
-    if (results != NULL) {
-        *results = NULL;
-    }
-    if (nresults != NULL) {
-        *nresults = 0;
-    }
-    status = sync_begin(&sync);
     if (status != PMIX_SUCCESS) {
         return status;
     }
     status = sync_wait(&sync, PMIx_Job_control_nb(targets, ntargets, directives,
                                                   ndirs, sync_info_cb, &sync));
+    return sync_info_results(&sync, status, results, nresults);
+}
+
+/* ---------------------------------------------------------------- */
+/* process monitoring                                               */
+
+typedef struct monitor_args {
+    const pmix_info_t *monitor;
+    pmix_status_t error;
+    const pmix_info_t *directives;
+    size_t ndirs;
+} monitor_args_t;
+
+static pmix_status_t pack_monitor(rdp_buf_t *buf, const void *a)
+{
+    const monitor_args_t *args = a;
+    pmix_info_t monitor        = *args->monitor;
+    pmix_status_t status;
+
+    /* PMIX_MONITOR_HEARTBEAT and PMIX_SEND_HEARTBEAT carry a pointer
+     * (NULL in practice) that means nothing to the server: send the key */
+    if (monitor.value.type == PMIX_POINTER) {
+        monitor.value.type = PMIX_UNDEF;
+    }
+    status = rdp_pack_info_array(buf, &monitor, 1);
+
+    if (status == PMIX_SUCCESS) {
+        status = rdp_pack_i32(buf, args->error);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_pack_info_array(buf, args->directives, args->ndirs);
+    }
+    return status;
+}
+
+/* cbfunc may be NULL (PMIx_Heartbeat): the answer is then dropped. */
+pmix_status_t PMIx_Process_monitor_nb(const pmix_info_t *monitor,
+                                      pmix_status_t error,
+                                      const pmix_info_t directives[],
+                                      size_t ndirs, pmix_info_cbfunc_t cbfunc,
+                                      void *cbdata)
+{
+    monitor_args_t args = {.monitor    = monitor,
+                           .error      = error,
+                           .directives = directives,
+                           .ndirs      = ndirs};
+
+    if (monitor == NULL || (directives == NULL && ndirs > 0)) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    return op_submit(RDP_CMD_MONITOR, info_finish, (void *)cbfunc, cbdata,
+                     rdp_client_info_timeout(directives, ndirs), pack_monitor,
+                     &args);
+}
+
+pmix_status_t PMIx_Process_monitor(const pmix_info_t *monitor,
+                                   pmix_status_t error,
+                                   const pmix_info_t directives[], size_t ndirs,
+                                   pmix_info_t **results, size_t *nresults)
+{
+    rdp_client_sync_t sync;
+    pmix_status_t status = sync_info_begin(&sync, results, nresults);
+
+    if (status != PMIX_SUCCESS) {
+        return status;
+    }
+    status =
+        sync_wait(&sync, PMIx_Process_monitor_nb(monitor, error, directives,
+                                                 ndirs, sync_info_cb, &sync));
     return sync_info_results(&sync, status, results, nresults);
 }

@@ -6,7 +6,7 @@
 /*
  * Every function here returns PMIX_ERR_NOT_SUPPORTED and never calls its
  * callback: the client/server protocol (proto.h) has no message for
- * allocation requests, process monitoring, credentials, process groups
+ * allocation requests, credentials, process groups
  * or fabric registration.  When one is added, move the function out of
  * this file.
  */
@@ -22,23 +22,6 @@ pmix_status_t PMIx_Allocation_request_nb(pmix_alloc_directive_t directive,
                                          pmix_info_t *info, size_t ninfo,
                                          pmix_info_cbfunc_t cbfunc,
                                          void *cbdata)
-{
-    return PMIX_ERR_NOT_SUPPORTED;
-}
-
-pmix_status_t PMIx_Process_monitor(const pmix_info_t *monitor,
-                                   pmix_status_t error,
-                                   const pmix_info_t directives[], size_t ndirs,
-                                   pmix_info_t **results, size_t *nresults)
-{
-    return PMIX_ERR_NOT_SUPPORTED;
-}
-
-pmix_status_t PMIx_Process_monitor_nb(const pmix_info_t *monitor,
-                                      pmix_status_t error,
-                                      const pmix_info_t directives[],
-                                      size_t ndirs, pmix_info_cbfunc_t cbfunc,
-                                      void *cbdata)
 {
     return PMIX_ERR_NOT_SUPPORTED;
 }

@@ -409,6 +409,9 @@ static void peer_msg_cb(rdp_ipc_conn_t *conn, const rdp_msg_hdr_t *hdr,
     case RDP_CMD_LOG:
         rdp_srv_handle_log(peer, hdr->tag, &rb);
         break;
+    case RDP_CMD_MONITOR:
+        rdp_srv_handle_monitor(peer, hdr->tag, &rb);
+        break;
     default:
         rdp_log_error(SERVER,
                       "%s:%u sent unknown or unexpected command %u: "
@@ -434,6 +437,7 @@ void rdp_srv_client_gone(rdp_srv_client_t *client, pmix_status_t why)
         client->state = RDP_SRV_CLIENT_TERMINATED;
     }
     rdp_srv_coll_client_gone(client);
+    rdp_srv_monitor_client_gone(&client->proc);
     /* whoever still waits wants a key it never committed */
     rdp_srv_modex_fail(client->proc.nspace, client->proc.rank,
                        PMIX_ERR_PROC_TERM_WO_SYNC);

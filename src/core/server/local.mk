@@ -3,7 +3,7 @@ librdp_la_SOURCES += src/core/server/server.c src/core/server/nspace.c \
                      src/core/server/client.c src/core/server/conn.c \
                      src/core/server/coll.c src/core/server/modex.c \
                      src/core/server/ops.c src/core/server/evcache.c \
-                     src/core/server/cleanup.c \
+                     src/core/server/cleanup.c src/core/server/monitor.c \
                      src/core/server/misc.c src/core/server/regex.c \
                      src/core/server/fetch.c src/core/server/engine.c \
                      src/core/server/depart.c

@@ -1,4 +1,5 @@
-/* ops.c - finalize, abort, events, job control, pub/sub, spawn, query, log */
+/* ops.c - finalize, abort, events, job control, pub/sub, spawn, query, log,
+ * monitor */
 #include "config.h"
 #include "core/server/server_int.h"
 #include "core/util/alloc.h"
@@ -203,6 +204,7 @@ void rdp_srv_handle_finalize(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb)
     rdp_log_debug(SERVER, "client %s:%u finalized", client->proc.nspace,
                   client->proc.rank);
     rdp_srv_coll_client_gone(client);
+    rdp_srv_monitor_client_gone(&client->proc);
     /* whoever still waits wants a key it never committed */
     rdp_srv_modex_fail(client->proc.nspace, client->proc.rank,
                        PMIX_ERR_NOT_FOUND);
@@ -348,6 +350,13 @@ static void notify_clients(pmix_status_t code, const pmix_proc_t *source,
     }
     /* clients that connect later get it then */
     rdp_srv_evcache_keep(code, source, range, info, ninfo, blob);
+}
+
+void rdp_srv_notify_local(pmix_status_t code, const pmix_proc_t *source,
+                          pmix_data_range_t range, const pmix_info_t *info,
+                          size_t ninfo)
+{
+    notify_clients(code, source, range, info, ninfo, 0);
 }
 
 static bool range_leaves_node(pmix_data_range_t range)
@@ -842,5 +851,45 @@ void rdp_srv_handle_log(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb)
         /* a void upcall: the host always calls back */
         rdp_srv.host.log(&in->proc, in->info, in->ninfo, in->info2, in->ninfo2,
                          rdp_srv_hostop_op_cb, op);
+    }
+}
+
+/* ---- MONITOR ---- */
+
+/* Heartbeat monitors, heartbeats and cancels are the server's own (see
+ * monitor.c); other kinds go to the host's `monitor` upcall. */
+void rdp_srv_handle_monitor(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb)
+{
+    static const uint8_t layout[] = {F_INFOS, F_CODE, F_INFOS2, F_END};
+    rdp_srv_hostop_t *op;
+    bool handled;
+    op_in_t *in;
+    pmix_status_t status;
+
+    in = parse_request(peer, RDP_CMD_MONITOR_ACK, tag, rb, "monitor", layout);
+    if (in == NULL) {
+        return;
+    }
+    if (in->ninfo != 1) {
+        op_in_free(in);
+        bad_request(peer, "monitor", PMIX_ERR_BAD_PARAM);
+        return;
+    }
+    status = rdp_srv_monitor_request(&in->proc, in->info, in->code, in->info2,
+                                     in->ninfo2, &handled);
+    if (handled) {
+        op = hostop_with(peer, RDP_CMD_MONITOR_ACK, tag, in);
+        if (op != NULL) {
+            op->empty_reply = RDP_SRV_EMPTY_INFOS;
+            rdp_srv_hostop_complete(op, status);
+        }
+        return;
+    }
+    op = upcall_op(peer, RDP_CMD_MONITOR_ACK, tag, in,
+                   rdp_srv.host.monitor != NULL, RDP_SRV_EMPTY_INFOS);
+    if (op != NULL) {
+        rdp_srv_hostop_started(
+            op, rdp_srv.host.monitor(&in->proc, in->info, in->code, in->info2,
+                                     in->ninfo2, rdp_srv_hostop_info_cb, op));
     }
 }

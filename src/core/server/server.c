@@ -459,6 +459,7 @@ static pmix_status_t init_tables(void)
 
 static void cleanup_tables(void)
 {
+    rdp_srv_monitor_clear_all();
     rdp_hash_cleanup(&rdp_srv.peers);
     rdp_hash_cleanup(&rdp_srv.colls);
     rdp_hash_cleanup(&rdp_srv.coll_ids);

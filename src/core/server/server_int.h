@@ -355,6 +355,25 @@ void rdp_srv_handle_pubsub(rdp_srv_peer_t *peer, uint16_t cmd, uint32_t tag,
 void rdp_srv_handle_spawn(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb);
 void rdp_srv_handle_query(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb);
 void rdp_srv_handle_log(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb);
+void rdp_srv_handle_monitor(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb);
+/** Send an event to this node's clients in @a range (and keep it for
+ * clients that connect later), as a client's PMIx_Notify_event would. */
+void rdp_srv_notify_local(pmix_status_t code, const pmix_proc_t *source,
+                          pmix_data_range_t range, const pmix_info_t *info,
+                          size_t ninfo);
+
+/* ---- monitor.c: heartbeat monitors ---- */
+/** Handle the monitor requests the server runs itself (heartbeat monitors,
+ * heartbeats, cancel); *handled is false for the others (the host's). */
+pmix_status_t rdp_srv_monitor_request(const pmix_proc_t *proc,
+                                      const pmix_info_t *monitor,
+                                      pmix_status_t code,
+                                      const pmix_info_t *dirs, size_t ndirs,
+                                      bool *handled);
+/** End @a proc's monitors (it finalized or left). */
+void rdp_srv_monitor_client_gone(const pmix_proc_t *proc);
+/** End every monitor (server finalize). */
+void rdp_srv_monitor_clear_all(void);
 pmix_status_t rdp_srv_event_forward(pmix_status_t code,
                                     const pmix_proc_t *source,
                                     pmix_data_range_t range,

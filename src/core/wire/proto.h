@@ -109,6 +109,11 @@ enum rdp_cmd {
     RDP_CMD_LOG     = 31,
     RDP_CMD_LOG_ACK = 32,
 
+    /* infos monitor (exactly one), i32 error, infos directives
+     *   ->  status, infos (results) */
+    RDP_CMD_MONITOR     = 33,
+    RDP_CMD_MONITOR_ACK = 34,
+
     RDP_CMD_MAX
 };
 
