@@ -10,6 +10,11 @@ n=0
 fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# the launchers of this test share GLOBAL publish data only with each
+# other and leave no per-user directory behind (docs/run.md, "Publish and
+# lookup")
+export RDPMIX_PEER_DIR="$tmp/launchers"
+mkdir -m 0700 "$RDPMIX_PEER_DIR"
 
 # Open MPI must not need anything special from the user: only loopback
 # transports are pinned so the test never touches another interface.

@@ -10,6 +10,11 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/rdpmix-test.XXXXXX")
 export TMPDIR="$tmp/td"
 mkdir -p "$TMPDIR"
 trap 'rm -rf "$tmp"' EXIT
+# the launchers of this test share GLOBAL publish data only with each
+# other and leave no per-user directory behind (docs/run.md, "Publish and
+# lookup")
+export RDPMIX_PEER_DIR="$tmp/launchers"
+mkdir -m 0700 "$RDPMIX_PEER_DIR"
 # fast escalation in tests
 export RDPMIX_KILL_GRACE=${RDPMIX_KILL_GRACE:-1}
 
