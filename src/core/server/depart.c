@@ -12,8 +12,8 @@
  * collective signature it used, how many of them it called.  A tracker
  * here whose key is (signature, n) then waits for a process that will
  * never come when that process joined fewer than n collectives of that
- * signature, or terminated without finalizing (its data may be half
- * there): such a tracker fails at once with PMIX_ERR_PROC_TERM_WO_SYNC,
+ * signature (finalized or terminated alike: one it joined has its whole
+ * contribution): such a tracker fails at once with PMIX_ERR_PROC_TERM_WO_SYNC,
  * on every server, instead of waiting for ever.  Records are kept until
  * their nspace is deregistered, so trackers made later fail too.
  *
@@ -159,9 +159,8 @@ static bool departed_misses(const departed_t *d, const uint8_t *key,
     size_t siglen = keylen - sizeof(uint64_t);
     uint64_t seq, joined;
 
-    if (d->terminated) {
-        return true;
-    }
+    /* a collective it joined has its whole contribution (a FENCE carries
+     * the data), so only later ones are doomed, however it left */
     memcpy(&seq, key + siglen, sizeof(seq));
     joined = (uint64_t)(uintptr_t)rdp_hash_get(&d->joined, key, siglen);
     return joined < seq;
