@@ -15,6 +15,7 @@
 #include <sched.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -22,11 +23,18 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 daemon_t rdp_run_dmn;
 
 static daemon_t *const dm = &rdp_run_dmn;
+
+/* The step of the shutdown in progress, for the watchdog (written by the
+ * main thread, read by the watchdog thread). */
+static const char *volatile shutdown_step;
+
+static void watch_shutdown(void);
 
 
 static void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -116,6 +124,7 @@ static void chan_msg_cb(rdp_run_chan_t *chan, uint16_t cmd, const void *payload,
         rdp_run_dmn_on_notify(payload, len);
         break;
     case RDP_CTL_SHUTDOWN:
+        watch_shutdown();
         if (!dm->stopping) {
             dm->stopping = 1;
             rdp_loop_stop(dm->loop);
@@ -568,19 +577,81 @@ static void start_server(void)
     free(addr.bytes);
 }
 
+/*
+ * A daemon that does not end is killed by rdpmix-run without a word; this
+ * thread says which step of the shutdown it is stuck in first, so such a
+ * hang can be diagnosed from the job's output.
+ */
+static void *shutdown_watchdog(void *arg)
+{
+    double warn_after = *(const double *)arg;
+    double deadline   = rdp_time_now() + warn_after;
+    char msg[256];
+    int len;
+
+    while (rdp_time_now() < deadline) {
+        struct timespec ts = {0, 100 * 1000 * 1000};
+
+        nanosleep(&ts, NULL);
+    }
+    /* snprintf and write only: the main thread may hold stdio's locks */
+    len = snprintf(msg, sizeof(msg),
+                   "rdpmixd (node %s): still shutting down after %.0f s, in "
+                   "%s\n",
+                   dm->node_name ? dm->node_name : "?", warn_after,
+                   shutdown_step ? shutdown_step : "the event loop");
+    if (len > 0) {
+        ssize_t ignored = write(STDERR_FILENO, msg, (size_t)len);
+
+        (void)ignored;
+    }
+    return NULL;
+}
+
+/* Start the watchdog once, when the daemon is told (or decides) to end. */
+static void watch_shutdown(void)
+{
+    static double warn_after;
+    static int started;
+    pthread_t thread;
+    pthread_attr_t attr;
+
+    if (started) {
+        return;
+    }
+    started    = 1;
+    warn_after = rdp_run_env_seconds("RDPMIX_SHUTDOWN_WARN", 8.0);
+    if (warn_after <= 0 || pthread_attr_init(&attr) != 0) {
+        return;
+    }
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    if (pthread_create(&thread, &attr, shutdown_watchdog, &warn_after) != 0) {
+        rdp_log_debug(RUN, "no shutdown watchdog: %s", strerror(errno));
+    }
+    pthread_attr_destroy(&attr);
+}
+
 static void cleanup(void)
 {
+    watch_shutdown();
+    shutdown_step = "reaping the ranks";
     rdp_run_dmn_reap_remaining();
+    shutdown_step = "failing pending lookups";
     rdp_run_dmn_pubsub_fail_all();
+    shutdown_step = "answering pending host operations";
     rdp_run_dmn_hostops_cleanup(); /* answers the server before it ends */
     if (dm->server_up) {
+        shutdown_step = "deregistering the job";
         rdp_run_dmn_deregister_all();
+        shutdown_step = "PMIx_server_finalize";
         PMIx_server_finalize();
         dm->server_up = 0;
     }
+    shutdown_step = "removing the session directory";
     if (dm->tmpdir != NULL && rdp_run_rmtree(dm->tmpdir) != 0) {
         rdp_run_dmn_say("could not remove all of %s", dm->tmpdir);
     }
+    shutdown_step = "flushing the control channel";
     if (dm->chan != NULL) {
         if (rdp_run_chan_is_open(dm->chan)) {
             rdp_run_chan_flush_blocking(dm->chan, 5.0);
