@@ -44,7 +44,10 @@ extern char **environ;
 #define MAX_HOSTS       65536 /* nodes of a real multi-node job */
 #define MAX_LISTEN      16    /* control listeners (one per --ctl-if address) */
 #define TIMEOUT_STATUS  124   /* exit status after --timeout, as timeout(1) */
-#define SHUTDOWN_WAIT   10.0  /* daemons idle this long are killed ... */
+/* daemons idle this long are killed ...: longer than a daemon's own
+ * bounded teardown (UCX drains sends for 5 s, forces them for 1 s and
+ * waits 5 s for endpoints to close), so only a daemon that is hung is */
+#define SHUTDOWN_WAIT   20.0
 #define DAEMON_END_CPU  0.5   /* ... plus this per daemon per core */
 #define DEFAULT_STARTUP 60.0  /* the job must start within this */
 

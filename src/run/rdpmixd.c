@@ -33,6 +33,8 @@ static daemon_t *const dm = &rdp_run_dmn;
 /* The step of the shutdown in progress, for the watchdog (written by the
  * main thread, read by the watchdog thread). */
 static const char *volatile shutdown_step;
+static volatile int shutdown_finished; /* cleanup() is through */
+static char watched_node[64];          /* dm->node_name, copied */
 
 static void watch_shutdown(void);
 
@@ -594,11 +596,14 @@ static void *shutdown_watchdog(void *arg)
 
         nanosleep(&ts, NULL);
     }
+    if (shutdown_finished) {
+        return NULL; /* only exit() remains, which is not ours to time */
+    }
     /* snprintf and write only: the main thread may hold stdio's locks */
     len = snprintf(msg, sizeof(msg),
                    "rdpmixd (node %s): still shutting down after %.0f s, in "
                    "%s\n",
-                   dm->node_name ? dm->node_name : "?", warn_after,
+                   watched_node, warn_after,
                    shutdown_step ? shutdown_step : "the event loop");
     if (len > 0) {
         ssize_t ignored = write(STDERR_FILENO, msg, (size_t)len);
@@ -619,7 +624,9 @@ static void watch_shutdown(void)
     if (started) {
         return;
     }
-    started    = 1;
+    started = 1;
+    snprintf(watched_node, sizeof(watched_node), "%s",
+             dm->node_name ? dm->node_name : "?");
     warn_after = rdp_run_env_seconds("RDPMIX_SHUTDOWN_WARN", 8.0);
     if (warn_after <= 0 || pthread_attr_init(&attr) != 0) {
         return;
@@ -659,6 +666,7 @@ static void cleanup(void)
         rdp_run_chan_destroy(dm->chan);
         dm->chan = NULL;
     }
+    shutdown_finished = 1;
     rdp_sigwatch_destroy(dm->sig_chld);
     rdp_sigwatch_destroy(dm->sig_term);
     rdp_sigwatch_destroy(dm->sig_int);

@@ -8,7 +8,10 @@
  *   SLOW_EXIT_ALL=S      every rdpmixd waits S seconds there;
  *   SLOW_LAUNCH_NODE=N   the rdpmixd of node N hangs in its launch (in the
  *                        mkdir of the job's directory, the launch's first
- *                        step) until killed.
+ *                        step) until killed;
+ *   SLOW_RMDIR_NODE=N    the rdpmixd of node N waits SLOW_RMDIR_SECS
+ *                        seconds in the first directory it removes (its
+ *                        shutdown's clean-up).
  */
 #include "config.h"
 
@@ -81,6 +84,22 @@ int mkdir(const char *path, mode_t mode)
         }
     }
     return real_mkdir(path, mode);
+}
+
+int rmdir(const char *path)
+{
+    int (*real_rmdir)(const char *) =
+        (int (*)(const char *))dlsym(RTLD_NEXT, "rmdir");
+    const char *node = getenv("SLOW_RMDIR_NODE");
+    const char *secs = getenv("SLOW_RMDIR_SECS");
+    static int waited;
+
+    if (node != NULL && secs != NULL && !waited
+        && daemon_node_id() == atoi(node)) {
+        waited = 1;
+        sleep((unsigned)atoi(secs));
+    }
+    return real_rmdir(path);
 }
 
 pid_t fork(void)

@@ -198,6 +198,14 @@ rc=$?
 check_that "many daemons cleaning up together on few cores are not killed" \
     '[ "$rc" -eq 0 ] && [ ! -s "$tmp/err" ] && tmpdir_clean'
 
+# a daemon slow to end says which step holds it before rdpmix-run would
+# kill it (RDPMIX_SHUTDOWN_WARN), and only that daemon does
+LD_PRELOAD=$shim ASAN_OPTIONS=$asan SLOW_RMDIR_NODE=1 SLOW_RMDIR_SECS=3 \
+    RDPMIX_SHUTDOWN_WARN=1 job 60 --nodes 2 -n 2 true
+check_that "a daemon slow to shut down names the step it is in" \
+    '[ "$rc" -eq 0 ] && [ "$(grep -c "still shutting down" "$tmp/err")" -eq 1 ] && grep -Eq "^rdpmixd \(node [^)]*\): still shutting down after 1 s, in (PMIx_server_finalize|removing the session directory)$" "$tmp/err" && none_killed'
+check "nothing is left of a slow shutdown" all_gone
+
 # the start-up timeout counts from the first daemon's start: here starting
 # the three daemons takes 6 s (a thousand sharing two cores take that long)
 LD_PRELOAD=$shim ASAN_OPTIONS=$asan SLOW_FORK=2 \
