@@ -1,4 +1,5 @@
-/* coll.c - the collective executor: runs schedules over a tl */
+/* coll.c - the collective executor: runs schedules over a tl (segmented
+ * ring blocks: coll_ring.c; early arrivals: coll_early.c) */
 #include "config.h"
 #include "coll/coll.h"
 #include "coll/coll_int.h"

@@ -1,4 +1,5 @@
-/* ucx_tl.c - the tl.h transport over UCP active messages */
+/* ucx_tl.c - the tl.h transport over UCP active messages: context, worker,
+ * endpoints, sends, progress (receiving: ucx_recv.c) */
 #include "config.h"
 
 #include "ucx/ucx.h"
