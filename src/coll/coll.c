@@ -1,6 +1,8 @@
-/* coll.c - the collective executor: runs schedules over a tl */
+/* coll.c - the collective executor: runs schedules over a tl (segmented
+ * ring blocks: coll_ring.c; early arrivals: coll_early.c) */
 #include "config.h"
 #include "coll/coll.h"
+#include "coll/coll_int.h"
 #include "coll/msg.h"
 #include "core/util/alloc.h"
 #include "core/util/hash.h"
@@ -13,210 +15,6 @@
 
 #include <pmix.h>
 
-/*
- * Data layout.  Every block the engine holds is stored as
- * [12-byte block header][bytes] in memory it owns or keeps: my own block is
- * copied once into such a buffer at start, and a received message's payload
- * is a run of them, kept as it arrived (a kept transport descriptor, the
- * buffer a rendezvous payload was fetched into, or one copy of a borrowed
- * eager payload).  blocks[r].data points at the bytes of rank r's block, so
- * its header is at data - 12 and forwarding blocks needs no copy: the iov
- * of a send points at those runs, merged where they are contiguous.
- *
- * Segmented ring blocks.  A ring block larger than the piece size travels
- * as SEG messages, one piece each (msg.h).  The receiver of the first
- * piece allocates the whole block (its announced total) and every piece
- * lands in place: a borrowed or keepable piece is copied there, a
- * rendezvous piece is fetched there.  Once it has landed, a piece is
- * forwarded to the next server from that place (step + 1, the same origin,
- * total, offset and length), so the next hop starts before the block is
- * complete; the step is received when every byte has landed.  seg_t keeps,
- * per block, the ranges claimed so far (sorted, merged), which rejects
- * overlaps and duplicates.  My own block is sent from the copy taken at
- * start, cut into pieces of the engine's size.
- *
- * Lifetimes.  A collective is RUNNING (in the key hash and the running
- * list), then DONE (waiting in the done list for its deferred callback),
- * then CALLED; it is freed once called back and no send or fetch of it is
- * in flight (pending_io == 0), since those still point into its buffers.
- */
-
-enum coll_state {
-    COLL_RUNNING = 0,
-    COLL_DONE    = 1,
-    COLL_CALLED  = 2
-};
-
-enum step_state {
-    STEP_WAITING  = 0,
-    STEP_FETCHING = 1, /* a whole message is being fetched */
-    STEP_RECEIVED = 2,
-    STEP_PIECES   = 3 /* pieces of a segmented block are arriving */
-};
-
-typedef struct coll_key {
-    uint64_t sig;
-    uint64_t opid;
-    uint32_t kind;
-    uint32_t zero; /* padding, always 0 so the key bytes are defined */
-} coll_key_t;
-
-typedef struct coll coll_t;
-
-/* A received message: its header and the bytes it brought. */
-typedef struct rx {
-    rdp_list_t link; /* early bucket, coll->segs, or engine->orphans */
-    rdp_coll_engine_t *engine;
-    coll_t *coll; /* owner once attached to a collective */
-    rdp_coll_hdr_t hdr;
-    coll_key_t key;
-    uint8_t *buf; /* owned copy or fetch target */
-    void *desc;   /* kept KEEPABLE descriptor, released at free */
-    const uint8_t *data;
-    size_t len;
-    rdp_tl_rx_seal_t *seals; /* runs that came sealed (copy), or NULL */
-    size_t nseals;
-    int fetching;
-    int orphan; /* its owner went away during the fetch */
-} rx_t;
-
-/* A P2P event for the handler: a message, or a peer failure. */
-typedef struct p2p_ev {
-    rdp_list_t link; /* engine->p2p_ready or ->p2p_fetching */
-    rdp_coll_engine_t *engine;
-    int failed; /* a peer failure, not a message */
-    uint32_t peer;
-    uint32_t channel;
-    uint64_t id;
-    pmix_status_t status;
-    uint8_t *buf; /* owned payload */
-    size_t len;
-} p2p_ev_t;
-
-/* A claimed range [start, end) of a segmented block. */
-typedef struct seg_range {
-    uint64_t start;
-    uint64_t end;
-} seg_range_t;
-
-/* The pieces of one segmented block received so far. */
-typedef struct seg {
-    uint8_t *buf; /* total bytes; NULL until the first piece */
-    uint64_t total;
-    uint64_t landed;     /* bytes in place */
-    seg_range_t *ranges; /* claimed (landed or being fetched) */
-    uint32_t nranges;
-    uint32_t cap;
-} seg_t;
-
-/* A rendezvous piece being fetched straight into its block. */
-typedef struct piece_fetch {
-    rdp_list_t link; /* coll->fetches */
-    coll_t *coll;
-    rdp_coll_hdr_t hdr;
-    uint32_t block; /* rank of the origin */
-    int sealed;     /* it came sealed: forwarded with seal */
-    rdp_tl_seal_t seal;
-} piece_fetch_t;
-
-typedef struct early {
-    coll_key_t key;
-    rdp_list_t msgs;
-} early_t;
-
-/* A send in flight: the header and iov array must outlive it. */
-typedef struct sreq {
-    rdp_list_t link; /* engine->sends */
-    rdp_coll_engine_t *engine;
-    coll_t *coll; /* NULL for aborts and P2P messages */
-    uint32_t peer;
-    int p2p; /* a P2P message: a failure is reported to the handler */
-    uint8_t hdr[RDP_COLL_HDR_MAX];
-    size_t hdr_len;
-    const rdp_tl_seal_t **seals; /* per iov entry or NULL; NULL: none */
-    size_t iovcnt;
-    rdp_iov_t iov[];
-} sreq_t;
-
-struct coll {
-    rdp_list_t link; /* engine->running, ->done or ->zombies */
-    rdp_coll_engine_t *engine;
-    coll_key_t key;
-    enum rdp_coll_kind kind;
-    enum rdp_coll_alg alg;
-    enum rdp_coll_size_class size_class;
-    enum coll_state state;
-    uint32_t n;
-    uint32_t rank;
-    uint32_t *parts;
-    rdp_coll_block_t *blocks; /* n entries for an allgather, else NULL */
-    uint8_t *own;             /* [block header][my bytes] */
-    /* seals of blocks (header and bytes) as made by their origin, when
-     * the transport seals: forwarded with them, not authenticated again */
-    rdp_tl_seal_t *seals; /* n entries, or NULL */
-    uint8_t *sealed;      /* n flags: seals[b] is valid */
-    uint8_t *steps;           /* enum step_state per step */
-    uint32_t nsteps;
-    uint32_t cur;
-    int entered;        /* sends of step cur posted */
-    rdp_list_t segs;    /* rx_t holding received blocks */
-    uint64_t seg_bytes; /* piece size for my own block, 0: whole */
-    int own_pieces;     /* my block goes as pieces */
-    seg_t *pieces;      /* n entries once a piece arrived, else NULL */
-    rdp_list_t fetches; /* piece_fetch_t in flight */
-    size_t pending_io;
-    pmix_status_t status;
-    uint32_t failed_peer;
-    rdp_coll_cb_t cb;
-    void *cbarg;
-    rdp_timer_t *timer;
-    double deadline; /* loop-less timeout, 0: none */
-    uint64_t msgs_sent;
-    uint64_t bytes_sent;
-};
-
-/* Bounded memory of keys: a hash over a FIFO ring, oldest evicted. */
-typedef struct keymem {
-    rdp_hash_t map; /* key -> (void *)(slot + 1) */
-    coll_key_t *ring;
-    size_t size; /* slots allocated, grows up to cap */
-    size_t cap;
-    size_t next;
-    size_t count;
-} keymem_t;
-
-struct rdp_coll_engine {
-    const rdp_tl_ops_t *ops;
-    void *ctx;
-    rdp_tl_upcalls_t up;
-    int bound;
-    uint32_t nuniverse;
-    uint32_t me;
-    rdp_loop_t *loop;
-    enum rdp_coll_alg forced;
-    uint64_t seg_bytes; /* RDPMIX_COLL_SEG_BYTES */
-    rdp_hash_t colls;   /* key -> running coll_t */
-    rdp_list_t running;
-    rdp_list_t done;
-    rdp_list_t zombies;
-    rdp_hash_t early; /* key -> early_t */
-    size_t early_msgs;
-    size_t early_bytes;
-    size_t early_max_msgs;
-    size_t early_max_bytes;
-    keymem_t finished;  /* ran here; late messages are dropped */
-    keymem_t poisoned;  /* lost a message to overflow; start fails */
-    uint8_t *failed;    /* per universe index */
-    rdp_list_t sends;   /* sreq_t in flight */
-    rdp_list_t orphans; /* rx_t fetching for nobody */
-    rdp_timer_t *defer;
-    rdp_coll_engine_stats_t stats;
-    const rdp_coll_p2p_ops_t *p2p_ops;
-    void *p2p_arg;
-    rdp_list_t p2p_ready;    /* p2p_ev_t due for the handler */
-    rdp_list_t p2p_fetching; /* p2p_ev_t whose payload is being fetched */
-};
-
 #define ENGINE_ASSERT_OWNER(_e)             \
     do {                                    \
         if ((_e)->loop != NULL) {           \
@@ -224,15 +22,11 @@ struct rdp_coll_engine {
         }                                   \
     } while (0)
 
-static void coll_advance(coll_t *coll);
 _Static_assert(RDP_COLL_HEADROOM == RDP_COLL_BLK_HDR_LEN,
                "the headroom of a handed-over block holds its header");
 
 static void coll_free(coll_t *coll);
-static void coll_finish(coll_t *coll, pmix_status_t status,
-                        uint32_t failed_peer, int tell_others);
 static void fetch_done(void *arg, pmix_status_t status);
-static void piece_fetch_done(void *arg, pmix_status_t status);
 static void schedule_done(rdp_coll_engine_t *engine);
 static void p2p_queue_failed(rdp_coll_engine_t *engine, uint32_t peer,
                              pmix_status_t status);
@@ -254,8 +48,8 @@ uint64_t rdp_coll_signature(const uint32_t *parts, uint32_t nparts)
     return h;
 }
 
-static void make_key(coll_key_t *key, uint32_t kind, uint64_t sig,
-                     uint64_t opid)
+void rdp_coll_make_key(coll_key_t *key, uint32_t kind, uint64_t sig,
+                       uint64_t opid)
 {
     memset(key, 0, sizeof(*key));
     key->kind = kind;
@@ -283,7 +77,7 @@ static int64_t find_part(const uint32_t *parts, uint32_t n, uint32_t u)
     return -1;
 }
 
-static const char *kind_name(uint32_t kind)
+const char *rdp_coll_kind_name(uint32_t kind)
 {
     return kind == RDP_COLL_BARRIER ? "barrier" : "allgather";
 }
@@ -310,7 +104,7 @@ static int keymem_has(const keymem_t *km, const coll_key_t *key)
     return rdp_hash_get(&km->map, key, sizeof(*key)) != NULL;
 }
 
-static void keymem_add(keymem_t *km, const coll_key_t *key)
+void rdp_coll_keymem_add(keymem_t *km, const coll_key_t *key)
 {
     size_t slot;
 
@@ -355,7 +149,7 @@ static void keymem_remove(keymem_t *km, const coll_key_t *key)
 
 /* ---- received messages ---- */
 
-static void rx_free(rx_t *rx)
+void rdp_coll_rx_free(rx_t *rx)
 {
     rdp_coll_engine_t *engine = rx->engine;
 
@@ -377,7 +171,7 @@ static void rx_free(rx_t *rx)
 }
 
 /* Free without telling the transport (after unbind). */
-static void rx_free_unbound(rx_t *rx)
+void rdp_coll_rx_free_unbound(rx_t *rx)
 {
     if (rx->desc != NULL) {
         rx->engine->ops->release(rx->engine->ctx, rx->desc);
@@ -387,7 +181,7 @@ static void rx_free_unbound(rx_t *rx)
     rdp_free(rx);
 }
 
-static rx_t *rx_create(rdp_coll_engine_t *engine, const rdp_coll_hdr_t *hdr)
+rx_t *rdp_coll_rx_create(rdp_coll_engine_t *engine, const rdp_coll_hdr_t *hdr)
 {
     rx_t *rx = rdp_calloc(1, sizeof(*rx));
 
@@ -398,7 +192,7 @@ static rx_t *rx_create(rdp_coll_engine_t *engine, const rdp_coll_hdr_t *hdr)
     rdp_list_init(&rx->link);
     rx->engine = engine;
     rx->hdr    = *hdr;
-    make_key(&rx->key, hdr->kind, hdr->sig, hdr->opid);
+    rdp_coll_make_key(&rx->key, hdr->kind, hdr->sig, hdr->opid);
     return rx;
 }
 
@@ -421,8 +215,8 @@ static void rx_keep_seals(rx_t *rx, const rdp_tl_rx_t *trx)
  * allows: keep a KEEPABLE descriptor, start fetching an RNDV payload, copy
  * a BORROWED one.  Returns the upcall's disposition through *disp_p.
  */
-static pmix_status_t rx_take_payload(rx_t *rx, const rdp_tl_rx_t *trx,
-                                     enum rdp_tl_rx_disp *disp_p)
+pmix_status_t rdp_coll_rx_take_payload(rx_t *rx, const rdp_tl_rx_t *trx,
+                                       enum rdp_tl_rx_disp *disp_p)
 {
     rdp_coll_engine_t *engine = rx->engine;
     pmix_status_t status;
@@ -482,7 +276,7 @@ static pmix_status_t rx_take_payload(rx_t *rx, const rdp_tl_rx_t *trx,
 /* One send or fetch of @a coll is over.  Frees @a coll when it was called
  * back and this was its last I/O.  Returns 1 when @a coll is no longer
  * running (it may be gone), 0 otherwise. */
-static int coll_io_done(coll_t *coll)
+int rdp_coll_io_done(coll_t *coll)
 {
     assert(coll->pending_io > 0);
     coll->pending_io--;
@@ -510,13 +304,13 @@ static void sreq_done(void *arg, pmix_status_t status)
     if (coll != NULL) {
         if (status != PMIX_SUCCESS && coll->state == COLL_RUNNING) {
             rdp_log_warn(COLL, "%s %016llx:%llu step %u: send to %u failed: %s",
-                         kind_name(coll->kind),
+                         rdp_coll_kind_name(coll->kind),
                          (unsigned long long)coll->key.sig,
                          (unsigned long long)coll->key.opid, coll->cur,
                          req->peer, rdp_status_name(status));
-            coll_finish(coll, PMIX_ERR_UNREACH, req->peer, 1);
+            rdp_coll_finish(coll, PMIX_ERR_UNREACH, req->peer, 1);
         }
-        (void)coll_io_done(coll);
+        (void)rdp_coll_io_done(coll);
     }
     rdp_free(req);
 }
@@ -551,7 +345,7 @@ static pmix_status_t sreq_post(sreq_t *req)
     return status == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : status;
 }
 
-static void fill_hdr(rdp_coll_hdr_t *h, const coll_t *coll, uint8_t type)
+void rdp_coll_fill_hdr(rdp_coll_hdr_t *h, const coll_t *coll, uint8_t type)
 {
     memset(h, 0, sizeof(*h));
     h->type   = type;
@@ -572,7 +366,7 @@ static void send_aborts(coll_t *coll)
     rdp_coll_hdr_t h;
     pmix_status_t status;
 
-    fill_hdr(&h, coll, RDP_COLL_MSG_ABORT);
+    rdp_coll_fill_hdr(&h, coll, RDP_COLL_MSG_ABORT);
     h.status = coll->status;
     h.aux    = coll->failed_peer;
     for (uint32_t i = 0; i < coll->n; i++) {
@@ -611,10 +405,6 @@ static void send_aborts(coll_t *coll)
  */
 #define RDP_COLL_FLAT_MAX 4096u
 
-/* Blocks (bytes, header excluded) from this size on are sealed by their
- * origin when the transport can (seal_own_block). */
-#define RDP_COLL_SEAL_MIN 4096u
-
 /*
  * Copy the @a bytes of the @a req->iovcnt pieces of @a req (room for
  * @a nblocks iovs) into a buffer at its end and point its single iov there.
@@ -646,8 +436,8 @@ static sreq_t *sreq_flatten(sreq_t *req, uint32_t nblocks, uint64_t bytes)
 }
 
 /* Encode @a h into @a req, post it and count it (@a bytes of payload). */
-static pmix_status_t coll_send(coll_t *coll, sreq_t *req,
-                               const rdp_coll_hdr_t *h, uint64_t bytes)
+pmix_status_t rdp_coll_send(coll_t *coll, sreq_t *req, const rdp_coll_hdr_t *h,
+                            uint64_t bytes)
 {
     pmix_status_t status;
 
@@ -741,15 +531,15 @@ static pmix_status_t post_step_send(coll_t *coll, uint32_t step,
             return PMIX_ERR_NOMEM;
         }
     }
-    fill_hdr(&h, coll, RDP_COLL_MSG_DATA);
+    rdp_coll_fill_hdr(&h, coll, RDP_COLL_MSG_DATA);
     h.step    = step;
     h.nblocks = nblocks;
-    return coll_send(coll, req, &h, bytes);
+    return rdp_coll_send(coll, req, &h, bytes);
 }
 
 /* Universe index of the peer @a coll sends to at @a step (UINT32_MAX:
  * none). */
-static uint32_t send_peer(const coll_t *coll, uint32_t step)
+uint32_t rdp_coll_send_peer(const coll_t *coll, uint32_t step)
 {
     rdp_sched_step_t st;
 
@@ -758,84 +548,15 @@ static uint32_t send_peer(const coll_t *coll, uint32_t step)
 }
 
 /* A send of step @a step could not be posted: end @a coll. */
-static void step_send_failed(coll_t *coll, uint32_t step, pmix_status_t status)
+void rdp_coll_step_send_failed(coll_t *coll, uint32_t step,
+                               pmix_status_t status)
 {
     if (status == PMIX_ERR_NOMEM) {
-        coll_finish(coll, status, UINT32_MAX, 1);
+        rdp_coll_finish(coll, status, UINT32_MAX, 1);
     } else {
-        coll_finish(coll, PMIX_ERR_UNREACH, send_peer(coll, step), 1);
+        rdp_coll_finish(coll, PMIX_ERR_UNREACH, rdp_coll_send_peer(coll, step),
+                        1);
     }
-}
-
-/*
- * Post one SEG message of ring step @a step: the @a len bytes at @a base,
- * which are bytes [off, off + len) of the block of universe index
- * @a origin (@a total bytes).  @a base points into a buffer of @a coll,
- * which lives until its I/O has drained.
- */
-/* Send a piece; @a seal, if not NULL, is the seal of its bytes (the
- * transport copies it during the send). */
-static pmix_status_t post_piece(coll_t *coll, uint32_t step, uint32_t origin,
-                                uint64_t total, uint64_t off, uint32_t len,
-                                const uint8_t *base, const rdp_tl_seal_t *seal)
-{
-    rdp_coll_hdr_t h;
-    sreq_t *req;
-
-    req = rdp_calloc(1, sizeof(*req) + sizeof(rdp_iov_t)
-                            + sizeof(*req->seals));
-    if (req == NULL) {
-        rdp_log_error(COLL, "cannot allocate the send of a piece");
-        return PMIX_ERR_NOMEM;
-    }
-    req->engine      = coll->engine;
-    req->coll        = coll;
-    req->peer        = send_peer(coll, step);
-    req->iov[0].base = base;
-    req->iov[0].len  = len;
-    req->iovcnt      = 1;
-    if (seal != NULL) {
-        req->seals    = (const rdp_tl_seal_t **)(void *)&req->iov[1];
-        req->seals[0] = seal;
-    }
-    fill_hdr(&h, coll, RDP_COLL_MSG_SEG);
-    h.step       = step;
-    h.nblocks    = 1;
-    h.seg_origin = origin;
-    h.seg_len    = len;
-    h.seg_total  = total;
-    h.seg_off    = off;
-    return coll_send(coll, req, &h, len);
-}
-
-/* Ring step 0 of a segmented own block: every piece, from the copy taken
- * at start. */
-static pmix_status_t send_own_pieces(coll_t *coll)
-{
-    const rdp_coll_block_t *own = &coll->blocks[coll->rank];
-    const uint8_t *base         = own->data;
-    rdp_coll_engine_t *engine   = coll->engine;
-    pmix_status_t status;
-
-    for (uint64_t off = 0; off < own->len; off += coll->seg_bytes) {
-        uint64_t left = own->len - off;
-        uint32_t len =
-            (uint32_t)(left < coll->seg_bytes ? left : coll->seg_bytes);
-        rdp_tl_seal_t seal;
-        int sealed = (engine->ops->seal != NULL)
-                     && (engine->ops->send_sealed != NULL)
-                     && (len >= RDP_COLL_SEAL_MIN)
-                     && (engine->ops->seal(engine->ctx, base + off, len,
-                                           &seal)
-                         == PMIX_SUCCESS);
-
-        status = post_piece(coll, 0, engine->me, own->len, off, len,
-                            base + off, sealed ? &seal : NULL);
-        if (status != PMIX_SUCCESS) {
-            return status;
-        }
-    }
-    return PMIX_SUCCESS;
 }
 
 /* Post the sends of step @a step.  In a ring, my own segmented block is
@@ -848,7 +569,7 @@ static pmix_status_t post_step(coll_t *coll, uint32_t step,
         uint32_t b = x->ranges[0].first;
 
         if (b == coll->rank && coll->own_pieces) {
-            return send_own_pieces(coll);
+            return rdp_coll_ring_send_own_block(coll);
         }
         if (coll->pieces != NULL && coll->pieces[b].buf != NULL) {
             return PMIX_SUCCESS;
@@ -866,7 +587,7 @@ static void coll_free(coll_t *coll)
     rx_t *tmp;
 
     rdp_list_for_each_safe(rx, tmp, &coll->segs, link) {
-        rx_free(rx);
+        rdp_coll_rx_free(rx);
     }
     /* fetches still listed here were cancelled by unbind */
     while ((item = rdp_list_pop_front(&coll->fetches)) != NULL) {
@@ -957,8 +678,8 @@ static void schedule_done(rdp_coll_engine_t *engine)
 }
 
 /* End @a coll with @a status (once); callback deferred. */
-static void coll_finish(coll_t *coll, pmix_status_t status,
-                        uint32_t failed_peer, int tell_others)
+void rdp_coll_finish(coll_t *coll, pmix_status_t status, uint32_t failed_peer,
+                     int tell_others)
 {
     rdp_coll_engine_t *engine = coll->engine;
 
@@ -969,7 +690,7 @@ static void coll_finish(coll_t *coll, pmix_status_t status,
     coll->status      = status;
     coll->failed_peer = failed_peer;
     rdp_hash_remove(&engine->colls, &coll->key, sizeof(coll->key));
-    keymem_add(&engine->finished, &coll->key);
+    rdp_coll_keymem_add(&engine->finished, &coll->key);
     rdp_list_del(&coll->link);
     rdp_list_push_back(&engine->done, &coll->link);
     if (coll->timer != NULL) {
@@ -977,14 +698,15 @@ static void coll_finish(coll_t *coll, pmix_status_t status,
     }
     if (status != PMIX_SUCCESS) {
         if (failed_peer != UINT32_MAX) {
-            rdp_log_info(
-                COLL, "%s %016llx:%llu step %u/%u failed (peer %u): %s",
-                kind_name(coll->kind), (unsigned long long)coll->key.sig,
-                (unsigned long long)coll->key.opid, coll->cur, coll->nsteps,
-                failed_peer, rdp_status_name(status));
+            rdp_log_info(COLL,
+                         "%s %016llx:%llu step %u/%u failed (peer %u): %s",
+                         rdp_coll_kind_name(coll->kind),
+                         (unsigned long long)coll->key.sig,
+                         (unsigned long long)coll->key.opid, coll->cur,
+                         coll->nsteps, failed_peer, rdp_status_name(status));
         } else {
             rdp_log_info(COLL, "%s %016llx:%llu step %u/%u failed: %s",
-                         kind_name(coll->kind),
+                         rdp_coll_kind_name(coll->kind),
                          (unsigned long long)coll->key.sig,
                          (unsigned long long)coll->key.opid, coll->cur,
                          coll->nsteps, rdp_status_name(status));
@@ -1001,9 +723,10 @@ static void coll_timeout(void *arg)
     coll_t *coll = arg;
 
     rdp_log_warn(COLL, "%s %016llx:%llu timed out at step %u/%u",
-                 kind_name(coll->kind), (unsigned long long)coll->key.sig,
+                 rdp_coll_kind_name(coll->kind),
+                 (unsigned long long)coll->key.sig,
                  (unsigned long long)coll->key.opid, coll->cur, coll->nsteps);
-    coll_finish(coll, PMIX_ERR_TIMEOUT, UINT32_MAX, 1);
+    rdp_coll_finish(coll, PMIX_ERR_TIMEOUT, UINT32_MAX, 1);
 }
 
 /* ---- receiving into a collective ---- */
@@ -1026,9 +749,10 @@ check_data_hdr(const coll_t *coll, const rdp_coll_hdr_t *h, rdp_sched_xfer_t *x)
                       "%s %016llx:%llu: server %u runs %s, this one %s "
                       "(RDPMIX_COLL_ALG and the size class must be identical "
                       "on every server)",
-                      kind_name(coll->kind), (unsigned long long)h->sig,
-                      (unsigned long long)h->opid, h->sender,
-                      rdp_coll_alg_name(h->alg), rdp_coll_alg_name(coll->alg));
+                      rdp_coll_kind_name(coll->kind),
+                      (unsigned long long)h->sig, (unsigned long long)h->opid,
+                      h->sender, rdp_coll_alg_name(h->alg),
+                      rdp_coll_alg_name(coll->alg));
         return HDR_MISMATCH;
     }
     if (h->nparts != coll->n || h->step >= coll->nsteps
@@ -1039,7 +763,7 @@ check_data_hdr(const coll_t *coll, const rdp_coll_hdr_t *h, rdp_sched_xfer_t *x)
         rdp_log_warn(COLL,
                      "%s %016llx:%llu: dropping an unexpected message from %u "
                      "(step %u, %u blocks)",
-                     kind_name(coll->kind), (unsigned long long)h->sig,
+                     rdp_coll_kind_name(coll->kind), (unsigned long long)h->sig,
                      (unsigned long long)h->opid, h->sender, h->step,
                      h->nblocks);
         return HDR_DROP;
@@ -1050,7 +774,7 @@ check_data_hdr(const coll_t *coll, const rdp_coll_hdr_t *h, rdp_sched_xfer_t *x)
         rdp_log_warn(COLL,
                      "%s %016llx:%llu: dropping a duplicate of step %u "
                      "from %u",
-                     kind_name(coll->kind), (unsigned long long)h->sig,
+                     rdp_coll_kind_name(coll->kind), (unsigned long long)h->sig,
                      (unsigned long long)h->opid, h->step, h->sender);
         return HDR_DROP;
     }
@@ -1059,7 +783,7 @@ check_data_hdr(const coll_t *coll, const rdp_coll_hdr_t *h, rdp_sched_xfer_t *x)
         rdp_log_warn(COLL,
                      "%s %016llx:%llu: dropping a piece of the block of %u "
                      "from %u at step %u, which carries the block of %u",
-                     kind_name(coll->kind), (unsigned long long)h->sig,
+                     rdp_coll_kind_name(coll->kind), (unsigned long long)h->sig,
                      (unsigned long long)h->opid, h->seg_origin, h->sender,
                      h->step, coll->parts[st.recv.ranges[0].first]);
         return HDR_DROP;
@@ -1146,297 +870,6 @@ static int walk_blocks(coll_t *coll, const rdp_sched_xfer_t *x,
     return left == 0;
 }
 
-/* ---- pieces of segmented ring blocks ---- */
-
-static void piece_drop(coll_t *coll, const rdp_coll_hdr_t *h, const char *why)
-{
-    rdp_log_warn(COLL,
-                 "%s %016llx:%llu: dropping a piece from %u (step %u, "
-                 "block of %u, bytes %llu+%u of %llu): %s",
-                 kind_name(coll->kind), (unsigned long long)h->sig,
-                 (unsigned long long)h->opid, h->sender, h->step, h->seg_origin,
-                 (unsigned long long)h->seg_off, h->seg_len,
-                 (unsigned long long)h->seg_total, why);
-    coll->engine->stats.dropped++;
-}
-
-/* Claim [off, end) in @a sg: 1 if claimed, 0 if it overlaps a range
- * claimed before, -1 out of memory.  Touching ranges are merged, so a
- * block arriving in order keeps a single range. */
-static int seg_claim(seg_t *sg, uint64_t off, uint64_t end)
-{
-    uint32_t lo = 0;
-    uint32_t hi = sg->nranges;
-    int join_prev;
-    int join_next;
-
-    /* lo: the first range starting after off */
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-
-        if (sg->ranges[mid].start <= off) {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    if ((lo > 0 && sg->ranges[lo - 1].end > off)
-        || (lo < sg->nranges && sg->ranges[lo].start < end)) {
-        return 0;
-    }
-    join_prev = lo > 0 && sg->ranges[lo - 1].end == off;
-    join_next = lo < sg->nranges && sg->ranges[lo].start == end;
-    if (join_prev && join_next) {
-        sg->ranges[lo - 1].end = sg->ranges[lo].end;
-        memmove(&sg->ranges[lo], &sg->ranges[lo + 1],
-                (size_t)(sg->nranges - lo - 1) * sizeof(*sg->ranges));
-        sg->nranges--;
-    } else if (join_prev) {
-        sg->ranges[lo - 1].end = end;
-    } else if (join_next) {
-        sg->ranges[lo].start = off;
-    } else {
-        if (sg->nranges == sg->cap) {
-            uint32_t ncap = sg->cap == 0 ? 4 : sg->cap * 2;
-            seg_range_t *nr =
-                rdp_realloc(sg->ranges, (size_t)ncap * sizeof(*nr));
-
-            if (nr == NULL) {
-                return -1;
-            }
-            sg->ranges = nr;
-            sg->cap    = ncap;
-        }
-        memmove(&sg->ranges[lo + 1], &sg->ranges[lo],
-                (size_t)(sg->nranges - lo) * sizeof(*sg->ranges));
-        sg->ranges[lo].start = off;
-        sg->ranges[lo].end   = end;
-        sg->nranges++;
-    }
-    return 1;
-}
-
-/*
- * Check piece @a h of block @a b (its hop and origin already checked)
- * against what arrived of that block and claim its bytes.  The first piece
- * allocates the block: its total was bounded by hdr_sane, and the
- * collective runs here, so the schedule expects that block at that step.
- * Returns PMIX_SUCCESS, PMIX_ERR_BAD_PARAM (dropped: logged and counted)
- * or PMIX_ERR_NOMEM.
- */
-static pmix_status_t piece_accept(coll_t *coll, uint32_t b,
-                                  const rdp_coll_hdr_t *h)
-{
-    seg_t *sg;
-    int claimed;
-
-    if (coll->steps[h->step] != STEP_WAITING
-        && coll->steps[h->step] != STEP_PIECES) {
-        piece_drop(coll, h, "that step has its data");
-        return PMIX_ERR_BAD_PARAM;
-    }
-    if (coll->pieces == NULL) {
-        coll->pieces = rdp_calloc(coll->n, sizeof(*coll->pieces));
-        if (coll->pieces == NULL) {
-            rdp_log_error(COLL, "cannot allocate the piece table of %u blocks",
-                          coll->n);
-            return PMIX_ERR_NOMEM;
-        }
-    }
-    sg = &coll->pieces[b];
-    if (sg->buf == NULL) {
-        sg->buf = rdp_malloc((size_t)h->seg_total);
-        if (sg->buf == NULL) {
-            rdp_log_error(COLL, "cannot allocate a %llu-byte block of %u",
-                          (unsigned long long)h->seg_total, h->seg_origin);
-            return PMIX_ERR_NOMEM;
-        }
-        sg->total            = h->seg_total;
-        coll->blocks[b].data = sg->buf;
-        coll->blocks[b].len  = sg->total;
-        coll->steps[h->step] = STEP_PIECES;
-    } else if (h->seg_total != sg->total) {
-        piece_drop(coll, h, "its block was announced with another total");
-        return PMIX_ERR_BAD_PARAM;
-    }
-    claimed = seg_claim(sg, h->seg_off, h->seg_off + h->seg_len);
-    if (claimed == 0) {
-        piece_drop(coll, h, "it overlaps bytes already received");
-        return PMIX_ERR_BAD_PARAM;
-    }
-    if (claimed < 0) {
-        rdp_log_error(COLL, "cannot allocate the range list of a block");
-        return PMIX_ERR_NOMEM;
-    }
-    return PMIX_SUCCESS;
-}
-
-/* The bytes of piece @a h of block @a b are in place: forward them to the
- * next hop from there, and complete the step when the block is whole.
- * Returns 1 if the step was received. */
-/* The seal a piece's message came with, if it covers the whole piece. */
-static const rdp_tl_seal_t *piece_seal(const rdp_tl_rx_seal_t *seals,
-                                       size_t nseals, uint32_t len)
-{
-    return ((nseals == 1) && (seals[0].off == 0) && (seals[0].len == len))
-               ? &seals[0].seal
-               : NULL;
-}
-
-/* Piece @a h of block @a b is in place: forward it (with @a seal, the seal
- * it came with, or NULL) and return 1 when the whole block has landed. */
-static int piece_landed(coll_t *coll, uint32_t b, const rdp_coll_hdr_t *h,
-                        const rdp_tl_seal_t *seal)
-{
-    seg_t *sg = &coll->pieces[b];
-    pmix_status_t status;
-
-    sg->landed += h->seg_len;
-    if (h->step + 1 < coll->nsteps) {
-        status = post_piece(coll, h->step + 1, h->seg_origin, sg->total,
-                            h->seg_off, h->seg_len, sg->buf + h->seg_off,
-                            seal);
-        if (status != PMIX_SUCCESS) {
-            step_send_failed(coll, h->step + 1, status);
-            return 0;
-        }
-    }
-    if (sg->landed < sg->total) {
-        return 0;
-    }
-    coll->steps[h->step] = STEP_RECEIVED;
-    return 1;
-}
-
-/* Fetch the rendezvous piece @a h (accepted) straight into its place. */
-static void piece_fetch(coll_t *coll, uint32_t b, const rdp_coll_hdr_t *h,
-                        void *desc, const rdp_tl_seal_t *seal)
-{
-    rdp_coll_engine_t *engine = coll->engine;
-    piece_fetch_t *pf         = rdp_calloc(1, sizeof(*pf));
-    pmix_status_t status;
-
-    if (pf == NULL) {
-        rdp_log_error(COLL, "cannot allocate the fetch of a piece");
-        engine->ops->release(engine->ctx, desc);
-        coll_finish(coll, PMIX_ERR_NOMEM, UINT32_MAX, 1);
-        return;
-    }
-    pf->coll  = coll;
-    pf->hdr   = *h;
-    pf->block = b;
-    if (seal != NULL) {
-        pf->sealed = 1;
-        pf->seal   = *seal;
-    }
-    rdp_list_push_back(&coll->fetches, &pf->link);
-    coll->pending_io++;
-    status =
-        engine->ops->fetch(engine->ctx, desc, coll->pieces[b].buf + h->seg_off,
-                           h->seg_len, piece_fetch_done, pf);
-    if (status == PMIX_SUCCESS) {
-        return;
-    }
-    rdp_list_del(&pf->link);
-    rdp_free(pf);
-    coll->pending_io--;
-    if (status != PMIX_OPERATION_SUCCEEDED) {
-        rdp_log_warn(COLL, "cannot fetch a %u-byte piece from %u: %s",
-                     h->seg_len, h->sender, rdp_status_name(status));
-        coll_finish(coll, PMIX_ERR_UNREACH, h->sender, 1);
-    } else if (piece_landed(coll, b, h, seal)) {
-        coll_advance(coll);
-    }
-}
-
-static void piece_fetch_done(void *arg, pmix_status_t status)
-{
-    piece_fetch_t *pf  = arg;
-    coll_t *coll       = pf->coll;
-    rdp_coll_hdr_t h   = pf->hdr;
-    uint32_t b         = pf->block;
-    int sealed         = pf->sealed;
-    rdp_tl_seal_t seal = pf->seal;
-
-    rdp_list_del(&pf->link);
-    rdp_free(pf);
-    if (coll_io_done(coll)) {
-        return;
-    }
-    if (status != PMIX_SUCCESS) {
-        rdp_log_warn(COLL, "fetching a %u-byte piece from %u failed: %s",
-                     h.seg_len, h.sender, rdp_status_name(status));
-        coll_finish(coll, PMIX_ERR_UNREACH, h.sender, 1);
-        return;
-    }
-    if (piece_landed(coll, b, &h, sealed ? &seal : NULL)) {
-        coll_advance(coll);
-    }
-}
-
-/* A piece for the running @a coll whose header passed check_data_hdr
- * (@a x: the receive side of its step), straight from the transport. */
-static enum rdp_tl_rx_disp piece_recv(coll_t *coll, const rdp_coll_hdr_t *h,
-                                      const rdp_sched_xfer_t *x,
-                                      const rdp_tl_rx_t *trx)
-{
-    uint32_t b = x->ranges[0].first;
-    const rdp_tl_seal_t *seal;
-    pmix_status_t status;
-
-    status = piece_accept(coll, b, h);
-    if (status == PMIX_ERR_BAD_PARAM) {
-        return RDP_TL_RX_DONE;
-    }
-    if (status != PMIX_SUCCESS) {
-        coll_finish(coll, status, UINT32_MAX, 1);
-        return RDP_TL_RX_DONE;
-    }
-    seal = piece_seal(trx->seals, trx->nseals, h->seg_len);
-    if (trx->kind == RDP_TL_DATA_RNDV) {
-        piece_fetch(coll, b, h, trx->desc, seal);
-        return RDP_TL_RX_KEPT; /* the desc is consumed either way */
-    }
-    memcpy(coll->pieces[b].buf + h->seg_off, trx->data, h->seg_len);
-    if (piece_landed(coll, b, h, seal)) {
-        coll_advance(coll);
-    }
-    return RDP_TL_RX_DONE;
-}
-
-/* A piece that waited in the early queue (its bytes are in @a rx): place
- * it like piece_recv does.  Consumes @a rx.  Returns 1 if the step was
- * received. */
-static int ingest_piece_rx(coll_t *coll, rx_t *rx)
-{
-    rdp_coll_hdr_t h = rx->hdr;
-    const rdp_tl_seal_t *kept;
-    rdp_tl_seal_t seal;
-    rdp_sched_step_t st;
-    uint32_t b;
-    pmix_status_t status;
-
-    (void)rdp_sched_step(coll->alg, coll->rank, coll->n, h.step, &st);
-    b      = st.recv.ranges[0].first;
-    status = piece_accept(coll, b, &h);
-    if (status == PMIX_SUCCESS) {
-        memcpy(coll->pieces[b].buf + h.seg_off, rx->data, h.seg_len);
-    }
-    kept = piece_seal(rx->seals, rx->nseals, h.seg_len);
-    if (kept != NULL) {
-        seal = *kept; /* rx goes now */
-    }
-    rx_free(rx);
-    if (status == PMIX_ERR_BAD_PARAM) {
-        return 0;
-    }
-    if (status != PMIX_SUCCESS) {
-        coll_finish(coll, status, UINT32_MAX, 1);
-        return 0;
-    }
-    return piece_landed(coll, b, &h, (kept != NULL) ? &seal : NULL);
-}
-
 /* Validate and record a complete payload for its step; frees @a rx if it
  * is malformed.  Returns 1 if the step was received. */
 static int ingest_rx(coll_t *coll, rx_t *rx)
@@ -1445,7 +878,7 @@ static int ingest_rx(coll_t *coll, rx_t *rx)
     uint32_t step = rx->hdr.step;
 
     if (rx->hdr.type == RDP_COLL_MSG_SEG) {
-        return ingest_piece_rx(coll, rx);
+        return rdp_coll_ring_ingest_piece(coll, rx);
     }
     (void)rdp_sched_step(coll->alg, coll->rank, coll->n, step, &st);
     if (coll->kind == RDP_COLL_BARRIER) {
@@ -1461,15 +894,15 @@ static int ingest_rx(coll_t *coll, rx_t *rx)
     return 1;
 
 err_malformed:
-    rdp_log_warn(COLL,
-                 "%s %016llx:%llu: dropping a malformed step %u "
-                 "payload (%zu bytes) from %u",
-                 kind_name(coll->kind), (unsigned long long)rx->hdr.sig,
-                 (unsigned long long)rx->hdr.opid, step, rx->len,
-                 rx->hdr.sender);
+    rdp_log_warn(
+        COLL,
+        "%s %016llx:%llu: dropping a malformed step %u "
+        "payload (%zu bytes) from %u",
+        rdp_coll_kind_name(coll->kind), (unsigned long long)rx->hdr.sig,
+        (unsigned long long)rx->hdr.opid, step, rx->len, rx->hdr.sender);
     coll->engine->stats.dropped++;
     coll->steps[step] = STEP_WAITING;
-    rx_free(rx);
+    rdp_coll_rx_free(rx);
     return 0;
 }
 
@@ -1483,7 +916,7 @@ static void apply_abort(coll_t *coll, const rdp_coll_hdr_t *h)
         rdp_log_warn(COLL,
                      "%s %016llx:%llu: dropping an abort from %u, "
                      "which does not take part",
-                     kind_name(coll->kind), (unsigned long long)h->sig,
+                     rdp_coll_kind_name(coll->kind), (unsigned long long)h->sig,
                      (unsigned long long)h->opid, h->sender);
         coll->engine->stats.dropped++;
         return;
@@ -1494,35 +927,35 @@ static void apply_abort(coll_t *coll, const rdp_coll_hdr_t *h)
     if (peer != UINT32_MAX && peer >= coll->engine->nuniverse) {
         peer = UINT32_MAX;
     }
-    rdp_log_debug(COLL, "%s %016llx:%llu: abort from %u", kind_name(coll->kind),
-                  (unsigned long long)h->sig, (unsigned long long)h->opid,
-                  h->sender);
-    coll_finish(coll, status, peer, 0);
+    rdp_log_debug(COLL, "%s %016llx:%llu: abort from %u",
+                  rdp_coll_kind_name(coll->kind), (unsigned long long)h->sig,
+                  (unsigned long long)h->opid, h->sender);
+    rdp_coll_finish(coll, status, peer, 0);
 }
 
 /* Attach a message taken earlier (early queue) to the running @a coll.
  * Consumes @a rx. */
-static void attach_rx(coll_t *coll, rx_t *rx)
+void rdp_coll_attach_rx(coll_t *coll, rx_t *rx)
 {
     rdp_sched_xfer_t x;
     enum hdr_verdict v;
 
     rdp_list_del(&rx->link);
     if (coll->state != COLL_RUNNING) {
-        rx_free(rx);
+        rdp_coll_rx_free(rx);
         return;
     }
     if (rx->hdr.type == RDP_COLL_MSG_ABORT) {
         apply_abort(coll, &rx->hdr);
-        rx_free(rx);
+        rdp_coll_rx_free(rx);
         return;
     }
     v = check_data_hdr(coll, &rx->hdr, &x);
     if (v != HDR_OK) {
         coll->engine->stats.dropped++;
-        rx_free(rx);
+        rdp_coll_rx_free(rx);
         if (v == HDR_MISMATCH) {
-            coll_finish(coll, PMIX_ERR_BAD_PARAM, UINT32_MAX, 1);
+            rdp_coll_finish(coll, PMIX_ERR_BAD_PARAM, UINT32_MAX, 1);
         }
         return;
     }
@@ -1547,7 +980,7 @@ static void fetch_done(void *arg, pmix_status_t status)
     rx->fetching = 0;
     if (rx->orphan) {
         rdp_list_del(&rx->link);
-        rx_free(rx);
+        rdp_coll_rx_free(rx);
         return;
     }
     if (coll == NULL) {
@@ -1557,14 +990,14 @@ static void fetch_done(void *arg, pmix_status_t status)
                          rx->hdr.sender, rdp_status_name(status));
             engine->early_msgs--;
             engine->early_bytes -= rx->len;
-            rx_free(rx);
+            rdp_coll_rx_free(rx);
         }
         return;
     }
     if (coll->state != COLL_RUNNING) {
-        rx_free(rx);
+        rdp_coll_rx_free(rx);
     }
-    if (coll_io_done(coll)) {
+    if (rdp_coll_io_done(coll)) {
         return;
     }
     if (status != PMIX_SUCCESS) {
@@ -1575,24 +1008,24 @@ static void fetch_done(void *arg, pmix_status_t status)
         if (rx->hdr.type != RDP_COLL_MSG_SEG) {
             coll->steps[rx->hdr.step] = STEP_WAITING;
         }
-        rx_free(rx);
-        coll_finish(coll, PMIX_ERR_UNREACH, sender, 1);
+        rdp_coll_rx_free(rx);
+        rdp_coll_finish(coll, PMIX_ERR_UNREACH, sender, 1);
         return;
     }
     if (ingest_rx(coll, rx)) {
-        coll_advance(coll);
+        rdp_coll_advance(coll);
     }
 }
 
 /* Run the schedule as far as the received steps allow. */
-static void coll_advance(coll_t *coll)
+void rdp_coll_advance(coll_t *coll)
 {
     rdp_sched_step_t st;
     pmix_status_t status;
 
     while (coll->state == COLL_RUNNING) {
         if (coll->cur == coll->nsteps) {
-            coll_finish(coll, PMIX_SUCCESS, UINT32_MAX, 0);
+            rdp_coll_finish(coll, PMIX_SUCCESS, UINT32_MAX, 0);
             return;
         }
         (void)rdp_sched_step(coll->alg, coll->rank, coll->n, coll->cur, &st);
@@ -1601,7 +1034,7 @@ static void coll_advance(coll_t *coll)
             if (st.send.peer >= 0) {
                 status = post_step(coll, coll->cur, &st.send);
                 if (status != PMIX_SUCCESS) {
-                    step_send_failed(coll, coll->cur, status);
+                    rdp_coll_step_send_failed(coll, coll->cur, status);
                     return;
                 }
             }
@@ -1612,84 +1045,6 @@ static void coll_advance(coll_t *coll)
         coll->cur++;
         coll->entered = 0;
     }
-}
-
-/* ---- early arrivals ---- */
-
-static void early_drop_key(rdp_coll_engine_t *engine, const coll_key_t *key)
-{
-    early_t *e = rdp_hash_remove(&engine->early, key, sizeof(*key));
-    rx_t *rx;
-    rx_t *tmp;
-
-    if (e == NULL) {
-        return;
-    }
-    rdp_list_for_each_safe(rx, tmp, &e->msgs, link) {
-        engine->early_msgs--;
-        engine->early_bytes -= rx->len;
-        rx_free(rx);
-    }
-    rdp_free(e);
-}
-
-static enum rdp_tl_rx_disp early_enqueue(rdp_coll_engine_t *engine,
-                                         const rdp_coll_hdr_t *h,
-                                         const rdp_tl_rx_t *trx)
-{
-    enum rdp_tl_rx_disp disp = RDP_TL_RX_DONE;
-    coll_key_t key;
-    early_t *e;
-    rx_t *rx;
-
-    make_key(&key, h->kind, h->sig, h->opid);
-    if (engine->early_msgs + 1 > engine->early_max_msgs
-        || trx->len > engine->early_max_bytes - engine->early_bytes) {
-        rdp_log_warn(COLL,
-                     "early-arrival queue full (%zu messages, %zu bytes): "
-                     "%s %016llx:%llu loses a message from %u and will fail",
-                     engine->early_msgs, engine->early_bytes,
-                     kind_name(h->kind), (unsigned long long)h->sig,
-                     (unsigned long long)h->opid, h->sender);
-        engine->stats.early_overflow++;
-        keymem_add(&engine->poisoned, &key);
-        early_drop_key(engine, &key);
-        return RDP_TL_RX_DONE;
-    }
-    e = rdp_hash_get(&engine->early, &key, sizeof(key));
-    if (e == NULL) {
-        e = rdp_calloc(1, sizeof(*e));
-        if (e == NULL) {
-            goto err_nomem;
-        }
-        e->key = key;
-        rdp_list_init(&e->msgs);
-        if (rdp_hash_set(&engine->early, &key, sizeof(key), e, NULL)
-            != PMIX_SUCCESS) {
-            rdp_free(e);
-            goto err_nomem;
-        }
-    }
-    rx = rx_create(engine, h);
-    if (rx == NULL) {
-        goto err_nomem;
-    }
-    if (rx_take_payload(rx, trx, &disp) != PMIX_SUCCESS) {
-        rdp_free(rx->buf);
-        rdp_free(rx->seals);
-        rdp_free(rx);
-        goto err_nomem;
-    }
-    rdp_list_push_back(&e->msgs, &rx->link);
-    engine->early_msgs++;
-    engine->early_bytes += rx->len;
-    return disp;
-
-err_nomem:
-    /* losing a message is as fatal for its collective as an overflow */
-    keymem_add(&engine->poisoned, &key);
-    early_drop_key(engine, &key);
-    return disp;
 }
 
 /* ---- point-to-point messages ---- */
@@ -1850,12 +1205,12 @@ pmix_status_t rdp_coll_cancel(rdp_coll_engine_t *engine,
     if (status >= 0) {
         return PMIX_ERR_BAD_PARAM;
     }
-    make_key(&key, kind, sig, opid);
+    rdp_coll_make_key(&key, kind, sig, opid);
     coll = rdp_hash_get(&engine->colls, &key, sizeof(key));
     if (coll == NULL || coll->state != COLL_RUNNING) {
         return PMIX_ERR_NOT_FOUND;
     }
-    coll_finish(coll, status, UINT32_MAX, 0);
+    rdp_coll_finish(coll, status, UINT32_MAX, 0);
     return PMIX_SUCCESS;
 }
 
@@ -1933,19 +1288,6 @@ pmix_status_t rdp_coll_p2p_send(rdp_coll_engine_t *engine, uint32_t peer,
 
 /* ---- the transport's upcalls ---- */
 
-/* Checks of a SEG header that need no collective: a ring allgather hop
- * carrying one piece of 1 byte or more, within a block of at most
- * RDP_COLL_MAX_BLOCK bytes, whose length is the payload's. */
-static int piece_sane(const rdp_coll_hdr_t *h, const rdp_tl_rx_t *trx)
-{
-    return h->kind == RDP_COLL_ALLGATHER && h->alg == RDP_COLL_ALG_RING
-           && h->step < rdp_sched_ring_nsteps(h->nparts) && h->nblocks == 1
-           && h->status == 0 && h->seg_len > 0
-           && (uint64_t)h->seg_len == (uint64_t)trx->len
-           && h->seg_total <= RDP_COLL_MAX_BLOCK && h->seg_off <= h->seg_total
-           && h->seg_len <= h->seg_total - h->seg_off;
-}
-
 /* Header checks that need no collective. */
 static int hdr_sane(const rdp_coll_engine_t *engine, const rdp_coll_hdr_t *h,
                     const rdp_tl_rx_t *trx)
@@ -1975,7 +1317,7 @@ static int hdr_sane(const rdp_coll_engine_t *engine, const rdp_coll_hdr_t *h,
         return trx->len == 0;
     }
     if (h->type == RDP_COLL_MSG_SEG) {
-        return piece_sane(h, trx);
+        return rdp_coll_ring_piece_sane(h, trx);
     }
     if (h->alg == RDP_COLL_ALG_DISSEM) {
         if (h->kind != RDP_COLL_BARRIER || h->nblocks != 0 || trx->len != 0) {
@@ -2017,7 +1359,7 @@ static enum rdp_tl_rx_disp engine_recv(void *arg, const rdp_tl_rx_t *trx)
     if (h.type == RDP_COLL_MSG_P2P) {
         return p2p_recv(engine, &h, trx);
     }
-    make_key(&key, h.kind, h.sig, h.opid);
+    rdp_coll_make_key(&key, h.kind, h.sig, h.opid);
     coll = rdp_hash_get(&engine->colls, &key, sizeof(key));
     if (coll == NULL) {
         if (keymem_has(&engine->finished, &key)
@@ -2025,12 +1367,12 @@ static enum rdp_tl_rx_disp engine_recv(void *arg, const rdp_tl_rx_t *trx)
             rdp_log_debug(COLL,
                           "%s %016llx:%llu is over here: dropping a "
                           "late message from %u",
-                          kind_name(h.kind), (unsigned long long)h.sig,
+                          rdp_coll_kind_name(h.kind), (unsigned long long)h.sig,
                           (unsigned long long)h.opid, h.sender);
             engine->stats.dropped++;
             return RDP_TL_RX_DONE;
         }
-        return early_enqueue(engine, &h, trx);
+        return rdp_coll_early_enqueue(engine, &h, trx);
     }
     if (h.type == RDP_COLL_MSG_ABORT) {
         apply_abort(coll, &h);
@@ -2042,13 +1384,13 @@ static enum rdp_tl_rx_disp engine_recv(void *arg, const rdp_tl_rx_t *trx)
         return RDP_TL_RX_DONE;
     case HDR_MISMATCH:
         engine->stats.dropped++;
-        coll_finish(coll, PMIX_ERR_BAD_PARAM, UINT32_MAX, 1);
+        rdp_coll_finish(coll, PMIX_ERR_BAD_PARAM, UINT32_MAX, 1);
         return RDP_TL_RX_DONE;
     case HDR_OK:
         break;
     }
     if (h.type == RDP_COLL_MSG_SEG) {
-        return piece_recv(coll, &h, &x, trx);
+        return rdp_coll_ring_recv_piece(coll, &h, &x, trx);
     }
     /* validate in place before keeping or copying anything */
     if (trx->kind != RDP_TL_DATA_RNDV && coll->kind == RDP_COLL_ALLGATHER
@@ -2056,21 +1398,21 @@ static enum rdp_tl_rx_disp engine_recv(void *arg, const rdp_tl_rx_t *trx)
         rdp_log_warn(COLL,
                      "%s %016llx:%llu: dropping a malformed step %u "
                      "payload (%zu bytes) from %u",
-                     kind_name(coll->kind), (unsigned long long)h.sig,
+                     rdp_coll_kind_name(coll->kind), (unsigned long long)h.sig,
                      (unsigned long long)h.opid, h.step, trx->len, h.sender);
         engine->stats.dropped++;
         return RDP_TL_RX_DONE;
     }
-    rx = rx_create(engine, &h);
+    rx = rdp_coll_rx_create(engine, &h);
     if (rx == NULL) {
-        coll_finish(coll, PMIX_ERR_NOMEM, UINT32_MAX, 1);
+        rdp_coll_finish(coll, PMIX_ERR_NOMEM, UINT32_MAX, 1);
         return RDP_TL_RX_DONE;
     }
-    if (rx_take_payload(rx, trx, &disp) != PMIX_SUCCESS) {
+    if (rdp_coll_rx_take_payload(rx, trx, &disp) != PMIX_SUCCESS) {
         rdp_free(rx->buf);
         rdp_free(rx->seals);
         rdp_free(rx);
-        coll_finish(coll, PMIX_ERR_NOMEM, UINT32_MAX, 1);
+        rdp_coll_finish(coll, PMIX_ERR_NOMEM, UINT32_MAX, 1);
         return disp;
     }
     rx->coll = coll;
@@ -2081,7 +1423,7 @@ static enum rdp_tl_rx_disp engine_recv(void *arg, const rdp_tl_rx_t *trx)
         return disp;
     }
     if (ingest_rx(coll, rx)) {
-        coll_advance(coll);
+        rdp_coll_advance(coll);
     }
     return disp;
 }
@@ -2105,7 +1447,7 @@ static void engine_peer_failed(void *arg, uint32_t peer, pmix_status_t status)
     p2p_queue_failed(engine, peer, status);
     rdp_list_for_each_safe(coll, tmp, &engine->running, link) {
         if (find_part(coll->parts, coll->n, peer) >= 0) {
-            coll_finish(coll, PMIX_ERR_UNREACH, peer, 1);
+            rdp_coll_finish(coll, PMIX_ERR_UNREACH, peer, 1);
         }
     }
 }
@@ -2228,7 +1570,7 @@ static void free_coll_list_unbound(rdp_list_t *list)
         rdp_list_t *ri;
 
         while ((ri = rdp_list_pop_front(&coll->segs)) != NULL) {
-            rx_free_unbound(rdp_container_of(ri, rx_t, link));
+            rdp_coll_rx_free_unbound(rdp_container_of(ri, rx_t, link));
         }
         coll_free(coll);
     }
@@ -2237,8 +1579,6 @@ static void free_coll_list_unbound(rdp_list_t *list)
 void rdp_coll_engine_destroy(rdp_coll_engine_t *engine)
 {
     rdp_list_t *item;
-    rdp_hash_entry_t *ent;
-    size_t i;
 
     if (engine == NULL) {
         return;
@@ -2252,21 +1592,14 @@ void rdp_coll_engine_destroy(rdp_coll_engine_t *engine)
         rdp_free(rdp_container_of(item, sreq_t, link));
     }
     while ((item = rdp_list_pop_front(&engine->orphans)) != NULL) {
-        rx_free_unbound(rdp_container_of(item, rx_t, link));
+        rdp_coll_rx_free_unbound(rdp_container_of(item, rx_t, link));
     }
     p2p_free_list(&engine->p2p_ready);
     p2p_free_list(&engine->p2p_fetching);
     free_coll_list_unbound(&engine->running);
     free_coll_list_unbound(&engine->done);
     free_coll_list_unbound(&engine->zombies);
-    rdp_hash_for_each(ent, &engine->early, i) {
-        early_t *e = ent->value;
-
-        while ((item = rdp_list_pop_front(&e->msgs)) != NULL) {
-            rx_free_unbound(rdp_container_of(item, rx_t, link));
-        }
-        rdp_free(e);
-    }
+    rdp_coll_early_free_unbound(engine);
     rdp_hash_cleanup(&engine->early);
     rdp_hash_cleanup(&engine->colls);
     keymem_cleanup(&engine->finished);
@@ -2411,8 +1744,9 @@ static pmix_status_t coll_create(rdp_coll_engine_t *engine,
     coll->n           = args->nparts;
     coll->rank        = rank;
     coll->failed_peer = UINT32_MAX;
-    make_key(&coll->key, args->kind,
-             rdp_coll_signature(args->parts, args->nparts), args->opid);
+    rdp_coll_make_key(&coll->key, args->kind,
+                      rdp_coll_signature(args->parts, args->nparts),
+                      args->opid);
     coll->alg =
         rdp_coll_select(args->kind, coll->n, args->size_class, engine->forced);
     coll->nsteps = rdp_sched_nsteps(coll->alg, coll->n);
@@ -2474,7 +1808,6 @@ pmix_status_t rdp_coll_start(rdp_coll_engine_t *engine,
                              void *cbarg)
 {
     coll_t *coll;
-    early_t *early;
     int64_t rank;
     pmix_status_t status;
 
@@ -2496,7 +1829,8 @@ pmix_status_t rdp_coll_start(rdp_coll_engine_t *engine,
     }
     if (rdp_hash_get(&engine->colls, &coll->key, sizeof(coll->key)) != NULL) {
         rdp_log_error(COLL, "%s %016llx:%llu is already running",
-                      kind_name(coll->kind), (unsigned long long)coll->key.sig,
+                      rdp_coll_kind_name(coll->kind),
+                      (unsigned long long)coll->key.sig,
                       (unsigned long long)coll->key.opid);
         coll_free(coll);
         return PMIX_ERR_EXISTS;
@@ -2515,7 +1849,8 @@ pmix_status_t rdp_coll_start(rdp_coll_engine_t *engine,
     rdp_log_debug(COLL,
                   "%s %016llx:%llu: %u participants, rank %u, %s, "
                   "%u steps",
-                  kind_name(coll->kind), (unsigned long long)coll->key.sig,
+                  rdp_coll_kind_name(coll->kind),
+                  (unsigned long long)coll->key.sig,
                   (unsigned long long)coll->key.opid, coll->n, coll->rank,
                   rdp_coll_alg_name(coll->alg), coll->nsteps);
 
@@ -2524,32 +1859,21 @@ pmix_status_t rdp_coll_start(rdp_coll_engine_t *engine,
         rdp_log_error(COLL,
                       "%s %016llx:%llu lost a message to early-arrival "
                       "queue overflow",
-                      kind_name(coll->kind), (unsigned long long)coll->key.sig,
+                      rdp_coll_kind_name(coll->kind),
+                      (unsigned long long)coll->key.sig,
                       (unsigned long long)coll->key.opid);
-        early_drop_key(engine, &coll->key);
-        coll_finish(coll, PMIX_ERR_OUT_OF_RESOURCE, UINT32_MAX, 1);
+        rdp_coll_early_drop(engine, &coll->key);
+        rdp_coll_finish(coll, PMIX_ERR_OUT_OF_RESOURCE, UINT32_MAX, 1);
         return PMIX_SUCCESS;
     }
     for (uint32_t i = 0; i < coll->n; i++) {
         if (engine->failed[coll->parts[i]]) {
-            early_drop_key(engine, &coll->key);
-            coll_finish(coll, PMIX_ERR_UNREACH, coll->parts[i], 1);
+            rdp_coll_early_drop(engine, &coll->key);
+            rdp_coll_finish(coll, PMIX_ERR_UNREACH, coll->parts[i], 1);
             return PMIX_SUCCESS;
         }
     }
-    early = rdp_hash_remove(&engine->early, &coll->key, sizeof(coll->key));
-    if (early != NULL) {
-        rdp_list_t *item;
-
-        while ((item = rdp_list_pop_front(&early->msgs)) != NULL) {
-            rx_t *rx = rdp_container_of(item, rx_t, link);
-
-            engine->early_msgs--;
-            engine->early_bytes -= rx->len;
-            attach_rx(coll, rx);
-        }
-        rdp_free(early);
-    }
-    coll_advance(coll);
+    rdp_coll_early_hand_over(engine, coll);
+    rdp_coll_advance(coll);
     return PMIX_SUCCESS;
 }

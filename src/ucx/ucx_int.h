@@ -287,6 +287,154 @@ enum rdp_ucx_replay_verdict rdp_ucx_replay_accept(rdp_ucx_replay_t *r,
 /** Text for logs. */
 const char *rdp_ucx_replay_str(enum rdp_ucx_replay_verdict v);
 
+/* ---- transport state (ucx_tl.c, ucx_recv.c) ---- */
+
+/* An operation whose completion the engine waits for: a send or a fetch. */
+typedef struct ucx_op {
+    rdp_list_t link; /* tl->sends / fetches / done; rmsg: kept / unbound */
+    rdp_ucx_tl_t *tl;
+    rdp_tl_done_cb_t cb; /* NULL: nobody to tell (unbound, or none given) */
+    void *cb_arg;
+    pmix_status_t status; /* result, while on tl->done */
+    uint32_t peer;
+    int is_rmsg;
+} ucx_op_t;
+
+
+enum rmsg_kind {
+    RMSG_DATA, /* persistent eager data held by UCP (ucp_am_data_release) */
+    RMSG_RNDV, /* rendezvous descriptor held by UCP (fetch or release) */
+    RMSG_COPY  /* our own copy of eager data (free) */
+};
+
+enum rmsg_state {
+    RMSG_QUEUED,   /* on tl->unbound, waiting for a binding */
+    RMSG_UPCALL,   /* being shown to the engine right now */
+    RMSG_KEPT,     /* on tl->kept, the engine's until fetch/release */
+    RMSG_FETCHING, /* on tl->fetches */
+    RMSG_FETCHED,  /* fetch finished or failed inside the upcall */
+    RMSG_RELEASED  /* released inside the upcall */
+};
+
+/* A received message that outlives the UCP callback: the descriptor the
+ * engine sees (rx.desc), and the fetch operation of an RNDV payload. */
+typedef struct ucx_rmsg {
+    ucx_op_t op; /* first: an rmsg is an op */
+    uint32_t magic;
+    enum rmsg_kind kind;
+    enum rmsg_state state;
+    void *data; /* UCP data / RNDV descriptor, or our copy */
+    size_t len;
+    uint16_t ehdr_len;
+    uint32_t seals_len; /* bytes of the seal table after the engine header */
+    uint32_t dst; /* receiver index it names (checked at replay) */
+    uint32_t salt; /* the nonce (checked for a replay when held) */
+    uint64_t seq;
+    size_t cost;  /* bytes counted against the unbound bound */
+    void *buf;    /* fetch destination (the engine's) */
+    uint8_t msg_mac[RDP_UCX_MAC_LEN];
+    uint8_t hdr_mac[RDP_UCX_MAC_LEN];
+    int unverified; /* held before connect: authenticated at replay */
+    size_t pre_len; /* 0: no copy of the prefix */
+    uint8_t pre[];  /* fixed header + engine header + seal table */
+} ucx_rmsg_t;
+
+typedef struct ucx_peer {
+    rdp_ucx_tl_t *tl;
+    uint32_t index;
+    ucp_ep_h ep;
+    void *addr; /* the peer's worker address (copy) */
+    size_t addr_len;
+    int failed;
+    pmix_status_t fail_status;
+    int reported; /* peer_failed delivered to the current binding */
+    uint64_t eager_max;         /* payloads up to this go eager-only */
+    uint64_t tx_seq;            /* counter of the messages sent to it */
+    rdp_ucx_replay_t rx_replay; /* nonces of the messages it sent us */
+    uint32_t local_pid;         /* a peer on this machine: its pid, else 0 */
+    int pidfd;                  /* ... and its process, watched */
+    rdp_fdwatch_t *exit_watch;  /* readable once that process is gone */
+} ucx_peer_t;
+
+struct rdp_ucx_tl {
+    rdp_loop_t *loop;
+    char name[32];
+    ucp_context_h context;
+    ucp_worker_h worker;
+    ucp_address_t *addr;
+    size_t addr_len;
+    uint8_t *envelope; /* addr wrapped for the bootstrap (ucx_int.h) */
+    size_t envelope_len;
+    rdp_ucx_envelope_t self; /* this process, to spot local peers */
+    size_t max_am_header;
+    int efd;
+    rdp_fdwatch_t *watch;
+    rdp_timer_t *kick;
+    int kick_armed;
+    double kick_delay;    /* delay the armed kick was started with */
+    double last_activity; /* last time progress found work */
+    rdp_ucx_auth_t auth;
+    uint64_t seal_ctr; /* seals made under auth's salt */
+
+    int connected;
+    int lazy;
+    uint32_t me;
+    uint32_t npeers;
+    ucx_peer_t *peers;
+    int close_pending;  /* failed peers whose endpoint is still open */
+    int report_pending; /* failed peers not yet reported to the binding */
+
+    const rdp_tl_upcalls_t *up;
+    void *up_arg;
+
+    int in_progress;  /* inside ucp_worker_progress or our deferred work */
+    unsigned in_call; /* inside a vtable call */
+    double drain_timeout;
+    rdp_list_t sends;   /* ucx_sreq_t in flight */
+    rdp_list_t fetches; /* ucx_rmsg_t being fetched */
+    rdp_list_t kept;    /* ucx_rmsg_t the engine keeps */
+    rdp_list_t done;    /* ucx_op_t whose callback is due */
+    rdp_list_t unbound; /* ucx_rmsg_t waiting for a binding */
+    size_t unbound_msgs;
+    size_t unbound_bytes;
+    size_t unbound_max_msgs;
+    size_t unbound_max_bytes;
+    size_t closing; /* endpoint close requests in flight */
+
+    double drop_log_time;
+    uint64_t drop_suppressed;
+    rdp_ucx_tl_stats_t stats;
+};
+
+/* ---- ucx_tl.c: context, worker, endpoints, sends, progress ---- */
+
+/** Progress the worker from the loop soon. */
+void rdp_ucx_kick(rdp_ucx_tl_t *tl);
+/** Count a dropped message in *@a counter and warn (rate-limited). */
+void rdp_ucx_drop(rdp_ucx_tl_t *tl, uint64_t *counter, uint32_t peer,
+                  const char *why);
+/** Free an operation (an rmsg loses its magic: stale descriptors are
+ * refused). */
+void rdp_ucx_op_free(ucx_op_t *op);
+/** Finish an operation: unlink it and run (or queue) its callback. */
+void rdp_ucx_op_complete(rdp_ucx_tl_t *tl, ucx_op_t *op, pmix_status_t status);
+
+/* ---- ucx_recv.c: receiving and authenticating ---- */
+
+/** UCP's receive callback of RDP_UCX_AM_ID messages. */
+ucs_status_t rdp_ucx_am_recv_cb(void *arg, const void *header,
+                                size_t header_length, void *data, size_t length,
+                                const ucp_am_recv_param_t *param);
+/** Deliver the messages held before connect or while no engine was
+ * bound, in arrival order. */
+void rdp_ucx_deliver_held(rdp_ucx_tl_t *tl);
+/** Give the payload of @a rmsg back to UCP (or free our copy). */
+void rdp_ucx_rmsg_release_data(rdp_ucx_tl_t *tl, ucx_rmsg_t *rmsg);
+/** tl.h's fetch and release of a received message's descriptor. */
+pmix_status_t rdp_ucx_tl_fetch(void *ctx, void *desc, void *buf, size_t len,
+                               rdp_tl_done_cb_t cb, void *cb_arg);
+void rdp_ucx_tl_release(void *ctx, void *desc);
+
 /* ---- status translation (ucx_status.c, the only place) ---- */
 
 /** ucs_status_t -> pmix_status_t for operation results. */

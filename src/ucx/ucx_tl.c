@@ -1,4 +1,5 @@
-/* ucx_tl.c - the tl.h transport over UCP active messages */
+/* ucx_tl.c - the tl.h transport over UCP active messages: context, worker,
+ * endpoints, sends, progress (receiving: ucx_recv.c) */
 #include "config.h"
 
 #include "ucx/ucx.h"
@@ -82,18 +83,6 @@ static double spin_window(void)
  * this often (seconds), so that a missed wakeup cannot stall them. */
 #define SLOW_POLL         0.001
 #define DROP_LOG_INTERVAL 1.0 /* seconds between "dropped" warnings */
-#define RMSG_MAGIC        0x524d5347u
-
-/* An operation whose completion the engine waits for: a send or a fetch. */
-typedef struct ucx_op {
-    rdp_list_t link; /* tl->sends / fetches / done; rmsg: kept / unbound */
-    rdp_ucx_tl_t *tl;
-    rdp_tl_done_cb_t cb; /* NULL: nobody to tell (unbound, or none given) */
-    void *cb_arg;
-    pmix_status_t status; /* result, while on tl->done */
-    uint32_t peer;
-    int is_rmsg;
-} ucx_op_t;
 
 /* A send in flight; owns the UCP header until UCP is done with it. */
 typedef struct ucx_sreq {
@@ -101,111 +90,6 @@ typedef struct ucx_sreq {
     size_t am_len;
     uint8_t am[];
 } ucx_sreq_t;
-
-enum rmsg_kind {
-    RMSG_DATA, /* persistent eager data held by UCP (ucp_am_data_release) */
-    RMSG_RNDV, /* rendezvous descriptor held by UCP (fetch or release) */
-    RMSG_COPY  /* our own copy of eager data (free) */
-};
-
-enum rmsg_state {
-    RMSG_QUEUED,   /* on tl->unbound, waiting for a binding */
-    RMSG_UPCALL,   /* being shown to the engine right now */
-    RMSG_KEPT,     /* on tl->kept, the engine's until fetch/release */
-    RMSG_FETCHING, /* on tl->fetches */
-    RMSG_FETCHED,  /* fetch finished or failed inside the upcall */
-    RMSG_RELEASED  /* released inside the upcall */
-};
-
-/* A received message that outlives the UCP callback: the descriptor the
- * engine sees (rx.desc), and the fetch operation of an RNDV payload. */
-typedef struct ucx_rmsg {
-    ucx_op_t op; /* first: an rmsg is an op */
-    uint32_t magic;
-    enum rmsg_kind kind;
-    enum rmsg_state state;
-    void *data; /* UCP data / RNDV descriptor, or our copy */
-    size_t len;
-    uint16_t ehdr_len;
-    uint32_t seals_len; /* bytes of the seal table after the engine header */
-    uint32_t dst; /* receiver index it names (checked at replay) */
-    uint32_t salt; /* the nonce (checked for a replay when held) */
-    uint64_t seq;
-    size_t cost;  /* bytes counted against the unbound bound */
-    void *buf;    /* fetch destination (the engine's) */
-    uint8_t msg_mac[RDP_UCX_MAC_LEN];
-    uint8_t hdr_mac[RDP_UCX_MAC_LEN];
-    int unverified; /* held before connect: authenticated at replay */
-    size_t pre_len; /* 0: no copy of the prefix */
-    uint8_t pre[];  /* fixed header + engine header + seal table */
-} ucx_rmsg_t;
-
-typedef struct ucx_peer {
-    rdp_ucx_tl_t *tl;
-    uint32_t index;
-    ucp_ep_h ep;
-    void *addr; /* the peer's worker address (copy) */
-    size_t addr_len;
-    int failed;
-    pmix_status_t fail_status;
-    int reported; /* peer_failed delivered to the current binding */
-    uint64_t eager_max;         /* payloads up to this go eager-only */
-    uint64_t tx_seq;            /* counter of the messages sent to it */
-    rdp_ucx_replay_t rx_replay; /* nonces of the messages it sent us */
-    uint32_t local_pid;         /* a peer on this machine: its pid, else 0 */
-    int pidfd;                  /* ... and its process, watched */
-    rdp_fdwatch_t *exit_watch;  /* readable once that process is gone */
-} ucx_peer_t;
-
-struct rdp_ucx_tl {
-    rdp_loop_t *loop;
-    char name[32];
-    ucp_context_h context;
-    ucp_worker_h worker;
-    ucp_address_t *addr;
-    size_t addr_len;
-    uint8_t *envelope; /* addr wrapped for the bootstrap (ucx_int.h) */
-    size_t envelope_len;
-    rdp_ucx_envelope_t self; /* this process, to spot local peers */
-    size_t max_am_header;
-    int efd;
-    rdp_fdwatch_t *watch;
-    rdp_timer_t *kick;
-    int kick_armed;
-    double kick_delay;    /* delay the armed kick was started with */
-    double last_activity; /* last time progress found work */
-    rdp_ucx_auth_t auth;
-    uint64_t seal_ctr; /* seals made under auth's salt */
-
-    int connected;
-    int lazy;
-    uint32_t me;
-    uint32_t npeers;
-    ucx_peer_t *peers;
-    int close_pending;  /* failed peers whose endpoint is still open */
-    int report_pending; /* failed peers not yet reported to the binding */
-
-    const rdp_tl_upcalls_t *up;
-    void *up_arg;
-
-    int in_progress;  /* inside ucp_worker_progress or our deferred work */
-    unsigned in_call; /* inside a vtable call */
-    double drain_timeout;
-    rdp_list_t sends;   /* ucx_sreq_t in flight */
-    rdp_list_t fetches; /* ucx_rmsg_t being fetched */
-    rdp_list_t kept;    /* ucx_rmsg_t the engine keeps */
-    rdp_list_t done;    /* ucx_op_t whose callback is due */
-    rdp_list_t unbound; /* ucx_rmsg_t waiting for a binding */
-    size_t unbound_msgs;
-    size_t unbound_bytes;
-    size_t unbound_max_msgs;
-    size_t unbound_max_bytes;
-    size_t closing; /* endpoint close requests in flight */
-
-    double drop_log_time;
-    uint64_t drop_suppressed;
-    rdp_ucx_tl_stats_t stats;
-};
 
 static void progress_all(rdp_ucx_tl_t *tl);
 
@@ -250,14 +134,14 @@ static void kick_after(rdp_ucx_tl_t *tl, double delay)
     }
 }
 
-static void kick(rdp_ucx_tl_t *tl)
+void rdp_ucx_kick(rdp_ucx_tl_t *tl)
 {
     kick_after(tl, 0);
 }
 
 /* Count a dropped message and warn, at most once per DROP_LOG_INTERVAL. */
-static void drop(rdp_ucx_tl_t *tl, uint64_t *counter, uint32_t peer,
-                 const char *why)
+void rdp_ucx_drop(rdp_ucx_tl_t *tl, uint64_t *counter, uint32_t peer,
+                  const char *why)
 {
     double now = rdp_time_now();
 
@@ -282,7 +166,7 @@ static void drop(rdp_ucx_tl_t *tl, uint64_t *counter, uint32_t peer,
     tl->drop_suppressed = 0;
 }
 
-static void op_free(ucx_op_t *op)
+void rdp_ucx_op_free(ucx_op_t *op)
 {
     if (op->is_rmsg) {
         ((ucx_rmsg_t *)op)->magic = 0;
@@ -293,23 +177,23 @@ static void op_free(ucx_op_t *op)
 /* Finish an operation: unlink it and run (or queue) its callback.  The
  * callback runs at once only from our own progress, never inside a vtable
  * call (tl.h: not inside the call that registered it). */
-static void complete_op(rdp_ucx_tl_t *tl, ucx_op_t *op, pmix_status_t status)
+void rdp_ucx_op_complete(rdp_ucx_tl_t *tl, ucx_op_t *op, pmix_status_t status)
 {
     rdp_tl_done_cb_t cb = op->cb;
     void *arg           = op->cb_arg;
 
     rdp_list_del(&op->link);
     if (cb == NULL) {
-        op_free(op);
+        rdp_ucx_op_free(op);
         return;
     }
     if (!tl->in_progress || (tl->in_call > 0)) {
         op->status = status;
         rdp_list_push_back(&tl->done, &op->link);
-        kick(tl);
+        rdp_ucx_kick(tl);
         return;
     }
-    op_free(op);
+    rdp_ucx_op_free(op);
     cb(arg, status);
 }
 
@@ -323,7 +207,7 @@ static void deliver_done(rdp_ucx_tl_t *tl)
         void *arg           = op->cb_arg;
         pmix_status_t st    = op->status;
 
-        op_free(op);
+        rdp_ucx_op_free(op);
         if (cb != NULL) {
             cb(arg, st);
         }
@@ -377,7 +261,7 @@ static void peer_mark_failed(rdp_ucx_tl_t *tl, ucx_peer_t *peer,
     if (peer->ep != NULL) {
         tl->close_pending = 1;
     }
-    kick(tl);
+    rdp_ucx_kick(tl);
 }
 
 /* UCP calls this from progress when the endpoint to a peer breaks. */
@@ -509,403 +393,6 @@ static void report_failures(rdp_ucx_tl_t *tl)
     }
 }
 
-/* ---- received messages ---- */
-
-static ucx_rmsg_t *rmsg_create(rdp_ucx_tl_t *tl, enum rmsg_kind kind,
-                               const rdp_ucx_wire_t *w, const uint8_t *pre,
-                               int copy_pre)
-{
-    size_t pre_len = rdp_ucx_wire_pre_len(w);
-    ucx_rmsg_t *rmsg;
-
-    rmsg = rdp_calloc(1, sizeof(*rmsg) + (copy_pre ? pre_len : 0));
-    if (rmsg == NULL) {
-        return NULL;
-    }
-    rdp_list_init(&rmsg->op.link);
-    rmsg->op.tl      = tl;
-    rmsg->op.peer    = w->src;
-    rmsg->op.is_rmsg = 1;
-    rmsg->magic      = RMSG_MAGIC;
-    rmsg->kind       = kind;
-    rmsg->len        = (size_t)w->len;
-    rmsg->ehdr_len   = w->ehdr_len;
-    rmsg->seals_len  = w->seals_len;
-    rmsg->dst        = w->dst;
-    rmsg->salt       = w->salt;
-    rmsg->seq        = w->seq;
-    /* the message MAC follows the prefix and the header MAC */
-    memcpy(rmsg->msg_mac, pre + pre_len + RDP_UCX_MAC_LEN, RDP_UCX_MAC_LEN);
-    memcpy(rmsg->hdr_mac, pre + pre_len, RDP_UCX_MAC_LEN);
-    if (copy_pre) {
-        memcpy(rmsg->pre, pre, pre_len);
-        rmsg->pre_len = pre_len;
-    }
-    return rmsg;
-}
-
-static int rmsg_valid(const rdp_ucx_tl_t *tl, const ucx_rmsg_t *rmsg)
-{
-    return (rmsg != NULL) && (rmsg->magic == RMSG_MAGIC) && (rmsg->op.tl == tl);
-}
-
-/* Give the payload back to UCP (or free our copy). */
-static void rmsg_release_data(rdp_ucx_tl_t *tl, ucx_rmsg_t *rmsg)
-{
-    if (rmsg->kind == RMSG_COPY) {
-        rdp_free(rmsg->data);
-    } else {
-        ucp_am_data_release(tl->worker, rmsg->data);
-    }
-    rmsg->data = NULL;
-}
-
-/* The sealed runs of a message, decoded once (on arrival, or from the
- * prefix a held message keeps) and handed down to whoever needs them. */
-typedef struct ucx_seals {
-    size_t n;
-    rdp_tl_rx_seal_t run[RDP_UCX_MAX_SEALS];
-} ucx_seals_t;
-
-/* Decode the seal table of the prefix @a pre of a message whose engine
- * header is @a ehdr_len bytes and payload @a payload_len bytes.  Returns
- * 0, and *@a why_p, for a table that is not valid (none is valid). */
-static int seals_decode(const uint8_t *pre, uint16_t ehdr_len,
-                        uint32_t seals_len, uint64_t payload_len,
-                        ucx_seals_t *seals, const char **why_p)
-{
-    seals->n = 0;
-    return (seals_len == 0)
-           || (rdp_ucx_seals_decode(pre + RDP_UCX_FIXED_LEN + ehdr_len,
-                                    seals_len, payload_len, seals->run,
-                                    &seals->n, why_p)
-               == PMIX_SUCCESS);
-}
-
-/* The runs of a held or fetched message, whose table was checked on
- * arrival (its prefix is kept in rmsg->pre). */
-static void rmsg_seals(const ucx_rmsg_t *rmsg, ucx_seals_t *seals)
-{
-    const char *why = NULL;
-
-    (void)seals_decode(rmsg->pre, rmsg->ehdr_len, rmsg->seals_len, rmsg->len,
-                       seals, &why);
-}
-
-/* Whether the @a len payload bytes at @a data are authentic: mac_msg
- * (@a msg_mac) over the prefix and the bytes outside the sealed runs, and
- * every seal against its run. */
-static int payload_authentic(rdp_ucx_tl_t *tl, const uint8_t *pre,
-                             size_t pre_len, const ucx_seals_t *sl,
-                             const uint8_t *data, size_t len,
-                             const uint8_t *msg_mac)
-{
-    const rdp_tl_rx_seal_t *seals = sl->run;
-    size_t nseals                 = sl->n;
-    uint8_t mac[RDP_UCX_MAC_LEN];
-
-    if ((rdp_ucx_auth_msg_unsealed(&tl->auth, pre, pre_len, data, len, seals,
-                                   nseals, mac)
-         != PMIX_SUCCESS)
-        || !rdp_ucx_auth_equal(mac, msg_mac)) {
-        return 0;
-    }
-    for (size_t i = 0; i < nseals; i++) {
-        if (!rdp_ucx_auth_seal_ok(&tl->auth, &seals[i].seal,
-                                  data + seals[i].off, (size_t)seals[i].len)) {
-            return 0;
-        }
-    }
-    return 1;
-}
-
-/* Check the message MAC and the seals of a fetched RNDV payload. */
-static pmix_status_t rmsg_verify(rdp_ucx_tl_t *tl, ucx_rmsg_t *rmsg)
-{
-    ucx_seals_t seals;
-
-    rmsg_seals(rmsg, &seals);
-    if (!payload_authentic(tl, rmsg->pre, rmsg->pre_len, &seals, rmsg->buf,
-                           rmsg->len, rmsg->msg_mac)) {
-        drop(tl, &tl->stats.auth_failed, rmsg->op.peer,
-             "rendezvous payload fails authentication");
-        return PMIX_ERR_INVALID_CRED;
-    }
-    return PMIX_SUCCESS;
-}
-
-/*
- * Show a message to the engine, with its sealed runs @a seals.
- * @a in_am_cb: called from the UCP receive callback for this very message,
- * so UCP still holds its data and drops it when we return UCS_OK.  Returns
- * what that callback must return.
- */
-static ucs_status_t present(rdp_ucx_tl_t *tl, ucx_rmsg_t *rmsg,
-                            const void *ehdr, const ucx_seals_t *seals,
-                            int in_am_cb)
-{
-    rdp_tl_rx_t rx = {0};
-    enum rdp_tl_rx_disp disp;
-
-    rx.peer    = rmsg->op.peer;
-    rx.hdr     = ehdr;
-    rx.hdr_len = rmsg->ehdr_len;
-    rx.len     = rmsg->len;
-    rx.desc    = rmsg;
-    rx.seals   = seals->run;
-    rx.nseals  = seals->n;
-    if (rmsg->kind == RMSG_RNDV) {
-        rx.kind = RDP_TL_DATA_RNDV;
-        rx.data = NULL;
-    } else {
-        rx.kind = RDP_TL_DATA_KEEPABLE;
-        rx.data = rmsg->data;
-    }
-    rmsg->state = RMSG_UPCALL;
-    tl->stats.delivered++;
-    disp = tl->up->recv(tl->up_arg, &rx);
-
-    switch (rmsg->state) {
-    case RMSG_FETCHING: /* the fetch owns it now; UCP owns the descriptor */
-        return UCS_OK;
-    case RMSG_FETCHED:
-        op_free(&rmsg->op);
-        return UCS_OK;
-    case RMSG_UPCALL:
-        if (disp == RDP_TL_RX_KEPT) {
-            rmsg->state = RMSG_KEPT;
-            rdp_list_push_back(&tl->kept, &rmsg->op.link);
-            return UCS_INPROGRESS;
-        }
-        break;
-    default: /* released inside the upcall */
-        break;
-    }
-    if (!in_am_cb || (rmsg->kind == RMSG_COPY)) {
-        rmsg_release_data(tl, rmsg);
-    }
-    op_free(&rmsg->op);
-    return UCS_OK;
-}
-
-/* Hold a message for a binding to come.  Returns the UCP callback's
- * return value. */
-static ucs_status_t hold(rdp_ucx_tl_t *tl, const rdp_ucx_wire_t *w,
-                         const uint8_t *pre, void *data, int rndv,
-                         int persistent)
-{
-    size_t pre_len = rdp_ucx_wire_pre_len(w);
-    size_t cost    = pre_len + (rndv ? 0 : (size_t)w->len);
-    enum rmsg_kind kind;
-    ucx_rmsg_t *rmsg;
-
-    if ((tl->unbound_msgs >= tl->unbound_max_msgs)
-        || (cost > tl->unbound_max_bytes - tl->unbound_bytes)) {
-        drop(tl, &tl->stats.unbound_dropped, w->src,
-             "no engine bound and the queue for one is full");
-        return UCS_OK;
-    }
-    kind = rndv ? RMSG_RNDV : (persistent ? RMSG_DATA : RMSG_COPY);
-    rmsg = rmsg_create(tl, kind, w, pre, 1);
-    if (rmsg == NULL) {
-        drop(tl, &tl->stats.unbound_dropped, w->src, "out of memory");
-        return UCS_OK;
-    }
-    rmsg->unverified = !tl->connected;
-    if (kind == RMSG_COPY) {
-        rmsg->data = rdp_malloc(w->len > 0 ? (size_t)w->len : 1);
-        if (rmsg->data == NULL) {
-            op_free(&rmsg->op);
-            drop(tl, &tl->stats.unbound_dropped, w->src, "out of memory");
-            return UCS_OK;
-        }
-        memcpy(rmsg->data, data, (size_t)w->len);
-    } else {
-        rmsg->data = data;
-    }
-    rmsg->state = RMSG_QUEUED;
-    rmsg->cost  = cost;
-    rdp_list_push_back(&tl->unbound, &rmsg->op.link);
-    tl->unbound_msgs++;
-    tl->unbound_bytes += cost;
-    tl->stats.unbound_queued++;
-    if (tl->up != NULL) {
-        kick(tl);
-    }
-    return (kind == RMSG_COPY) ? UCS_OK : UCS_INPROGRESS;
-}
-
-/* Check the indices of an authenticated message against the universe;
- * drops it (and says so) if they are wrong or the sender failed. */
-static int sender_ok(rdp_ucx_tl_t *tl, const rdp_ucx_wire_t *w)
-{
-    if ((w->src >= tl->npeers) || (w->src == tl->me) || (w->dst != tl->me)) {
-        drop(tl, &tl->stats.malformed, w->src,
-             "wrong sender or receiver index");
-        return 0;
-    }
-    if (tl->peers[w->src].failed) {
-        rdp_log_debug(UCX, "%s: dropped a message from failed server %u",
-                      tl->name, w->src);
-        return 0;
-    }
-    return 1;
-}
-
-/* Drop an authenticated message whose nonce was seen before (a replay);
- * 1 if it is fresh.  The sender index must be valid (sender_ok). */
-static int nonce_fresh(rdp_ucx_tl_t *tl, const rdp_ucx_wire_t *w)
-{
-    enum rdp_ucx_replay_verdict v;
-
-    v = rdp_ucx_replay_accept(&tl->peers[w->src].rx_replay, w->salt, w->seq);
-    if (v != RDP_UCX_FRESH) {
-        drop(tl, &tl->stats.replayed, w->src, rdp_ucx_replay_str(v));
-        return 0;
-    }
-    return 1;
-}
-
-/* Authenticate a message held before connect (the session key may have
- * been set only then, see rdp_ucx_tl_set_key); 1 if it passes. */
-static int held_authentic(rdp_ucx_tl_t *tl, ucx_rmsg_t *rmsg,
-                          const ucx_seals_t *seals)
-{
-    uint8_t mac[RDP_UCX_MAC_LEN];
-
-    if (rmsg->kind == RMSG_RNDV) {
-        /* the payload is checked after the fetch (rmsg_verify) */
-        return (rdp_ucx_auth_hdr(&tl->auth, rmsg->pre, rmsg->pre_len, mac)
-                == PMIX_SUCCESS)
-               && rdp_ucx_auth_equal(mac, rmsg->hdr_mac);
-    }
-    return payload_authentic(tl, rmsg->pre, rmsg->pre_len, seals, rmsg->data,
-                             rmsg->len, rmsg->msg_mac);
-}
-
-/* Deliver what arrived before connect or while no engine was bound, in
- * arrival order. */
-static void replay_unbound(rdp_ucx_tl_t *tl)
-{
-    rdp_list_t *item;
-
-    while (tl->connected && (tl->up != NULL)
-           && ((item = rdp_list_pop_front(&tl->unbound)) != NULL)) {
-        ucx_rmsg_t *rmsg = rdp_container_of(item, ucx_rmsg_t, op.link);
-        ucx_seals_t seals;
-        rdp_ucx_wire_t w = {.ehdr_len  = rmsg->ehdr_len,
-                            .seals_len = rmsg->seals_len,
-                            .src      = rmsg->op.peer,
-                            .dst      = rmsg->dst,
-                            .len      = rmsg->len,
-                            .salt     = rmsg->salt,
-                            .seq      = rmsg->seq};
-
-        tl->unbound_msgs--;
-        tl->unbound_bytes -= rmsg->cost;
-        rmsg_seals(rmsg, &seals);
-        if (rmsg->unverified && !held_authentic(tl, rmsg, &seals)) {
-            drop(tl, &tl->stats.auth_failed, w.src, "fails authentication");
-            rmsg_release_data(tl, rmsg);
-            op_free(&rmsg->op);
-            continue;
-        }
-        /* a message held after connect had its nonce checked on arrival */
-        if (!sender_ok(tl, &w) || (rmsg->unverified && !nonce_fresh(tl, &w))) {
-            rmsg_release_data(tl, rmsg);
-            op_free(&rmsg->op);
-            continue;
-        }
-        (void)present(tl, rmsg, rmsg->pre + RDP_UCX_FIXED_LEN, &seals, 0);
-    }
-}
-
-/* Authenticate a received message; 1 if it passes. */
-static int authentic(rdp_ucx_tl_t *tl, const rdp_ucx_wire_t *w,
-                     const uint8_t *pre, const void *data, int rndv,
-                     const ucx_seals_t *seals)
-{
-    size_t pre_len = rdp_ucx_wire_pre_len(w);
-    uint8_t mac[RDP_UCX_MAC_LEN];
-
-    if (rndv) {
-        /* the payload is checked after the fetch (rmsg_verify) */
-        return (rdp_ucx_auth_hdr(&tl->auth, pre, pre_len, mac) == PMIX_SUCCESS)
-               && rdp_ucx_auth_equal(mac, pre + pre_len);
-    }
-    return payload_authentic(tl, pre, pre_len, seals, data, (size_t)w->len,
-                             pre + pre_len + RDP_UCX_MAC_LEN);
-}
-
-static ucs_status_t am_recv_cb(void *arg, const void *header,
-                               size_t header_length, void *data, size_t length,
-                               const ucp_am_recv_param_t *param)
-{
-    rdp_ucx_tl_t *tl   = arg;
-    const uint8_t *pre = header;
-    int rndv           = (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0;
-    int persistent     = (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_DATA) != 0;
-    const char *why    = NULL;
-    ucx_seals_t seals;
-    rdp_ucx_wire_t w;
-    ucx_rmsg_t *rmsg;
-
-    if (rdp_ucx_wire_decode(header, header_length, &w, &why) != PMIX_SUCCESS) {
-        drop(tl, &tl->stats.malformed, RDP_TL_PEER_UNKNOWN, why);
-        return UCS_OK;
-    }
-    if (w.len != (uint64_t)length) {
-        drop(tl, &tl->stats.malformed, w.src, "payload length mismatch");
-        return UCS_OK;
-    }
-    if (!seals_decode(pre, w.ehdr_len, w.seals_len, w.len, &seals, &why)) {
-        drop(tl, &tl->stats.malformed, w.src, why);
-        return UCS_OK;
-    }
-    if (!tl->connected) {
-        /* the session key may not be set yet (rdp_ucx_tl_set_key): hold
-         * the message and authenticate it at replay */
-        return hold(tl, &w, pre, data, rndv, persistent);
-    }
-    if (!authentic(tl, &w, pre, data, rndv, &seals)) {
-        drop(tl, &tl->stats.auth_failed, w.src, "fails authentication");
-        return UCS_OK;
-    }
-    if (!sender_ok(tl, &w) || !nonce_fresh(tl, &w)) {
-        return UCS_OK;
-    }
-    /* before connect (a faster server already sends to us), without an
-     * engine, or behind messages that wait for one: hold it */
-    if (!tl->connected || (tl->up == NULL)
-        || !rdp_list_is_empty(&tl->unbound)) {
-        return hold(tl, &w, pre, data, rndv, persistent);
-    }
-
-    if (!rndv && !persistent) {
-        /* UCP did not let us keep the data: lend it for the upcall only */
-        rdp_tl_rx_t rx = {.peer    = w.src,
-                          .hdr     = pre + RDP_UCX_FIXED_LEN,
-                          .hdr_len = w.ehdr_len,
-                          .kind    = RDP_TL_DATA_BORROWED,
-                          .data    = data,
-                          .len     = length,
-                          .seals   = seals.run,
-                          .nseals  = seals.n};
-
-        tl->stats.delivered++;
-        (void)tl->up->recv(tl->up_arg, &rx);
-        return UCS_OK;
-    }
-    rmsg = rmsg_create(tl, rndv ? RMSG_RNDV : RMSG_DATA, &w, pre, rndv);
-    if (rmsg == NULL) {
-        rdp_log_error(UCX, "%s: out of memory: message from server %u lost",
-                      tl->name, w.src);
-        return UCS_OK;
-    }
-    rmsg->data = data;
-    return present(tl, rmsg, pre + RDP_UCX_FIXED_LEN, &seals, 1);
-}
-
 /* ---- progress ---- */
 
 static void run_deferred(rdp_ucx_tl_t *tl)
@@ -913,7 +400,7 @@ static void run_deferred(rdp_ucx_tl_t *tl)
     close_failed_eps(tl);
     deliver_done(tl);
     report_failures(tl);
-    replay_unbound(tl);
+    rdp_ucx_deliver_held(tl);
 }
 
 /* Still inside the spin window that follows the worker's last activity:
@@ -981,7 +468,7 @@ static void progress_all(rdp_ucx_tl_t *tl)
     for (;;) {
         worked |= progress_round(tl, &budget);
         if (budget == 0) {
-            kick(tl); /* more to do: come back after other events */
+            rdp_ucx_kick(tl); /* more to do: come back after other events */
             break;
         }
         budget--;
@@ -997,7 +484,7 @@ static void progress_all(rdp_ucx_tl_t *tl)
         if (st != UCS_ERR_BUSY) {
             rdp_log_error(UCX, "%s: cannot arm the worker: %s", tl->name,
                           rdp_ucx_status_str(st));
-            kick(tl);
+            rdp_ucx_kick(tl);
             break;
         }
     }
@@ -1014,7 +501,7 @@ static void progress_all(rdp_ucx_tl_t *tl)
         if (!worked) {
             sched_yield();
         }
-        kick(tl);
+        rdp_ucx_kick(tl);
     } else if (ops_in_flight(tl) || (tl->closing > 0)) {
         kick_after(tl, SLOW_POLL);
     }
@@ -1113,7 +600,7 @@ static void drain(rdp_ucx_tl_t *tl)
         }
     }
     tl->in_progress = 0;
-    kick(tl); /* the worker needs arming again */
+    rdp_ucx_kick(tl); /* the worker needs arming again */
 }
 
 /* ---- the vtable ---- */
@@ -1138,7 +625,7 @@ static pmix_status_t tl_bind(void *ctx, const rdp_tl_upcalls_t *up, void *arg)
         }
     }
     if (tl->report_pending || !rdp_list_is_empty(&tl->unbound)) {
-        kick(tl); /* upcalls run later, never inside bind */
+        rdp_ucx_kick(tl); /* upcalls run later, never inside bind */
     }
     return PMIX_SUCCESS;
 }
@@ -1160,7 +647,7 @@ static void tl_unbind(void *ctx)
         }
     }
     while ((item = rdp_list_pop_front(&tl->done)) != NULL) {
-        op_free(rdp_container_of(item, ucx_op_t, link));
+        rdp_ucx_op_free(rdp_container_of(item, ucx_op_t, link));
     }
     drain(tl);
 }
@@ -1178,7 +665,7 @@ static void send_cb(void *request, ucs_status_t status, void *user_data)
         rdp_log_debug(UCX, "%s: send to server %u failed: %s", tl->name,
                       sreq->op.peer, rdp_ucx_status_str(status));
     }
-    complete_op(tl, &sreq->op, st);
+    rdp_ucx_op_complete(tl, &sreq->op, st);
 }
 
 static pmix_status_t check_send(rdp_ucx_tl_t *tl, uint32_t peer,
@@ -1411,46 +898,11 @@ static pmix_status_t tl_send_sealed(void *ctx, uint32_t peer, const void *hdr,
         status = PMIX_SUCCESS;
     }
     tl->last_activity = rdp_time_now();
-    kick(tl); /* UCP wants progress after new operations */
+    rdp_ucx_kick(tl); /* UCP wants progress after new operations */
 
 out:
     tl->in_call--;
     return status;
-}
-
-static void fetch_cb(void *request, ucs_status_t status, size_t length,
-                     void *user_data)
-{
-    ucx_rmsg_t *rmsg = user_data;
-    rdp_ucx_tl_t *tl = rmsg->op.tl;
-    pmix_status_t st;
-
-    ucp_request_free(request);
-    if (status != UCS_OK) {
-        st = tl->peers[rmsg->op.peer].failed ? PMIX_ERR_UNREACH
-                                             : rdp_ucx_status(status);
-        rdp_log_debug(UCX, "%s: fetch from server %u failed: %s", tl->name,
-                      rmsg->op.peer, rdp_ucx_status_str(status));
-    } else if (length != rmsg->len) {
-        drop(tl, &tl->stats.malformed, rmsg->op.peer,
-             "rendezvous payload of the wrong length");
-        st = PMIX_ERR_BAD_PARAM;
-    } else if (rmsg->op.cb != NULL) {
-        st = rmsg_verify(tl, rmsg);
-    } else {
-        st = PMIX_SUCCESS; /* nobody will look at it */
-    }
-    complete_op(tl, &rmsg->op, st);
-}
-
-/* Consume a descriptor that a failed or finished fetch no longer needs. */
-static void fetch_consumed(ucx_rmsg_t *rmsg)
-{
-    if (rmsg->state == RMSG_UPCALL) {
-        rmsg->state = RMSG_FETCHED; /* present() frees it */
-    } else {
-        op_free(&rmsg->op);
-    }
 }
 
 static pmix_status_t tl_send(void *ctx, uint32_t peer, const void *hdr,
@@ -1483,107 +935,13 @@ static pmix_status_t tl_seal(void *ctx, const void *data, size_t len,
     return status;
 }
 
-static pmix_status_t tl_fetch(void *ctx, void *desc, void *buf, size_t len,
-                              rdp_tl_done_cb_t cb, void *cb_arg)
-{
-    rdp_ucx_tl_t *tl        = ctx;
-    ucx_rmsg_t *rmsg        = desc;
-    ucp_request_param_t prm = {0};
-    ucs_status_ptr_t req;
-    pmix_status_t status;
-
-    RDP_ASSERT_ON_LOOP(tl->loop);
-    if (!rmsg_valid(tl, rmsg)) {
-        rdp_log_error(UCX, "%s: fetch of an unknown descriptor", tl->name);
-        return PMIX_ERR_BAD_PARAM;
-    }
-    if ((rmsg->kind != RMSG_RNDV)
-        || ((rmsg->state != RMSG_KEPT) && (rmsg->state != RMSG_UPCALL))
-        || (len != rmsg->len) || ((buf == NULL) && (len > 0))) {
-        rdp_log_error(UCX, "%s: bad fetch (%zu bytes of a %zu-byte %s)",
-                      tl->name, len, rmsg->len,
-                      (rmsg->kind == RMSG_RNDV) ? "rendezvous message"
-                                                : "eager message");
-        if (rmsg->state == RMSG_KEPT) {
-            rdp_list_del(&rmsg->op.link);
-            rmsg_release_data(tl, rmsg);
-            op_free(&rmsg->op);
-        } else if (rmsg->state == RMSG_UPCALL) {
-            rmsg->state = RMSG_RELEASED;
-        }
-        return PMIX_ERR_BAD_PARAM;
-    }
-    tl->in_call++;
-    if (rmsg->state == RMSG_KEPT) {
-        rdp_list_del(&rmsg->op.link);
-    }
-    rmsg->buf        = buf;
-    rmsg->op.cb      = cb;
-    rmsg->op.cb_arg  = cb_arg;
-    prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA
-                       | UCP_OP_ATTR_FIELD_DATATYPE;
-    prm.cb.recv_am = fetch_cb;
-    prm.user_data  = rmsg;
-    prm.datatype   = ucp_dt_make_contig(1);
-    /* UCP owns the descriptor from here on, whatever the outcome */
-    req        = ucp_am_recv_data_nbx(tl->worker, rmsg->data, buf, len, &prm);
-    rmsg->data = NULL;
-    if (req == NULL) {
-        status = rmsg_verify(tl, rmsg);
-        if (status == PMIX_SUCCESS) {
-            status = PMIX_OPERATION_SUCCEEDED;
-        }
-        fetch_consumed(rmsg);
-    } else if (UCS_PTR_IS_ERR(req)) {
-        rdp_log_debug(UCX, "%s: fetch from server %u: %s", tl->name,
-                      rmsg->op.peer, rdp_ucx_status_str(UCS_PTR_STATUS(req)));
-        status = tl->peers[rmsg->op.peer].failed
-                     ? PMIX_ERR_UNREACH
-                     : rdp_ucx_status(UCS_PTR_STATUS(req));
-        fetch_consumed(rmsg);
-    } else {
-        rmsg->state = RMSG_FETCHING;
-        rdp_list_push_back(&tl->fetches, &rmsg->op.link);
-        status            = PMIX_SUCCESS;
-        tl->last_activity = rdp_time_now();
-        kick(tl);
-    }
-    tl->in_call--;
-    return status;
-}
-
-static void tl_release(void *ctx, void *desc)
-{
-    rdp_ucx_tl_t *tl = ctx;
-    ucx_rmsg_t *rmsg = desc;
-
-    RDP_ASSERT_ON_LOOP(tl->loop);
-    if (!rmsg_valid(tl, rmsg)) {
-        rdp_log_error(UCX, "%s: release of an unknown descriptor", tl->name);
-        return;
-    }
-    switch (rmsg->state) {
-    case RMSG_KEPT:
-        rdp_list_del(&rmsg->op.link);
-        rmsg_release_data(tl, rmsg);
-        op_free(&rmsg->op);
-        break;
-    case RMSG_UPCALL:
-        rmsg->state = RMSG_RELEASED; /* present() gives it back */
-        break;
-    default:
-        rdp_log_error(UCX, "%s: release of a descriptor in use", tl->name);
-        break;
-    }
-}
-
 static const rdp_tl_ops_t ucx_tl_ops = {
-    .name    = "ucx",
-    .bind    = tl_bind,
-    .unbind  = tl_unbind,
+    .name        = "ucx",
+    .bind        = tl_bind,
+    .unbind      = tl_unbind,
     .send        = tl_send,
-    .fetch       = tl_fetch,
-    .release     = tl_release,
+    .fetch       = rdp_ucx_tl_fetch,
+    .release     = rdp_ucx_tl_release,
     .seal        = tl_seal,
     .send_sealed = tl_send_sealed,
 };
@@ -1657,7 +1015,7 @@ static pmix_status_t open_worker(rdp_ucx_tl_t *tl)
      * at the first fence with data); borrowed data is copied by the
      * engine only when it keeps it (docs/ucx.md) */
     am.flags = UCP_AM_FLAG_WHOLE_MSG;
-    am.cb    = am_recv_cb;
+    am.cb    = rdp_ucx_am_recv_cb;
     am.arg   = tl;
     st       = ucp_worker_set_am_recv_handler(tl->worker, &am);
     if (st != UCS_OK) {
@@ -1753,7 +1111,7 @@ pmix_status_t rdp_ucx_tl_create(rdp_loop_t *loop, const rdp_ucx_params_t *p,
         goto err_destroy_timer;
     }
     rdp_fdwatch_enable(tl->watch);
-    kick(tl); /* first progress + arm on the loop */
+    rdp_ucx_kick(tl); /* first progress + arm on the loop */
     rdp_log_debug(UCX, "%s: worker ready (address %zu bytes, key %s)", tl->name,
                   tl->addr_len, tl->auth.fp);
     *tl_p = tl;
@@ -1967,7 +1325,7 @@ pmix_status_t rdp_ucx_tl_connect(rdp_ucx_tl_t *tl, uint32_t my_index,
     tl->npeers    = npeers;
     tl->me        = my_index;
     tl->connected = 1;
-    kick(tl); /* endpoint wireup needs progress */
+    rdp_ucx_kick(tl); /* endpoint wireup needs progress */
     rdp_log_debug(UCX, "%s: server %u of %u, %" PRIu64 " endpoints at connect",
                   tl->name, my_index, npeers, tl->stats.endpoints);
     return PMIX_SUCCESS;
@@ -2009,9 +1367,9 @@ static void free_rmsg_list(rdp_ucx_tl_t *tl, rdp_list_t *list)
         ucx_rmsg_t *rmsg = rdp_container_of(item, ucx_rmsg_t, op.link);
 
         if (rmsg->data != NULL) {
-            rmsg_release_data(tl, rmsg);
+            rdp_ucx_rmsg_release_data(tl, rmsg);
         }
-        op_free(&rmsg->op);
+        rdp_ucx_op_free(&rmsg->op);
     }
 }
 
@@ -2033,7 +1391,7 @@ void rdp_ucx_tl_destroy(rdp_ucx_tl_t *tl)
     free_rmsg_list(tl, &tl->kept);
     free_rmsg_list(tl, &tl->unbound);
     while ((item = rdp_list_pop_front(&tl->done)) != NULL) {
-        op_free(rdp_container_of(item, ucx_op_t, link));
+        rdp_ucx_op_free(rdp_container_of(item, ucx_op_t, link));
     }
     for (uint32_t i = 0; i < tl->npeers; i++) {
         if (tl->peers[i].ep != NULL) {
@@ -2051,10 +1409,10 @@ void rdp_ucx_tl_destroy(rdp_ucx_tl_t *tl)
     ucp_cleanup(tl->context);
     /* anything UCP never completed is ours again now */
     while ((item = rdp_list_pop_front(&tl->sends)) != NULL) {
-        op_free(rdp_container_of(item, ucx_op_t, link));
+        rdp_ucx_op_free(rdp_container_of(item, ucx_op_t, link));
     }
     while ((item = rdp_list_pop_front(&tl->fetches)) != NULL) {
-        op_free(rdp_container_of(item, ucx_op_t, link));
+        rdp_ucx_op_free(rdp_container_of(item, ucx_op_t, link));
     }
     peers_free(tl->peers, tl->npeers);
     rdp_free(tl->envelope);

@@ -1,0 +1,123 @@
+/* coll_early.c - early arrivals: messages for collectives not started
+ * here yet, queued (bounded) until they start */
+#include "config.h"
+#include "coll/coll_int.h"
+#include "core/util/alloc.h"
+#include "core/util/log.h"
+
+#include <pmix.h>
+
+void rdp_coll_early_drop(rdp_coll_engine_t *engine, const coll_key_t *key)
+{
+    early_t *e = rdp_hash_remove(&engine->early, key, sizeof(*key));
+    rx_t *rx;
+    rx_t *tmp;
+
+    if (e == NULL) {
+        return;
+    }
+    rdp_list_for_each_safe(rx, tmp, &e->msgs, link) {
+        engine->early_msgs--;
+        engine->early_bytes -= rx->len;
+        rdp_coll_rx_free(rx);
+    }
+    rdp_free(e);
+}
+
+enum rdp_tl_rx_disp rdp_coll_early_enqueue(rdp_coll_engine_t *engine,
+                                           const rdp_coll_hdr_t *h,
+                                           const rdp_tl_rx_t *trx)
+{
+    enum rdp_tl_rx_disp disp = RDP_TL_RX_DONE;
+    coll_key_t key;
+    early_t *e;
+    rx_t *rx;
+
+    rdp_coll_make_key(&key, h->kind, h->sig, h->opid);
+    if (engine->early_msgs + 1 > engine->early_max_msgs
+        || trx->len > engine->early_max_bytes - engine->early_bytes) {
+        rdp_log_warn(COLL,
+                     "early-arrival queue full (%zu messages, %zu bytes): "
+                     "%s %016llx:%llu loses a message from %u and will fail",
+                     engine->early_msgs, engine->early_bytes,
+                     rdp_coll_kind_name(h->kind), (unsigned long long)h->sig,
+                     (unsigned long long)h->opid, h->sender);
+        engine->stats.early_overflow++;
+        rdp_coll_keymem_add(&engine->poisoned, &key);
+        rdp_coll_early_drop(engine, &key);
+        return RDP_TL_RX_DONE;
+    }
+    e = rdp_hash_get(&engine->early, &key, sizeof(key));
+    if (e == NULL) {
+        e = rdp_calloc(1, sizeof(*e));
+        if (e == NULL) {
+            goto err_nomem;
+        }
+        e->key = key;
+        rdp_list_init(&e->msgs);
+        if (rdp_hash_set(&engine->early, &key, sizeof(key), e, NULL)
+            != PMIX_SUCCESS) {
+            rdp_free(e);
+            goto err_nomem;
+        }
+    }
+    rx = rdp_coll_rx_create(engine, h);
+    if (rx == NULL) {
+        goto err_nomem;
+    }
+    if (rdp_coll_rx_take_payload(rx, trx, &disp) != PMIX_SUCCESS) {
+        rdp_free(rx->buf);
+        rdp_free(rx->seals);
+        rdp_free(rx);
+        goto err_nomem;
+    }
+    rdp_list_push_back(&e->msgs, &rx->link);
+    engine->early_msgs++;
+    engine->early_bytes += rx->len;
+    return disp;
+
+err_nomem:
+    /* losing a message is as fatal for its collective as an overflow */
+    rdp_coll_keymem_add(&engine->poisoned, &key);
+    rdp_coll_early_drop(engine, &key);
+    return disp;
+}
+
+/* Hand the messages queued for @a coll, which just started, over to it,
+ * in arrival order. */
+void rdp_coll_early_hand_over(rdp_coll_engine_t *engine, coll_t *coll)
+{
+    early_t *early;
+
+    early = rdp_hash_remove(&engine->early, &coll->key, sizeof(coll->key));
+    if (early != NULL) {
+        rdp_list_t *item;
+
+        while ((item = rdp_list_pop_front(&early->msgs)) != NULL) {
+            rx_t *rx = rdp_container_of(item, rx_t, link);
+
+            engine->early_msgs--;
+            engine->early_bytes -= rx->len;
+            rdp_coll_attach_rx(coll, rx);
+        }
+        rdp_free(early);
+    }
+}
+
+/* Free every queued message without telling the transport (after
+ * unbind). */
+void rdp_coll_early_free_unbound(rdp_coll_engine_t *engine)
+{
+    rdp_list_t *item;
+    rdp_hash_entry_t *ent;
+    size_t i;
+
+    rdp_hash_for_each(ent, &engine->early, i) {
+        early_t *e = ent->value;
+
+        while ((item = rdp_list_pop_front(&e->msgs)) != NULL) {
+            rdp_coll_rx_free_unbound(rdp_container_of(item, rx_t, link));
+        }
+        rdp_free(e);
+    }
+}

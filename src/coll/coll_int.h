@@ -1,0 +1,286 @@
+/* coll_int.h - private to src/coll: the executor's state, shared by
+ * coll.c (the executor), coll_ring.c (segmented ring blocks) and
+ * coll_early.c (messages for collectives not started here yet) */
+#ifndef RDP_COLL_COLL_INT_H
+#define RDP_COLL_COLL_INT_H
+
+#include "coll/coll.h"
+#include "coll/msg.h"
+#include "core/util/hash.h"
+#include "core/util/list.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <pmix_common.h>
+
+/*
+ * Data layout.  Every block the engine holds is stored as
+ * [12-byte block header][bytes] in memory it owns or keeps: my own block is
+ * copied once into such a buffer at start, and a received message's payload
+ * is a run of them, kept as it arrived (a kept transport descriptor, the
+ * buffer a rendezvous payload was fetched into, or one copy of a borrowed
+ * eager payload).  blocks[r].data points at the bytes of rank r's block, so
+ * its header is at data - 12 and forwarding blocks needs no copy: the iov
+ * of a send points at those runs, merged where they are contiguous.
+ *
+ * Lifetimes.  A collective is RUNNING (in the key hash and the running
+ * list), then DONE (waiting in the done list for its deferred callback),
+ * then CALLED; it is freed once called back and no send or fetch of it is
+ * in flight (pending_io == 0), since those still point into its buffers.
+ */
+
+enum coll_state {
+    COLL_RUNNING = 0,
+    COLL_DONE    = 1,
+    COLL_CALLED  = 2
+};
+
+enum step_state {
+    STEP_WAITING  = 0,
+    STEP_FETCHING = 1, /* a whole message is being fetched */
+    STEP_RECEIVED = 2,
+    STEP_PIECES   = 3 /* pieces of a segmented block are arriving */
+};
+
+typedef struct coll_key {
+    uint64_t sig;
+    uint64_t opid;
+    uint32_t kind;
+    uint32_t zero; /* padding, always 0 so the key bytes are defined */
+} coll_key_t;
+
+typedef struct coll coll_t;
+
+/* A received message: its header and the bytes it brought. */
+typedef struct rx {
+    rdp_list_t link; /* early bucket, coll->segs, or engine->orphans */
+    rdp_coll_engine_t *engine;
+    coll_t *coll; /* owner once attached to a collective */
+    rdp_coll_hdr_t hdr;
+    coll_key_t key;
+    uint8_t *buf; /* owned copy or fetch target */
+    void *desc;   /* kept KEEPABLE descriptor, released at free */
+    const uint8_t *data;
+    size_t len;
+    rdp_tl_rx_seal_t *seals; /* runs that came sealed (copy), or NULL */
+    size_t nseals;
+    int fetching;
+    int orphan; /* its owner went away during the fetch */
+} rx_t;
+
+/* A P2P event for the handler: a message, or a peer failure. */
+typedef struct p2p_ev {
+    rdp_list_t link; /* engine->p2p_ready or ->p2p_fetching */
+    rdp_coll_engine_t *engine;
+    int failed; /* a peer failure, not a message */
+    uint32_t peer;
+    uint32_t channel;
+    uint64_t id;
+    pmix_status_t status;
+    uint8_t *buf; /* owned payload */
+    size_t len;
+} p2p_ev_t;
+
+/* A claimed range [start, end) of a segmented block. */
+typedef struct seg_range {
+    uint64_t start;
+    uint64_t end;
+} seg_range_t;
+
+/* The pieces of one segmented block received so far. */
+typedef struct seg {
+    uint8_t *buf; /* total bytes; NULL until the first piece */
+    uint64_t total;
+    uint64_t landed;     /* bytes in place */
+    seg_range_t *ranges; /* claimed (landed or being fetched) */
+    uint32_t nranges;
+    uint32_t cap;
+} seg_t;
+
+/* A rendezvous piece being fetched straight into its block. */
+typedef struct piece_fetch {
+    rdp_list_t link; /* coll->fetches */
+    coll_t *coll;
+    rdp_coll_hdr_t hdr;
+    uint32_t block; /* rank of the origin */
+    int sealed;     /* it came sealed: forwarded with seal */
+    rdp_tl_seal_t seal;
+} piece_fetch_t;
+
+typedef struct early {
+    coll_key_t key;
+    rdp_list_t msgs;
+} early_t;
+
+/* A send in flight: the header and iov array must outlive it. */
+typedef struct sreq {
+    rdp_list_t link; /* engine->sends */
+    rdp_coll_engine_t *engine;
+    coll_t *coll; /* NULL for aborts and P2P messages */
+    uint32_t peer;
+    int p2p; /* a P2P message: a failure is reported to the handler */
+    uint8_t hdr[RDP_COLL_HDR_MAX];
+    size_t hdr_len;
+    const rdp_tl_seal_t **seals; /* per iov entry or NULL; NULL: none */
+    size_t iovcnt;
+    rdp_iov_t iov[];
+} sreq_t;
+
+struct coll {
+    rdp_list_t link; /* engine->running, ->done or ->zombies */
+    rdp_coll_engine_t *engine;
+    coll_key_t key;
+    enum rdp_coll_kind kind;
+    enum rdp_coll_alg alg;
+    enum rdp_coll_size_class size_class;
+    enum coll_state state;
+    uint32_t n;
+    uint32_t rank;
+    uint32_t *parts;
+    rdp_coll_block_t *blocks; /* n entries for an allgather, else NULL */
+    uint8_t *own;             /* [block header][my bytes] */
+    /* seals of blocks (header and bytes) as made by their origin, when
+     * the transport seals: forwarded with them, not authenticated again */
+    rdp_tl_seal_t *seals; /* n entries, or NULL */
+    uint8_t *sealed;      /* n flags: seals[b] is valid */
+    uint8_t *steps;           /* enum step_state per step */
+    uint32_t nsteps;
+    uint32_t cur;
+    int entered;        /* sends of step cur posted */
+    rdp_list_t segs;    /* rx_t holding received blocks */
+    uint64_t seg_bytes; /* piece size for my own block, 0: whole */
+    int own_pieces;     /* my block goes as pieces */
+    seg_t *pieces;      /* n entries once a piece arrived, else NULL */
+    rdp_list_t fetches; /* piece_fetch_t in flight */
+    size_t pending_io;
+    pmix_status_t status;
+    uint32_t failed_peer;
+    rdp_coll_cb_t cb;
+    void *cbarg;
+    rdp_timer_t *timer;
+    double deadline; /* loop-less timeout, 0: none */
+    uint64_t msgs_sent;
+    uint64_t bytes_sent;
+};
+
+/* Bounded memory of keys: a hash over a FIFO ring, oldest evicted. */
+typedef struct keymem {
+    rdp_hash_t map; /* key -> (void *)(slot + 1) */
+    coll_key_t *ring;
+    size_t size; /* slots allocated, grows up to cap */
+    size_t cap;
+    size_t next;
+    size_t count;
+} keymem_t;
+
+struct rdp_coll_engine {
+    const rdp_tl_ops_t *ops;
+    void *ctx;
+    rdp_tl_upcalls_t up;
+    int bound;
+    uint32_t nuniverse;
+    uint32_t me;
+    rdp_loop_t *loop;
+    enum rdp_coll_alg forced;
+    uint64_t seg_bytes; /* RDPMIX_COLL_SEG_BYTES */
+    rdp_hash_t colls;   /* key -> running coll_t */
+    rdp_list_t running;
+    rdp_list_t done;
+    rdp_list_t zombies;
+    rdp_hash_t early; /* key -> early_t */
+    size_t early_msgs;
+    size_t early_bytes;
+    size_t early_max_msgs;
+    size_t early_max_bytes;
+    keymem_t finished;  /* ran here; late messages are dropped */
+    keymem_t poisoned;  /* lost a message to overflow; start fails */
+    uint8_t *failed;    /* per universe index */
+    rdp_list_t sends;   /* sreq_t in flight */
+    rdp_list_t orphans; /* rx_t fetching for nobody */
+    rdp_timer_t *defer;
+    rdp_coll_engine_stats_t stats;
+    const rdp_coll_p2p_ops_t *p2p_ops;
+    void *p2p_arg;
+    rdp_list_t p2p_ready;    /* p2p_ev_t due for the handler */
+    rdp_list_t p2p_fetching; /* p2p_ev_t whose payload is being fetched */
+};
+
+/* Blocks (bytes, header excluded) from this size on are sealed by their
+ * origin when the transport can (seal_own_block). */
+#define RDP_COLL_SEAL_MIN 4096u
+
+/* ---- coll.c: the executor ---- */
+
+void rdp_coll_make_key(coll_key_t *key, uint32_t kind, uint64_t sig,
+                       uint64_t opid);
+/** "barrier" or "allgather", for logs. */
+const char *rdp_coll_kind_name(uint32_t kind);
+/** Remember @a key (the oldest key goes when @a km is full). */
+void rdp_coll_keymem_add(keymem_t *km, const coll_key_t *key);
+
+/** A receive record for a message with header @a hdr; NULL (logged) when
+ * out of memory. */
+rx_t *rdp_coll_rx_create(rdp_coll_engine_t *engine, const rdp_coll_hdr_t *hdr);
+/** Take the payload of @a trx into @a rx (see coll.c). */
+pmix_status_t rdp_coll_rx_take_payload(rx_t *rx, const rdp_tl_rx_t *trx,
+                                       enum rdp_tl_rx_disp *disp_p);
+/** Unlink and free @a rx (later, if the transport still fetches into it). */
+void rdp_coll_rx_free(rx_t *rx);
+/** Free @a rx without telling the transport (after unbind). */
+void rdp_coll_rx_free_unbound(rx_t *rx);
+/** Attach a message taken from the early queue to the running @a coll;
+ * consumes @a rx. */
+void rdp_coll_attach_rx(coll_t *coll, rx_t *rx);
+
+/** Fill the header fields every message of @a coll shares. */
+void rdp_coll_fill_hdr(rdp_coll_hdr_t *h, const coll_t *coll, uint8_t type);
+/** Encode @a h into @a req, post it and count it. */
+pmix_status_t rdp_coll_send(coll_t *coll, sreq_t *req, const rdp_coll_hdr_t *h,
+                            uint64_t bytes);
+/** Universe index of the peer @a coll sends to at @a step (UINT32_MAX:
+ * none). */
+uint32_t rdp_coll_send_peer(const coll_t *coll, uint32_t step);
+/** A send of step @a step could not be posted: end @a coll. */
+void rdp_coll_step_send_failed(coll_t *coll, uint32_t step,
+                               pmix_status_t status);
+/** One send or fetch of @a coll is over; 1 when @a coll no longer runs
+ * (it may be gone). */
+int rdp_coll_io_done(coll_t *coll);
+
+/** Run the schedule of @a coll as far as the received steps allow. */
+void rdp_coll_advance(coll_t *coll);
+/** End @a coll with @a status (once); its callback is deferred. */
+void rdp_coll_finish(coll_t *coll, pmix_status_t status, uint32_t failed_peer,
+                     int tell_others);
+
+/* ---- coll_ring.c: segmented ring blocks ---- */
+
+/** Ring step 0 of my own block when it travels in pieces. */
+pmix_status_t rdp_coll_ring_send_own_block(coll_t *coll);
+/** A piece for the running @a coll, straight from the transport (its
+ * header passed the checks of its step, @a x). */
+enum rdp_tl_rx_disp rdp_coll_ring_recv_piece(coll_t *coll,
+                                             const rdp_coll_hdr_t *h,
+                                             const rdp_sched_xfer_t *x,
+                                             const rdp_tl_rx_t *trx);
+/** A piece that waited in the early queue; consumes @a rx.  1 if its step
+ * was received. */
+int rdp_coll_ring_ingest_piece(coll_t *coll, rx_t *rx);
+/** Checks of a SEG header that need no collective. */
+int rdp_coll_ring_piece_sane(const rdp_coll_hdr_t *h, const rdp_tl_rx_t *trx);
+
+/* ---- coll_early.c: messages for collectives not started here yet ---- */
+
+/** Queue a message for a collective not started here yet. */
+enum rdp_tl_rx_disp rdp_coll_early_enqueue(rdp_coll_engine_t *engine,
+                                           const rdp_coll_hdr_t *h,
+                                           const rdp_tl_rx_t *trx);
+/** Drop the messages queued for @a key. */
+void rdp_coll_early_drop(rdp_coll_engine_t *engine, const coll_key_t *key);
+/** Hand the messages queued for @a coll, just started, over to it. */
+void rdp_coll_early_hand_over(rdp_coll_engine_t *engine, coll_t *coll);
+/** Free every queued message without telling the transport. */
+void rdp_coll_early_free_unbound(rdp_coll_engine_t *engine);
+
+#endif
