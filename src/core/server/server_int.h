@@ -18,6 +18,7 @@
 #include "core/util/list.h"
 #include "core/wire/proto.h"
 #include "core/wire/wire.h"
+#include "core/server/xchg.h"
 
 /*
  * Everything here belongs to the loop thread (rdp_rt.loop) unless a field
@@ -126,13 +127,32 @@ typedef struct rdp_server {
 
 extern rdp_server_t rdp_srv;
 
-/* ---- server.c: helpers ---- */
+/* ---- server.c ---- */
 /** True between PMIx_server_init and its finalize (any thread). */
 bool rdp_srv_initialized(void);
+
+/* ---- util.c: small helpers ---- */
 uint64_t rdp_srv_next_id(void);
 /** Post @a cbfunc(@a status, @a cbdata) to the loop (never inline). */
 void rdp_srv_post_op_cb(pmix_op_cbfunc_t cbfunc, pmix_status_t status,
                         void *cbdata);
+/** Unsigned integer of any integer type; false if not integral/negative. */
+bool rdp_srv_value_to_u64(const pmix_value_t *val, uint64_t *out_p);
+/** Key "nspace\0rank" for per-rank tables; @a key must hold
+ * PMIX_MAX_NSLEN + 6 bytes. Returns its length. */
+size_t rdp_srv_rank_key(const char *nspace, pmix_rank_t rank, char *key);
+#define RDP_SRV_RANK_KEY_MAX (PMIX_MAX_NSLEN + 1 + 5)
+/** Key "nspace\0rank" followed by the bytes of @a key (none for NULL) for
+ * tables of outstanding requests for one key of a rank; @a out must hold
+ * RDP_SRV_WANT_KEY_MAX bytes.  Returns its length. */
+size_t rdp_srv_want_key(const char *nspace, pmix_rank_t rank, const char *key,
+                        char *out);
+#define RDP_SRV_WANT_KEY_MAX (RDP_SRV_RANK_KEY_MAX + PMIX_MAX_KEYLEN)
+/** True when two host names denote the same node (short names match
+ * when either side has no domain). */
+bool rdp_srv_host_eq(const char *a, const char *b);
+
+/* ---- hostop.c: host replies ---- */
 /**
  * What a host handed to one of our pmix_modex_cbfunc_t / pmix_info_cbfunc_t
  * callbacks.  Its buffer stays the host's and valid until release_fn runs.
@@ -156,21 +176,6 @@ void rdp_srv_host_reply_keep(rdp_srv_host_reply_t *hr, pmix_status_t status,
                              void *release_cbdata);
 /** Give the host its buffer back (loop thread; once; NULL-safe fields). */
 void rdp_srv_host_reply_release(rdp_srv_host_reply_t *hr);
-/** Unsigned integer of any integer type; false if not integral/negative. */
-bool rdp_srv_value_to_u64(const pmix_value_t *val, uint64_t *out_p);
-/** Key "nspace\0rank" for per-rank tables; @a key must hold
- * PMIX_MAX_NSLEN + 6 bytes. Returns its length. */
-size_t rdp_srv_rank_key(const char *nspace, pmix_rank_t rank, char *key);
-#define RDP_SRV_RANK_KEY_MAX (PMIX_MAX_NSLEN + 1 + 5)
-/** Key "nspace\0rank" followed by the bytes of @a key (none for NULL) for
- * tables of outstanding requests for one key of a rank; @a out must hold
- * RDP_SRV_WANT_KEY_MAX bytes.  Returns its length. */
-size_t rdp_srv_want_key(const char *nspace, pmix_rank_t rank, const char *key,
-                        char *out);
-#define RDP_SRV_WANT_KEY_MAX (RDP_SRV_RANK_KEY_MAX + PMIX_MAX_KEYLEN)
-/** True when two host names denote the same node (short names match
- * when either side has no domain). */
-bool rdp_srv_host_eq(const char *a, const char *b);
 
 /* ---- nspace.c ---- */
 rdp_srv_nspace_t *rdp_srv_nspace_find(const char *name);
@@ -200,10 +205,10 @@ pmix_status_t rdp_srv_fork_view_open(void);
 void rdp_srv_fork_view_close(void);
 rdp_srv_client_t *rdp_srv_client_find(const char *nspace, pmix_rank_t rank);
 void rdp_srv_client_destroy(rdp_srv_client_t *client);
+/** A client's process left (disconnect without finalize, deregister). */
+void rdp_srv_client_gone(rdp_srv_client_t *client, pmix_status_t why);
 
-/* ---- conn.c ---- */
-void rdp_srv_accept_cb(rdp_ipc_conn_t *conn, const rdp_ipc_cred_t *cred,
-                       void *arg);
+/* ---- peer.c: finding, answering and dropping a connection ---- */
 rdp_srv_peer_t *rdp_srv_peer_find(uint64_t id);
 /** Close a peer's connection (logged by the caller). */
 void rdp_srv_peer_drop(rdp_srv_peer_t *peer, pmix_status_t why);
@@ -213,8 +218,10 @@ void rdp_srv_reply_status(rdp_srv_peer_t *peer, uint16_t cmd, uint32_t tag,
 /** Reply with the bytes of @a buf (which start with the status). */
 void rdp_srv_reply_buf(rdp_srv_peer_t *peer, uint16_t cmd, uint32_t tag,
                        rdp_buf_t *buf);
-/** A client's process left (disconnect without finalize, deregister). */
-void rdp_srv_client_gone(rdp_srv_client_t *client, pmix_status_t why);
+
+/* ---- conn.c: accept, CONNECT handshake, dispatch, close ---- */
+void rdp_srv_accept_cb(rdp_ipc_conn_t *conn, const rdp_ipc_cred_t *cred,
+                       void *arg);
 void rdp_srv_close_all(void);
 
 /* ---- coll.c ---- */
@@ -224,9 +231,6 @@ void rdp_srv_coll_request(rdp_srv_peer_t *peer, uint16_t cmd, uint32_t tag,
 void rdp_srv_coll_client_gone(rdp_srv_client_t *client);
 void rdp_srv_coll_nspace_gone(rdp_srv_nspace_t *ns);
 void rdp_srv_coll_cleanup(void);
-/** The engine finished the inter-server part of fence @a coll_id (after
- * storing the other servers' data): release its local participants. */
-void rdp_srv_coll_engine_done(uint64_t coll_id, pmix_status_t status);
 
 /** A participant left on another server (engine mode): fail the
  * trackers here that can no longer complete (depart.c decides). */
@@ -288,38 +292,32 @@ void rdp_srv_engine_fini(void);
 /** True once connected: fences spanning servers and gets of remote ranks
  * go through the engine. */
 bool rdp_srv_engine_active(void);
-/** Run the inter-server part of fence @a coll_id (all local participants
- * arrived) over the engine: a barrier, or with @a collect an allgather of
- * this server's bundle: the @a len bytes at @a own_buf +
- * RDP_COLL_HEADROOM of a buffer from rdp_malloc, which this call takes
- * over whatever it returns (so the bundle is never copied; NULL when not
- * collecting).  @a key is the tracker's key (signature and sequence
- * number).  On PMIX_SUCCESS, rdp_srv_coll_engine_done(coll_id, status)
- * runs later, exactly once, after the other servers' data was stored; on
- * error never. */
-pmix_status_t rdp_srv_engine_fence(uint64_t coll_id, const pmix_proc_t *procs,
-                                   size_t nprocs, const uint8_t *key,
-                                   size_t keylen, bool collect, double timeout,
-                                   void *own_buf, size_t len);
-/** A GET waits for @a key (NULL: any data) of remote (nspace, rank): ask
- * its server (batched; once per rank and key while a request is
- * outstanding), which answers once the rank has committed that key.  The
- * answer arrives through rdp_srv_store_bundles, a failure through
- * rdp_srv_modex_fail_key. */
-void rdp_srv_engine_dmodex(const char *nspace, pmix_rank_t rank,
-                           const char *key);
+/** The collective engine (NULL unless connected), this server's index
+ * and the number of servers, for xchg.c and p2p.c. */
+rdp_coll_engine_t *rdp_srv_engine_coll(void);
+uint32_t rdp_srv_engine_me(void);
+uint32_t rdp_srv_engine_size(void);
+/** Server number of (ns, rank) from its registered PMIX_NODEID; false
+ * when it has none in range. */
+bool rdp_srv_engine_server_of(rdp_srv_nspace_t *ns, pmix_rank_t rank,
+                              uint32_t *srv_p);
 /** Tests: run the engine over transport @a ops / @a ctx (already
  * connected) as server @a me of @a n, instead of UCX. Loop thread. */
 pmix_status_t rdp_srv_engine_attach(const rdp_tl_ops_t *ops, void *ctx,
                                     uint32_t me, uint32_t n);
 
-/** A local client finalized or terminated: tell the other servers
- * (batched per loop pass; once per client).  No-op without the engine. */
-void rdp_srv_engine_departed(rdp_srv_client_t *client);
-/** Fail the engine part of fence @a coll_id with @a status, here only:
- * rdp_srv_coll_engine_done(coll_id, status) then runs later.  False when
- * no engine fence of that id is running. */
-bool rdp_srv_engine_fence_cancel(uint64_t coll_id, pmix_status_t status);
+/* ---- dmodex.c: direct modex between servers (engine mode) ---- */
+/** A GET waits for @a key (NULL: any data) of remote (nspace, rank): ask
+ * its server (batched; once per rank and key while a request is
+ * outstanding), which answers once the rank has committed that key.  The
+ * answer arrives through rdp_srv_store_bundles, a failure through
+ * rdp_srv_modex_fail_key.  No-op without the engine. */
+void rdp_srv_dmodex_request(const char *nspace, pmix_rank_t rank,
+                            const char *key);
+/** The engine is up: take the direct modex channels (engine.c). */
+pmix_status_t rdp_srv_dmodex_open(void);
+/** The engine goes down: forget outstanding requests (not failed). */
+void rdp_srv_dmodex_close(void);
 
 /* ---- depart.c: participants that left on other servers ---- */
 /** Append what other servers need to know of @a client's departure
@@ -336,6 +334,11 @@ bool rdp_srv_depart_dooms(const pmix_proc_t *procs, size_t nprocs,
 /** Forget the departures of @a nspace (deregistered). */
 void rdp_srv_depart_nspace_gone(const char *nspace);
 void rdp_srv_depart_cleanup(void);
+/** A local client finalized or terminated: tell the other servers
+ * (batched per loop pass; once per client).  No-op without the engine. */
+void rdp_srv_depart_announce(rdp_srv_client_t *client);
+/** The engine is up: take the departures channel (engine.c). */
+void rdp_srv_depart_open(void);
 
 /* ---- fetch.c ---- */
 /** rdp_runtime_fetch of the server role (runtime.h): registered job data
@@ -408,7 +411,7 @@ void rdp_srv_cleanup_run(rdp_srv_nspace_t *ns);
 /** Free without running. */
 void rdp_srv_cleanup_discard(rdp_srv_nspace_t *ns);
 
-/* ---- hostop: a pending host upcall answered to a peer ---- */
+/* ---- hostop.c: a pending host upcall answered to a peer ---- */
 typedef struct rdp_srv_hostop {
     uint64_t peer_id;
     uint16_t reply_cmd;
