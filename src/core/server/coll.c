@@ -1,6 +1,7 @@
 /* coll.c - local aggregation of fence, connect and disconnect */
 #include "config.h"
 #include "core/server/server_int.h"
+#include "core/server/connect.h"
 #include "coll/coll.h"
 #include "core/util/alloc.h"
 #include "core/util/log.h"
@@ -922,6 +923,7 @@ void rdp_srv_coll_request(rdp_srv_peer_t *peer, uint16_t cmd, uint32_t tag,
     size_t ninfo             = 0;
     uint8_t *sig = NULL, *key = NULL;
     size_t siglen, keylen;
+    rdp_srv_cnct_dirs_t dirs = {0};
     coll_t *coll;
     lpart_t *part;
     pmix_status_t status;
@@ -976,7 +978,17 @@ void rdp_srv_coll_request(rdp_srv_peer_t *peer, uint16_t cmd, uint32_t tag,
         status = PMIX_ERR_BAD_PARAM;
         goto reply;
     }
+    if (op != COLL_FENCE) {
+        status = rdp_srv_connect_dirs(info, ninfo, &dirs);
+        if (status != PMIX_SUCCESS) {
+            goto reply;
+        }
+    }
     status = rdp_srv_coll_signature(op, procs, nprocs, &sig, &siglen);
+    if (status == PMIX_SUCCESS) {
+        /* connects with an id count their own sequence numbers */
+        status = rdp_srv_connect_sig_add_id(&dirs, &sig, &siglen);
+    }
     if (status == PMIX_SUCCESS) {
         status = next_key(client, sig, siglen, &key, &keylen);
     }
@@ -1018,6 +1030,13 @@ void rdp_srv_coll_request(rdp_srv_peer_t *peer, uint16_t cmd, uint32_t tag,
         rdp_srv_reply_status(peer, reply_cmd, tag, coll->status);
         coll_maybe_free(coll);
         return;
+    }
+    if (op != COLL_FENCE
+        && rdp_srv_connect_dirs(coll->info, coll->ninfo, &dirs)
+               == PMIX_SUCCESS) {
+        /* (the directives of the first arrival: all give the same) */
+        rdp_srv_connect_arrived(op == COLL_CONNECT, client, coll->procs,
+                                coll->nprocs, &dirs);
     }
     if (coll->narrived == coll->nparts && coll->state == COLL_GATHER) {
         coll_all_arrived(coll);

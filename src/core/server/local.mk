@@ -8,3 +8,5 @@ librdp_la_SOURCES += src/core/server/server.c src/core/server/nspace.c \
                      src/core/server/fetch.c src/core/server/engine.c \
                      src/core/server/depart.c
 noinst_HEADERS    += src/core/server/server_int.h src/core/server/regex.h
+librdp_la_SOURCES += src/core/server/connect.c
+noinst_HEADERS    += src/core/server/connect.h
