@@ -602,13 +602,15 @@ static void host_pass_failure(coll_t *coll, pmix_status_t status)
     coll_hop_free(hop);
 }
 
-/* True when the engine runs this collective's inter-server part: a fence
- * over processes on other nodes while the engine is connected (it wins
- * over the host's fence_nb, rdpmix.h). */
+/* True when the engine runs this collective's inter-server part: a
+ * fence, connect or disconnect over processes on other nodes while the
+ * engine is connected (it wins over the host's upcalls, rdpmix.h).  A
+ * connect is a barrier there: every server that takes part must know
+ * every participant's nspace to reach its servers at all, so it holds
+ * the job-level info a connect exchanges already (docs/design.md). */
 static bool engine_handles(const coll_t *coll)
 {
-    return coll->op == COLL_FENCE && !coll->all_local
-           && rdp_srv_engine_active();
+    return !coll->all_local && rdp_srv_engine_active();
 }
 
 /* Every local participant is here: hand the fence to the engine. */
@@ -774,7 +776,8 @@ static void read_directives(coll_t *coll, double *timeout_p)
         const pmix_info_t *in = &coll->info[i];
 
         if (PMIX_CHECK_KEY(in, PMIX_COLLECT_DATA)) {
-            coll->collect = PMIX_INFO_TRUE(in);
+            /* connect and disconnect carry no committed data */
+            coll->collect = coll->op == COLL_FENCE && PMIX_INFO_TRUE(in);
         } else if (PMIX_CHECK_KEY(in, PMIX_TIMEOUT)) {
             uint64_t t;
 
