@@ -26,6 +26,14 @@
  *                               RDPMIX_CONNECT_NOTIFY_REQ; the others join
  *                               from their PMIX_CONNECT_REQUESTED handler,
  *                               with the procs and id the event carries
+ *   run_client connect cross A|B  rank 0 of job A and of job B (two
+ *                               rdpmix-runs) publish "cluster:nspace"
+ *                               (PMIX_CLUSTER_ID), look the other up and
+ *                               connect both jobs: it prints "rank 0
+ *                               connect cross SIDE with a cluster id:
+ *                               STATUS" (jobs that share no server cannot
+ *                               connect yet); A stays until the file
+ *                               RUN_CLIENT_WAIT_FILE exists
  *   run_client connect die L    rank L exits without finalizing while the
  *                               others connect: they print
  *                               "rank R connect die STATUS" instead
@@ -383,6 +391,90 @@ static void mode_request(void)
     expect("connect notify-req", PMIx_Connect(&job, 1, info, 2), PMIX_SUCCESS);
 }
 
+/* ---- cross: two jobs (two rdpmix-runs) meet through publish/lookup ---- */
+
+static void publish_global(const char *key, const char *value)
+{
+    pmix_info_t info[2];
+    pmix_data_range_t range = PMIX_RANGE_GLOBAL;
+
+    PMIX_INFO_LOAD(&info[0], key, value, PMIX_STRING);
+    PMIX_INFO_LOAD(&info[1], PMIX_RANGE, &range, PMIX_DATA_RANGE);
+    expect("publish", PMIx_Publish(info, 2), PMIX_SUCCESS);
+    PMIX_INFO_DESTRUCT(&info[0]);
+    PMIX_INFO_DESTRUCT(&info[1]);
+}
+
+/* The other job's string under @a key (waits up to MAX_WAIT s). */
+static void lookup_global(const char *key, char *value, size_t len)
+{
+    pmix_info_t info[3];
+    pmix_data_range_t range = PMIX_RANGE_GLOBAL;
+    int secs                = MAX_WAIT;
+    bool t                  = true;
+    pmix_pdata_t pd;
+
+    PMIX_INFO_LOAD(&info[0], PMIX_RANGE, &range, PMIX_DATA_RANGE);
+    PMIX_INFO_LOAD(&info[1], PMIX_WAIT, &t, PMIX_BOOL);
+    PMIX_INFO_LOAD(&info[2], PMIX_TIMEOUT, &secs, PMIX_INT);
+    PMIX_PDATA_CONSTRUCT(&pd);
+    PMIX_LOAD_KEY(pd.key, key);
+    expect("lookup", PMIx_Lookup(&pd, 1, info, 3), PMIX_SUCCESS);
+    if (pd.value.type != PMIX_STRING) {
+        fail("%s is not a string", key);
+    }
+    snprintf(value, len, "%s", pd.value.data.string);
+    PMIX_PDATA_DESTRUCT(&pd);
+}
+
+/* RFC0003's rendezvous: A and B publish "cluster:nspace" of their job,
+ * look the other's up, and connect both jobs.  A then waits for the file
+ * RUN_CLIENT_WAIT_FILE (B is done), B for A's "seen" key, so neither
+ * launcher (and its published data) ends while the other still looks. */
+static void mode_cross(const char *side)
+{
+    char mine[PMIX_MAX_NSLEN + 1], theirs[PMIX_MAX_NSLEN + 1];
+    char cluster[PMIX_MAX_NSLEN + 1] = {0}, nspace[PMIX_MAX_NSLEN + 1] = {0};
+    const char *other = strcmp(side, "A") == 0 ? "B" : "A";
+    const char *file  = getenv("RUN_CLIENT_WAIT_FILE");
+    char key[32], seen[PMIX_MAX_NSLEN + 1];
+    pmix_proc_t job, procs[2];
+    pmix_info_t info;
+    char *clid;
+    pmix_status_t rc;
+
+    if (me.rank != 0) {
+        return;
+    }
+    load_job(&job);
+    clid = get_string(&job, PMIX_CLUSTER_ID);
+    PMIX_MULTICLUSTER_NSPACE_CONSTRUCT(mine, clid, me.nspace);
+    free(clid);
+    snprintf(key, sizeof(key), "cn.cross.%s", side);
+    publish_global(key, mine);
+    snprintf(key, sizeof(key), "cn.cross.%s", other);
+    lookup_global(key, theirs, sizeof(theirs));
+    PMIX_MULTICLUSTER_NSPACE_PARSE(theirs, cluster, nspace);
+    if (strcmp(side, "A") == 0) {
+        publish_global("cn.cross.seen", "yes");
+    }
+    PMIX_LOAD_PROCID(&procs[0], me.nspace, PMIX_RANK_WILDCARD);
+    PMIX_LOAD_PROCID(&procs[1], nspace, PMIX_RANK_WILDCARD);
+    PMIX_INFO_LOAD(&info, RDPMIX_CONNECT_ID, "cross", PMIX_STRING);
+    rc = PMIx_Connect(procs, 2, &info, 1);
+    PMIX_INFO_DESTRUCT(&info);
+    printf("rank 0 connect cross %s with %s: %d\n", side,
+           strcmp(cluster, "") != 0 ? "a cluster id" : "no cluster id", rc);
+    fflush(stdout);
+    if (strcmp(side, "B") == 0) {
+        lookup_global("cn.cross.seen", seen, sizeof(seen));
+    }
+    for (int i = 0;
+         i < 10 * MAX_WAIT && file != NULL && access(file, F_OK) != 0; i++) {
+        usleep(100000);
+    }
+}
+
 /* ---- die ---- */
 
 static void mode_die(unsigned leaver)
@@ -433,11 +525,13 @@ int connect_main(int argc, char **argv)
         mode_notify();
     } else if (strcmp(mode, "request") == 0) {
         mode_request();
+    } else if (strcmp(mode, "cross") == 0 && argc == 4) {
+        mode_cross(argv[3]);
     } else if (strcmp(mode, "die") == 0 && argc == 4) {
         mode_die((unsigned)atoi(argv[3]));
     } else {
         fail("usage: run_client connect "
-             "all|subsets|ids|notify|request|die L");
+             "all|subsets|ids|notify|request|cross A|B|die L");
     }
     /* nobody leaves before everyone's checks are done */
     fence_collect(0);

@@ -27,9 +27,11 @@ for c in "1 4 all" "1 4 subsets" "1 4 ids" "1 4 notify" "1 4 request" \
     "3 3 all" "3 3 ids" "3 3 notify"; do
     # shellcheck disable=SC2086
     set -- $c
-    job 120 --nodes "$1" -n "$2" "$client" connect "$3"
-    check_that "connect $3: $2 ranks on $1 node(s)" 'all_ok "$3" "$2"'
-    [ "$rc" -eq 0 ] || reap "$client connect $3"
+    np=$2
+    mode=$3
+    job 120 --nodes "$1" -n "$np" "$client" connect "$mode"
+    check_that "connect $mode: $np ranks on $1 node(s)" 'all_ok "$mode" "$np"'
+    [ "$rc" -eq 0 ] || reap "$client connect $mode"
 done
 
 # rank L exits without finalizing while the others connect: every other
@@ -43,6 +45,28 @@ for c in "1 4 2" "2 4 0" "2 3 2" "3 3 1" "3 5 4"; do
 connect fails with PROC_TERM_WO_SYNC" \
         '[ "$rc" -eq 0 ] && [ "$(grep -c "^rank [0-9]* connect die $term\$" "$tmp/out")" -eq "$others" ]'
     [ "$rc" -eq 0 ] || reap "$client connect die $3"
+done
+
+# RFC0003's rendezvous: two rdpmix-runs publish "cluster:nspace" (with
+# PMIX_CLUSTER_ID), look each other up and connect their jobs.  Jobs that
+# share no server cannot connect yet: both get PMIX_ERR_NOT_SUPPORTED
+# (-47) at once, neither hangs (docs/status.md)
+for m in 1 2; do
+    rm -f "$tmp/b_done"
+    (
+        timeout -k 5 90 "$RUN" --nodes "$m" -n 2 "$client" connect cross B \
+            >"$tmp/b_out" 2>"$tmp/b_err" </dev/null
+        echo $? >"$tmp/b_rc"
+        touch "$tmp/b_done"
+    ) &
+    RUN_CLIENT_WAIT_FILE="$tmp/b_done" job 120 --nodes "$m" -n 2 \
+        -x RUN_CLIENT_WAIT_FILE "$client" connect cross A
+    wait
+    b_rc=$(cat "$tmp/b_rc")
+    check_that "two rdpmix-runs on $m node(s) meet through publish/lookup; \
+their connect is refused as not supported" \
+        '[ "$rc" -eq 0 ] && [ "$b_rc" -eq 0 ] && grep -q "^rank 0 connect cross A with a cluster id: -47$" "$tmp/out" && grep -q "^rank 0 connect cross B with a cluster id: -47$" "$tmp/b_out"'
+    [ "$b_rc" -eq 0 ] || sed 's/^/# b: /' "$tmp/b_err" | head -20
 done
 
 finish

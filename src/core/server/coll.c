@@ -963,7 +963,9 @@ void rdp_srv_coll_request(rdp_srv_peer_t *peer, uint16_t cmd, uint32_t tag,
         }
         ns = rdp_srv_nspace_find(procs[i].nspace);
         if (ns == NULL || !ns->registered) {
-            status = PMIX_ERR_NOT_FOUND;
+            status = op == COLL_FENCE
+                         ? PMIX_ERR_NOT_FOUND
+                         : rdp_srv_connect_foreign(client, procs[i].nspace);
             goto reply;
         }
         if (procs[i].rank != PMIX_RANK_WILDCARD && !ns->nodata

@@ -100,6 +100,18 @@ pmix_status_t rdp_srv_connect_sig_add_id(const rdp_srv_cnct_dirs_t *dirs,
     return PMIX_SUCCESS;
 }
 
+pmix_status_t rdp_srv_connect_foreign(const rdp_srv_client_t *caller,
+                                      const char *nspace)
+{
+    rdp_log_error(SERVER,
+                  "%s:%u asked to connect with nspace %.*s, which this "
+                  "server does not know: connecting jobs that share no "
+                  "server is not supported",
+                  caller->proc.nspace, caller->proc.rank, PMIX_MAX_NSLEN,
+                  nspace);
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
 /* ---- events ---- */
 
 /* A copy of an event's info handed to the host's notify_event, freed

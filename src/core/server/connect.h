@@ -39,6 +39,13 @@ pmix_status_t rdp_srv_connect_dirs(const pmix_info_t *info, size_t ninfo,
 pmix_status_t rdp_srv_connect_sig_add_id(const rdp_srv_cnct_dirs_t *dirs,
                                          uint8_t **sig_p, size_t *siglen_p);
 
+/** @a caller asked to connect with processes of @a nspace, which this
+ * server does not know (another job, e.g. of another rdpmix-run, or
+ * another cluster): logged; PMIX_ERR_NOT_SUPPORTED (connecting jobs that
+ * do not share servers is not implemented). */
+pmix_status_t rdp_srv_connect_foreign(const rdp_srv_client_t *caller,
+                                      const char *nspace);
+
 /** @a caller joined connect (@a connect true) or disconnect over the
  * canonical @a procs: raise the events its directives ask for, in the
  * participants on this node (except @a caller) and, through the host's
