@@ -512,28 +512,40 @@ static void connect_cb(pmix_status_t status, void *cbdata)
     coll_hop_post(hop);
 }
 
+/* True when the host's fence_nb runs collectives of @a op: fences, and
+ * connects/disconnects of a host without those upcalls (Slurm 22.05),
+ * as fences without data over the same processes (DESIGN.md, 8). */
+static bool host_fences(uint8_t op)
+{
+    switch (op) {
+    case COLL_CONNECT:
+        return rdp_srv.host.connect == NULL && rdp_srv.host.fence_nb != NULL;
+    case COLL_DISCONNECT:
+        return rdp_srv.host.disconnect == NULL && rdp_srv.host.fence_nb != NULL;
+    default:
+        return rdp_srv.host.fence_nb != NULL;
+    }
+}
+
 static bool host_handles(uint8_t op)
 {
     switch (op) {
-    case COLL_FENCE:
-        return rdp_srv.host.fence_nb != NULL;
     case COLL_CONNECT:
-        return rdp_srv.host.connect != NULL;
+        return rdp_srv.host.connect != NULL || host_fences(op);
     case COLL_DISCONNECT:
-        return rdp_srv.host.disconnect != NULL;
+        return rdp_srv.host.disconnect != NULL || host_fences(op);
     default:
-        return false;
+        return host_fences(op);
     }
 }
 
 static void read_directives(coll_t *coll, double *timeout_p);
 static bool engine_handles(const coll_t *coll);
 
-/* True when the host's fence_nb runs this fence's inter-node part. */
+/* True when the host's fence_nb runs this collective's inter-node part. */
 static bool host_runs_fence(const coll_t *coll)
 {
-    return coll->op == COLL_FENCE && !coll->all_local && host_handles(coll->op)
-           && !engine_handles(coll);
+    return !coll->all_local && host_fences(coll->op) && !engine_handles(coll);
 }
 
 /* The info of @a coll plus PMIX_LOCAL_COLLECTIVE_STATUS = @a status, as a
@@ -671,8 +683,11 @@ static void coll_all_arrived(coll_t *coll)
         coll_engine_start(coll);
         return;
     }
-    if (!host_handles(coll->op)) {
-        /* all participants are local (checked at creation) */
+    if (!host_handles(coll->op)
+        || (coll->all_local && coll->op != COLL_FENCE
+            && host_fences(coll->op))) {
+        /* all participants are local (checked at creation); a host
+         * without the connect/disconnect upcall keeps no books of them */
         coll_finish(coll, PMIX_SUCCESS);
         return;
     }
@@ -696,7 +711,7 @@ static void coll_all_arrived(coll_t *coll)
         hop->data = rdp_buf_take(&buf, &hop->ndata);
     }
     coll->state = COLL_HOST;
-    switch (coll->op) {
+    switch (host_fences(coll->op) ? COLL_FENCE : coll->op) {
     case COLL_FENCE:
         rc = rdp_srv.host.fence_nb(coll->procs, coll->nprocs, coll->info,
                                    coll->ninfo, hop->data, hop->ndata, fence_cb,
