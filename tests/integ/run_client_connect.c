@@ -251,7 +251,11 @@ static void mode_ids(void)
     if (me.rank == 0) {
         expect("connect X nobody joins", wait_op(&x, "connect X"),
                PMIX_ERR_TIMEOUT);
+        PMIX_INFO_DESTRUCT(&ix[0]);
+        PMIX_INFO_DESTRUCT(&ix[1]);
     }
+    PMIX_INFO_DESTRUCT(&ia[0]);
+    PMIX_INFO_DESTRUCT(&ib[0]);
 }
 
 /* ---- notify ---- */
@@ -312,6 +316,8 @@ static void mode_notify(void)
     if (self_seen) {
         fail("saw its own connect event");
     }
+    PMIX_INFO_DESTRUCT(&info[0]);
+    PMIX_INFO_DESTRUCT(&info[1]);
 }
 
 /* ---- request ---- */
@@ -383,12 +389,15 @@ static void mode_request(void)
         }
         expect("connect from the request handler",
                wait_op(&req_wait, "requested connect"), PMIX_SUCCESS);
+        PMIX_INFO_DESTRUCT(&req_info);
         return;
     }
     load_job(&job);
     PMIX_INFO_LOAD(&info[0], RDPMIX_CONNECT_NOTIFY_REQ, &t, PMIX_BOOL);
     PMIX_INFO_LOAD(&info[1], RDPMIX_CONNECT_ID, "R", PMIX_STRING);
     expect("connect notify-req", PMIx_Connect(&job, 1, info, 2), PMIX_SUCCESS);
+    PMIX_INFO_DESTRUCT(&info[0]);
+    PMIX_INFO_DESTRUCT(&info[1]);
 }
 
 /* ---- cross: two jobs (two rdpmix-runs) meet through publish/lookup ---- */
