@@ -1,7 +1,6 @@
 /* connect.c - directives and events of PMIx_Connect / PMIx_Disconnect */
 #include "config.h"
 #include "core/server/connect.h"
-#include "core/server/server_int.h"
 #include "core/util/alloc.h"
 #include "core/util/log.h"
 #include "core/util/status.h"
@@ -77,39 +76,24 @@ pmix_status_t rdp_srv_connect_dirs(const pmix_info_t *info, size_t ninfo,
     return status;
 }
 
-pmix_status_t rdp_srv_connect_sig_add_id(const rdp_srv_cnct_dirs_t *dirs,
-                                         uint8_t **sig_p, size_t *siglen_p)
-{
-    size_t idlen;
-    uint8_t *sig;
-
-    if (dirs->id == NULL) {
-        return PMIX_SUCCESS;
-    }
-    /* [signature]['#'][id]: a signature ends in a 4-byte rank, so no
-     * id-less signature of the same procs can look like this one */
-    idlen = strlen(dirs->id);
-    sig   = rdp_realloc(*sig_p, *siglen_p + 1 + idlen);
-    if (sig == NULL) {
-        return PMIX_ERR_NOMEM;
-    }
-    sig[*siglen_p] = '#';
-    memcpy(sig + *siglen_p + 1, dirs->id, idlen);
-    *sig_p = sig;
-    *siglen_p += 1 + idlen;
-    return PMIX_SUCCESS;
-}
-
 pmix_status_t rdp_srv_connect_foreign(const rdp_srv_client_t *caller,
-                                      const char *nspace)
+                                      const pmix_proc_t *procs, size_t nprocs)
 {
-    rdp_log_error(SERVER,
-                  "%s:%u asked to connect with nspace %.*s, which this "
-                  "server does not know: connecting jobs that share no "
-                  "server is not supported",
-                  caller->proc.nspace, caller->proc.rank, PMIX_MAX_NSLEN,
-                  nspace);
-    return PMIX_ERR_NOT_SUPPORTED;
+    for (size_t i = 0; i < nprocs; i++) {
+        const rdp_srv_nspace_t *ns = rdp_srv_nspace_find(procs[i].nspace);
+
+        if (ns != NULL && ns->registered) {
+            continue;
+        }
+        rdp_log_error(SERVER,
+                      "%s:%u asked to connect with nspace %.*s, which this "
+                      "server does not know: connecting jobs that share no "
+                      "server is not supported",
+                      caller->proc.nspace, caller->proc.rank, PMIX_MAX_NSLEN,
+                      procs[i].nspace);
+        return PMIX_ERR_NOT_SUPPORTED;
+    }
+    return PMIX_ERR_NOT_FOUND;
 }
 
 /* ---- events ---- */
@@ -199,16 +183,24 @@ static void raise_event(pmix_status_t code, const rdp_srv_client_t *source,
     notify_host(code, &source->proc, info, n);
 }
 
-void rdp_srv_connect_arrived(bool connect, const rdp_srv_client_t *caller,
-                             const pmix_proc_t *procs, size_t nprocs,
-                             const rdp_srv_cnct_dirs_t *dirs)
+void rdp_srv_connect_arrived(const rdp_srv_coll_t *coll,
+                             const rdp_srv_client_t *caller)
 {
-    if (connect && dirs->notify_req) {
-        raise_event(PMIX_CONNECT_REQUESTED, caller, procs, nprocs, dirs, true);
+    bool connect = coll->op == RDP_SRV_COLL_CONNECT;
+    rdp_srv_cnct_dirs_t dirs;
+
+    if (coll->state != RDP_SRV_COLL_GATHER
+        || rdp_srv_connect_dirs(coll->info, coll->ninfo, &dirs)
+               != PMIX_SUCCESS) {
+        return;
     }
-    if (dirs->notify_each) {
+    if (connect && dirs.notify_req) {
+        raise_event(PMIX_CONNECT_REQUESTED, caller, coll->procs, coll->nprocs,
+                    &dirs, true);
+    }
+    if (dirs.notify_each) {
         raise_event(connect ? PMIX_PROC_HAS_CONNECTED
                             : RDPMIX_PROC_HAS_DISCONNECTED,
-                    caller, procs, nprocs, dirs, false);
+                    caller, coll->procs, coll->nprocs, &dirs, false);
     }
 }

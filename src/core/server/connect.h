@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/server/server_int.h"
+#include "core/server/coll.h"
 
 /*
  * A connect or disconnect is a collective of coll.c (local aggregation,
@@ -32,26 +32,20 @@ typedef struct rdp_srv_cnct_dirs {
 pmix_status_t rdp_srv_connect_dirs(const pmix_info_t *info, size_t ninfo,
                                    rdp_srv_cnct_dirs_t *dirs_p);
 
-/** Append the operation id of @a dirs (if any) to the collective
- * signature *@a sig_p (rdp_malloc'ed; replaced), so operations over the
- * same processes with different ids never share a tracker, and each id
- * counts its own sequence numbers. */
-pmix_status_t rdp_srv_connect_sig_add_id(const rdp_srv_cnct_dirs_t *dirs,
-                                         uint8_t **sig_p, size_t *siglen_p);
-
-/** @a caller asked to connect with processes of @a nspace, which this
+/** @a caller asked to connect with @a procs, some of which are not
+ * known (rdp_srv_coll_check_procs: PMIX_ERR_NOT_FOUND).  An nspace this
  * server does not know (another job, e.g. of another rdpmix-run, or
- * another cluster): logged; PMIX_ERR_NOT_SUPPORTED (connecting jobs that
- * do not share servers is not implemented). */
+ * another cluster) is logged and PMIX_ERR_NOT_SUPPORTED (connecting jobs
+ * that share no server is not implemented); else PMIX_ERR_NOT_FOUND. */
 pmix_status_t rdp_srv_connect_foreign(const rdp_srv_client_t *caller,
-                                      const char *nspace);
+                                      const pmix_proc_t *procs, size_t nprocs);
 
-/** @a caller joined connect (@a connect true) or disconnect over the
- * canonical @a procs: raise the events its directives ask for, in the
- * participants on this node (except @a caller) and, through the host's
- * notify_event, on the others. */
-void rdp_srv_connect_arrived(bool connect, const rdp_srv_client_t *caller,
-                             const pmix_proc_t *procs, size_t nprocs,
-                             const rdp_srv_cnct_dirs_t *dirs);
+/** @a caller joins connect or disconnect tracker @a coll: while it
+ * gathers, raise the events its directives (those of its first arrival:
+ * all participants give the same) ask for, in the participants on this
+ * node (except @a caller) and, through the host's notify_event, on the
+ * others. */
+void rdp_srv_connect_arrived(const rdp_srv_coll_t *coll,
+                             const rdp_srv_client_t *caller);
 
 #endif

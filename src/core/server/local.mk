@@ -7,8 +7,10 @@ librdp_la_SOURCES += src/core/server/server.c src/core/server/nspace.c \
                      src/core/server/misc.c src/core/server/regex.c \
                      src/core/server/fetch.c src/core/server/engine.c \
                      src/core/server/depart.c src/core/server/xchg.c \
-                     src/core/server/p2p.c src/core/server/dmodex.c
+                     src/core/server/p2p.c src/core/server/dmodex.c \
+                     src/core/server/fence.c src/core/server/conndisc.c
 noinst_HEADERS    += src/core/server/server_int.h src/core/server/regex.h \
-                     src/core/server/xchg.h src/core/server/p2p.h
+                     src/core/server/xchg.h src/core/server/p2p.h \
+                     src/core/server/coll.h
 librdp_la_SOURCES += src/core/server/connect.c
 noinst_HEADERS    += src/core/server/connect.h
