@@ -552,3 +552,24 @@ out:
     rdp_free(fi.hostname);
     return status;
 }
+
+/* The process left (disconnect without finalize, deregister): everyone
+ * waiting for it is told. */
+void rdp_srv_client_gone(rdp_srv_client_t *client, pmix_status_t why)
+{
+    rdp_srv_peer_t *peer = client->peer;
+
+    if (peer != NULL) {
+        peer->client = NULL;
+        client->peer = NULL;
+        rdp_srv_peer_drop(peer, why);
+    }
+    if (client->state != RDP_SRV_CLIENT_FINALIZED) {
+        client->state = RDP_SRV_CLIENT_TERMINATED;
+    }
+    rdp_srv_coll_client_gone(client);
+    rdp_srv_monitor_client_gone(&client->proc);
+    /* whoever still waits wants a key it never committed */
+    rdp_srv_modex_fail(client->proc.nspace, client->proc.rank,
+                       PMIX_ERR_PROC_TERM_WO_SYNC);
+}
