@@ -59,6 +59,44 @@ PMIX_EXPORT pmix_status_t rdpmix_engine_connect(
     uint32_t my_index, uint32_t nservers, const pmix_byte_object_t addrs[],
     const pmix_byte_object_t *key);
 
+/*
+ * PMIx_Connect / PMIx_Disconnect directives of RFC0003 that the PMIx
+ * Standard (and OpenPMIx 4.2.2) lack.  Every participant of one operation
+ * passes the same values.  The Standard's signatures stand: no new nspace
+ * or rank is assigned, so RFC0003's PMIX_CONNECT_XCHG_ONLY is what every
+ * connect does; RDPMIX_CONNECT_XCHG_ONLY is accepted for programs that say
+ * so.
+ */
+/** char*, connect/disconnect: the application's name for this operation;
+ * several operations over the same processes are told apart by it (all
+ * participants give the same id, or none). */
+#define RDPMIX_CONNECT_ID "rdpmix.cnct.id"
+/** bool, connect/disconnect: raise PMIX_PROC_HAS_CONNECTED (connect) or
+ * RDPMIX_PROC_HAS_DISCONNECTED (disconnect) in the participants each time
+ * a participant calls it (source: that participant). */
+#define RDPMIX_CONNECT_NOTIFY_EACH "rdpmix.cnct.notify.each"
+/** bool, connect: raise PMIX_CONNECT_REQUESTED in the other participants
+ * (source: the caller; the event carries RDPMIX_CONNECT_PROCS and, when
+ * given, RDPMIX_CONNECT_ID, so a handler can join the operation). */
+#define RDPMIX_CONNECT_NOTIFY_REQ "rdpmix.cnct.notify.req"
+/** bool, connect/disconnect: participation is optional: a participant
+ * that terminates or finalizes without calling it does not fail it. */
+#define RDPMIX_CONNECT_OPTIONAL "rdpmix.cnct.optional"
+/** bool, connect: a connected participant that terminates without
+ * disconnecting raises no termination event in its peers. */
+#define RDPMIX_CONNECT_EARLY_TERM_ALLOWED "rdpmix.cnct.eterm"
+/** bool, connect: only exchange job-level info (rdpmix always does only
+ * that: accepted, no effect). */
+#define RDPMIX_CONNECT_XCHG_ONLY "rdpmix.cnct.xchg"
+/** pmix_data_array_t of pmix_proc_t, in PMIX_CONNECT_REQUESTED events:
+ * the participants of the requested connect. */
+#define RDPMIX_CONNECT_PROCS "rdpmix.cnct.procs"
+/** Event: a participant called PMIx_Disconnect with
+ * RDPMIX_CONNECT_NOTIFY_EACH (RFC0003's disconnect counterpart of
+ * PMIX_PROC_HAS_CONNECTED, which the Standard lacks; below
+ * PMIX_EXTERNAL_ERR_BASE, where the Standard leaves codes to others). */
+#define RDPMIX_PROC_HAS_DISCONNECTED (PMIX_EXTERNAL_ERR_BASE - 149)
+
 #if defined(c_plusplus) || defined(__cplusplus)
 }
 #endif

@@ -234,6 +234,16 @@ static void add_node_locality(ilist_t *l, const rdp_ctl_node_t *node)
     ilist_rank(l, PMIX_LOCALLDR, lowest_rank(node));
 }
 
+/* Each rdpmix-run is a resource manager of its own: PMIX_CLUSTER_ID names
+ * it, for RFC0003's "cluster:nspace" names (never holds a ':'). */
+static void add_cluster_id(ilist_t *l, const rdp_ctl_launch_t *launch)
+{
+    char id[PMIX_MAX_NSLEN + 1];
+
+    snprintf(id, sizeof(id), "rdpmix-run.%s", launch->nspace);
+    ilist_str(l, PMIX_CLUSTER_ID, id);
+}
+
 static pmix_status_t add_maps(ilist_t *l, const rdp_ctl_launch_t *launch)
 {
     char *nodes = join_nodes(launch);
@@ -312,6 +322,7 @@ pmix_status_t rdp_run_jobinfo_build(const rdp_run_jobinfo_params_t *params,
 
     /* job level */
     ilist_str(&l, PMIX_JOBID, launch->nspace);
+    add_cluster_id(&l, launch);
     ilist_u32(&l, PMIX_UNIV_SIZE, launch->job_size);
     ilist_u32(&l, PMIX_JOB_SIZE, launch->job_size);
     ilist_u32(&l, PMIX_MAX_PROCS, launch->job_size);

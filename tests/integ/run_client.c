@@ -1247,6 +1247,7 @@ static int pub_main(const char *mode)
 
 int events_main(const char *mode); /* run_client_events.c */
 int monitor_main(void);            /* run_client_monitor.c */
+int connect_main(int argc, char **argv); /* run_client_connect.c */
 
 int main(int argc, char **argv)
 {
@@ -1268,6 +1269,9 @@ int main(int argc, char **argv)
     if (argc == 2 && strcmp(argv[1], "monitor") == 0) {
         return monitor_main();
     }
+    if (argc >= 3 && strcmp(argv[1], "connect") == 0) {
+        return connect_main(argc, argv);
+    }
     if (argc < 2 || (n = (unsigned)atoi(argv[1])) == 0) {
         fprintf(stderr, "usage: run_client N [abort STATUS]\n"
                         "       run_client nodes "
@@ -1276,7 +1280,9 @@ int main(int argc, char **argv)
                         "collect|barrier T early|late\n"
                         "       run_client pub all|proc|xa|xb|xnone\n"
                         "       run_client events ranges|cache|recovery\n"
-                        "       run_client monitor\n");
+                        "       run_client monitor\n"
+                        "       run_client connect "
+                        "all|subsets|ids|notify|request|die L\n");
         return 2;
     }
     rc = PMIx_Init(&me, NULL, 0);

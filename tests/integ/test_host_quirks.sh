@@ -90,5 +90,37 @@ leave 2 2 fin 0 barrier late
 leave 2 2 fin 3 collect early
 leave 2 2 exit 1 collect late
 leave 3 2 fin 2 barrier early
+
+# connect and disconnect under a host without those upcalls (Slurm 22.05
+# has none): they run as fences without data over the same processes
+# (tests/integ/run_client_connect.c says what each mode checks); a
+# participant that leaves fails them on every node, as a fence
+hconnect() {
+    np=$(($1 * $2))
+    n=$((n + 1))
+    want="^rank [0-9]* connect $3 ok\$"
+    count=$np
+    if [ "$3" = die ]; then
+        want="^rank [0-9]* connect die -200\$"
+        count=$((np - 1))
+    fi
+    if timeout -k 5 60 "$host" "$1" "$2" "$run_client" connect "$3" $4 \
+        >"$tmp/out" 2>"$tmp/err"
+    then rc=0; else rc=$?; fi
+    got=$(grep -c "$want" "$tmp/out")
+    if [ "$rc" -eq 0 ] && [ "$got" -eq "$count" ]; then
+        echo "ok $n - $1 nodes x $2, host quirks: all; connect $3${4:+ $4} as fences"
+    else
+        echo "not ok $n - $1 nodes x $2, connect $3${4:+ $4}: exit $rc," \
+             "$got of $count as expected"
+        sed 's/^/# /' "$tmp/out" "$tmp/err" | head -40
+        fail=1
+    fi
+}
+hconnect 2 2 all
+hconnect 3 1 all
+hconnect 2 2 subsets
+hconnect 2 2 die 0
+hconnect 2 2 die 3
 echo "1..$n"
 exit $fail

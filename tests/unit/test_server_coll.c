@@ -1,7 +1,11 @@
 /* test_server_coll.c - tracker keys; xchg and p2p without the engine */
 #include "config.h"
+#include "core/server/server_int.h"
+#include "core/server/connect.h"
 #include "core/server/coll.h"
 #include "core/server/p2p.h"
+
+#include <rdpmix.h>
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -136,6 +140,84 @@ static void wildcard_and_explicit_ranks_share_a_key(void **state)
     assert_true(same_sig(1, a, 1, 1, b, 3));
 }
 
+/* The first sequence key of (connect, ns:*) with id @a id (NULL: none)
+ * for a fresh client. */
+static void sig_with_id(const char *id, uint8_t **key_p, size_t *len_p)
+{
+    rdp_srv_client_t client;
+    pmix_proc_t p;
+
+    memset(&client, 0, sizeof(client));
+    assert_int_equal(rdp_hash_init(&client.coll_seq, 8), PMIX_SUCCESS);
+    load(&p, "ns", PMIX_RANK_WILDCARD);
+    assert_int_equal(rdp_srv_coll_key_seq_id(&client, RDP_SRV_COLL_CONNECT, &p,
+                                             1, id, id != NULL ? strlen(id) : 0,
+                                             key_p, len_p),
+                     PMIX_SUCCESS);
+    rdp_hash_cleanup(&client.coll_seq);
+}
+
+static void connect_ids_get_keys_of_their_own(void **state)
+{
+    const char *ids[] = {NULL, "A", "B", "AB"};
+    uint8_t *sig[4];
+    size_t len[4];
+
+    (void)state;
+    for (int i = 0; i < 4; i++) {
+        sig_with_id(ids[i], &sig[i], &len[i]);
+    }
+    for (int i = 0; i < 4; i++) {
+        for (int j = i + 1; j < 4; j++) {
+            assert_false(len[i] == len[j]
+                         && memcmp(sig[i], sig[j], len[i]) == 0);
+        }
+    }
+    for (int i = 0; i < 4; i++) {
+        free(sig[i]);
+    }
+}
+
+static pmix_status_t dirs_of(const char *key, const void *val,
+                             pmix_data_type_t type, rdp_srv_cnct_dirs_t *d)
+{
+    pmix_info_t info;
+    pmix_status_t rc;
+
+    PMIX_INFO_LOAD(&info, key, val, type);
+    rc = rdp_srv_connect_dirs(&info, 1, d);
+    PMIX_INFO_DESTRUCT(&info);
+    return rc;
+}
+
+static void connect_directives_are_checked(void **state)
+{
+    rdp_srv_cnct_dirs_t d = {0};
+    pmix_info_t info[3];
+    bool t  = true;
+    int one = 1;
+
+    (void)state;
+    assert_int_equal(dirs_of(RDPMIX_CONNECT_ID, &one, PMIX_INT, &d),
+                     PMIX_ERR_BAD_PARAM);
+    assert_int_equal(dirs_of(RDPMIX_CONNECT_ID, "", PMIX_STRING, &d),
+                     PMIX_ERR_BAD_PARAM);
+    assert_int_equal(dirs_of(RDPMIX_CONNECT_NOTIFY_EACH, "y", PMIX_STRING, &d),
+                     PMIX_ERR_BAD_PARAM);
+    assert_int_equal(dirs_of(RDPMIX_CONNECT_OPTIONAL, &t, PMIX_BOOL, &d),
+                     PMIX_ERR_NOT_SUPPORTED);
+    PMIX_INFO_LOAD(&info[0], RDPMIX_CONNECT_ID, "x", PMIX_STRING);
+    PMIX_INFO_LOAD(&info[1], RDPMIX_CONNECT_NOTIFY_REQ, &t, PMIX_BOOL);
+    PMIX_INFO_LOAD(&info[2], PMIX_TIMEOUT, &one, PMIX_INT);
+    assert_int_equal(rdp_srv_connect_dirs(info, 3, &d), PMIX_SUCCESS);
+    assert_string_equal(d.id, "x");
+    assert_true(d.notify_req);
+    assert_false(d.notify_each);
+    for (int i = 0; i < 3; i++) {
+        PMIX_INFO_DESTRUCT(&info[i]);
+    }
+}
+
 /* Keys of operations named by an id (connect, groups): the signature of
  * (op, procs), then 8 bytes that only the id decides, where xchg.c reads
  * the operation's number. */
@@ -199,6 +281,8 @@ int main(void)
         cmocka_unit_test(order_does_not_change_the_key),
         cmocka_unit_test(different_sets_and_ops_get_different_keys),
         cmocka_unit_test(wildcard_and_explicit_ranks_share_a_key),
+        cmocka_unit_test(connect_ids_get_keys_of_their_own),
+        cmocka_unit_test(connect_directives_are_checked),
         cmocka_unit_test(id_keys_end_with_the_id),
         cmocka_unit_test(no_engine_no_exchange),
     };

@@ -9,6 +9,8 @@
 #include "core/wire/proto.h"
 #include "core/util/status.h"
 
+#include <rdpmix.h>
+
 #include <string.h>
 
 /*
@@ -476,6 +478,41 @@ static pmix_status_t pack_procs_infos(rdp_buf_t *buf, const void *a)
     return status;
 }
 
+/* RFC0003's directives (rdpmix.h) and the type each must have. */
+static const struct {
+    const char *key;
+    pmix_data_type_t type;
+} connect_dirs[] = {
+    {RDPMIX_CONNECT_ID, PMIX_STRING},
+    {RDPMIX_CONNECT_NOTIFY_EACH, PMIX_BOOL},
+    {RDPMIX_CONNECT_NOTIFY_REQ, PMIX_BOOL},
+    {RDPMIX_CONNECT_OPTIONAL, PMIX_BOOL},
+    {RDPMIX_CONNECT_EARLY_TERM_ALLOWED, PMIX_BOOL},
+    {RDPMIX_CONNECT_XCHG_ONLY, PMIX_BOOL},
+};
+
+/* A directive of the wrong type (a flag may also be given without a
+ * value, PMIX_UNDEF, meaning true) or an empty id is the caller's error:
+ * refused here, before anything is sent. */
+static bool connect_dir_ok(const pmix_info_t *in)
+{
+    for (size_t k = 0; k < sizeof(connect_dirs) / sizeof(connect_dirs[0]);
+         k++) {
+        pmix_data_type_t want = connect_dirs[k].type;
+
+        if (!PMIX_CHECK_KEY(in, connect_dirs[k].key)) {
+            continue;
+        }
+        if (want == PMIX_STRING) {
+            return in->value.type == PMIX_STRING
+                   && in->value.data.string != NULL
+                   && in->value.data.string[0] != '\0';
+        }
+        return in->value.type == want || in->value.type == PMIX_UNDEF;
+    }
+    return true;
+}
+
 static pmix_status_t procs_op(uint16_t cmd, const pmix_proc_t procs[],
                               size_t nprocs, const pmix_info_t info[],
                               size_t ninfo, pmix_op_cbfunc_t cbfunc,
@@ -486,6 +523,13 @@ static pmix_status_t procs_op(uint16_t cmd, const pmix_proc_t procs[],
 
     if (procs == NULL || nprocs == 0 || (info == NULL && ninfo > 0)) {
         return PMIX_ERR_BAD_PARAM;
+    }
+    for (size_t i = 0; i < ninfo; i++) {
+        if (!connect_dir_ok(&info[i])) {
+            rdp_log_error(CLIENT, "connect directive %s has the wrong type",
+                          info[i].key);
+            return PMIX_ERR_BAD_PARAM;
+        }
     }
     return op_submit(cmd, status_finish, (void *)cbfunc, cbdata,
                      rdp_client_info_timeout(info, ninfo), pack_procs_infos,

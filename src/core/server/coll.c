@@ -1,6 +1,7 @@
 /* coll.c - local aggregation of fence, connect and disconnect */
 #include "config.h"
 #include "core/server/coll.h"
+#include "core/server/connect.h"
 #include "coll/coll.h"
 #include "core/util/alloc.h"
 #include "core/util/log.h"
@@ -732,13 +733,36 @@ pmix_status_t rdp_srv_coll_key_seq(rdp_srv_client_t *client, uint8_t op,
                                    const pmix_proc_t *procs, size_t nprocs,
                                    uint8_t **key_p, size_t *keylen_p)
 {
+    return rdp_srv_coll_key_seq_id(client, op, procs, nprocs, NULL, 0, key_p,
+                                   keylen_p);
+}
+
+pmix_status_t rdp_srv_coll_key_seq_id(rdp_srv_client_t *client, uint8_t op,
+                                      const pmix_proc_t *procs, size_t nprocs,
+                                      const void *id, size_t idlen,
+                                      uint8_t **key_p, size_t *keylen_p)
+{
     uint8_t *sig = NULL, *key;
     size_t siglen;
     uint64_t seq;
     pmix_status_t status;
 
     status = rdp_srv_coll_signature(op, procs, nprocs, &sig, &siglen);
+    if (status == PMIX_SUCCESS && id != NULL) {
+        /* [signature]['#'][id]: a signature ends in a 4-byte rank, so no
+         * id-less signature of the same procs looks like this one */
+        key = rdp_realloc(sig, siglen + 1 + idlen);
+        if (key == NULL) {
+            status = PMIX_ERR_NOMEM;
+        } else {
+            sig         = key;
+            sig[siglen] = '#';
+            memcpy(sig + siglen + 1, id, idlen);
+            siglen += 1 + idlen;
+        }
+    }
     if (status != PMIX_SUCCESS) {
+        rdp_free(sig);
         return status;
     }
     seq = (uint64_t)(uintptr_t)rdp_hash_get(&client->coll_seq, sig, siglen) + 1;
@@ -867,6 +891,7 @@ void rdp_srv_coll_request(rdp_srv_peer_t *peer, uint16_t cmd, uint32_t tag,
     pmix_info_t *info        = NULL;
     size_t ninfo             = 0;
     uint8_t *key             = NULL;
+    rdp_srv_cnct_dirs_t dirs = {0};
     size_t keylen;
     coll_t *coll;
     pmix_status_t status;
@@ -890,8 +915,17 @@ void rdp_srv_coll_request(rdp_srv_peer_t *peer, uint16_t cmd, uint32_t tag,
         return;
     }
     status = rdp_srv_coll_check_procs(client, procs, &nprocs);
+    if (status == PMIX_ERR_NOT_FOUND && op != RDP_SRV_COLL_FENCE) {
+        status = rdp_srv_connect_foreign(client, procs, nprocs);
+    }
+    if (status == PMIX_SUCCESS && op != RDP_SRV_COLL_FENCE) {
+        status = rdp_srv_connect_dirs(info, ninfo, &dirs);
+    }
     if (status == PMIX_SUCCESS) {
-        status = rdp_srv_coll_key_seq(client, op, procs, nprocs, &key, &keylen);
+        /* connects with an id count their own sequence numbers */
+        status = rdp_srv_coll_key_seq_id(client, op, procs, nprocs, dirs.id,
+                                         dirs.id != NULL ? strlen(dirs.id) : 0,
+                                         &key, &keylen);
     }
     if (status != PMIX_SUCCESS) {
         goto reply;
@@ -911,6 +945,9 @@ void rdp_srv_coll_request(rdp_srv_peer_t *peer, uint16_t cmd, uint32_t tag,
     rdp_free(key);
     rdp_free(procs);
     PMIX_INFO_FREE(info, ninfo);
+    if (op != RDP_SRV_COLL_FENCE) {
+        rdp_srv_connect_arrived(coll, client);
+    }
     rdp_srv_coll_arrive(coll, peer, tag);
     return;
 

@@ -112,6 +112,12 @@ extern const rdp_srv_coll_ops_t rdp_srv_disconnect_ops; /* conndisc.c */
 pmix_status_t rdp_srv_coll_key_seq(rdp_srv_client_t *client, uint8_t op,
                                    const pmix_proc_t *procs, size_t nprocs,
                                    uint8_t **key_p, size_t *keylen_p);
+/** The same, with operation id @a id (@a idlen bytes; NULL: none) in the
+ * signature: operations with different ids count separately (connect). */
+pmix_status_t rdp_srv_coll_key_seq_id(rdp_srv_client_t *client, uint8_t op,
+                                      const pmix_proc_t *procs, size_t nprocs,
+                                      const void *id, size_t idlen,
+                                      uint8_t **key_p, size_t *keylen_p);
 /** Key of (op, canonical procs, explicit operation id: PMIX_CONNECT_ID,
  * group id): the id's bytes hashed into the 8 bytes that end the key.
  * malloc'ed. */

@@ -1,16 +1,56 @@
-/* conndisc.c - connect and disconnect as host upcalls (coll.h) */
+/* conndisc.c - connect and disconnect as collectives (coll.h) */
 #include "config.h"
 #include "core/server/coll.h"
 
 /*
- * PMIx_Connect / PMIx_Disconnect: the local participants gather, then the
- * host's connect / disconnect upcall runs the rest (all participants
- * local: nothing to run).  No data travels; the reply is a status.
+ * PMIx_Connect / PMIx_Disconnect (docs/design.md, "Connect and
+ * disconnect"): the local participants gather (connect.c reads their
+ * directives and raises their events), then the engine runs a barrier over
+ * the servers that host participants, or else the host's connect /
+ * disconnect upcall, or, for a host without it (Slurm 22.05), the host's
+ * fence_nb without data over the same processes (DESIGN.md, 8).  No data
+ * travels: every server taking part knows every participant's nspace
+ * already.  The reply is a status.
  */
+
+static pmix_status_t conndisc_init(rdp_srv_coll_t *coll)
+{
+    coll->collect = false; /* a barrier, whatever PMIX_COLLECT_DATA says */
+    return PMIX_SUCCESS;
+}
+
+/* True when every participant is on this node: a host that has no
+ * connect upcall keeps no books of them, so there is nothing to run. */
+static bool all_here(const pmix_proc_t *procs, size_t nprocs)
+{
+    for (size_t i = 0; i < nprocs; i++) {
+        rdp_srv_nspace_t *ns = rdp_srv_nspace_find(procs[i].nspace);
+
+        if (ns == NULL
+            || (procs[i].rank == PMIX_RANK_WILDCARD
+                    ? ns->nlocal < ns->size
+                    : !rdp_srv_nspace_is_local(ns, procs[i].rank))) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The host's fence_nb in place of a missing connect/disconnect upcall. */
+static pmix_status_t fence_instead(const pmix_proc_t *procs, size_t nprocs,
+                                   const pmix_info_t *info, size_t ninfo,
+                                   void *cbdata)
+{
+    if (all_here(procs, nprocs)) {
+        return PMIX_OPERATION_SUCCEEDED;
+    }
+    return rdp_srv.host.fence_nb(procs, nprocs, info, ninfo, NULL, 0,
+                                 rdp_srv_coll_host_modex_cb, cbdata);
+}
 
 static bool connect_host_provides(void)
 {
-    return rdp_srv.host.connect != NULL;
+    return rdp_srv.host.connect != NULL || rdp_srv.host.fence_nb != NULL;
 }
 
 static pmix_status_t connect_host_call(const pmix_proc_t *procs, size_t nprocs,
@@ -19,13 +59,16 @@ static pmix_status_t connect_host_call(const pmix_proc_t *procs, size_t nprocs,
 {
     (void)data;
     (void)ndata;
+    if (rdp_srv.host.connect == NULL) {
+        return fence_instead(procs, nprocs, info, ninfo, cbdata);
+    }
     return rdp_srv.host.connect(procs, nprocs, info, ninfo,
                                 rdp_srv_coll_host_op_cb, cbdata);
 }
 
 static bool disconnect_host_provides(void)
 {
-    return rdp_srv.host.disconnect != NULL;
+    return rdp_srv.host.disconnect != NULL || rdp_srv.host.fence_nb != NULL;
 }
 
 static pmix_status_t disconnect_host_call(const pmix_proc_t *procs,
@@ -36,6 +79,9 @@ static pmix_status_t disconnect_host_call(const pmix_proc_t *procs,
 {
     (void)data;
     (void)ndata;
+    if (rdp_srv.host.disconnect == NULL) {
+        return fence_instead(procs, nprocs, info, ninfo, cbdata);
+    }
     return rdp_srv.host.disconnect(procs, nprocs, info, ninfo,
                                    rdp_srv_coll_host_op_cb, cbdata);
 }
@@ -43,13 +89,19 @@ static pmix_status_t disconnect_host_call(const pmix_proc_t *procs,
 const rdp_srv_coll_ops_t rdp_srv_connect_ops = {
     .upcall        = "connect",
     .reply_cmd     = RDP_CMD_CONNECT_PROCS_ACK,
+    .engine        = true,
+    .pass_failure  = true,
     .host_provides = connect_host_provides,
     .host_call     = connect_host_call,
+    .init          = conndisc_init,
 };
 
 const rdp_srv_coll_ops_t rdp_srv_disconnect_ops = {
     .upcall        = "disconnect",
     .reply_cmd     = RDP_CMD_DISCONNECT_PROCS_ACK,
+    .engine        = true,
+    .pass_failure  = true,
     .host_provides = disconnect_host_provides,
     .host_call     = disconnect_host_call,
+    .init          = conndisc_init,
 };

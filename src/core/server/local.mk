@@ -14,3 +14,5 @@ librdp_la_SOURCES += src/core/server/server.c src/core/server/nspace.c \
 noinst_HEADERS    += src/core/server/server_int.h src/core/server/regex.h \
                      src/core/server/xchg.h src/core/server/p2p.h \
                      src/core/server/coll.h
+librdp_la_SOURCES += src/core/server/connect.c
+noinst_HEADERS    += src/core/server/connect.h

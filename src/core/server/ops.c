@@ -359,6 +359,14 @@ void rdp_srv_notify_local(pmix_status_t code, const pmix_proc_t *source,
     notify_clients(code, source, range, info, ninfo, 0);
 }
 
+void rdp_srv_notify_local_except(pmix_status_t code, const pmix_proc_t *source,
+                                 pmix_data_range_t range,
+                                 const pmix_info_t *info, size_t ninfo,
+                                 uint64_t except)
+{
+    notify_clients(code, source, range, info, ninfo, except);
+}
+
 static bool range_leaves_node(pmix_data_range_t range)
 {
     return range == PMIX_RANGE_NAMESPACE || range == PMIX_RANGE_SESSION

@@ -364,6 +364,11 @@ void rdp_srv_handle_monitor(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb);
 void rdp_srv_notify_local(pmix_status_t code, const pmix_proc_t *source,
                           pmix_data_range_t range, const pmix_info_t *info,
                           size_t ninfo);
+/** The same, except to the client of peer @a except (its source). */
+void rdp_srv_notify_local_except(pmix_status_t code, const pmix_proc_t *source,
+                                 pmix_data_range_t range,
+                                 const pmix_info_t *info, size_t ninfo,
+                                 uint64_t except);
 
 /* ---- monitor.c: heartbeat monitors ---- */
 /** Handle the monitor requests the server runs itself (heartbeat monitors,

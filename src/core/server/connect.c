@@ -1,0 +1,206 @@
+/* connect.c - directives and events of PMIx_Connect / PMIx_Disconnect */
+#include "config.h"
+#include "core/server/connect.h"
+#include "core/util/alloc.h"
+#include "core/util/log.h"
+#include "core/util/status.h"
+#include "core/util/value.h"
+
+#include <rdpmix.h>
+
+#include <string.h>
+
+/* Longer ids are refused: they travel in every tracker key. */
+#define CONNECT_ID_MAX 1024
+
+static pmix_status_t read_flag(const pmix_info_t *in, bool *flag_p)
+{
+    if (in->value.type != PMIX_BOOL && in->value.type != PMIX_UNDEF) {
+        rdp_log_error(SERVER, "connect directive %s is not a bool", in->key);
+        return PMIX_ERR_BAD_PARAM;
+    }
+    *flag_p = PMIX_INFO_TRUE(in);
+    return PMIX_SUCCESS;
+}
+
+static pmix_status_t read_id(const pmix_info_t *in, const char **id_p)
+{
+    const char *id = in->value.data.string;
+
+    if (in->value.type != PMIX_STRING || id == NULL || id[0] == '\0'
+        || strnlen(id, CONNECT_ID_MAX + 1) > CONNECT_ID_MAX) {
+        rdp_log_error(SERVER,
+                      "%s must be a non-empty string of at most %d "
+                      "characters",
+                      RDPMIX_CONNECT_ID, CONNECT_ID_MAX);
+        return PMIX_ERR_BAD_PARAM;
+    }
+    *id_p = id;
+    return PMIX_SUCCESS;
+}
+
+pmix_status_t rdp_srv_connect_dirs(const pmix_info_t *info, size_t ninfo,
+                                   rdp_srv_cnct_dirs_t *dirs_p)
+{
+    rdp_srv_cnct_dirs_t d = {0};
+    bool xchg_only;
+    pmix_status_t status = PMIX_SUCCESS;
+
+    for (size_t i = 0; status == PMIX_SUCCESS && i < ninfo; i++) {
+        const pmix_info_t *in = &info[i];
+
+        if (PMIX_CHECK_KEY(in, RDPMIX_CONNECT_ID)) {
+            status = read_id(in, &d.id);
+        } else if (PMIX_CHECK_KEY(in, RDPMIX_CONNECT_NOTIFY_EACH)) {
+            status = read_flag(in, &d.notify_each);
+        } else if (PMIX_CHECK_KEY(in, RDPMIX_CONNECT_NOTIFY_REQ)) {
+            status = read_flag(in, &d.notify_req);
+        } else if (PMIX_CHECK_KEY(in, RDPMIX_CONNECT_OPTIONAL)) {
+            status = read_flag(in, &d.optional);
+        } else if (PMIX_CHECK_KEY(in, RDPMIX_CONNECT_EARLY_TERM_ALLOWED)) {
+            status = read_flag(in, &d.early_term);
+        } else if (PMIX_CHECK_KEY(in, RDPMIX_CONNECT_XCHG_ONLY)) {
+            /* what every connect does (connect.h) */
+            status = read_flag(in, &xchg_only);
+        }
+    }
+    if (status == PMIX_SUCCESS && d.optional) {
+        /* a server all of whose participants leave before joining would
+         * never join the exchange across servers: not supported yet */
+        rdp_log_error(SERVER, "%s is not supported", RDPMIX_CONNECT_OPTIONAL);
+        status = PMIX_ERR_NOT_SUPPORTED;
+    }
+    if (status == PMIX_SUCCESS) {
+        *dirs_p = d;
+    }
+    return status;
+}
+
+pmix_status_t rdp_srv_connect_foreign(const rdp_srv_client_t *caller,
+                                      const pmix_proc_t *procs, size_t nprocs)
+{
+    for (size_t i = 0; i < nprocs; i++) {
+        const rdp_srv_nspace_t *ns = rdp_srv_nspace_find(procs[i].nspace);
+
+        if (ns != NULL && ns->registered) {
+            continue;
+        }
+        rdp_log_error(SERVER,
+                      "%s:%u asked to connect with nspace %.*s, which this "
+                      "server does not know: connecting jobs that share no "
+                      "server is not supported",
+                      caller->proc.nspace, caller->proc.rank, PMIX_MAX_NSLEN,
+                      procs[i].nspace);
+        return PMIX_ERR_NOT_SUPPORTED;
+    }
+    return PMIX_ERR_NOT_FOUND;
+}
+
+/* ---- events ---- */
+
+/* A copy of an event's info handed to the host's notify_event, freed
+ * when the host calls back (any thread: only our own memory). */
+typedef struct cnct_event {
+    pmix_info_t *info;
+    size_t ninfo;
+} cnct_event_t;
+
+static void cnct_event_free(cnct_event_t *ev)
+{
+    rdp_info_array_free(ev->info, ev->ninfo);
+    rdp_free(ev);
+}
+
+static void host_notified(pmix_status_t status, void *cbdata)
+{
+    if (status != PMIX_SUCCESS) {
+        rdp_log_debug(SERVER, "host did not pass a connect event on: %s",
+                      rdp_status_name(status));
+    }
+    cnct_event_free(cbdata);
+}
+
+/* The other nodes' participants get it through the host (rdpmixd passes
+ * custom ranges to the nodes that host them, never back here). */
+static void notify_host(pmix_status_t code, const pmix_proc_t *source,
+                        const pmix_info_t *info, size_t ninfo)
+{
+    cnct_event_t *ev;
+    pmix_status_t rc;
+
+    if (rdp_srv.host.notify_event == NULL) {
+        return;
+    }
+    ev = rdp_calloc(1, sizeof(*ev));
+    if (ev == NULL
+        || rdp_info_array_copy(&ev->info, info, ninfo) != PMIX_SUCCESS) {
+        rdp_log_error(SERVER, "out of memory raising connect event %d", code);
+        rdp_free(ev);
+        return;
+    }
+    ev->ninfo = ninfo;
+    rc = rdp_srv.host.notify_event(code, source, PMIX_RANGE_CUSTOM, ev->info,
+                                   ev->ninfo, host_notified, ev);
+    if (rc != PMIX_SUCCESS) {
+        if (rc != PMIX_OPERATION_SUCCEEDED) {
+            rdp_log_warn(SERVER, "host refused connect event %d: %s", code,
+                         rdp_status_name(rc));
+        }
+        cnct_event_free(ev);
+    }
+}
+
+/* Raise @a code from @a source in the participants @a procs, with the
+ * operation's id (when it has one) and, for requests, the participants
+ * themselves, so a handler can join. */
+static void raise_event(pmix_status_t code, const rdp_srv_client_t *source,
+                        const pmix_proc_t *procs, size_t nprocs,
+                        const rdp_srv_cnct_dirs_t *dirs, bool with_procs)
+{
+    pmix_data_array_t da = {
+        .type = PMIX_PROC, .size = nprocs, .array = (void *)procs};
+    pmix_info_t info[3];
+    size_t n = 0;
+
+    memset(info, 0, sizeof(info));
+    PMIX_LOAD_KEY(info[n].key, PMIX_EVENT_CUSTOM_RANGE);
+    info[n].value.type          = PMIX_DATA_ARRAY;
+    info[n++].value.data.darray = &da;
+    if (with_procs) {
+        PMIX_LOAD_KEY(info[n].key, RDPMIX_CONNECT_PROCS);
+        info[n].value.type          = PMIX_DATA_ARRAY;
+        info[n++].value.data.darray = &da;
+    }
+    if (dirs->id != NULL) {
+        PMIX_LOAD_KEY(info[n].key, RDPMIX_CONNECT_ID);
+        info[n].value.type          = PMIX_STRING;
+        info[n++].value.data.string = (char *)dirs->id;
+    }
+    /* borrowed: both copy what they keep.  Not to the caller itself: a
+     * request handler there would join its own connect again */
+    rdp_srv_notify_local_except(code, &source->proc, PMIX_RANGE_CUSTOM, info, n,
+                                source->peer != NULL ? source->peer->id : 0);
+    notify_host(code, &source->proc, info, n);
+}
+
+void rdp_srv_connect_arrived(const rdp_srv_coll_t *coll,
+                             const rdp_srv_client_t *caller)
+{
+    bool connect = coll->op == RDP_SRV_COLL_CONNECT;
+    rdp_srv_cnct_dirs_t dirs;
+
+    if (coll->state != RDP_SRV_COLL_GATHER
+        || rdp_srv_connect_dirs(coll->info, coll->ninfo, &dirs)
+               != PMIX_SUCCESS) {
+        return;
+    }
+    if (connect && dirs.notify_req) {
+        raise_event(PMIX_CONNECT_REQUESTED, caller, coll->procs, coll->nprocs,
+                    &dirs, true);
+    }
+    if (dirs.notify_each) {
+        raise_event(connect ? PMIX_PROC_HAS_CONNECTED
+                            : RDPMIX_PROC_HAS_DISCONNECTED,
+                    caller, coll->procs, coll->nprocs, &dirs, false);
+    }
+}
