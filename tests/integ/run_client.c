@@ -1247,6 +1247,7 @@ static int pub_main(const char *mode)
 
 int events_main(const char *mode); /* run_client_events.c */
 int monitor_main(void);            /* run_client_monitor.c */
+int group_main(const char *mode);  /* run_client_group.c */
 
 int main(int argc, char **argv)
 {
@@ -1268,6 +1269,9 @@ int main(int argc, char **argv)
     if (argc == 2 && strcmp(argv[1], "monitor") == 0) {
         return monitor_main();
     }
+    if (argc == 3 && strcmp(argv[1], "group") == 0) {
+        return group_main(argv[2]);
+    }
     if (argc < 2 || (n = (unsigned)atoi(argv[1])) == 0) {
         fprintf(stderr, "usage: run_client N [abort STATUS]\n"
                         "       run_client nodes "
@@ -1276,7 +1280,8 @@ int main(int argc, char **argv)
                         "collect|barrier T early|late\n"
                         "       run_client pub all|proc|xa|xb|xnone\n"
                         "       run_client events ranges|cache|recovery\n"
-                        "       run_client monitor\n");
+                        "       run_client monitor\n"
+                        "       run_client group basic|fin|exit\n");
         return 2;
     }
     rc = PMIx_Init(&me, NULL, 0);

@@ -125,6 +125,26 @@ pmix_status_t rdp_client_may_block(void);
 
 /** op callback that signals an rdp_client_sync_t. */
 void rdp_client_sync_op_cb(pmix_status_t status, void *cbdata);
+/* Blocking forms over non-blocking ones (ops.c): begin (refuses the
+ * library's thread; clears *results), wait for the nb call's start
+ * status, an info callback that keeps a copy, and handing the copy out. */
+pmix_status_t rdp_client_sync_begin(rdp_client_sync_t *sync);
+pmix_status_t rdp_client_sync_info_begin(rdp_client_sync_t *sync,
+                                         pmix_info_t **results,
+                                         size_t *nresults);
+pmix_status_t rdp_client_sync_wait(rdp_client_sync_t *sync,
+                                   pmix_status_t started);
+void rdp_client_sync_info_cb(pmix_status_t status, pmix_info_t *info,
+                             size_t ninfo, void *cbdata,
+                             pmix_release_cbfunc_t release_fn,
+                             void *release_cbdata);
+pmix_status_t rdp_client_sync_info_results(rdp_client_sync_t *sync,
+                                           pmix_status_t status,
+                                           pmix_info_t **results,
+                                           size_t *nresults);
+/** Call @a cbfunc with @a info (taken), released when the user says. */
+void rdp_client_info_cb_give(pmix_info_cbfunc_t cbfunc, pmix_status_t status,
+                             pmix_info_t *info, size_t ninfo, void *cbdata);
 
 /* ---- cross-file hooks ---- */
 

@@ -1,6 +1,7 @@
 /* conn.c - client connections: accept, CONNECT handshake, dispatch, close */
 #include "config.h"
 #include "core/server/server_int.h"
+#include "core/server/group.h"
 #include "core/util/alloc.h"
 #include "core/util/log.h"
 #include "core/util/status.h"
@@ -412,6 +413,10 @@ static void peer_msg_cb(rdp_ipc_conn_t *conn, const rdp_msg_hdr_t *hdr,
     case RDP_CMD_MONITOR:
         rdp_srv_handle_monitor(peer, hdr->tag, &rb);
         break;
+    case RDP_CMD_GROUP_CONSTRUCT:
+    case RDP_CMD_GROUP_DESTRUCT:
+        rdp_srv_handle_group(peer, hdr->cmd, hdr->tag, &rb);
+        break;
     default:
         rdp_log_error(SERVER,
                       "%s:%u sent unknown or unexpected command %u: "
@@ -437,6 +442,7 @@ void rdp_srv_client_gone(rdp_srv_client_t *client, pmix_status_t why)
         client->state = RDP_SRV_CLIENT_TERMINATED;
     }
     rdp_srv_coll_client_gone(client);
+    rdp_srv_group_client_gone(client);
     rdp_srv_monitor_client_gone(&client->proc);
     /* whoever still waits wants a key it never committed */
     rdp_srv_modex_fail(client->proc.nspace, client->proc.rank,

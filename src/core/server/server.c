@@ -1,6 +1,7 @@
 /* server.c - PMIx_server_init/finalize, rendezvous directory, helpers */
 #include "config.h"
 #include "core/server/server_int.h"
+#include "core/server/group.h"
 #include "core/util/alloc.h"
 #include "core/util/attr_type.h"
 #include "core/util/log.h"
@@ -617,6 +618,7 @@ static pmix_status_t server_fini_on_loop(void *arg)
     rdp_srv.listener = NULL;
     rdp_srv_close_all();
     rdp_srv_coll_cleanup();
+    rdp_srv_group_cleanup();
     rdp_srv_modex_cleanup();
     rdp_srv_engine_fini();
     rdp_list_for_each_safe(ns, tmp, &rdp_srv.nspaces, link) {

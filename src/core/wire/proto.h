@@ -114,6 +114,19 @@ enum rdp_cmd {
     RDP_CMD_MONITOR     = 33,
     RDP_CMD_MONITOR_ACK = 34,
 
+    /* Groups (RFC0033; src/core/server/group.c).
+     * str group id, procs (the members in group-rank order; never
+     * empty), infos (directives)  ->  status, infos (results:
+     * PMIX_GROUP_CONTEXT_ID when one was assigned, PMIX_GROUP_MEMBERSHIP),
+     * bundle (the members' data: job sections of their nspaces, their
+     * committed data, what they gave in PMIX_GROUP_INFO) */
+    RDP_CMD_GROUP_CONSTRUCT     = 35,
+    RDP_CMD_GROUP_CONSTRUCT_ACK = 36,
+    /* str group id, infos  ->  status */
+    RDP_CMD_GROUP_DESTRUCT     = 37,
+    RDP_CMD_GROUP_DESTRUCT_ACK = 38,
+    /* 39-46: group invite, join, leave (not yet) */
+
     RDP_CMD_MAX
 };
 

@@ -1,0 +1,1014 @@
+/* group.c - PMIx_Group_construct / _destruct in the server (RFC0033) */
+#include "config.h"
+#include "core/server/group.h"
+#include "core/util/alloc.h"
+#include "core/util/log.h"
+#include "core/util/status.h"
+#include "core/util/value.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+/*
+ * A group operation (construct or destruct) has a tracker here keyed by
+ * its kind and group id, never by its participants: constructs of
+ * different groups over the same processes never meet.  The tracker waits
+ * for this server's members; then this server's block (group.h) is
+ * resolved alone when every member is local, or exchanged with the other
+ * servers that host members (gop_exchange).  Members address the group
+ * by (id, group rank) afterwards; the server keeps every constructed
+ * group (id -> members in group-rank order, context id) until it is
+ * destructed, so a destruct knows whom to wait for.
+ *
+ * Context ids: the lowest-indexed participating server's candidate,
+ * (engine index << 32) | a fresh value of its counter (from 1); without
+ * the engine the index is 0.  Every server draws a candidate for every
+ * construct (only the lowest one's is used), so ids are unique across
+ * concurrent groups without anyone coordinating.
+ */
+
+enum gop_kind {
+    GOP_CONSTRUCT = 1,
+    GOP_DESTRUCT  = 2
+};
+
+enum gop_state {
+    GOP_GATHER = 0, /* waiting for local members */
+    GOP_XCHG,       /* the servers exchange blocks */
+    GOP_DONE        /* answered; kept until every local member came */
+};
+
+typedef struct gpart {
+    pmix_proc_t proc;
+    bool arrived;
+    bool gone; /* left before arriving, and that was allowed */
+    uint64_t peer_id;
+    uint32_t tag;
+    pmix_info_t *ginfo; /* PMIX_GROUP_INFO it gave */
+    size_t nginfo;
+} gpart_t;
+
+typedef struct gop {
+    uint8_t kind;
+    char id[PMIX_MAX_NSLEN + 1];
+    pmix_proc_t *members; /* group-rank order */
+    size_t nmembers;
+    gpart_t *parts; /* the local members */
+    size_t nparts;
+    bool all_local;
+    bool want_cid;
+    bool optional; /* members may leave without joining */
+    bool notify_term;
+    double timeout;
+    rdp_timer_t *timer;
+    enum gop_state state;
+    pmix_status_t status;
+    uint64_t gen; /* how many operations of this kind and id before */
+} gop_t;
+
+/* A constructed group, as this server knows it. */
+typedef struct group {
+    pmix_proc_t *members;
+    size_t nmembers;
+    uint64_t cid; /* 0: none assigned */
+    bool notify_term;
+} group_t;
+
+static struct {
+    bool init;
+    rdp_hash_t ops;    /* kind + id -> gop_t */
+    rdp_hash_t groups; /* id -> group_t */
+    rdp_hash_t gens;   /* kind + id -> number of operations so far */
+    uint32_t counter;  /* context ids handed out */
+} gs;
+
+static pmix_status_t gs_init(void)
+{
+    pmix_status_t status = PMIX_SUCCESS;
+
+    if (gs.init) {
+        return PMIX_SUCCESS;
+    }
+    status = rdp_hash_init(&gs.ops, 0);
+    if (status == PMIX_SUCCESS) {
+        status = rdp_hash_init(&gs.groups, 0);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_hash_init(&gs.gens, 0);
+    }
+    if (status != PMIX_SUCCESS) {
+        rdp_hash_cleanup(&gs.ops);
+        rdp_hash_cleanup(&gs.groups);
+        rdp_hash_cleanup(&gs.gens);
+        return status;
+    }
+    gs.init = true;
+    return PMIX_SUCCESS;
+}
+
+/* Key of a tracker: kind byte then the id (NUL excluded). */
+static size_t op_key(uint8_t kind, const char *id, uint8_t *key)
+{
+    size_t n = strnlen(id, PMIX_MAX_NSLEN);
+
+    key[0] = kind;
+    memcpy(key + 1, id, n);
+    return n + 1;
+}
+#define OP_KEY_MAX (PMIX_MAX_NSLEN + 1)
+
+static uint32_t my_index(void)
+{
+    return 0;
+}
+
+static uint64_t next_cid(void)
+{
+    if (++gs.counter == 0) { /* 2^32 constructs on one server */
+        gs.counter = 1;
+    }
+    return rdp_srv_group_cid_make(my_index(), gs.counter);
+}
+
+static void group_free(group_t *g)
+{
+    if (g != NULL) {
+        rdp_free(g->members);
+        rdp_free(g);
+    }
+}
+
+static void gop_free(gop_t *op)
+{
+    rdp_timer_destroy(op->timer);
+    for (size_t i = 0; i < op->nparts; i++) {
+        rdp_info_array_free(op->parts[i].ginfo, op->parts[i].nginfo);
+    }
+    rdp_free(op->parts);
+    rdp_free(op->members);
+    rdp_free(op);
+}
+
+static void gop_remove(gop_t *op)
+{
+    uint8_t key[OP_KEY_MAX];
+
+    rdp_hash_remove(&gs.ops, key, op_key(op->kind, op->id, key));
+    gop_free(op);
+}
+
+static uint16_t reply_cmd(const gop_t *op)
+{
+    return op->kind == GOP_CONSTRUCT ? RDP_CMD_GROUP_CONSTRUCT_ACK
+                                     : RDP_CMD_GROUP_DESTRUCT_ACK;
+}
+
+/* A finished tracker goes once no local member can still arrive. */
+static void gop_maybe_free(gop_t *op)
+{
+    if (op->state != GOP_DONE) {
+        return;
+    }
+    for (size_t i = 0; i < op->nparts; i++) {
+        const gpart_t *p = &op->parts[i];
+        rdp_srv_client_t *c;
+
+        if (p->arrived || p->gone) {
+            continue;
+        }
+        c = rdp_srv_client_find(p->proc.nspace, p->proc.rank);
+        if (c != NULL && c->state != RDP_SRV_CLIENT_FINALIZED
+            && c->state != RDP_SRV_CLIENT_TERMINATED) {
+            return;
+        }
+    }
+    gop_remove(op);
+}
+
+/* Send @a blob to every member that arrived. */
+static void gop_send_all(gop_t *op, rdp_ipc_blob_t *blob)
+{
+    for (size_t i = 0; i < op->nparts; i++) {
+        rdp_srv_peer_t *peer;
+
+        if (!op->parts[i].arrived) {
+            continue;
+        }
+        peer = rdp_srv_peer_find(op->parts[i].peer_id);
+        if (peer != NULL && peer->state == RDP_SRV_PEER_READY) {
+            rdp_ipc_send_blob(peer->conn, reply_cmd(op), op->parts[i].tag,
+                              blob);
+        }
+    }
+}
+
+/* Answer with @a buf (status first), or with @a status alone. */
+static void gop_answer(gop_t *op, pmix_status_t status, rdp_buf_t *buf)
+{
+    rdp_ipc_blob_t *blob = NULL;
+    rdp_buf_t own;
+
+    op->state  = GOP_DONE;
+    op->status = status;
+    if (op->timer != NULL) {
+        rdp_timer_cancel(op->timer);
+    }
+    rdp_buf_init(&own);
+    if (buf == NULL) {
+        buf = &own;
+        if (rdp_pack_i32(buf, status) != PMIX_SUCCESS) {
+            rdp_buf_cleanup(buf);
+            gop_maybe_free(op);
+            return;
+        }
+    }
+    if (rdp_ipc_blob_create(buf, &blob) == PMIX_SUCCESS) {
+        gop_send_all(op, blob);
+        rdp_ipc_blob_unref(blob);
+    }
+    rdp_buf_cleanup(buf);
+    if (status != PMIX_SUCCESS) {
+        rdp_log_info(SERVER, "group %s %s failed: %s", op->id,
+                     op->kind == GOP_CONSTRUCT ? "construct" : "destruct",
+                     rdp_status_name(status));
+    }
+    gop_maybe_free(op);
+}
+
+static void gop_fail(gop_t *op, pmix_status_t status)
+{
+    if (op->state == GOP_DONE) {
+        return;
+    }
+    gop_answer(op, status, NULL);
+}
+
+/* ---- the result of a construct ---- */
+
+/* A PROC section of @a proc holding its PMIX_GROUP_INFO. */
+static pmix_status_t pack_ginfo_section(const pmix_proc_t *proc,
+                                        const pmix_info_t *info, size_t n,
+                                        rdp_buf_t *buf)
+{
+    size_t mark;
+    pmix_status_t status =
+        rdp_sect_pack_begin(buf, RDP_SECT_PROC, proc->rank, NULL, &mark);
+
+    if (status == PMIX_SUCCESS) {
+        status = rdp_pack_u32(buf, (uint32_t)n);
+    }
+    for (size_t i = 0; status == PMIX_SUCCESS && i < n; i++) {
+        status = rdp_pack_u8(buf, PMIX_GLOBAL);
+        if (status == PMIX_SUCCESS) {
+            status = rdp_pack_string(buf, info[i].key);
+        }
+        if (status == PMIX_SUCCESS) {
+            status = rdp_pack_value(buf, &info[i].value);
+        }
+    }
+    if (status == PMIX_SUCCESS) {
+        rdp_sect_pack_end(buf, mark);
+    }
+    return status;
+}
+
+/* The extra sections of one nspace's set: every member's committed data
+ * we hold and its group info. */
+static pmix_status_t
+pack_member_sections(const char *nspace, const pmix_proc_t *final,
+                     size_t nfinal, const rdp_srv_group_block_t *blocks,
+                     size_t nblocks, rdp_buf_t *extra, uint32_t *nextra_p)
+{
+    rdp_srv_nspace_t *ns = rdp_srv_nspace_find(nspace);
+    pmix_status_t status = PMIX_SUCCESS;
+
+    for (size_t i = 0; status == PMIX_SUCCESS && i < nfinal; i++) {
+        const rdp_srv_group_entry_t *e;
+        pmix_rank_t r = final[i].rank;
+
+        if (strncmp(final[i].nspace, nspace, PMIX_MAX_NSLEN) != 0) {
+            continue;
+        }
+        if (rdp_kvs_has_rank(rdp_srv.modex, nspace, r)) {
+            bool local    = ns != NULL && rdp_srv_nspace_is_local(ns, r);
+            uint32_t mask = local ? RDP_SCOPES_LOCAL : RDP_SCOPES_ALL;
+
+            status = rdp_srv_pack_proc_section(nspace, r, mask, extra);
+            (*nextra_p)++;
+        }
+        e = rdp_srv_group_find_entry(blocks, nblocks, &final[i]);
+        if (status == PMIX_SUCCESS && e != NULL && e->nginfo > 0) {
+            status = pack_ginfo_section(&final[i], e->ginfo, e->nginfo, extra);
+            (*nextra_p)++;
+        }
+    }
+    return status;
+}
+
+/* The bundle of a construct: one set per member nspace. */
+static pmix_status_t pack_construct_bundle(const pmix_proc_t *final,
+                                           size_t nfinal,
+                                           const rdp_srv_group_block_t *blocks,
+                                           size_t nblocks, rdp_buf_t *buf)
+{
+    size_t count_at      = buf->size;
+    uint32_t nsets       = 0;
+    pmix_status_t status = rdp_pack_u32(buf, 0);
+
+    for (size_t i = 0; status == PMIX_SUCCESS && i < nfinal; i++) {
+        rdp_srv_nspace_t *ns = rdp_srv_nspace_find(final[i].nspace);
+        bool seen            = false;
+        uint32_t nextra      = 0;
+        rdp_buf_t extra;
+
+        for (size_t k = 0; k < i && !seen; k++) {
+            seen = PMIX_CHECK_NSPACE(final[k].nspace, final[i].nspace);
+        }
+        if (seen || ns == NULL || !ns->registered) {
+            continue;
+        }
+        rdp_buf_init(&extra);
+        status = pack_member_sections(ns->name, final, nfinal, blocks, nblocks,
+                                      &extra, &nextra);
+        if (status == PMIX_SUCCESS) {
+            status = rdp_srv_nspace_pack_set(ns, &extra, nextra, buf);
+        }
+        rdp_buf_cleanup(&extra);
+        nsets++;
+    }
+    if (status == PMIX_SUCCESS) {
+        uint32_t le = htole32(nsets);
+
+        memcpy(buf->data + count_at, &le, sizeof(le));
+    }
+    return status;
+}
+
+/* PMIX_GROUP_CONTEXT_ID first (programs read results[0]), then
+ * PMIX_GROUP_MEMBERSHIP. */
+static pmix_status_t pack_results(const pmix_proc_t *final, size_t nfinal,
+                                  bool have_cid, uint64_t cid, rdp_buf_t *buf)
+{
+    pmix_info_t res[2];
+    pmix_data_array_t darray;
+    size_t n = 0, cid_sz = (size_t)cid;
+    pmix_status_t status;
+
+    memset(res, 0, sizeof(res));
+    if (have_cid) {
+        PMIX_INFO_LOAD(&res[n], PMIX_GROUP_CONTEXT_ID, &cid_sz, PMIX_SIZE);
+        n++;
+    }
+    darray.type  = PMIX_PROC;
+    darray.size  = nfinal;
+    darray.array = (void *) final;
+    PMIX_LOAD_KEY(res[n].key, PMIX_GROUP_MEMBERSHIP);
+    res[n].value.type        = PMIX_DATA_ARRAY;
+    res[n].value.data.darray = &darray;
+    n++;
+    status = rdp_pack_info_array(buf, res, n);
+    return status;
+}
+
+/* Remember a constructed group (replacing one of the same id). */
+static pmix_status_t group_record(const gop_t *op, pmix_proc_t *final,
+                                  size_t nfinal, bool have_cid, uint64_t cid)
+{
+    group_t *g = rdp_calloc(1, sizeof(*g)), *old = NULL;
+    pmix_status_t status;
+
+    if (g == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    g->members     = final;
+    g->nmembers    = nfinal;
+    g->cid         = have_cid ? cid : 0;
+    g->notify_term = op->notify_term;
+    status         = rdp_hash_set_str(&gs.groups, op->id, g, (void **)&old);
+    if (status != PMIX_SUCCESS) {
+        rdp_free(g);
+        return status;
+    }
+    group_free(old);
+    return PMIX_SUCCESS;
+}
+
+/* Every participating server's block is here: answer the members. */
+static void construct_done(gop_t *op, const rdp_srv_group_block_t *blocks,
+                           size_t nblocks)
+{
+    pmix_proc_t *final = NULL;
+    size_t nfinal      = 0;
+    bool have_cid      = false;
+    uint64_t cid       = 0;
+    rdp_buf_t buf;
+    pmix_status_t status;
+
+    status =
+        rdp_srv_group_resolve(op->members, op->nmembers, blocks, nblocks,
+                              op->optional, &final, &nfinal, &have_cid, &cid);
+    if (status != PMIX_SUCCESS) {
+        gop_fail(op, status);
+        return;
+    }
+    rdp_buf_init(&buf);
+    status = rdp_pack_i32(&buf, PMIX_SUCCESS);
+    if (status == PMIX_SUCCESS) {
+        status = pack_results(final, nfinal, have_cid, cid, &buf);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = pack_construct_bundle(final, nfinal, blocks, nblocks, &buf);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = group_record(op, final, nfinal, have_cid, cid);
+    }
+    if (status != PMIX_SUCCESS) {
+        rdp_free(final);
+        rdp_buf_cleanup(&buf);
+        gop_fail(op, status);
+        return;
+    }
+    rdp_log_debug(SERVER,
+                  "group %s constructed: %zu members, context id %" PRIu64,
+                  op->id, nfinal, have_cid ? cid : 0);
+    gop_answer(op, PMIX_SUCCESS, &buf);
+}
+
+static void destruct_done(gop_t *op, const rdp_srv_group_block_t *blocks,
+                          size_t nblocks)
+{
+    pmix_proc_t *final = NULL;
+    size_t nfinal      = 0;
+    bool have_cid;
+    uint64_t cid;
+    pmix_status_t status;
+
+    status =
+        rdp_srv_group_resolve(op->members, op->nmembers, blocks, nblocks,
+                              op->optional, &final, &nfinal, &have_cid, &cid);
+    rdp_free(final);
+    if (status == PMIX_SUCCESS) {
+        group_free(rdp_hash_remove_str(&gs.groups, op->id));
+    }
+    gop_answer(op, status, NULL);
+}
+
+static void gop_resolve(gop_t *op, const rdp_srv_group_block_t *blocks,
+                        size_t nblocks)
+{
+    if (op->kind == GOP_CONSTRUCT) {
+        construct_done(op, blocks, nblocks);
+    } else {
+        destruct_done(op, blocks, nblocks);
+    }
+}
+
+/* ---- every local member is here ---- */
+
+/* This server's block (without a bundle: local data is in the kvs). */
+static pmix_status_t pack_own_block(const gop_t *op, const void *bundle,
+                                    size_t bundlelen, rdp_buf_t *buf)
+{
+    rdp_srv_group_entry_t *entries =
+        rdp_calloc(op->nparts + 1, sizeof(*entries));
+    pmix_status_t status;
+
+    if (entries == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < op->nparts; i++) {
+        entries[i].proc   = op->parts[i].proc;
+        entries[i].joined = op->parts[i].arrived;
+        entries[i].ginfo  = op->parts[i].ginfo;
+        entries[i].nginfo = op->parts[i].nginfo;
+    }
+    status = rdp_srv_group_block_pack(
+        buf, op->want_cid, op->kind == GOP_CONSTRUCT ? next_cid() : 0, entries,
+        op->nparts, bundle, bundlelen);
+    rdp_free(entries);
+    return status;
+}
+
+static void gop_local(gop_t *op)
+{
+    rdp_srv_group_block_t blk;
+    rdp_buf_t buf;
+    pmix_status_t status;
+
+    rdp_buf_init(&buf);
+    status = pack_own_block(op, NULL, 0, &buf);
+    if (status == PMIX_SUCCESS) {
+        status =
+            rdp_srv_group_block_unpack(buf.data, buf.size, my_index(), &blk);
+    }
+    if (status != PMIX_SUCCESS) {
+        rdp_buf_cleanup(&buf);
+        gop_fail(op, status);
+        return;
+    }
+    gop_resolve(op, &blk, 1);
+    rdp_srv_group_block_clear(&blk);
+    rdp_buf_cleanup(&buf);
+}
+
+/* The inter-server part: not available yet. */
+static pmix_status_t gop_exchange(gop_t *op)
+{
+    (void)op;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+static void gop_maybe_ready(gop_t *op)
+{
+    pmix_status_t status;
+
+    if (op->state != GOP_GATHER) {
+        return;
+    }
+    for (size_t i = 0; i < op->nparts; i++) {
+        if (!op->parts[i].arrived && !op->parts[i].gone) {
+            return;
+        }
+    }
+    if (op->all_local && !rdp_srv_engine_active()) {
+        gop_local(op);
+        return;
+    }
+    op->state = GOP_XCHG;
+    status    = gop_exchange(op);
+    if (status != PMIX_SUCCESS) {
+        op->state = GOP_GATHER;
+        gop_fail(op, status);
+    }
+}
+
+static void gop_timeout(void *arg)
+{
+    gop_t *op = arg;
+
+    rdp_log_warn(SERVER, "group %s %s timed out", op->id,
+                 op->kind == GOP_CONSTRUCT ? "construct" : "destruct");
+    gop_fail(op, PMIX_ERR_TIMEOUT);
+}
+
+/* ---- a member arrives ---- */
+
+static gpart_t *gop_part(gop_t *op, const pmix_proc_t *proc)
+{
+    for (size_t i = 0; i < op->nparts; i++) {
+        if (op->parts[i].proc.rank == proc->rank
+            && PMIX_CHECK_NSPACE(op->parts[i].proc.nspace, proc->nspace)) {
+            return &op->parts[i];
+        }
+    }
+    return NULL;
+}
+
+static pmix_status_t gop_build_parts(gop_t *op)
+{
+    op->parts = rdp_calloc(op->nmembers + 1, sizeof(*op->parts));
+    if (op->parts == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    op->all_local = true;
+    for (size_t i = 0; i < op->nmembers; i++) {
+        rdp_srv_nspace_t *ns = rdp_srv_nspace_find(op->members[i].nspace);
+
+        if (ns != NULL && rdp_srv_nspace_is_local(ns, op->members[i].rank)) {
+            op->parts[op->nparts++].proc = op->members[i];
+        } else {
+            op->all_local = false;
+        }
+    }
+    return PMIX_SUCCESS;
+}
+
+/* Directives every member may give; the first arrival's decide, except
+ * PMIX_GROUP_ASSIGN_CONTEXT_ID, which any member may ask for. */
+static void read_directives(gop_t *op, const pmix_info_t *info, size_t ninfo,
+                            bool first)
+{
+    for (size_t i = 0; i < ninfo; i++) {
+        const pmix_info_t *in = &info[i];
+        uint64_t t;
+
+        if (PMIX_CHECK_KEY(in, PMIX_GROUP_ASSIGN_CONTEXT_ID)) {
+            op->want_cid = op->want_cid || PMIX_INFO_TRUE(in);
+        } else if (!first) {
+            continue;
+        } else if (PMIX_CHECK_KEY(in, PMIX_GROUP_OPTIONAL)) {
+            op->optional = PMIX_INFO_TRUE(in);
+        } else if (PMIX_CHECK_KEY(in, PMIX_GROUP_NOTIFY_TERMINATION)) {
+            op->notify_term = PMIX_INFO_TRUE(in);
+        } else if (PMIX_CHECK_KEY(in, PMIX_TIMEOUT)
+                   && rdp_srv_value_to_u64(&in->value, &t) && t > 0) {
+            op->timeout = (double)t;
+        }
+    }
+}
+
+/* The PMIX_GROUP_INFO a member contributes: a copy of its infos. */
+static pmix_status_t take_ginfo(gpart_t *part, const pmix_info_t *info,
+                                size_t ninfo)
+{
+    for (size_t i = 0; i < ninfo; i++) {
+        const pmix_data_array_t *da;
+
+        if (!PMIX_CHECK_KEY(&info[i], PMIX_GROUP_INFO)) {
+            continue;
+        }
+        da = info[i].value.data.darray;
+        if (info[i].value.type != PMIX_DATA_ARRAY || da == NULL
+            || (da->type != PMIX_INFO && da->size > 0)) {
+            return PMIX_ERR_BAD_PARAM;
+        }
+        rdp_info_array_free(part->ginfo, part->nginfo);
+        part->ginfo  = NULL;
+        part->nginfo = 0;
+        if (da->size > 0) {
+            pmix_status_t status =
+                rdp_info_array_copy(&part->ginfo, da->array, da->size);
+
+            if (status != PMIX_SUCCESS) {
+                return status;
+            }
+            part->nginfo = da->size;
+        }
+    }
+    return PMIX_SUCCESS;
+}
+
+/* Members in the order given, WILDCARD expanded to the nspace's ranks;
+ * every nspace registered, no member twice. */
+static pmix_status_t expand_members(const pmix_proc_t *procs, size_t nprocs,
+                                    pmix_proc_t **out_p, size_t *nout_p)
+{
+    size_t n = 0, cap = 0;
+    pmix_proc_t *out;
+
+    for (size_t i = 0; i < nprocs; i++) {
+        rdp_srv_nspace_t *ns = rdp_srv_nspace_find(procs[i].nspace);
+
+        if (ns == NULL || !ns->registered) {
+            return PMIX_ERR_NOT_FOUND;
+        }
+        if (procs[i].rank == PMIX_RANK_WILDCARD) {
+            cap += ns->size;
+        } else if (procs[i].rank >= PMIX_RANK_VALID
+                   || (!ns->nodata && procs[i].rank >= ns->size)) {
+            return PMIX_ERR_BAD_PARAM;
+        } else {
+            cap++;
+        }
+    }
+    out = rdp_calloc(cap + 1, sizeof(*out));
+    if (out == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < nprocs; i++) {
+        rdp_srv_nspace_t *ns = rdp_srv_nspace_find(procs[i].nspace);
+        pmix_rank_t lo = procs[i].rank, hi = procs[i].rank;
+
+        if (lo == PMIX_RANK_WILDCARD) {
+            lo = 0;
+            hi = ns->size; /* exclusive below */
+        } else {
+            hi = lo + 1;
+        }
+        for (pmix_rank_t r = lo; r < hi; r++) {
+            pmix_proc_t p;
+
+            memset(&p, 0, sizeof(p));
+            PMIX_LOAD_PROCID(&p, ns->name, r);
+            if (rdp_srv_procs_contain(out, n, &p)) {
+                rdp_free(out);
+                return PMIX_ERR_BAD_PARAM;
+            }
+            out[n++] = p;
+        }
+    }
+    *out_p  = out;
+    *nout_p = n;
+    return PMIX_SUCCESS;
+}
+
+static bool same_members(const gop_t *op, const pmix_proc_t *m, size_t n)
+{
+    if (n != op->nmembers) {
+        return false;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (m[i].rank != op->members[i].rank
+            || !PMIX_CHECK_NSPACE(m[i].nspace, op->members[i].nspace)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Takes @a members. */
+static pmix_status_t gop_create(uint8_t kind, const char *id,
+                                pmix_proc_t *members, size_t nmembers,
+                                gop_t **op_p)
+{
+    gop_t *op = rdp_calloc(1, sizeof(*op));
+    uint8_t key[OP_KEY_MAX];
+    size_t keylen = op_key(kind, id, key);
+    pmix_status_t status;
+
+    if (op == NULL) {
+        rdp_free(members);
+        return PMIX_ERR_NOMEM;
+    }
+    op->kind = kind;
+    memcpy(op->id, id, strnlen(id, PMIX_MAX_NSLEN));
+    op->members  = members;
+    op->nmembers = nmembers;
+    op->gen      = (uint64_t)(uintptr_t)rdp_hash_get(&gs.gens, key, keylen);
+    status       = gop_build_parts(op);
+    if (status == PMIX_SUCCESS) {
+        status = rdp_hash_set(&gs.gens, key, keylen,
+                              (void *)(uintptr_t)(op->gen + 1), NULL);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_hash_set(&gs.ops, key, keylen, op, NULL);
+    }
+    if (status != PMIX_SUCCESS) {
+        gop_free(op);
+        return status;
+    }
+    *op_p = op;
+    return PMIX_SUCCESS;
+}
+
+/* The members a destruct waits for: the group's, as constructed here. */
+static pmix_status_t destruct_members(const char *id, pmix_proc_t **m_p,
+                                      size_t *n_p, bool *notify_term_p)
+{
+    group_t *g = rdp_hash_get_str(&gs.groups, id);
+
+    if (g == NULL) {
+        return PMIX_ERR_NOT_FOUND;
+    }
+    *m_p = rdp_calloc(g->nmembers + 1, sizeof(**m_p));
+    if (*m_p == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    memcpy(*m_p, g->members, g->nmembers * sizeof(**m_p));
+    *n_p           = g->nmembers;
+    *notify_term_p = g->notify_term;
+    return PMIX_SUCCESS;
+}
+
+typedef struct greq {
+    uint8_t kind;
+    char id[PMIX_MAX_NSLEN + 1];
+    pmix_proc_t *procs;
+    size_t nprocs;
+    pmix_info_t *info;
+    size_t ninfo;
+} greq_t;
+
+static pmix_status_t greq_unpack(uint8_t kind, rdp_rbuf_t *rb, greq_t *req)
+{
+    pmix_status_t status;
+
+    memset(req, 0, sizeof(*req));
+    req->kind = kind;
+    status    = rdp_unpack_string_into(rb, req->id, sizeof(req->id));
+    if (status == PMIX_SUCCESS && kind == GOP_CONSTRUCT) {
+        status = rdp_unpack_proc_array(rb, &req->procs, &req->nprocs);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_unpack_info_array(rb, &req->info, &req->ninfo);
+    }
+    if (status == PMIX_SUCCESS && rb->left != 0) {
+        status = PMIX_ERR_UNPACK_FAILURE;
+    }
+    return status;
+}
+
+static void greq_clear(greq_t *req)
+{
+    rdp_free(req->procs);
+    rdp_info_array_free(req->info, req->ninfo);
+}
+
+/* Find or make the tracker @a req belongs to. */
+static pmix_status_t gop_for(const greq_t *req, const pmix_proc_t *caller,
+                             gop_t **op_p, bool *first_p)
+{
+    uint8_t key[OP_KEY_MAX];
+    pmix_proc_t *members = NULL;
+    size_t nmembers      = 0;
+    bool notify_term     = false;
+    gop_t *op;
+    pmix_status_t status;
+
+    if (req->kind == GOP_CONSTRUCT) {
+        status = expand_members(req->procs, req->nprocs, &members, &nmembers);
+    } else {
+        status = destruct_members(req->id, &members, &nmembers, &notify_term);
+    }
+    if (status == PMIX_SUCCESS
+        && !rdp_srv_procs_contain(members, nmembers, caller)) {
+        status = PMIX_ERR_BAD_PARAM;
+    }
+    if (status != PMIX_SUCCESS) {
+        rdp_free(members);
+        return status;
+    }
+    op       = rdp_hash_get(&gs.ops, key, op_key(req->kind, req->id, key));
+    *first_p = op == NULL;
+    if (op != NULL) {
+        if (req->kind == GOP_CONSTRUCT && op->state != GOP_DONE
+            && !same_members(op, members, nmembers)) {
+            /* members that disagree on the group can never complete */
+            gop_fail(op, PMIX_ERR_BAD_PARAM);
+        }
+        rdp_free(members);
+        *op_p = op;
+        return PMIX_SUCCESS;
+    }
+    status = gop_create(req->kind, req->id, members, nmembers, &op);
+    if (status == PMIX_SUCCESS) {
+        op->notify_term = notify_term;
+        op->optional    = req->kind == GOP_DESTRUCT && notify_term;
+        *op_p           = op;
+    }
+    return status;
+}
+
+static void gop_arrive(gop_t *op, bool first, rdp_srv_peer_t *peer,
+                       uint32_t tag, const greq_t *req)
+{
+    gpart_t *part = gop_part(op, &peer->client->proc);
+    pmix_status_t status;
+
+    if (part == NULL || part->arrived) {
+        rdp_srv_reply_status(peer, reply_cmd(op), tag, PMIX_ERR_BAD_PARAM);
+        return;
+    }
+    part->arrived = true;
+    part->peer_id = peer->id;
+    part->tag     = tag;
+    if (op->state == GOP_DONE) {
+        rdp_srv_reply_status(peer, reply_cmd(op), tag, op->status);
+        gop_maybe_free(op);
+        return;
+    }
+    read_directives(op, req->info, req->ninfo, first);
+    status = take_ginfo(part, req->info, req->ninfo);
+    if (status != PMIX_SUCCESS) {
+        gop_fail(op, status);
+        return;
+    }
+    if (first && op->timeout > 0
+        && rdp_timer_create(rdp_rt.loop, gop_timeout, op, &op->timer)
+               == PMIX_SUCCESS) {
+        rdp_timer_start(op->timer, op->timeout);
+    }
+    gop_maybe_ready(op);
+}
+
+/* A member that already left never arrives. */
+static void gop_check_departed(gop_t *op);
+
+void rdp_srv_handle_group(rdp_srv_peer_t *peer, uint16_t cmd, uint32_t tag,
+                          rdp_rbuf_t *rb)
+{
+    uint8_t kind =
+        cmd == RDP_CMD_GROUP_CONSTRUCT ? GOP_CONSTRUCT : GOP_DESTRUCT;
+    uint16_t ack             = (uint16_t)(cmd + 1);
+    rdp_srv_client_t *client = peer->client;
+    greq_t req;
+    gop_t *op;
+    bool first;
+    pmix_status_t status = gs_init();
+
+    if (status == PMIX_SUCCESS) {
+        status = greq_unpack(kind, rb, &req);
+        if (status != PMIX_SUCCESS) {
+            rdp_log_error(SERVER,
+                          "malformed group request from %s:%u: %s; "
+                          "connection closed",
+                          client->proc.nspace, client->proc.rank,
+                          rdp_status_name(status));
+            greq_clear(&req);
+            rdp_srv_peer_drop(peer, status);
+            return;
+        }
+    } else {
+        rdp_srv_reply_status(peer, ack, tag, status);
+        return;
+    }
+    if (req.id[0] == '\0' || (kind == GOP_CONSTRUCT && req.nprocs == 0)) {
+        status = PMIX_ERR_BAD_PARAM;
+    } else {
+        status = gop_for(&req, &client->proc, &op, &first);
+    }
+    if (status != PMIX_SUCCESS) {
+        rdp_srv_reply_status(peer, ack, tag, status);
+    } else {
+        gop_arrive(op, first, peer, tag, &req);
+        if (first && op->state == GOP_GATHER) {
+            gop_check_departed(op);
+        }
+    }
+    greq_clear(&req);
+}
+
+/* ---- members that leave ---- */
+
+/* @a part left before arriving: the operation goes on without it when
+ * it may, else fails. */
+static void gop_part_left(gop_t *op, gpart_t *part)
+{
+    if (op->optional) {
+        part->gone = true;
+        gop_maybe_ready(op);
+        return;
+    }
+    rdp_log_info(SERVER, "%s:%u left before joining group %s",
+                 part->proc.nspace, part->proc.rank, op->id);
+    gop_fail(op, PMIX_ERR_PROC_TERM_WO_SYNC);
+}
+
+static void gop_check_departed(gop_t *op)
+{
+    for (size_t i = 0; i < op->nparts && op->state == GOP_GATHER; i++) {
+        gpart_t *p          = &op->parts[i];
+        rdp_srv_client_t *c = rdp_srv_client_find(p->proc.nspace, p->proc.rank);
+
+        if (!p->arrived && !p->gone && c != NULL
+            && (c->state == RDP_SRV_CLIENT_FINALIZED
+                || c->state == RDP_SRV_CLIENT_TERMINATED)) {
+            gop_part_left(op, p);
+        }
+    }
+}
+
+static gop_t **snapshot(size_t *n_p)
+{
+    rdp_hash_entry_t *ent;
+    gop_t **all;
+    size_t i, n = 0;
+
+    *n_p = 0;
+    if (!gs.init) {
+        return NULL;
+    }
+    all = rdp_calloc(gs.ops.count + 1, sizeof(*all));
+    if (all == NULL) {
+        return NULL;
+    }
+    rdp_hash_for_each(ent, &gs.ops, i) {
+        all[n++] = ent->value;
+    }
+    *n_p = n;
+    return all;
+}
+
+void rdp_srv_group_client_gone(rdp_srv_client_t *client)
+{
+    size_t n;
+    gop_t **all = snapshot(&n);
+
+    for (size_t i = 0; i < n; i++) {
+        gop_t *op     = all[i];
+        gpart_t *part = gop_part(op, &client->proc);
+
+        if (part == NULL) {
+            continue;
+        }
+        if (op->state == GOP_GATHER && !part->arrived && !part->gone) {
+            gop_part_left(op, part);
+        } else {
+            gop_maybe_free(op);
+        }
+    }
+    rdp_free(all);
+}
+
+void rdp_srv_group_cleanup(void)
+{
+    size_t n;
+    gop_t **all = snapshot(&n);
+    rdp_hash_entry_t *ent;
+    size_t i;
+
+    for (size_t k = 0; k < n; k++) {
+        gop_remove(all[k]);
+    }
+    rdp_free(all);
+    if (!gs.init) {
+        return;
+    }
+    rdp_hash_for_each(ent, &gs.groups, i) {
+        group_free(ent->value);
+    }
+    rdp_hash_cleanup(&gs.groups);
+    rdp_hash_cleanup(&gs.ops);
+    rdp_hash_cleanup(&gs.gens);
+    gs.init = false;
+}

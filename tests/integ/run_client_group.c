@@ -1,0 +1,439 @@
+/* run_client_group.c - run_client's group modes (tests/integ/test_run_group.sh)
+ *
+ *   run_client group basic   every rank (at least 4): bad requests are
+ *                            refused; two groups over all ranks, "gA"
+ *                            (ranks in reverse order, a context id, each
+ *                            member's PMIX_GROUP_INFO) and "gB" (natural
+ *                            order, a context id), are constructed at the
+ *                            same time with _nb, even ranks starting gA
+ *                            first and odd ranks gB first; results,
+ *                            membership, context ids (equal on every rank,
+ *                            different between the groups), group info and
+ *                            endpoint data are checked; ranks 0 and 1 make
+ *                            "gC" (blocking, no context id); a construct
+ *                            whose other member never comes times out;
+ *                            destructs (blocking and _nb), a second
+ *                            destruct is not found.  Prints
+ *                            "rank R group basic ok".
+ *   run_client group fin|exit  the last rank finalizes (fin) or exits
+ *                            without finalizing (exit) at once; the others
+ *                            construct "gD" over all ranks (fails with
+ *                            PMIX_ERR_PROC_TERM_WO_SYNC), then "gO" with
+ *                            PMIX_GROUP_OPTIONAL (succeeds without it) and
+ *                            destruct it.  Prints "rank R group fin ok".
+ * Every wait is bounded (PMIX_TIMEOUT 30 s, or the job's limit).
+ */
+#include "run_client.h"
+
+#include <pmix.h>
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int group_main(const char *mode);
+
+typedef struct nbwait {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int done;
+    pmix_status_t status;
+    pmix_info_t *results;
+    size_t nresults;
+} nbwait_t;
+
+static void nbwait_init(nbwait_t *w)
+{
+    memset(w, 0, sizeof(*w));
+    pthread_mutex_init(&w->lock, NULL);
+    pthread_cond_init(&w->cond, NULL);
+}
+
+static void construct_cb(pmix_status_t status, pmix_info_t *info, size_t ninfo,
+                         void *cbdata, pmix_release_cbfunc_t release_fn,
+                         void *release_cbdata)
+{
+    nbwait_t *w = cbdata;
+
+    pthread_mutex_lock(&w->lock);
+    w->status = status;
+    if (ninfo > 0) {
+        PMIX_INFO_CREATE(w->results, ninfo);
+        for (size_t i = 0; i < ninfo; i++) {
+            PMIX_INFO_XFER(&w->results[i], &info[i]);
+        }
+        w->nresults = ninfo;
+    }
+    w->done = 1;
+    pthread_cond_signal(&w->cond);
+    pthread_mutex_unlock(&w->lock);
+    if (release_fn != NULL) {
+        release_fn(release_cbdata);
+    }
+}
+
+static void op_cb(pmix_status_t status, void *cbdata)
+{
+    nbwait_t *w = cbdata;
+
+    pthread_mutex_lock(&w->lock);
+    w->status = status;
+    w->done   = 1;
+    pthread_cond_signal(&w->cond);
+    pthread_mutex_unlock(&w->lock);
+}
+
+/* Wait at most 60 s for the callback. */
+static pmix_status_t nbwait_wait(nbwait_t *w, const char *what)
+{
+    struct timespec until;
+    pmix_status_t status;
+
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 60;
+    pthread_mutex_lock(&w->lock);
+    while (!w->done) {
+        if (pthread_cond_timedwait(&w->cond, &w->lock, &until) != 0) {
+            fail("%s: no callback within 60 s", what);
+        }
+    }
+    status = w->status;
+    pthread_mutex_unlock(&w->lock);
+    return status;
+}
+
+static void expect(const char *what, pmix_status_t got, pmix_status_t want)
+{
+    if (got != want) {
+        fail("%s: %s, expected %s", what, PMIx_Error_string(got),
+             PMIx_Error_string(want));
+    }
+}
+
+static const pmix_info_t *find_result(const pmix_info_t *res, size_t n,
+                                      const char *key)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (PMIX_CHECK_KEY(&res[i], key)) {
+            return &res[i];
+        }
+    }
+    return NULL;
+}
+
+/* The membership in the results equals @a want (in order). */
+static void check_membership(const char *grp, const pmix_info_t *res, size_t n,
+                             const pmix_proc_t *want, size_t nwant)
+{
+    const pmix_info_t *m = find_result(res, n, PMIX_GROUP_MEMBERSHIP);
+    const pmix_proc_t *got;
+
+    if (m == NULL || m->value.type != PMIX_DATA_ARRAY
+        || m->value.data.darray == NULL
+        || m->value.data.darray->type != PMIX_PROC) {
+        fail("%s: no PMIX_GROUP_MEMBERSHIP proc array in the results", grp);
+    }
+    if (m->value.data.darray->size != nwant) {
+        fail("%s: %zu members, expected %zu", grp, m->value.data.darray->size,
+             nwant);
+    }
+    got = m->value.data.darray->array;
+    for (size_t i = 0; i < nwant; i++) {
+        if (!PMIX_CHECK_PROCID(&got[i], &want[i])
+            || got[i].rank != want[i].rank) {
+            fail("%s: member %zu is %s:%u, expected %s:%u", grp, i,
+                 got[i].nspace, got[i].rank, want[i].nspace, want[i].rank);
+        }
+    }
+}
+
+/* The context id: results[0], as programs read it. */
+static size_t check_cid(const char *grp, const pmix_info_t *res, size_t n)
+{
+    if (n == 0 || !PMIX_CHECK_KEY(&res[0], PMIX_GROUP_CONTEXT_ID)
+        || res[0].value.type != PMIX_SIZE || res[0].value.data.size == 0) {
+        fail("%s: results[0] is not a non-zero PMIX_GROUP_CONTEXT_ID", grp);
+    }
+    return res[0].value.data.size;
+}
+
+static void put_commit_size(const char *key, size_t v)
+{
+    pmix_value_t val;
+
+    val.type      = PMIX_SIZE;
+    val.data.size = v;
+    expect("PMIx_Put", PMIx_Put(PMIX_GLOBAL, key, &val), PMIX_SUCCESS);
+    expect("PMIx_Commit", PMIx_Commit(), PMIX_SUCCESS);
+}
+
+/* A size_t value of @a proc found without asking the server
+ * (PMIX_OPTIONAL: only what this process holds). */
+static size_t held_size(const pmix_proc_t *proc, const char *key)
+{
+    pmix_info_t opt;
+    pmix_value_t *val = NULL;
+    pmix_status_t rc;
+    size_t v;
+
+    PMIX_INFO_LOAD(&opt, PMIX_OPTIONAL, NULL, PMIX_BOOL);
+    rc = PMIx_Get(proc, key, &opt, 1, &val);
+    if (rc != PMIX_SUCCESS || val->type != PMIX_SIZE) {
+        fail("%s of rank %u not held after the construct: %s", key, proc->rank,
+             PMIx_Error_string(rc));
+    }
+    v = val->data.size;
+    PMIX_VALUE_RELEASE(val);
+    return v;
+}
+
+static size_t job_size(void)
+{
+    pmix_proc_t wild;
+    pmix_value_t *val;
+    size_t n;
+
+    PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
+    val = get(&wild, PMIX_JOB_SIZE);
+    n   = val->data.uint32;
+    PMIX_VALUE_RELEASE(val);
+    return n;
+}
+
+static void bad_requests(void)
+{
+    pmix_proc_t p;
+    pmix_info_t *res = NULL;
+    size_t nres      = 0;
+
+    PMIX_LOAD_PROCID(&p, me.nspace, me.rank);
+    expect("construct without id",
+           PMIx_Group_construct(NULL, &p, 1, NULL, 0, &res, &nres),
+           PMIX_ERR_BAD_PARAM);
+    expect("construct without procs",
+           PMIx_Group_construct("gX", NULL, 0, NULL, 0, &res, &nres),
+           PMIX_ERR_BAD_PARAM);
+    PMIX_LOAD_PROCID(&p, "no-such-nspace", 0);
+    expect("construct of an unknown nspace",
+           PMIx_Group_construct("gX", &p, 1, NULL, 0, &res, &nres),
+           PMIX_ERR_NOT_FOUND);
+    PMIX_LOAD_PROCID(&p, me.nspace, me.rank == 0 ? 1 : 0);
+    expect("construct without the caller",
+           PMIx_Group_construct("gX", &p, 1, NULL, 0, &res, &nres),
+           PMIX_ERR_BAD_PARAM);
+    expect("destruct of an unknown group", PMIx_Group_destruct("gX", NULL, 0),
+           PMIX_ERR_NOT_FOUND);
+}
+
+/* gA's directives: a context id and this rank's group info. */
+static void ga_info(pmix_info_t *info, pmix_data_array_t *darray,
+                    pmix_info_t *ginfo)
+{
+    size_t lcl = 1000 + me.rank;
+
+    PMIX_INFO_LOAD(&ginfo[0], "grp.lcl", &lcl, PMIX_SIZE);
+    darray->type  = PMIX_INFO;
+    darray->size  = 1;
+    darray->array = ginfo;
+    PMIX_INFO_LOAD(&info[0], PMIX_GROUP_ASSIGN_CONTEXT_ID, NULL, PMIX_BOOL);
+    PMIX_LOAD_KEY(info[1].key, PMIX_GROUP_INFO);
+    info[1].value.type        = PMIX_DATA_ARRAY;
+    info[1].value.data.darray = darray;
+}
+
+/* Every rank saw the same context id for @a key's group. */
+static void check_cid_agreed(const char *key, size_t cid, size_t n)
+{
+    put_commit_size(key, cid);
+    fence_collect(1);
+    for (size_t r = 0; r < n; r++) {
+        pmix_proc_t p;
+
+        PMIX_LOAD_PROCID(&p, me.nspace, (pmix_rank_t)r);
+        if (held_size(&p, key) != cid) {
+            fail("rank %zu saw another context id for %s", r, key);
+        }
+    }
+}
+
+static void concurrent_groups(size_t n, size_t *cid_a, size_t *cid_b)
+{
+    pmix_proc_t *fwd = calloc(n, sizeof(*fwd)), *rev = calloc(n, sizeof(*rev));
+    pmix_info_t ainfo[2], ginfo[1], binfo[1];
+    pmix_data_array_t darray;
+    nbwait_t wa, wb;
+
+    for (size_t r = 0; r < n; r++) {
+        PMIX_LOAD_PROCID(&fwd[r], me.nspace, (pmix_rank_t)r);
+        PMIX_LOAD_PROCID(&rev[r], me.nspace, (pmix_rank_t)(n - 1 - r));
+    }
+    ga_info(ainfo, &darray, ginfo);
+    PMIX_INFO_LOAD(&binfo[0], PMIX_GROUP_ASSIGN_CONTEXT_ID, NULL, PMIX_BOOL);
+    nbwait_init(&wa);
+    nbwait_init(&wb);
+    if (me.rank % 2 == 0) {
+        expect(
+            "construct_nb gA",
+            PMIx_Group_construct_nb("gA", rev, n, ainfo, 2, construct_cb, &wa),
+            PMIX_SUCCESS);
+    }
+    expect("construct_nb gB",
+           PMIx_Group_construct_nb("gB", fwd, n, binfo, 1, construct_cb, &wb),
+           PMIX_SUCCESS);
+    if (me.rank % 2 == 1) {
+        expect(
+            "construct_nb gA",
+            PMIx_Group_construct_nb("gA", rev, n, ainfo, 2, construct_cb, &wa),
+            PMIX_SUCCESS);
+    }
+    expect("gA", nbwait_wait(&wa, "gA"), PMIX_SUCCESS);
+    expect("gB", nbwait_wait(&wb, "gB"), PMIX_SUCCESS);
+    *cid_a = check_cid("gA", wa.results, wa.nresults);
+    *cid_b = check_cid("gB", wb.results, wb.nresults);
+    check_membership("gA", wa.results, wa.nresults, rev, n);
+    check_membership("gB", wb.results, wb.nresults, fwd, n);
+    if (*cid_a == *cid_b) {
+        fail("gA and gB got the same context id %zu", *cid_a);
+    }
+    PMIX_INFO_FREE(wa.results, wa.nresults);
+    PMIX_INFO_FREE(wb.results, wb.nresults);
+    free(fwd);
+    free(rev);
+}
+
+/* Group info and endpoint data of every member came with gA. */
+static void check_member_data(size_t n)
+{
+    for (size_t r = 0; r < n; r++) {
+        pmix_proc_t p;
+
+        PMIX_LOAD_PROCID(&p, me.nspace, (pmix_rank_t)r);
+        if (held_size(&p, "grp.lcl") != 1000 + r) {
+            fail("group info of rank %zu is wrong", r);
+        }
+        if (held_size(&p, "grp.ep") != 10 * r + 1) {
+            fail("endpoint data of rank %zu is wrong", r);
+        }
+    }
+}
+
+static void pair_group(void)
+{
+    pmix_proc_t pair[2];
+    pmix_info_t *res = NULL;
+    size_t nres      = 0;
+
+    if (me.rank > 1) {
+        return;
+    }
+    PMIX_LOAD_PROCID(&pair[0], me.nspace, 0);
+    PMIX_LOAD_PROCID(&pair[1], me.nspace, 1);
+    expect("construct gC",
+           PMIx_Group_construct("gC", pair, 2, NULL, 0, &res, &nres),
+           PMIX_SUCCESS);
+    if (find_result(res, nres, PMIX_GROUP_CONTEXT_ID) != NULL) {
+        fail("gC got a context id it did not ask for");
+    }
+    check_membership("gC", res, nres, pair, 2);
+    PMIX_INFO_FREE(res, nres);
+    expect("destruct gC", PMIx_Group_destruct("gC", NULL, 0), PMIX_SUCCESS);
+}
+
+/* Rank 0 waits 1 s for rank 1, which never comes. */
+static void timeout_group(void)
+{
+    pmix_proc_t pair[2];
+    pmix_info_t tmo;
+    int secs = 1;
+
+    if (me.rank != 0) {
+        return;
+    }
+    PMIX_LOAD_PROCID(&pair[0], me.nspace, 0);
+    PMIX_LOAD_PROCID(&pair[1], me.nspace, 1);
+    PMIX_INFO_LOAD(&tmo, PMIX_TIMEOUT, &secs, PMIX_INT);
+    expect("construct gT",
+           PMIx_Group_construct("gT", pair, 2, &tmo, 1, NULL, NULL),
+           PMIX_ERR_TIMEOUT);
+}
+
+static void basic(void)
+{
+    size_t n = job_size(), cid_a, cid_b;
+    nbwait_t wb;
+
+    if (n < 4) {
+        fail("group basic needs 4 ranks or more");
+    }
+    bad_requests();
+    put_commit_size("grp.ep", 10 * me.rank + 1);
+    concurrent_groups(n, &cid_a, &cid_b);
+    check_member_data(n);
+    check_cid_agreed("cid.gA", cid_a, n);
+    check_cid_agreed("cid.gB", cid_b, n);
+    pair_group();
+    timeout_group();
+    expect("destruct gA", PMIx_Group_destruct("gA", NULL, 0), PMIX_SUCCESS);
+    nbwait_init(&wb);
+    expect("destruct_nb gB", PMIx_Group_destruct_nb("gB", NULL, 0, op_cb, &wb),
+           PMIX_SUCCESS);
+    expect("destruct gB", nbwait_wait(&wb, "destruct gB"), PMIX_SUCCESS);
+    expect("second destruct gA", PMIx_Group_destruct("gA", NULL, 0),
+           PMIX_ERR_NOT_FOUND);
+}
+
+/* The last rank leaves at once; the others construct without it. */
+static void without_last(const char *mode)
+{
+    size_t n         = job_size();
+    pmix_proc_t *all = calloc(n, sizeof(*all));
+    pmix_info_t info[2];
+    pmix_info_t *res = NULL;
+    size_t nres      = 0;
+    int secs         = 30;
+
+    if (me.rank == n - 1) {
+        if (strcmp(mode, "exit") == 0) {
+            _exit(0);
+        }
+        expect("PMIx_Finalize", PMIx_Finalize(NULL, 0), PMIX_SUCCESS);
+        exit(0);
+    }
+    for (size_t r = 0; r < n; r++) {
+        PMIX_LOAD_PROCID(&all[r], me.nspace, (pmix_rank_t)r);
+    }
+    PMIX_INFO_LOAD(&info[0], PMIX_TIMEOUT, &secs, PMIX_INT);
+    expect("construct gD",
+           PMIx_Group_construct("gD", all, n, info, 1, NULL, NULL),
+           PMIX_ERR_PROC_TERM_WO_SYNC);
+    PMIX_INFO_LOAD(&info[1], PMIX_GROUP_OPTIONAL, NULL, PMIX_BOOL);
+    expect("construct gO",
+           PMIx_Group_construct("gO", all, n, info, 2, &res, &nres),
+           PMIX_SUCCESS);
+    check_membership("gO", res, nres, all, n - 1);
+    PMIX_INFO_FREE(res, nres);
+    expect("destruct gO", PMIx_Group_destruct("gO", info, 1), PMIX_SUCCESS);
+    free(all);
+}
+
+int group_main(const char *mode)
+{
+    pmix_status_t rc = PMIx_Init(&me, NULL, 0);
+
+    if (rc != PMIX_SUCCESS) {
+        fail("PMIx_Init: %s", PMIx_Error_string(rc));
+    }
+    if (strcmp(mode, "basic") == 0) {
+        basic();
+    } else if (strcmp(mode, "fin") == 0 || strcmp(mode, "exit") == 0) {
+        without_last(mode);
+    } else {
+        fail("unknown group mode %s", mode);
+    }
+    expect("PMIx_Finalize", PMIx_Finalize(NULL, 0), PMIX_SUCCESS);
+    printf("rank %u group %s ok\n", me.rank, mode);
+    return 0;
+}
