@@ -9,7 +9,8 @@
  *                            first and odd ranks gB first; results,
  *                            membership, context ids (equal on every rank,
  *                            different between the groups), group info and
- *                            endpoint data are checked; ranks 0 and 1 make
+ *                            endpoint data are checked; fences and gets
+ *                            by (group id, group rank); ranks 0 and 1 make
  *                            "gC" (blocking, no context id); a construct
  *                            whose other member never comes times out;
  *                            destructs (blocking and _nb), a second
@@ -320,6 +321,37 @@ static void check_member_data(size_t n)
     }
 }
 
+/* Members address each other as (group id, group rank): gA's rank r is
+ * job rank n - 1 - r. */
+static void group_addressing(size_t n)
+{
+    pmix_proc_t ga, gb;
+    pmix_info_t collect;
+
+    PMIX_INFO_LOAD(&collect, PMIX_COLLECT_DATA, NULL, PMIX_BOOL);
+    put_commit_size("grp.late", 100 + me.rank);
+    PMIX_LOAD_PROCID(&gb, "gB", PMIX_RANK_WILDCARD);
+    expect("fence over gB", PMIx_Fence(&gb, 1, &collect, 1), PMIX_SUCCESS);
+    for (size_t r = 0; r < n; r++) {
+        PMIX_LOAD_PROCID(&ga, "gA", (pmix_rank_t)r);
+        if (held_size(&ga, "grp.late") != 100 + (n - 1 - r)) {
+            fail("gA rank %zu is not job rank %zu", r, n - 1 - r);
+        }
+    }
+    /* a fence over some group ranks: gA ranks 0 and 1 are the last two */
+    if (me.rank >= n - 2) {
+        pmix_proc_t two[2];
+
+        PMIX_LOAD_PROCID(&two[0], "gA", 0);
+        PMIX_LOAD_PROCID(&two[1], "gA", 1);
+        expect("fence over gA ranks 0, 1", PMIx_Fence(two, 2, NULL, 0),
+               PMIX_SUCCESS);
+    }
+    PMIX_LOAD_PROCID(&ga, "gA", (pmix_rank_t)n);
+    expect("fence over a group rank out of range", PMIx_Fence(&ga, 1, NULL, 0),
+           PMIX_ERR_BAD_PARAM);
+}
+
 static void pair_group(void)
 {
     pmix_proc_t pair[2];
@@ -372,6 +404,7 @@ static void basic(void)
     put_commit_size("grp.ep", 10 * me.rank + 1);
     concurrent_groups(n, &cid_a, &cid_b);
     check_member_data(n);
+    group_addressing(n);
     check_cid_agreed("cid.gA", cid_a, n);
     check_cid_agreed("cid.gB", cid_b, n);
     pair_group();

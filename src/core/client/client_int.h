@@ -146,6 +146,18 @@ pmix_status_t rdp_client_sync_info_results(rdp_client_sync_t *sync,
 void rdp_client_info_cb_give(pmix_info_cbfunc_t cbfunc, pmix_status_t status,
                              pmix_info_t *info, size_t ninfo, void *cbdata);
 
+/* ---- groups (group.c) ---- */
+/** A proc named (group id, group rank) of a group this process is a
+ * member of becomes the member it names; anything else stays.  Any
+ * thread. */
+void rdp_client_group_resolve(pmix_proc_t *proc);
+/** The procs of a collective with every (group id, rank) replaced by the
+ * member and (group id, WILDCARD) by all members: *out_p malloc'ed, or
+ * NULL when this process is in no group.  PMIX_ERR_BAD_PARAM for a
+ * group rank out of range. */
+pmix_status_t rdp_client_group_expand(const pmix_proc_t *procs, size_t nprocs,
+                                      pmix_proc_t **out_p, size_t *nout_p);
+
 /* ---- cross-file hooks ---- */
 
 /** ipc callbacks of the server connection (client.c). */

@@ -72,6 +72,78 @@ static void groups_remove(const char *id)
     pthread_mutex_unlock(&groups_lock);
 }
 
+/* ---- (group id, group rank) addressing ---- */
+
+void rdp_client_group_resolve(pmix_proc_t *proc)
+{
+    cgroup_t *g;
+
+    pthread_mutex_lock(&groups_lock);
+    g = groups_init ? rdp_hash_get_str(&groups, proc->nspace) : NULL;
+    if (g != NULL && proc->rank < g->nmembers) {
+        *proc = g->members[proc->rank];
+    }
+    pthread_mutex_unlock(&groups_lock);
+}
+
+/* Append to @a out what @a p names: itself, or the group members. */
+static size_t expand_one(const pmix_proc_t *p, pmix_proc_t *out, size_t cap,
+                         size_t n, pmix_status_t *status_p)
+{
+    cgroup_t *g = groups_init ? rdp_hash_get_str(&groups, p->nspace) : NULL;
+
+    if (g == NULL) {
+        if (n < cap) {
+            out[n] = *p;
+        }
+        return n + 1;
+    }
+    if (p->rank == PMIX_RANK_WILDCARD) {
+        for (size_t k = 0; k < g->nmembers; k++, n++) {
+            if (n < cap) {
+                out[n] = g->members[k];
+            }
+        }
+        return n;
+    }
+    if (p->rank >= g->nmembers) {
+        *status_p = PMIX_ERR_BAD_PARAM; /* no such group rank */
+        return n;
+    }
+    if (n < cap) {
+        out[n] = g->members[p->rank];
+    }
+    return n + 1;
+}
+
+pmix_status_t rdp_client_group_expand(const pmix_proc_t *procs, size_t nprocs,
+                                      pmix_proc_t **out_p, size_t *nout_p)
+{
+    pmix_status_t status = PMIX_SUCCESS;
+    pmix_proc_t *out     = NULL;
+    size_t n             = 0;
+
+    *out_p = NULL;
+    pthread_mutex_lock(&groups_lock);
+    if (groups_init && groups.count > 0) {
+        /* first count, then fill */
+        for (size_t i = 0; i < nprocs; i++) {
+            n = expand_one(&procs[i], NULL, 0, n, &status);
+        }
+        out = status == PMIX_SUCCESS ? rdp_calloc(n + 1, sizeof(*out)) : NULL;
+        if (status == PMIX_SUCCESS && out == NULL) {
+            status = PMIX_ERR_NOMEM;
+        }
+        for (size_t i = 0, k = 0; out != NULL && i < nprocs; i++) {
+            k = expand_one(&procs[i], out, n, k, &status);
+        }
+    }
+    pthread_mutex_unlock(&groups_lock);
+    *out_p  = out;
+    *nout_p = n;
+    return status;
+}
+
 static pmix_status_t check_id(const char *grp)
 {
     if (grp == NULL || grp[0] == '\0'
