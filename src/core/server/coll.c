@@ -64,6 +64,7 @@ typedef struct coll {
     enum coll_state state;
     pmix_status_t status;
     rdp_timer_t *timer;
+    uint64_t xchg; /* the running engine exchange (rdp_srv_xchg_start) */
 } coll_t;
 
 /* ---- canonical participant sets ---- */
@@ -458,19 +459,57 @@ static void coll_hop_free(coll_hop_t *hop)
     rdp_free(hop);
 }
 
+/*
+ * Where the inter-node part of a collective lands, whoever ran it: the
+ * engine (every server's block) or the host (one opaque block of origin
+ * RDP_SRV_XCHG_HOST).  The other servers' data is stored, then the
+ * tracker, if it still waits, answers its participants.
+ */
+static void coll_result(uint64_t coll_id, pmix_status_t status,
+                        const rdp_srv_xchg_block_t *blocks, size_t nblocks)
+{
+    uint32_t me = rdp_srv_xchg_me();
+    coll_t *coll;
+
+    /* stored even when the tracker timed out meanwhile: the data is good */
+    for (size_t i = 0; status == PMIX_SUCCESS && i < nblocks; i++) {
+        /* (without the engine, me is RDP_SRV_XCHG_HOST too) */
+        if ((blocks[i].origin == me && me != RDP_SRV_XCHG_HOST)
+            || blocks[i].len == 0) {
+            continue;
+        }
+        status = rdp_srv_store_bundles(blocks[i].data, blocks[i].len);
+        if (status != PMIX_SUCCESS && blocks[i].origin != RDP_SRV_XCHG_HOST) {
+            rdp_log_error(SERVER, "fence data from server %u is malformed",
+                          blocks[i].origin);
+        }
+    }
+    coll = rdp_hash_get_u64(&rdp_srv.coll_ids, coll_id);
+    if (coll == NULL || coll->state != COLL_HOST) {
+        return; /* gone or timed out meanwhile: nothing to release */
+    }
+    coll->xchg = 0;
+    coll_finish(coll, status);
+}
+
+/* rdp_srv_xchg_done_fn of an engine fence; @a arg is the tracker id. */
+static void coll_xchg_done(pmix_status_t status,
+                           const rdp_srv_xchg_block_t *blocks, size_t nblocks,
+                           void *arg)
+{
+    coll_result((uint64_t)(uintptr_t)arg, status, blocks, nblocks);
+}
+
 static void coll_host_done_on_loop(void *arg)
 {
-    coll_hop_t *hop = arg;
-    coll_t *coll;
-    pmix_status_t status = hop->reply.status;
+    coll_hop_t *hop            = arg;
+    rdp_srv_xchg_block_t block = {.origin = RDP_SRV_XCHG_HOST,
+                                  .data   = hop->reply.data,
+                                  .len    = hop->reply.ndata};
 
-    coll = rdp_srv.active ? rdp_hash_get_u64(&rdp_srv.coll_ids, hop->coll_id)
-                          : NULL;
-    if (coll != NULL && coll->state == COLL_HOST) {
-        if (status == PMIX_SUCCESS && hop->reply.ndata > 0) {
-            status = rdp_srv_store_bundles(hop->reply.data, hop->reply.ndata);
-        }
-        coll_finish(coll, status);
+    if (rdp_srv.active) {
+        coll_result(hop->coll_id, hop->reply.status, &block,
+                    hop->reply.status == PMIX_SUCCESS ? 1 : 0);
     }
     rdp_srv_host_reply_release(&hop->reply);
     coll_hop_free(hop);
@@ -636,25 +675,24 @@ static void coll_engine_start(coll_t *coll)
     if (rc != PMIX_SUCCESS) {
         rdp_free(own_buf);
     } else {
+        rdp_srv_xchg_args_t args = {
+            .key     = coll->key,
+            .keylen  = coll->keylen,
+            .procs   = coll->procs,
+            .nprocs  = coll->nprocs,
+            .collect = coll->collect,
+            .timeout = timeout,
+            .own_buf = own_buf, /* taken over */
+            .len     = (own_buf != NULL) ? size - sizeof(headroom) : 0,
+        };
+
         coll->state = COLL_HOST;
-        rc          = rdp_srv_engine_fence(
-                     coll->id, coll->procs, coll->nprocs, coll->key, coll->keylen,
-                     coll->collect, timeout, own_buf,
-            (own_buf != NULL) ? size - sizeof(headroom) : 0);
+        rc          = rdp_srv_xchg_start(&args, coll_xchg_done,
+                                         (void *)(uintptr_t)coll->id, &coll->xchg);
     }
     if (rc != PMIX_SUCCESS) {
         coll->state = COLL_GATHER;
         coll_finish(coll, rc);
-    }
-}
-
-void rdp_srv_coll_engine_done(uint64_t coll_id, pmix_status_t status)
-{
-    coll_t *coll = rdp_hash_get_u64(&rdp_srv.coll_ids, coll_id);
-
-    /* gone or timed out meanwhile: nothing to release */
-    if (coll != NULL && coll->state == COLL_HOST) {
-        coll_finish(coll, status);
     }
 }
 
@@ -1057,8 +1095,8 @@ static coll_t **snapshot(size_t *n_p)
  * answers the participants, so nothing of it stays behind. */
 static void coll_fail(coll_t *coll, pmix_status_t status)
 {
-    if (coll->state == COLL_HOST && engine_handles(coll)
-        && rdp_srv_engine_fence_cancel(coll->id, status)) {
+    if (coll->state == COLL_HOST && coll->xchg != 0
+        && rdp_srv_xchg_cancel(coll->xchg, status)) {
         return;
     }
     if (coll->state == COLL_GATHER && host_runs_fence(coll)) {
@@ -1073,7 +1111,7 @@ void rdp_srv_coll_client_gone(rdp_srv_client_t *client)
     coll_t **all = snapshot(&n);
 
     /* the other servers may wait for it in fences it never joins */
-    rdp_srv_engine_departed(client);
+    rdp_srv_depart_announce(client);
 
     for (size_t i = 0; i < n; i++) {
         coll_t *coll  = all[i];

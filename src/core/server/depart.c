@@ -1,14 +1,17 @@
 /* depart.c - participants that left on other servers (engine mode) */
 #include "config.h"
+#include "core/server/p2p.h"
 #include "core/server/server_int.h"
 #include "core/util/alloc.h"
 #include "core/util/log.h"
+#include "core/util/status.h"
 
 #include <string.h>
 
 /*
  * When a client finalizes or terminates, its server tells the other
- * servers of the engine (engine.c) which collectives it joined: for every
+ * servers of the engine (channel RDP_SRV_CH_DEPART, batched per loop pass
+ * like direct modex) which collectives it joined: for every
  * collective signature it used, how many of them it called.  A tracker
  * here whose key is (signature, n) then waits for a process that will
  * never come when that process joined fewer than n collectives of that
@@ -232,4 +235,64 @@ void rdp_srv_depart_cleanup(void)
         rdp_hash_cleanup(&departed_procs);
         departed_ready = false;
     }
+}
+
+/* ---- the channel ---- */
+
+void rdp_srv_depart_announce(rdp_srv_client_t *client)
+{
+    uint32_t n = rdp_srv_xchg_nservers(), me = rdp_srv_xchg_me();
+    rdp_buf_t one;
+    pmix_status_t status;
+
+    /* a client that never connected joined nothing and waits for nothing;
+     * one that finalized and is then deregistered was announced once */
+    if (n < 2 || client->pid == 0 || client->departure_told) {
+        return;
+    }
+    client->departure_told = true;
+    rdp_buf_init(&one);
+    status = rdp_srv_depart_pack(client, &one);
+    for (uint32_t s = 0; status == PMIX_SUCCESS && s < n; s++) {
+        rdp_buf_t *b = s != me ? rdp_srv_p2p_batch(s, RDP_SRV_CH_DEPART) : NULL;
+
+        if (b == NULL) {
+            continue;
+        }
+        status = rdp_buf_append(b, one.data, one.size);
+        if (status == PMIX_SUCCESS) {
+            rdp_srv_p2p_batch_add(s, RDP_SRV_CH_DEPART);
+        }
+    }
+    rdp_buf_cleanup(&one);
+    if (status != PMIX_SUCCESS) {
+        rdp_log_error(
+            SERVER, "cannot tell the other servers that %s:%u left: %s",
+            client->proc.nspace, client->proc.rank, rdp_status_name(status));
+    }
+}
+
+static void handle_departures(uint32_t peer, rdp_rbuf_t *rb)
+{
+    uint32_t count;
+    pmix_status_t status = rdp_unpack_u32(rb, &count);
+
+    for (uint32_t i = 0; status == PMIX_SUCCESS && i < count; i++) {
+        status = rdp_srv_depart_unpack(rb);
+    }
+    if (status != PMIX_SUCCESS || rb->left != 0) {
+        rdp_log_error(SERVER, "malformed departures from server %u: %s", peer,
+                      rdp_status_name(status));
+    }
+    /* the records that were read count, even after a malformed one */
+    rdp_srv_coll_remote_gone();
+}
+
+static const rdp_srv_p2p_handler_t depart_handler = {
+    .recv = handle_departures,
+};
+
+void rdp_srv_depart_open(void)
+{
+    rdp_srv_p2p_register(RDP_SRV_CH_DEPART, &depart_handler);
 }

@@ -741,7 +741,7 @@ void rdp_srv_handle_get(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb)
     if (!rdp_srv_nspace_is_local(ns, rank) && rdp_srv_engine_active()) {
         /* engine mode wins over the host's direct_modex (rdpmix.h) */
         PMIX_INFO_FREE(info, ninfo);
-        rdp_srv_engine_dmodex(nspace, rank, key);
+        rdp_srv_dmodex_request(nspace, rank, key);
         return;
     }
     if (!rdp_srv_nspace_is_local(ns, rank)

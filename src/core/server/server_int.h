@@ -18,6 +18,7 @@
 #include "core/util/list.h"
 #include "core/wire/proto.h"
 #include "core/wire/wire.h"
+#include "core/server/xchg.h"
 
 /*
  * Everything here belongs to the loop thread (rdp_rt.loop) unless a field
@@ -224,9 +225,6 @@ void rdp_srv_coll_request(rdp_srv_peer_t *peer, uint16_t cmd, uint32_t tag,
 void rdp_srv_coll_client_gone(rdp_srv_client_t *client);
 void rdp_srv_coll_nspace_gone(rdp_srv_nspace_t *ns);
 void rdp_srv_coll_cleanup(void);
-/** The engine finished the inter-server part of fence @a coll_id (after
- * storing the other servers' data): release its local participants. */
-void rdp_srv_coll_engine_done(uint64_t coll_id, pmix_status_t status);
 
 /** A participant left on another server (engine mode): fail the
  * trackers here that can no longer complete (depart.c decides). */
@@ -288,38 +286,32 @@ void rdp_srv_engine_fini(void);
 /** True once connected: fences spanning servers and gets of remote ranks
  * go through the engine. */
 bool rdp_srv_engine_active(void);
-/** Run the inter-server part of fence @a coll_id (all local participants
- * arrived) over the engine: a barrier, or with @a collect an allgather of
- * this server's bundle: the @a len bytes at @a own_buf +
- * RDP_COLL_HEADROOM of a buffer from rdp_malloc, which this call takes
- * over whatever it returns (so the bundle is never copied; NULL when not
- * collecting).  @a key is the tracker's key (signature and sequence
- * number).  On PMIX_SUCCESS, rdp_srv_coll_engine_done(coll_id, status)
- * runs later, exactly once, after the other servers' data was stored; on
- * error never. */
-pmix_status_t rdp_srv_engine_fence(uint64_t coll_id, const pmix_proc_t *procs,
-                                   size_t nprocs, const uint8_t *key,
-                                   size_t keylen, bool collect, double timeout,
-                                   void *own_buf, size_t len);
-/** A GET waits for @a key (NULL: any data) of remote (nspace, rank): ask
- * its server (batched; once per rank and key while a request is
- * outstanding), which answers once the rank has committed that key.  The
- * answer arrives through rdp_srv_store_bundles, a failure through
- * rdp_srv_modex_fail_key. */
-void rdp_srv_engine_dmodex(const char *nspace, pmix_rank_t rank,
-                           const char *key);
+/** The collective engine (NULL unless connected), this server's index
+ * and the number of servers, for xchg.c and p2p.c. */
+rdp_coll_engine_t *rdp_srv_engine_coll(void);
+uint32_t rdp_srv_engine_me(void);
+uint32_t rdp_srv_engine_size(void);
+/** Server number of (ns, rank) from its registered PMIX_NODEID; false
+ * when it has none in range. */
+bool rdp_srv_engine_server_of(rdp_srv_nspace_t *ns, pmix_rank_t rank,
+                              uint32_t *srv_p);
 /** Tests: run the engine over transport @a ops / @a ctx (already
  * connected) as server @a me of @a n, instead of UCX. Loop thread. */
 pmix_status_t rdp_srv_engine_attach(const rdp_tl_ops_t *ops, void *ctx,
                                     uint32_t me, uint32_t n);
 
-/** A local client finalized or terminated: tell the other servers
- * (batched per loop pass; once per client).  No-op without the engine. */
-void rdp_srv_engine_departed(rdp_srv_client_t *client);
-/** Fail the engine part of fence @a coll_id with @a status, here only:
- * rdp_srv_coll_engine_done(coll_id, status) then runs later.  False when
- * no engine fence of that id is running. */
-bool rdp_srv_engine_fence_cancel(uint64_t coll_id, pmix_status_t status);
+/* ---- dmodex.c: direct modex between servers (engine mode) ---- */
+/** A GET waits for @a key (NULL: any data) of remote (nspace, rank): ask
+ * its server (batched; once per rank and key while a request is
+ * outstanding), which answers once the rank has committed that key.  The
+ * answer arrives through rdp_srv_store_bundles, a failure through
+ * rdp_srv_modex_fail_key.  No-op without the engine. */
+void rdp_srv_dmodex_request(const char *nspace, pmix_rank_t rank,
+                            const char *key);
+/** The engine is up: take the direct modex channels (engine.c). */
+pmix_status_t rdp_srv_dmodex_open(void);
+/** The engine goes down: forget outstanding requests (not failed). */
+void rdp_srv_dmodex_close(void);
 
 /* ---- depart.c: participants that left on other servers ---- */
 /** Append what other servers need to know of @a client's departure
@@ -336,6 +328,11 @@ bool rdp_srv_depart_dooms(const pmix_proc_t *procs, size_t nprocs,
 /** Forget the departures of @a nspace (deregistered). */
 void rdp_srv_depart_nspace_gone(const char *nspace);
 void rdp_srv_depart_cleanup(void);
+/** A local client finalized or terminated: tell the other servers
+ * (batched per loop pass; once per client).  No-op without the engine. */
+void rdp_srv_depart_announce(rdp_srv_client_t *client);
+/** The engine is up: take the departures channel (engine.c). */
+void rdp_srv_depart_open(void);
 
 /* ---- fetch.c ---- */
 /** rdp_runtime_fetch of the server role (runtime.h): registered job data
