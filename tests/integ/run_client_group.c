@@ -10,7 +10,9 @@
  *                            membership, context ids (equal on every rank,
  *                            different between the groups), group info and
  *                            endpoint data are checked; fences and gets
- *                            by (group id, group rank); ranks 0 and 1 make
+ *                            by (group id, group rank); every rank makes a
+ *                            group of itself (context ids all distinct);
+ *                            ranks 0 and 1 make
  *                            "gC" (blocking, no context id); a construct
  *                            whose other member never comes times out;
  *                            destructs (blocking and _nb), a second
@@ -22,6 +24,19 @@
  *                            PMIX_ERR_PROC_TERM_WO_SYNC), then "gO" with
  *                            PMIX_GROUP_OPTIONAL (succeeds without it) and
  *                            destruct it.  Prints "rank R group fin ok".
+ *   run_client group invite  (4 ranks) rank 0 invites ranks 1-3 to "gI"
+ *                            without listing itself (it becomes group rank
+ *                            0); rank 1 declines, 2 and 3 accept from their
+ *                            PMIX_GROUP_INVITED handler; the leader's
+ *                            invite returns membership 0, 2, 3 and it sees
+ *                            2 accepts and 1 decline; 2 and 3 get
+ *                            PMIX_GROUP_CONSTRUCT_COMPLETE (3 members);
+ *                            0, 2, 3 fence over gI; rank 3 leaves, 0 and 2
+ *                            get PMIX_GROUP_LEFT and destruct without it.
+ *   run_client group term    every rank constructs "gN" with
+ *                            PMIX_GROUP_NOTIFY_TERMINATION, the last one
+ *                            exits, the others get PMIX_GROUP_MEMBER_FAILED
+ *                            and destruct gN without it.
  * Every wait is bounded (PMIX_TIMEOUT 30 s, or the job's limit).
  */
 #include "run_client.h"
@@ -33,6 +48,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 int group_main(const char *mode);
@@ -352,6 +368,40 @@ static void group_addressing(size_t n)
            PMIX_ERR_BAD_PARAM);
 }
 
+/* Every rank makes a group of itself at the same time ("gS.R"): all
+ * context ids differ, from each other and from gA's and gB's, also
+ * between ranks on different nodes. */
+static void self_groups(size_t n, size_t cid_a, size_t cid_b)
+{
+    pmix_info_t cid;
+    pmix_info_t *res = NULL;
+    size_t nres      = 0, mine;
+    char id[32];
+
+    (void)snprintf(id, sizeof(id), "gS.%u", me.rank);
+    PMIX_INFO_LOAD(&cid, PMIX_GROUP_ASSIGN_CONTEXT_ID, NULL, PMIX_BOOL);
+    expect("construct of a group of one",
+           PMIx_Group_construct(id, &me, 1, &cid, 1, &res, &nres),
+           PMIX_SUCCESS);
+    mine = check_cid(id, res, nres);
+    check_membership(id, res, nres, &me, 1);
+    PMIX_INFO_FREE(res, nres);
+    put_commit_size("cid.self", mine);
+    fence_collect(1);
+    for (size_t r = 0; r < n; r++) {
+        pmix_proc_t p;
+        size_t c;
+
+        PMIX_LOAD_PROCID(&p, me.nspace, (pmix_rank_t)r);
+        c = held_size(&p, "cid.self");
+        if (c == cid_a || c == cid_b || (r != me.rank && c == mine)) {
+            fail("rank %zu's own group has context id %zu, not unique", r, c);
+        }
+    }
+    expect("destruct of a group of one", PMIx_Group_destruct(id, NULL, 0),
+           PMIX_SUCCESS);
+}
+
 static void pair_group(void)
 {
     pmix_proc_t pair[2];
@@ -405,6 +455,7 @@ static void basic(void)
     concurrent_groups(n, &cid_a, &cid_b);
     check_member_data(n);
     group_addressing(n);
+    self_groups(n, cid_a, cid_b);
     check_cid_agreed("cid.gA", cid_a, n);
     check_cid_agreed("cid.gB", cid_b, n);
     pair_group();
@@ -452,6 +503,215 @@ static void without_last(const char *mode)
     free(all);
 }
 
+/* ---- invite / join / leave ---- */
+
+static pthread_mutex_t ev_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t ev_cond  = PTHREAD_COND_INITIALIZER;
+static int n_accepted, n_declined, n_complete, n_left, n_joined, n_failed;
+static size_t complete_members;
+
+static const pmix_info_t *find_info(const pmix_info_t *info, size_t n,
+                                    const char *key)
+{
+    return find_result(info, n, key);
+}
+
+static void join_cb(pmix_status_t status, pmix_info_t *info, size_t ninfo,
+                    void *cbdata, pmix_release_cbfunc_t release_fn,
+                    void *release_cbdata)
+{
+    (void)info;
+    (void)ninfo;
+    (void)cbdata;
+    pthread_mutex_lock(&ev_lock);
+    n_joined += status == PMIX_SUCCESS ? 1 : 1000;
+    pthread_cond_broadcast(&ev_cond);
+    pthread_mutex_unlock(&ev_lock);
+    if (release_fn != NULL) {
+        release_fn(release_cbdata);
+    }
+}
+
+/* Rank 1 declines, the others accept (from the handler, _nb). */
+static void invited(size_t id, pmix_status_t status, const pmix_proc_t *source,
+                    pmix_info_t info[], size_t ninfo, pmix_info_t results[],
+                    size_t nresults, pmix_event_notification_cbfunc_fn_t cbfunc,
+                    void *cbdata)
+{
+    const pmix_info_t *grp = find_info(info, ninfo, PMIX_GROUP_ID);
+    pmix_group_opt_t opt =
+        me.rank == 1 ? PMIX_GROUP_DECLINE : PMIX_GROUP_ACCEPT;
+
+    (void)id;
+    (void)status;
+    (void)results;
+    (void)nresults;
+    if (grp == NULL || grp->value.type != PMIX_STRING || source->rank != 0) {
+        fail("PMIX_GROUP_INVITED without the group id or from rank %u",
+             source->rank);
+    }
+    if (PMIx_Group_join_nb(grp->value.data.string, source, opt, NULL, 0,
+                           join_cb, NULL)
+        != PMIX_SUCCESS) {
+        fail("PMIx_Group_join_nb");
+    }
+    if (cbfunc != NULL) {
+        cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+    }
+}
+
+/* The leader's and members' group events: counted. */
+static void group_event(size_t id, pmix_status_t status,
+                        const pmix_proc_t *source, pmix_info_t info[],
+                        size_t ninfo, pmix_info_t results[], size_t nresults,
+                        pmix_event_notification_cbfunc_fn_t cbfunc,
+                        void *cbdata)
+{
+    const pmix_info_t *m = find_info(info, ninfo, PMIX_GROUP_MEMBERSHIP);
+
+    (void)id;
+    (void)results;
+    (void)nresults;
+    pthread_mutex_lock(&ev_lock);
+    if (status == PMIX_GROUP_INVITE_ACCEPTED) {
+        n_accepted++;
+    } else if (status == PMIX_GROUP_INVITE_DECLINED && source->rank == 1) {
+        n_declined++;
+    } else if (status == PMIX_GROUP_CONSTRUCT_COMPLETE && m != NULL
+               && m->value.type == PMIX_DATA_ARRAY) {
+        complete_members = m->value.data.darray->size;
+        n_complete++;
+    } else if (status == PMIX_GROUP_LEFT && source->rank == 3) {
+        n_left++;
+    } else if (status == PMIX_GROUP_MEMBER_FAILED) {
+        n_failed++;
+    }
+    pthread_cond_broadcast(&ev_cond);
+    pthread_mutex_unlock(&ev_lock);
+    if (cbfunc != NULL) {
+        cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+    }
+}
+
+static void register_code(pmix_status_t code, pmix_notification_fn_t handler)
+{
+    /* the blocking registration is allowed on an API thread */
+    if (PMIx_Register_event_handler(&code, 1, NULL, 0, handler, NULL, NULL)
+        < 0) {
+        fail("registering a handler for %s", PMIx_Error_string(code));
+    }
+}
+
+/* Wait (at most 60 s) until *counter reaches @a want. */
+static void wait_count(const int *counter, int want, const char *what)
+{
+    struct timespec until;
+
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 60;
+    pthread_mutex_lock(&ev_lock);
+    while (*counter < want) {
+        if (pthread_cond_timedwait(&ev_cond, &ev_lock, &until) != 0) {
+            fail("%s: %d of %d within 60 s", what, *counter, want);
+        }
+    }
+    pthread_mutex_unlock(&ev_lock);
+}
+
+static void invite_leader(size_t n)
+{
+    pmix_proc_t *others = calloc(n, sizeof(*others)), want[3];
+    pmix_info_t *res    = NULL;
+    size_t nres         = 0;
+
+    for (size_t r = 1; r < n; r++) {
+        PMIX_LOAD_PROCID(&others[r - 1], me.nspace, (pmix_rank_t)r);
+    }
+    expect("PMIx_Group_invite",
+           PMIx_Group_invite("gI", others, n - 1, NULL, 0, &res, &nres),
+           PMIX_SUCCESS);
+    /* the leader is group rank 0; rank 1 declined */
+    PMIX_LOAD_PROCID(&want[0], me.nspace, 0);
+    PMIX_LOAD_PROCID(&want[1], me.nspace, 2);
+    PMIX_LOAD_PROCID(&want[2], me.nspace, 3);
+    check_membership("gI", res, nres, want, 3);
+    PMIX_INFO_FREE(res, nres);
+    wait_count(&n_accepted, (int)n - 2, "PMIX_GROUP_INVITE_ACCEPTED");
+    wait_count(&n_declined, 1, "PMIX_GROUP_INVITE_DECLINED");
+    free(others);
+}
+
+static void invite(void)
+{
+    size_t n = job_size();
+    pmix_proc_t grp;
+
+    if (n != 4) {
+        fail("group invite needs 4 ranks");
+    }
+    register_code(PMIX_GROUP_INVITED, invited);
+    register_code(PMIX_GROUP_INVITE_ACCEPTED, group_event);
+    register_code(PMIX_GROUP_INVITE_DECLINED, group_event);
+    register_code(PMIX_GROUP_CONSTRUCT_COMPLETE, group_event);
+    register_code(PMIX_GROUP_LEFT, group_event);
+    fence_collect(0);
+    if (me.rank == 0) {
+        invite_leader(n);
+    } else {
+        wait_count(&n_joined, 1, "join callback");
+    }
+    if (me.rank == 1) {
+        return; /* declined */
+    }
+    if (me.rank != 0) {
+        wait_count(&n_complete, 1, "PMIX_GROUP_CONSTRUCT_COMPLETE");
+        if (complete_members != 3) {
+            fail("PMIX_GROUP_CONSTRUCT_COMPLETE with %zu members",
+                 complete_members);
+        }
+    }
+    /* the group works: a fence over it */
+    PMIX_LOAD_PROCID(&grp, "gI", PMIX_RANK_WILDCARD);
+    expect("fence over gI", PMIx_Fence(&grp, 1, NULL, 0), PMIX_SUCCESS);
+    if (me.rank == 3) {
+        expect("PMIx_Group_leave", PMIx_Group_leave("gI", NULL, 0),
+               PMIX_SUCCESS);
+        expect("destruct after leaving", PMIx_Group_destruct("gI", NULL, 0),
+               PMIX_ERR_NOT_FOUND);
+        return;
+    }
+    wait_count(&n_left, 1, "PMIX_GROUP_LEFT");
+    expect("destruct gI without the member that left",
+           PMIx_Group_destruct("gI", NULL, 0), PMIX_SUCCESS);
+}
+
+/* Every rank constructs "gN" with PMIX_GROUP_NOTIFY_TERMINATION; the
+ * last one then exits; the others hear PMIX_GROUP_MEMBER_FAILED and
+ * destruct without it. */
+static void term(void)
+{
+    size_t n         = job_size();
+    pmix_proc_t *all = calloc(n, sizeof(*all));
+    pmix_info_t info[2];
+    int secs = 30;
+
+    for (size_t r = 0; r < n; r++) {
+        PMIX_LOAD_PROCID(&all[r], me.nspace, (pmix_rank_t)r);
+    }
+    register_code(PMIX_GROUP_MEMBER_FAILED, group_event);
+    PMIX_INFO_LOAD(&info[0], PMIX_TIMEOUT, &secs, PMIX_INT);
+    PMIX_INFO_LOAD(&info[1], PMIX_GROUP_NOTIFY_TERMINATION, NULL, PMIX_BOOL);
+    expect("construct gN",
+           PMIx_Group_construct("gN", all, n, info, 2, NULL, NULL),
+           PMIX_SUCCESS);
+    free(all);
+    if (me.rank == n - 1) {
+        _exit(0);
+    }
+    wait_count(&n_failed, 1, "PMIX_GROUP_MEMBER_FAILED");
+    expect("destruct gN", PMIx_Group_destruct("gN", info, 1), PMIX_SUCCESS);
+}
+
 int group_main(const char *mode)
 {
     pmix_status_t rc = PMIx_Init(&me, NULL, 0);
@@ -461,6 +721,10 @@ int group_main(const char *mode)
     }
     if (strcmp(mode, "basic") == 0) {
         basic();
+    } else if (strcmp(mode, "term") == 0) {
+        term();
+    } else if (strcmp(mode, "invite") == 0) {
+        invite();
     } else if (strcmp(mode, "fin") == 0 || strcmp(mode, "exit") == 0) {
         without_last(mode);
     } else {

@@ -153,6 +153,43 @@ static pmix_status_t check_id(const char *grp)
     return PMIX_SUCCESS;
 }
 
+/* ---- blocking forms ---- */
+
+typedef pmix_status_t (*op_nb_fn)(const char *, const pmix_info_t *, size_t,
+                                  pmix_op_cbfunc_t, void *);
+typedef pmix_status_t (*info_nb_fn)(const char *, const pmix_proc_t *, size_t,
+                                    const pmix_info_t *, size_t,
+                                    pmix_info_cbfunc_t, void *);
+
+static pmix_status_t wait_op(op_nb_fn nb, const char *grp,
+                             const pmix_info_t *info, size_t ninfo)
+{
+    rdp_client_sync_t sync;
+    pmix_status_t status = rdp_client_sync_begin(&sync);
+
+    if (status != PMIX_SUCCESS) {
+        return status;
+    }
+    return rdp_client_sync_wait(
+        &sync, nb(grp, info, ninfo, rdp_client_sync_op_cb, &sync));
+}
+
+static pmix_status_t wait_info(info_nb_fn nb, const char *grp,
+                               const pmix_proc_t *procs, size_t nprocs,
+                               const pmix_info_t *info, size_t ninfo,
+                               pmix_info_t **results, size_t *nresults)
+{
+    rdp_client_sync_t sync;
+    pmix_status_t status = rdp_client_sync_info_begin(&sync, results, nresults);
+
+    if (status != PMIX_SUCCESS) {
+        return status;
+    }
+    status = rdp_client_sync_wait(&sync, nb(grp, procs, nprocs, info, ninfo,
+                                            rdp_client_sync_info_cb, &sync));
+    return rdp_client_sync_info_results(&sync, status, results, nresults);
+}
+
 /* ---- construct ---- */
 
 /* The membership of a construct's results, remembered for addressing. */
@@ -178,7 +215,8 @@ static void construct_finish(rdp_client_op_t *op, pmix_status_t status,
     pmix_info_t *res          = NULL;
     size_t nres               = 0;
 
-    if (status == PMIX_SUCCESS && rb != NULL) {
+    /* a declined invitation's reply is the status alone */
+    if (status == PMIX_SUCCESS && rb != NULL && rb->left > 0) {
         status = rdp_unpack_info_array(rb, &res, &nres);
         if (status == PMIX_SUCCESS) {
             status = rdp_client_store_bundle(&rdp_client.store, rb);
@@ -223,13 +261,33 @@ static pmix_status_t post_with_id(rdp_client_op_t *op, const char *grp)
     return status;
 }
 
-/* Pack (id, [procs,] info) for @a cmd and post it; procs only when
- * @a with_procs (a construct). */
+/* What a join adds to its request. */
+typedef struct join_args {
+    const pmix_proc_t *leader;
+    pmix_group_opt_t opt;
+} join_args_t;
+
+static pmix_status_t pack_join(rdp_buf_t *buf, const join_args_t *join)
+{
+    pmix_proc_t none;
+    pmix_status_t status;
+
+    memset(&none, 0, sizeof(none));
+    none.rank = PMIX_RANK_UNDEF;
+    status    = rdp_pack_proc(buf, join->leader != NULL ? join->leader : &none);
+    if (status == PMIX_SUCCESS) {
+        status = rdp_pack_u8(buf, (uint8_t)join->opt);
+    }
+    return status;
+}
+
+/* Pack (id, [procs | leader + opt], info) for @a cmd and post it; procs
+ * only when @a with_procs (construct, invite), a join's when @a join. */
 static pmix_status_t group_submit(uint16_t cmd, rdp_client_op_finish_t finish,
                                   void *cbfunc, void *cbdata, const char *grp,
                                   bool with_procs, const pmix_proc_t *procs,
-                                  size_t nprocs, const pmix_info_t *info,
-                                  size_t ninfo)
+                                  size_t nprocs, const join_args_t *join,
+                                  const pmix_info_t *info, size_t ninfo)
 {
     rdp_client_op_t *op;
     pmix_status_t status;
@@ -251,6 +309,9 @@ static pmix_status_t group_submit(uint16_t cmd, rdp_client_op_finish_t finish,
     if (status == PMIX_SUCCESS && with_procs) {
         status = rdp_pack_proc_array(&op->payload, procs, nprocs);
     }
+    if (status == PMIX_SUCCESS && join != NULL) {
+        status = pack_join(&op->payload, join);
+    }
     if (status == PMIX_SUCCESS) {
         status = rdp_pack_info_array(&op->payload, info, ninfo);
     }
@@ -267,8 +328,8 @@ pmix_status_t PMIx_Group_construct_nb(const char grp[],
                                       pmix_info_cbfunc_t cbfunc, void *cbdata)
 {
     return group_submit(RDP_CMD_GROUP_CONSTRUCT, construct_finish,
-                        (void *)cbfunc, cbdata, grp, true, procs, nprocs, info,
-                        ninfo);
+                        (void *)cbfunc, cbdata, grp, true, procs, nprocs, NULL,
+                        info, ninfo);
 }
 
 pmix_status_t PMIx_Group_construct(const char grp[], const pmix_proc_t procs[],
@@ -276,16 +337,8 @@ pmix_status_t PMIx_Group_construct(const char grp[], const pmix_proc_t procs[],
                                    const pmix_info_t directives[], size_t ndirs,
                                    pmix_info_t **results, size_t *nresults)
 {
-    rdp_client_sync_t sync;
-    pmix_status_t status = rdp_client_sync_info_begin(&sync, results, nresults);
-
-    if (status != PMIX_SUCCESS) {
-        return status;
-    }
-    status = rdp_client_sync_wait(
-        &sync, PMIx_Group_construct_nb(grp, procs, nprocs, directives, ndirs,
-                                       rdp_client_sync_info_cb, &sync));
-    return rdp_client_sync_info_results(&sync, status, results, nresults);
+    return wait_info(PMIx_Group_construct_nb, grp, procs, nprocs, directives,
+                     ndirs, results, nresults);
 }
 
 /* ---- destruct ---- */
@@ -311,19 +364,79 @@ pmix_status_t PMIx_Group_destruct_nb(const char grp[], const pmix_info_t info[],
                                      void *cbdata)
 {
     return group_submit(RDP_CMD_GROUP_DESTRUCT, destruct_finish, (void *)cbfunc,
-                        cbdata, grp, false, NULL, 0, info, ninfo);
+                        cbdata, grp, false, NULL, 0, NULL, info, ninfo);
 }
 
 pmix_status_t PMIx_Group_destruct(const char grp[], const pmix_info_t info[],
                                   size_t ninfo)
 {
+    return wait_op(PMIx_Group_destruct_nb, grp, info, ninfo);
+}
+
+/* ---- invite, join, leave ---- */
+
+pmix_status_t PMIx_Group_invite_nb(const char grp[], const pmix_proc_t procs[],
+                                   size_t nprocs, const pmix_info_t info[],
+                                   size_t ninfo, pmix_info_cbfunc_t cbfunc,
+                                   void *cbdata)
+{
+    return group_submit(RDP_CMD_GROUP_INVITE, construct_finish, (void *)cbfunc,
+                        cbdata, grp, true, procs, nprocs, NULL, info, ninfo);
+}
+
+pmix_status_t PMIx_Group_invite(const char grp[], const pmix_proc_t procs[],
+                                size_t nprocs, const pmix_info_t info[],
+                                size_t ninfo, pmix_info_t **results,
+                                size_t *nresult)
+{
+    return wait_info(PMIx_Group_invite_nb, grp, procs, nprocs, info, ninfo,
+                     results, nresult);
+}
+
+/* An accepted join completes with the group, as a construct does; a
+ * declined one at once. */
+pmix_status_t PMIx_Group_join_nb(const char grp[], const pmix_proc_t *leader,
+                                 pmix_group_opt_t opt, const pmix_info_t info[],
+                                 size_t ninfo, pmix_info_cbfunc_t cbfunc,
+                                 void *cbdata)
+{
+    join_args_t join = {.leader = leader, .opt = opt};
+
+    if (opt != PMIX_GROUP_ACCEPT && opt != PMIX_GROUP_DECLINE) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    return group_submit(RDP_CMD_GROUP_JOIN, construct_finish, (void *)cbfunc,
+                        cbdata, grp, false, NULL, 0, &join, info, ninfo);
+}
+
+pmix_status_t PMIx_Group_join(const char grp[], const pmix_proc_t *leader,
+                              pmix_group_opt_t opt, const pmix_info_t info[],
+                              size_t ninfo, pmix_info_t **results,
+                              size_t *nresult)
+{
     rdp_client_sync_t sync;
-    pmix_status_t status = rdp_client_sync_begin(&sync);
+    pmix_status_t status = rdp_client_sync_info_begin(&sync, results, nresult);
 
     if (status != PMIX_SUCCESS) {
         return status;
     }
-    return rdp_client_sync_wait(
-        &sync,
-        PMIx_Group_destruct_nb(grp, info, ninfo, rdp_client_sync_op_cb, &sync));
+    status = rdp_client_sync_wait(
+        &sync, PMIx_Group_join_nb(grp, leader, opt, info, ninfo,
+                                  rdp_client_sync_info_cb, &sync));
+    return rdp_client_sync_info_results(&sync, status, results, nresult);
+}
+
+pmix_status_t PMIx_Group_leave_nb(const char grp[], const pmix_info_t info[],
+                                  size_t ninfo, pmix_op_cbfunc_t cbfunc,
+                                  void *cbdata)
+{
+    /* forgetting the group on success is what a destruct does too */
+    return group_submit(RDP_CMD_GROUP_LEAVE, destruct_finish, (void *)cbfunc,
+                        cbdata, grp, false, NULL, 0, NULL, info, ninfo);
+}
+
+pmix_status_t PMIx_Group_leave(const char grp[], const pmix_info_t info[],
+                               size_t ninfo)
+{
+    return wait_op(PMIx_Group_leave_nb, grp, info, ninfo);
 }

@@ -415,6 +415,9 @@ static void peer_msg_cb(rdp_ipc_conn_t *conn, const rdp_msg_hdr_t *hdr,
         break;
     case RDP_CMD_GROUP_CONSTRUCT:
     case RDP_CMD_GROUP_DESTRUCT:
+    case RDP_CMD_GROUP_INVITE:
+    case RDP_CMD_GROUP_JOIN:
+    case RDP_CMD_GROUP_LEAVE:
         rdp_srv_handle_group(peer, hdr->cmd, hdr->tag, &rb);
         break;
     default:

@@ -1,6 +1,8 @@
 /* group.c - PMIx_Group_construct / _destruct in the server (RFC0033) */
 #include "config.h"
 #include "core/server/group.h"
+#include "core/server/p2p.h"
+#include "core/server/xchg.h"
 #include "core/util/alloc.h"
 #include "core/util/log.h"
 #include "core/util/status.h"
@@ -41,9 +43,10 @@ enum gop_state {
 typedef struct gpart {
     pmix_proc_t proc;
     bool arrived;
-    bool gone; /* left before arriving, and that was allowed */
+    bool gone; /* left or declined before arriving, and that was allowed */
     uint64_t peer_id;
     uint32_t tag;
+    uint16_t ack;       /* its reply command (construct, invite or join) */
     pmix_info_t *ginfo; /* PMIX_GROUP_INFO it gave */
     size_t nginfo;
 } gpart_t;
@@ -63,7 +66,10 @@ typedef struct gop {
     rdp_timer_t *timer;
     enum gop_state state;
     pmix_status_t status;
-    uint64_t gen; /* how many operations of this kind and id before */
+    uint64_t gen;  /* how many operations of this kind and id before */
+    uint64_t xchg; /* the exchange's handle while GOP_XCHG */
+    bool invite;   /* made by PMIx_Group_invite: members join */
+    pmix_proc_t leader;
 } gop_t;
 
 /* A constructed group, as this server knows it. */
@@ -79,8 +85,17 @@ static struct {
     rdp_hash_t ops;    /* kind + id -> gop_t */
     rdp_hash_t groups; /* id -> group_t */
     rdp_hash_t gens;   /* kind + id -> number of operations so far */
+    rdp_hash_t dooms;  /* kind + id + gen -> status: failed elsewhere */
     uint32_t counter;  /* context ids handed out */
 } gs;
+
+static void gop_timeout(void *arg);
+static pmix_status_t gop_create(uint8_t kind, const char *id,
+                                pmix_proc_t *members, size_t nmembers,
+                                gop_t **op_p);
+static void gop_check_doomed(gop_t *op);
+static void gop_check_departed(gop_t *op);
+static void gop_maybe_ready(gop_t *op);
 
 static pmix_status_t gs_init(void)
 {
@@ -96,10 +111,14 @@ static pmix_status_t gs_init(void)
     if (status == PMIX_SUCCESS) {
         status = rdp_hash_init(&gs.gens, 0);
     }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_hash_init(&gs.dooms, 0);
+    }
     if (status != PMIX_SUCCESS) {
         rdp_hash_cleanup(&gs.ops);
         rdp_hash_cleanup(&gs.groups);
         rdp_hash_cleanup(&gs.gens);
+        rdp_hash_cleanup(&gs.dooms);
         return status;
     }
     gs.init = true;
@@ -119,7 +138,9 @@ static size_t op_key(uint8_t kind, const char *id, uint8_t *key)
 
 static uint32_t my_index(void)
 {
-    return 0;
+    uint32_t me = rdp_srv_xchg_me();
+
+    return me == UINT32_MAX ? 0 : me;
 }
 
 static uint64_t next_cid(void)
@@ -157,12 +178,6 @@ static void gop_remove(gop_t *op)
     gop_free(op);
 }
 
-static uint16_t reply_cmd(const gop_t *op)
-{
-    return op->kind == GOP_CONSTRUCT ? RDP_CMD_GROUP_CONSTRUCT_ACK
-                                     : RDP_CMD_GROUP_DESTRUCT_ACK;
-}
-
 /* A finished tracker goes once no local member can still arrive. */
 static void gop_maybe_free(gop_t *op)
 {
@@ -196,7 +211,7 @@ static void gop_send_all(gop_t *op, rdp_ipc_blob_t *blob)
         }
         peer = rdp_srv_peer_find(op->parts[i].peer_id);
         if (peer != NULL && peer->state == RDP_SRV_PEER_READY) {
-            rdp_ipc_send_blob(peer->conn, reply_cmd(op), op->parts[i].tag,
+            rdp_ipc_send_blob(peer->conn, op->parts[i].ack, op->parts[i].tag,
                               blob);
         }
     }
@@ -235,12 +250,75 @@ static void gop_answer(gop_t *op, pmix_status_t status, rdp_buf_t *buf)
     gop_maybe_free(op);
 }
 
-static void gop_fail(gop_t *op, pmix_status_t status)
+static void tell_others(const gop_t *op, pmix_status_t status);
+
+/* Fail @a op here; with @a tell, also on the other servers that take
+ * part (they wait for this server's block otherwise). */
+static void gop_fail_here(gop_t *op, pmix_status_t status, bool tell)
 {
     if (op->state == GOP_DONE) {
         return;
     }
+    if (op->state == GOP_XCHG) {
+        /* its completion finds the tracker answered and does nothing */
+        (void)rdp_srv_xchg_cancel(op->xchg, status);
+    }
+    if (tell && !op->all_local) {
+        tell_others(op, status);
+    }
     gop_answer(op, status, NULL);
+}
+
+static void gop_fail(gop_t *op, pmix_status_t status)
+{
+    gop_fail_here(op, status, true);
+}
+
+/* ---- events ---- */
+
+/* Raise @a code from @a source for @a targets on this node, with
+ * PMIX_GROUP_ID and @a extra (at most 3) infos. */
+static void notify_procs(pmix_status_t code, const pmix_proc_t *source,
+                         const pmix_proc_t *targets, size_t ntargets,
+                         const char *id, const pmix_info_t *extra,
+                         size_t nextra)
+{
+    pmix_info_t info[5];
+    pmix_data_array_t range;
+    size_t n = 0;
+
+    if (ntargets == 0) {
+        return;
+    }
+    memset(info, 0, sizeof(info));
+    range.type  = PMIX_PROC;
+    range.size  = ntargets;
+    range.array = (void *)targets;
+    PMIX_LOAD_KEY(info[n].key, PMIX_EVENT_CUSTOM_RANGE);
+    info[n].value.type        = PMIX_DATA_ARRAY;
+    info[n].value.data.darray = &range;
+    n++;
+    PMIX_LOAD_KEY(info[n].key, PMIX_GROUP_ID);
+    info[n].value.type        = PMIX_STRING;
+    info[n].value.data.string = (char *)id;
+    n++;
+    for (size_t i = 0; i < nextra && n < 5; i++) {
+        info[n++] = extra[i]; /* shallow: borrowed for the call */
+    }
+    rdp_srv_notify_local(code, source, PMIX_RANGE_CUSTOM, info, n);
+}
+
+/* Tell the leader of an invitation about @a member. */
+static void notify_leader(const gop_t *op, pmix_status_t code,
+                          const pmix_proc_t *member)
+{
+    pmix_info_t affected;
+
+    memset(&affected, 0, sizeof(affected));
+    PMIX_LOAD_KEY(affected.key, PMIX_EVENT_AFFECTED_PROC);
+    affected.value.type      = PMIX_PROC;
+    affected.value.data.proc = (pmix_proc_t *)member;
+    notify_procs(code, member, &op->leader, 1, op->id, &affected, 1);
 }
 
 /* ---- the result of a construct ---- */
@@ -393,10 +471,42 @@ static pmix_status_t group_record(const gop_t *op, pmix_proc_t *final,
     return PMIX_SUCCESS;
 }
 
+/* PMIX_GROUP_CONSTRUCT_COMPLETE with the final membership to the
+ * members on this node (an invited group: they joined asynchronously). */
+static void announce_complete(const char *id, const pmix_proc_t *leader,
+                              bool have_cid, uint64_t cid)
+{
+    group_t *g = rdp_hash_get_str(&gs.groups, id);
+    pmix_info_t extra[2];
+    pmix_data_array_t members;
+    size_t n = 0, cid_sz = (size_t)cid;
+
+    if (g == NULL) {
+        return;
+    }
+    memset(extra, 0, sizeof(extra));
+    members.type  = PMIX_PROC;
+    members.size  = g->nmembers;
+    members.array = g->members;
+    PMIX_LOAD_KEY(extra[n].key, PMIX_GROUP_MEMBERSHIP);
+    extra[n].value.type        = PMIX_DATA_ARRAY;
+    extra[n].value.data.darray = &members;
+    n++;
+    if (have_cid) {
+        PMIX_INFO_LOAD(&extra[n], PMIX_GROUP_CONTEXT_ID, &cid_sz, PMIX_SIZE);
+        n++;
+    }
+    notify_procs(PMIX_GROUP_CONSTRUCT_COMPLETE, leader, g->members, g->nmembers,
+                 id, extra, n);
+}
+
 /* Every participating server's block is here: answer the members. */
 static void construct_done(gop_t *op, const rdp_srv_group_block_t *blocks,
                            size_t nblocks)
 {
+    char id[PMIX_MAX_NSLEN + 1];
+    pmix_proc_t leader;
+    bool invite;
     pmix_proc_t *final = NULL;
     size_t nfinal      = 0;
     bool have_cid      = false;
@@ -431,7 +541,14 @@ static void construct_done(gop_t *op, const rdp_srv_group_block_t *blocks,
     rdp_log_debug(SERVER,
                   "group %s constructed: %zu members, context id %" PRIu64,
                   op->id, nfinal, have_cid ? cid : 0);
-    gop_answer(op, PMIX_SUCCESS, &buf);
+    invite = op->invite;
+    leader = op->leader;
+    memcpy(id, op->id, sizeof(id));
+    gop_answer(op, PMIX_SUCCESS, &buf); /* may free op */
+    if (invite) {
+        /* after the replies: a joiner knows the group when it hears */
+        announce_complete(id, &leader, have_cid, cid);
+    }
 }
 
 static void destruct_done(gop_t *op, const rdp_srv_group_block_t *blocks,
@@ -511,11 +628,545 @@ static void gop_local(gop_t *op)
     rdp_buf_cleanup(&buf);
 }
 
-/* The inter-server part: not available yet. */
+/* ---- across servers ---- */
+
+/* The exchange's identity: every participating server derives it the
+ * same way; the generation number last (xchg.h). */
+static size_t xchg_key(const gop_t *op, uint8_t *key)
+{
+    size_t n = op_key(op->kind, op->id, key + 1);
+
+    key[0] = 'G';
+    memcpy(key + 1 + n, &op->gen, sizeof(op->gen));
+    return 1 + n + sizeof(op->gen);
+}
+#define XCHG_KEY_MAX (1 + OP_KEY_MAX + sizeof(uint64_t))
+
+/* The remote-visible committed data of this server's members, as a
+ * bundle (one set per nspace). */
+static pmix_status_t pack_local_data(const gop_t *op, rdp_buf_t *buf)
+{
+    size_t count_at      = buf->size;
+    uint32_t nsets       = 0;
+    pmix_status_t status = rdp_pack_u32(buf, 0);
+
+    for (size_t i = 0; status == PMIX_SUCCESS && i < op->nparts; i++) {
+        const char *nspace = op->parts[i].proc.nspace;
+        size_t nsect_at;
+        uint32_t nsect = 0;
+        bool seen      = false;
+
+        for (size_t k = 0; k < i && !seen; k++) {
+            seen = PMIX_CHECK_NSPACE(op->parts[k].proc.nspace, nspace);
+        }
+        if (seen) {
+            continue;
+        }
+        status   = rdp_pack_string(buf, nspace);
+        nsect_at = buf->size;
+        if (status == PMIX_SUCCESS) {
+            status = rdp_pack_u32(buf, 0);
+        }
+        for (size_t k = i; status == PMIX_SUCCESS && k < op->nparts; k++) {
+            const pmix_proc_t *p = &op->parts[k].proc;
+
+            if (!op->parts[k].arrived || !PMIX_CHECK_NSPACE(p->nspace, nspace)
+                || !rdp_kvs_has_rank(rdp_srv.modex, nspace, p->rank)) {
+                continue;
+            }
+            status = rdp_srv_pack_proc_section(nspace, p->rank,
+                                               RDP_SCOPES_REMOTE, buf);
+            nsect++;
+        }
+        if (status == PMIX_SUCCESS) {
+            uint32_t le = htole32(nsect);
+
+            memcpy(buf->data + nsect_at, &le, sizeof(le));
+            nsets++;
+        }
+    }
+    if (status == PMIX_SUCCESS) {
+        uint32_t le = htole32(nsets);
+
+        memcpy(buf->data + count_at, &le, sizeof(le));
+    }
+    return status;
+}
+
+/* What the exchange's completion needs to find its tracker again (the
+ * tracker may have been answered and freed meanwhile). */
+typedef struct xref {
+    uint8_t kind;
+    char id[PMIX_MAX_NSLEN + 1];
+    uint64_t gen;
+} xref_t;
+
+static gop_t *xref_find(const xref_t *x)
+{
+    uint8_t key[OP_KEY_MAX];
+    gop_t *op;
+
+    if (!gs.init) {
+        return NULL;
+    }
+    op = rdp_hash_get(&gs.ops, key, op_key(x->kind, x->id, key));
+    return op != NULL && op->gen == x->gen && op->state == GOP_XCHG ? op : NULL;
+}
+
+static pmix_status_t unpack_blocks(const rdp_srv_xchg_block_t *blocks,
+                                   size_t nblocks, rdp_srv_group_block_t *out)
+{
+    uint32_t me = my_index();
+
+    for (size_t i = 0; i < nblocks; i++) {
+        pmix_status_t status = rdp_srv_group_block_unpack(
+            blocks[i].data, blocks[i].len, blocks[i].origin, &out[i]);
+
+        if (status != PMIX_SUCCESS) {
+            return status;
+        }
+        /* the other servers' members' data, for the reply's bundle */
+        if (blocks[i].origin != me && out[i].bundlelen > 0) {
+            status = rdp_srv_store_bundles(out[i].bundle, out[i].bundlelen);
+            if (status < 0) {
+                return status;
+            }
+        }
+    }
+    return PMIX_SUCCESS;
+}
+
+static void xchg_done(pmix_status_t status, const rdp_srv_xchg_block_t *blocks,
+                      size_t nblocks, void *arg)
+{
+    xref_t *x                     = arg;
+    gop_t *op                     = xref_find(x);
+    rdp_srv_group_block_t *parsed = NULL;
+
+    rdp_free(x);
+    if (op == NULL) {
+        return; /* answered already (failed here) */
+    }
+    op->state = GOP_GATHER; /* no exchange to cancel any more */
+    if (status == PMIX_SUCCESS) {
+        parsed = rdp_calloc(nblocks + 1, sizeof(*parsed));
+        status = parsed != NULL ? unpack_blocks(blocks, nblocks, parsed)
+                                : PMIX_ERR_NOMEM;
+    }
+    if (status == PMIX_SUCCESS) {
+        gop_resolve(op, parsed, nblocks);
+    } else {
+        rdp_log_error(SERVER, "group %s: exchange between servers failed: %s",
+                      op->id, rdp_status_name(status));
+        gop_fail_here(op, status, false);
+    }
+    for (size_t i = 0; parsed != NULL && i < nblocks; i++) {
+        rdp_srv_group_block_clear(&parsed[i]);
+    }
+    rdp_free(parsed);
+}
+
+/* Hand this server's block to the exchange between the servers. */
 static pmix_status_t gop_exchange(gop_t *op)
 {
-    (void)op;
-    return PMIX_ERR_NOT_SUPPORTED;
+    static const uint8_t headroom[RDP_COLL_HEADROOM];
+    uint8_t key[XCHG_KEY_MAX];
+    rdp_srv_xchg_args_t args;
+    rdp_buf_t data, buf;
+    xref_t *x;
+    size_t size = 0;
+    pmix_status_t status;
+
+    x = rdp_calloc(1, sizeof(*x));
+    if (x == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    x->kind = op->kind;
+    x->gen  = op->gen;
+    memcpy(x->id, op->id, sizeof(x->id));
+    rdp_buf_init(&data);
+    rdp_buf_init(&buf);
+    status =
+        op->kind == GOP_CONSTRUCT ? pack_local_data(op, &data) : PMIX_SUCCESS;
+    if (status == PMIX_SUCCESS) {
+        status = rdp_buf_append(&buf, headroom, sizeof(headroom));
+    }
+    if (status == PMIX_SUCCESS) {
+        status = pack_own_block(op, data.data, data.size, &buf);
+    }
+    rdp_buf_cleanup(&data);
+    memset(&args, 0, sizeof(args));
+    args.own_buf = rdp_buf_take(&buf, &size);
+    rdp_buf_cleanup(&buf);
+    if (status != PMIX_SUCCESS) {
+        rdp_free(args.own_buf);
+        rdp_free(x);
+        return status;
+    }
+    args.key     = key;
+    args.keylen  = xchg_key(op, key);
+    args.procs   = op->members;
+    args.nprocs  = op->nmembers;
+    args.collect = true;
+    args.timeout = op->timeout;
+    args.len     = size - sizeof(headroom);
+    status       = rdp_srv_xchg_start(&args, xchg_done, x, &op->xchg);
+    if (status != PMIX_SUCCESS) {
+        rdp_free(x);
+    }
+    return status;
+}
+
+/* ---- told between servers (P2P channel GROUP_CTL) ----
+ * message := u8 CTL_FAIL, u8 kind, str id, u64 gen, i32 status
+ *          | u8 CTL_LEFT, str id, proc, i32 code (PMIX_GROUP_LEFT or
+ *            PMIX_GROUP_MEMBER_FAILED)
+ *          | u8 CTL_OPEN, u8 kind, str id, u64 gen, u8 flags, u32 timeout,
+ *            procs members
+ * CTL_OPEN: a tracker was made here; the other servers make theirs now,
+ * so that one whose members all left before calling still takes part
+ * (with nobody joined) or fails the operation, and every server starts
+ * its timer. */
+enum {
+    CTL_FAIL = 1,
+    CTL_LEFT = 2,
+    CTL_OPEN = 3
+};
+enum {
+    OPEN_OPTIONAL    = 1,
+    OPEN_NOTIFY_TERM = 2
+};
+
+static size_t doom_key(uint8_t kind, const char *id, uint64_t gen, uint8_t *key)
+{
+    size_t n = op_key(kind, id, key);
+
+    memcpy(key + n, &gen, sizeof(gen));
+    return n + sizeof(gen);
+}
+#define DOOM_KEY_MAX (OP_KEY_MAX + sizeof(uint64_t))
+
+/* Send @a buf on the group channel to every other server: cheaper than
+ * finding which of them host members, and only on failures and
+ * departures. */
+static void send_all(const rdp_buf_t *buf)
+{
+    uint32_t me = rdp_srv_xchg_me(), n = rdp_srv_xchg_nservers();
+
+    for (uint32_t s = 0; me != UINT32_MAX && s < n; s++) {
+        if (s != me && !rdp_srv_p2p_peer_failed(s)) {
+            (void)rdp_srv_p2p_send(s, RDP_SRV_CH_GROUP_CTL, buf);
+        }
+    }
+}
+
+/* u8 type, u8 kind, str id, u64 gen: how CTL_FAIL and CTL_OPEN begin */
+static pmix_status_t pack_ctl_head(rdp_buf_t *buf, uint8_t type,
+                                   const gop_t *op)
+{
+    pmix_status_t rc = rdp_pack_u8(buf, type);
+
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_pack_u8(buf, op->kind);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_pack_string(buf, op->id);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_pack_u64(buf, op->gen);
+    }
+    return rc;
+}
+
+static void tell_others(const gop_t *op, pmix_status_t status)
+{
+    rdp_buf_t buf;
+    pmix_status_t rc;
+
+    if (rdp_srv_xchg_me() == UINT32_MAX) {
+        return;
+    }
+    rdp_buf_init(&buf);
+    rc = pack_ctl_head(&buf, CTL_FAIL, op);
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_pack_i32(&buf, status);
+    }
+    if (rc == PMIX_SUCCESS) {
+        send_all(&buf);
+    }
+    rdp_buf_cleanup(&buf);
+}
+
+/* A member left a group (here or on another server): forget it and
+ * tell this node's other members @a code (PMIX_GROUP_LEFT, or
+ * PMIX_GROUP_MEMBER_FAILED for one that terminated). */
+static void member_left(const char *id, const pmix_proc_t *proc,
+                        pmix_status_t code)
+{
+    group_t *g = gs.init ? rdp_hash_get_str(&gs.groups, id) : NULL;
+    size_t k   = 0;
+
+    if (g == NULL) {
+        return;
+    }
+    for (size_t i = 0; i < g->nmembers; i++) {
+        if (!(g->members[i].rank == proc->rank
+              && PMIX_CHECK_NSPACE(g->members[i].nspace, proc->nspace))) {
+            g->members[k++] = g->members[i];
+        }
+    }
+    g->nmembers = k;
+    if (code == PMIX_GROUP_LEFT) {
+        notify_procs(code, proc, g->members, g->nmembers, id, NULL, 0);
+    } else {
+        pmix_info_t affected;
+
+        memset(&affected, 0, sizeof(affected));
+        PMIX_LOAD_KEY(affected.key, PMIX_EVENT_AFFECTED_PROC);
+        affected.value.type      = PMIX_PROC;
+        affected.value.data.proc = (pmix_proc_t *)proc;
+        notify_procs(code, proc, g->members, g->nmembers, id, &affected, 1);
+    }
+}
+
+static void tell_left(const char *id, const pmix_proc_t *proc,
+                      pmix_status_t code)
+{
+    rdp_buf_t buf;
+    pmix_status_t rc;
+
+    if (rdp_srv_xchg_me() == UINT32_MAX) {
+        return;
+    }
+    rdp_buf_init(&buf);
+    rc = rdp_pack_u8(&buf, CTL_LEFT);
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_pack_string(&buf, id);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_pack_proc(&buf, proc);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_pack_i32(&buf, code);
+    }
+    if (rc == PMIX_SUCCESS) {
+        send_all(&buf);
+    }
+    rdp_buf_cleanup(&buf);
+}
+
+static void ctl_left(uint32_t server, rdp_rbuf_t *rb)
+{
+    char id[PMIX_MAX_NSLEN + 1];
+    pmix_proc_t proc;
+    int32_t code;
+    pmix_status_t rc = rdp_unpack_string_into(rb, id, sizeof(id));
+
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_unpack_proc(rb, &proc);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_unpack_i32(rb, &code);
+    }
+    if (rc == PMIX_SUCCESS && code != PMIX_GROUP_LEFT
+        && code != PMIX_GROUP_MEMBER_FAILED) {
+        rc = PMIX_ERR_UNPACK_FAILURE;
+    }
+    if (rc != PMIX_SUCCESS) {
+        rdp_log_error(SERVER, "bad group message from server %u: %s", server,
+                      rdp_status_name(rc));
+        return;
+    }
+    member_left(id, &proc, code);
+}
+
+static void ctl_fail(uint32_t server, rdp_rbuf_t *rb)
+{
+    char id[PMIX_MAX_NSLEN + 1];
+    uint8_t kind, key[DOOM_KEY_MAX];
+    uint64_t gen;
+    int32_t status;
+    pmix_status_t rc = rdp_unpack_u8(rb, &kind);
+    gop_t *op;
+
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_unpack_string_into(rb, id, sizeof(id));
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_unpack_u64(rb, &gen);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_unpack_i32(rb, &status);
+    }
+    if (rc == PMIX_SUCCESS
+        && (kind < GOP_CONSTRUCT || kind > GOP_DESTRUCT
+            || status == PMIX_SUCCESS)) {
+        rc = PMIX_ERR_UNPACK_FAILURE;
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = gs_init();
+    }
+    if (rc != PMIX_SUCCESS) {
+        rdp_log_error(SERVER, "bad group message from server %u: %s", server,
+                      rdp_status_name(rc));
+        return;
+    }
+    op = rdp_hash_get(&gs.ops, key, op_key(kind, id, key));
+    if (op != NULL && op->gen == gen) {
+        rdp_log_info(SERVER, "group %s failed on server %u: %s", id, server,
+                     rdp_status_name(status));
+        gop_fail_here(op, status, false);
+        return;
+    }
+    if (op == NULL || op->gen < gen) {
+        /* its tracker here is not made yet: it fails when it is */
+        (void)rdp_hash_set(&gs.dooms, key, doom_key(kind, id, gen, key),
+                           (void *)(intptr_t)status, NULL);
+    }
+}
+
+static void gop_start_timer(gop_t *op)
+{
+    if (op->timeout > 0 && op->timer == NULL
+        && rdp_timer_create(rdp_rt.loop, gop_timeout, op, &op->timer)
+               == PMIX_SUCCESS) {
+        rdp_timer_start(op->timer, op->timeout);
+    }
+}
+
+static void tell_open(const gop_t *op)
+{
+    uint8_t flags = (op->optional ? OPEN_OPTIONAL : 0)
+                    | (op->notify_term ? OPEN_NOTIFY_TERM : 0);
+    rdp_buf_t buf;
+    pmix_status_t rc;
+
+    if (rdp_srv_xchg_me() == UINT32_MAX) {
+        return;
+    }
+    rdp_buf_init(&buf);
+    rc = pack_ctl_head(&buf, CTL_OPEN, op);
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_pack_u8(&buf, flags);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_pack_u32(&buf, (uint32_t)op->timeout);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_pack_proc_array(&buf, op->members, op->nmembers);
+    }
+    if (rc == PMIX_SUCCESS) {
+        send_all(&buf);
+    }
+    rdp_buf_cleanup(&buf);
+}
+
+/* Make the tracker another server opened, unless it is here already (or
+ * older than one here), or no member is local. */
+static void open_tracker(uint8_t kind, const char *id, uint64_t gen,
+                         uint8_t flags, uint32_t timeout, pmix_proc_t *members,
+                         size_t nmembers)
+{
+    uint8_t key[OP_KEY_MAX];
+    size_t keylen = op_key(kind, id, key);
+    gop_t *op;
+
+    if (rdp_hash_get(&gs.ops, key, keylen) != NULL
+        || (uint64_t)(uintptr_t)rdp_hash_get(&gs.gens, key, keylen) > gen
+        || rdp_hash_set(&gs.gens, key, keylen, (void *)(uintptr_t)gen, NULL)
+               != PMIX_SUCCESS
+        || gop_create(kind, id, members, nmembers, &op) != PMIX_SUCCESS) {
+        rdp_free(members);
+        return;
+    }
+    if (op->nparts == 0) {
+        gop_remove(op); /* none of its members is here */
+        return;
+    }
+    op->optional    = (flags & OPEN_OPTIONAL) != 0;
+    op->notify_term = (flags & OPEN_NOTIFY_TERM) != 0;
+    op->timeout     = timeout;
+    gop_start_timer(op);
+    gop_check_doomed(op);
+    gop_check_departed(op);
+    gop_maybe_ready(op);
+}
+
+static void ctl_open(uint32_t server, rdp_rbuf_t *rb)
+{
+    char id[PMIX_MAX_NSLEN + 1];
+    uint8_t kind, flags;
+    uint64_t gen;
+    uint32_t timeout;
+    pmix_proc_t *members = NULL;
+    size_t n             = 0;
+    pmix_status_t rc     = rdp_unpack_u8(rb, &kind);
+
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_unpack_string_into(rb, id, sizeof(id));
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_unpack_u64(rb, &gen);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_unpack_u8(rb, &flags);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_unpack_u32(rb, &timeout);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_unpack_proc_array(rb, &members, &n);
+    }
+    if (rc == PMIX_SUCCESS
+        && (kind < GOP_CONSTRUCT || kind > GOP_DESTRUCT || n == 0)) {
+        rc = PMIX_ERR_UNPACK_FAILURE;
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = gs_init();
+    }
+    if (rc != PMIX_SUCCESS) {
+        rdp_log_error(SERVER, "bad group message from server %u: %s", server,
+                      rdp_status_name(rc));
+        rdp_free(members);
+        return;
+    }
+    open_tracker(kind, id, gen, flags, timeout, members, n);
+}
+
+static void ctl_recv(uint32_t server, rdp_rbuf_t *rb)
+{
+    uint8_t type = 0;
+
+    if (rdp_unpack_u8(rb, &type) == PMIX_SUCCESS && type == CTL_FAIL) {
+        ctl_fail(server, rb);
+    } else if (type == CTL_OPEN) {
+        ctl_open(server, rb);
+    } else if (type == CTL_LEFT) {
+        ctl_left(server, rb);
+    } else {
+        rdp_log_error(SERVER, "bad group message from server %u", server);
+    }
+}
+
+static const rdp_srv_p2p_handler_t ctl_handler = {
+    .recv = ctl_recv,
+};
+
+void rdp_srv_group_open(void)
+{
+    rdp_srv_p2p_register(RDP_SRV_CH_GROUP_CTL, &ctl_handler);
+}
+
+/* A failure another server told before this tracker existed. */
+static void gop_check_doomed(gop_t *op)
+{
+    uint8_t key[DOOM_KEY_MAX];
+    size_t keylen = doom_key(op->kind, op->id, op->gen, key);
+    void *st      = rdp_hash_remove(&gs.dooms, key, keylen);
+
+    if (st != NULL) {
+        gop_fail_here(op, (pmix_status_t)(intptr_t)st, false);
+    }
 }
 
 static void gop_maybe_ready(gop_t *op)
@@ -530,7 +1181,7 @@ static void gop_maybe_ready(gop_t *op)
             return;
         }
     }
-    if (op->all_local && !rdp_srv_engine_active()) {
+    if (op->all_local) {
         gop_local(op);
         return;
     }
@@ -762,22 +1413,35 @@ static pmix_status_t destruct_members(const char *id, pmix_proc_t **m_p,
 
 typedef struct greq {
     uint8_t kind;
+    uint16_t cmd;
+    uint16_t ack;
     char id[PMIX_MAX_NSLEN + 1];
+    pmix_proc_t leader; /* join */
+    uint8_t opt;        /* join: pmix_group_opt_t */
     pmix_proc_t *procs;
     size_t nprocs;
     pmix_info_t *info;
     size_t ninfo;
 } greq_t;
 
-static pmix_status_t greq_unpack(uint8_t kind, rdp_rbuf_t *rb, greq_t *req)
+static pmix_status_t greq_unpack(uint16_t cmd, rdp_rbuf_t *rb, greq_t *req)
 {
     pmix_status_t status;
 
     memset(req, 0, sizeof(*req));
-    req->kind = kind;
+    req->cmd  = cmd;
+    req->ack  = (uint16_t)(cmd + 1);
+    req->kind = cmd == RDP_CMD_GROUP_DESTRUCT ? GOP_DESTRUCT : GOP_CONSTRUCT;
     status    = rdp_unpack_string_into(rb, req->id, sizeof(req->id));
-    if (status == PMIX_SUCCESS && kind == GOP_CONSTRUCT) {
+    if (status == PMIX_SUCCESS
+        && (cmd == RDP_CMD_GROUP_CONSTRUCT || cmd == RDP_CMD_GROUP_INVITE)) {
         status = rdp_unpack_proc_array(rb, &req->procs, &req->nprocs);
+    }
+    if (status == PMIX_SUCCESS && cmd == RDP_CMD_GROUP_JOIN) {
+        status = rdp_unpack_proc(rb, &req->leader);
+        if (status == PMIX_SUCCESS) {
+            status = rdp_unpack_u8(rb, &req->opt);
+        }
     }
     if (status == PMIX_SUCCESS) {
         status = rdp_unpack_info_array(rb, &req->info, &req->ninfo);
@@ -812,7 +1476,9 @@ static pmix_status_t gop_for(const greq_t *req, const pmix_proc_t *caller,
     }
     if (status == PMIX_SUCCESS
         && !rdp_srv_procs_contain(members, nmembers, caller)) {
-        status = PMIX_ERR_BAD_PARAM;
+        /* not a member (any more: it may have left): not its group */
+        status =
+            req->kind == GOP_DESTRUCT ? PMIX_ERR_NOT_FOUND : PMIX_ERR_BAD_PARAM;
     }
     if (status != PMIX_SUCCESS) {
         rdp_free(members);
@@ -845,15 +1511,16 @@ static void gop_arrive(gop_t *op, bool first, rdp_srv_peer_t *peer,
     gpart_t *part = gop_part(op, &peer->client->proc);
     pmix_status_t status;
 
-    if (part == NULL || part->arrived) {
-        rdp_srv_reply_status(peer, reply_cmd(op), tag, PMIX_ERR_BAD_PARAM);
+    if (part == NULL || part->arrived || part->gone) {
+        rdp_srv_reply_status(peer, req->ack, tag, PMIX_ERR_BAD_PARAM);
         return;
     }
     part->arrived = true;
     part->peer_id = peer->id;
     part->tag     = tag;
+    part->ack     = req->ack;
     if (op->state == GOP_DONE) {
-        rdp_srv_reply_status(peer, reply_cmd(op), tag, op->status);
+        rdp_srv_reply_status(peer, req->ack, tag, op->status);
         gop_maybe_free(op);
         return;
     }
@@ -863,57 +1530,215 @@ static void gop_arrive(gop_t *op, bool first, rdp_srv_peer_t *peer,
         gop_fail(op, status);
         return;
     }
-    if (first && op->timeout > 0
-        && rdp_timer_create(rdp_rt.loop, gop_timeout, op, &op->timer)
-               == PMIX_SUCCESS) {
-        rdp_timer_start(op->timer, op->timeout);
+    if (first) {
+        gop_start_timer(op);
     }
     gop_maybe_ready(op);
 }
 
+static void member_left(const char *id, const pmix_proc_t *proc,
+                        pmix_status_t code);
+static void tell_open(const gop_t *op);
+static void tell_left(const char *id, const pmix_proc_t *proc,
+                      pmix_status_t code);
 /* A member that already left never arrives. */
 static void gop_check_departed(gop_t *op);
+static void gop_check_doomed(gop_t *op);
+
+/* An invitation's members: the procs given, the leader first when it
+ * did not list itself. */
+static pmix_status_t invite_members(const greq_t *req, const pmix_proc_t *me,
+                                    pmix_proc_t **members_p, size_t *n_p)
+{
+    pmix_proc_t *m       = NULL, *with;
+    size_t n             = 0;
+    pmix_status_t status = expand_members(req->procs, req->nprocs, &m, &n);
+
+    if (status != PMIX_SUCCESS || rdp_srv_procs_contain(m, n, me)) {
+        *members_p = m;
+        *n_p       = n;
+        return status;
+    }
+    with = rdp_calloc(n + 2, sizeof(*with));
+    if (with == NULL) {
+        rdp_free(m);
+        return PMIX_ERR_NOMEM;
+    }
+    with[0] = *me;
+    memcpy(with + 1, m, n * sizeof(*m));
+    rdp_free(m);
+    *members_p = with;
+    *n_p       = n + 1;
+    return PMIX_SUCCESS;
+}
+
+/* PMIX_GROUP_INVITED to every member but the leader. */
+static void invite_all(const gop_t *op)
+{
+    pmix_proc_t *others = rdp_calloc(op->nmembers + 1, sizeof(*others));
+    size_t n            = 0;
+
+    if (others == NULL) {
+        return;
+    }
+    for (size_t i = 0; i < op->nmembers; i++) {
+        if (!(op->members[i].rank == op->leader.rank
+              && PMIX_CHECK_NSPACE(op->members[i].nspace, op->leader.nspace))) {
+            others[n++] = op->members[i];
+        }
+    }
+    notify_procs(PMIX_GROUP_INVITED, &op->leader, others, n, op->id, NULL, 0);
+    rdp_free(others);
+}
+
+/* A construct by @a peer's client. */
+static pmix_status_t handle_construct(rdp_srv_peer_t *peer, uint32_t tag,
+                                      const greq_t *req)
+{
+    gop_t *op;
+    bool first;
+    pmix_status_t status;
+
+    if (req->kind == GOP_CONSTRUCT && req->nprocs == 0) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    status = gop_for(req, &peer->client->proc, &op, &first);
+    if (status != PMIX_SUCCESS) {
+        return status;
+    }
+    if (first) {
+        read_directives(op, req->info, req->ninfo, true);
+        gop_check_doomed(op);
+        gop_check_departed(op);
+        if (!op->all_local && op->state != GOP_DONE) {
+            tell_open(op);
+        }
+    }
+    gop_arrive(op, first, peer, tag, req); /* last: may free op */
+    return PMIX_SUCCESS;
+}
+
+/* PMIx_Group_invite: a construct whose leader is here and whose other
+ * members are invited (PMIX_GROUP_INVITED) and join when they accept.
+ * Declines and invitees that leave first are left out (the leader gets
+ * PMIX_GROUP_INVITE_DECLINED / _FAILED). */
+static pmix_status_t handle_invite(rdp_srv_peer_t *peer, uint32_t tag,
+                                   const greq_t *req)
+{
+    const pmix_proc_t *me = &peer->client->proc;
+    uint8_t key[OP_KEY_MAX];
+    pmix_proc_t *members = NULL;
+    size_t n             = 0;
+    gop_t *op;
+    pmix_status_t status;
+
+    if (req->nprocs == 0) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    if (rdp_hash_get(&gs.ops, key, op_key(GOP_CONSTRUCT, req->id, key))
+        != NULL) {
+        return PMIX_ERR_EXISTS;
+    }
+    status = invite_members(req, me, &members, &n);
+    if (status == PMIX_SUCCESS) {
+        status = gop_create(GOP_CONSTRUCT, req->id, members, n, &op);
+    }
+    if (status != PMIX_SUCCESS) {
+        return status;
+    }
+    op->invite   = true;
+    op->optional = true;
+    op->leader   = *me;
+    if (!op->all_local) {
+        /* invitations to other nodes are not carried yet */
+        gop_remove(op);
+        return PMIX_ERR_NOT_SUPPORTED;
+    }
+    invite_all(op);
+    gop_check_departed(op);
+    gop_arrive(op, true, peer, tag, req); /* last: may free op */
+    return PMIX_SUCCESS;
+}
+
+static pmix_status_t handle_join(rdp_srv_peer_t *peer, uint32_t tag,
+                                 const greq_t *req)
+{
+    const pmix_proc_t *me = &peer->client->proc;
+    uint8_t key[OP_KEY_MAX];
+    gop_t *op = rdp_hash_get(&gs.ops, key, op_key(GOP_CONSTRUCT, req->id, key));
+    gpart_t *part;
+
+    if (op == NULL || !op->invite || op->state == GOP_DONE) {
+        return PMIX_ERR_NOT_FOUND;
+    }
+    part = gop_part(op, me);
+    if (part == NULL || part->arrived || part->gone) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    if (req->opt == PMIX_GROUP_ACCEPT) {
+        notify_leader(op, PMIX_GROUP_INVITE_ACCEPTED, me);
+        gop_arrive(op, false, peer, tag, req);
+        return PMIX_SUCCESS;
+    }
+    part->gone = true;
+    rdp_srv_reply_status(peer, req->ack, tag, PMIX_SUCCESS);
+    notify_leader(op, PMIX_GROUP_INVITE_DECLINED, me);
+    gop_maybe_ready(op);
+    return PMIX_SUCCESS;
+}
+
+/* PMIx_Group_leave: out of the group here and on the other servers; the
+ * other members get PMIX_GROUP_LEFT. */
+static pmix_status_t handle_leave(rdp_srv_peer_t *peer, uint32_t tag,
+                                  const greq_t *req)
+{
+    const pmix_proc_t *me = &peer->client->proc;
+    group_t *g            = rdp_hash_get_str(&gs.groups, req->id);
+
+    if (g == NULL || !rdp_srv_procs_contain(g->members, g->nmembers, me)) {
+        return PMIX_ERR_NOT_FOUND;
+    }
+    rdp_srv_reply_status(peer, req->ack, tag, PMIX_SUCCESS);
+    member_left(req->id, me, PMIX_GROUP_LEFT);
+    tell_left(req->id, me, PMIX_GROUP_LEFT);
+    return PMIX_SUCCESS;
+}
 
 void rdp_srv_handle_group(rdp_srv_peer_t *peer, uint16_t cmd, uint32_t tag,
                           rdp_rbuf_t *rb)
 {
-    uint8_t kind =
-        cmd == RDP_CMD_GROUP_CONSTRUCT ? GOP_CONSTRUCT : GOP_DESTRUCT;
-    uint16_t ack             = (uint16_t)(cmd + 1);
     rdp_srv_client_t *client = peer->client;
     greq_t req;
-    gop_t *op;
-    bool first;
     pmix_status_t status = gs_init();
 
-    if (status == PMIX_SUCCESS) {
-        status = greq_unpack(kind, rb, &req);
-        if (status != PMIX_SUCCESS) {
-            rdp_log_error(SERVER,
-                          "malformed group request from %s:%u: %s; "
-                          "connection closed",
-                          client->proc.nspace, client->proc.rank,
-                          rdp_status_name(status));
-            greq_clear(&req);
-            rdp_srv_peer_drop(peer, status);
-            return;
-        }
-    } else {
-        rdp_srv_reply_status(peer, ack, tag, status);
+    if (status != PMIX_SUCCESS) {
+        rdp_srv_reply_status(peer, (uint16_t)(cmd + 1), tag, status);
         return;
     }
-    if (req.id[0] == '\0' || (kind == GOP_CONSTRUCT && req.nprocs == 0)) {
+    status = greq_unpack(cmd, rb, &req);
+    if (status != PMIX_SUCCESS) {
+        rdp_log_error(SERVER,
+                      "malformed group request from %s:%u: %s; "
+                      "connection closed",
+                      client->proc.nspace, client->proc.rank,
+                      rdp_status_name(status));
+        greq_clear(&req);
+        rdp_srv_peer_drop(peer, status);
+        return;
+    }
+    if (req.id[0] == '\0') {
         status = PMIX_ERR_BAD_PARAM;
+    } else if (cmd == RDP_CMD_GROUP_INVITE) {
+        status = handle_invite(peer, tag, &req);
+    } else if (cmd == RDP_CMD_GROUP_JOIN) {
+        status = handle_join(peer, tag, &req);
+    } else if (cmd == RDP_CMD_GROUP_LEAVE) {
+        status = handle_leave(peer, tag, &req);
     } else {
-        status = gop_for(&req, &client->proc, &op, &first);
+        status = handle_construct(peer, tag, &req);
     }
     if (status != PMIX_SUCCESS) {
-        rdp_srv_reply_status(peer, ack, tag, status);
-    } else {
-        gop_arrive(op, first, peer, tag, &req);
-        if (first && op->state == GOP_GATHER) {
-            gop_check_departed(op);
-        }
+        rdp_srv_reply_status(peer, req.ack, tag, status);
     }
     greq_clear(&req);
 }
@@ -926,6 +1751,9 @@ static void gop_part_left(gop_t *op, gpart_t *part)
 {
     if (op->optional) {
         part->gone = true;
+        if (op->invite) {
+            notify_leader(op, PMIX_GROUP_INVITE_FAILED, &part->proc);
+        }
         gop_maybe_ready(op);
         return;
     }
@@ -969,10 +1797,45 @@ static gop_t **snapshot(size_t *n_p)
     return all;
 }
 
+/* A member of groups constructed with PMIX_GROUP_NOTIFY_TERMINATION
+ * terminated: the other members hear PMIX_GROUP_MEMBER_FAILED. */
+static void groups_member_failed(const pmix_proc_t *proc)
+{
+    rdp_hash_entry_t *ent;
+    char(*ids)[PMIX_MAX_NSLEN + 1];
+    size_t i, n = 0;
+
+    if (!gs.init || gs.groups.count == 0) {
+        return;
+    }
+    ids = rdp_calloc(gs.groups.count + 1, sizeof(*ids));
+    if (ids == NULL) {
+        return;
+    }
+    rdp_hash_for_each(ent, &gs.groups, i) {
+        const group_t *g = ent->value;
+
+        if (g->notify_term
+            && rdp_srv_procs_contain(g->members, g->nmembers, proc)) {
+            memcpy(ids[n++], ent->key, strnlen(ent->key, PMIX_MAX_NSLEN));
+        }
+    }
+    for (size_t k = 0; k < n; k++) {
+        member_left(ids[k], proc, PMIX_GROUP_MEMBER_FAILED);
+        tell_left(ids[k], proc, PMIX_GROUP_MEMBER_FAILED);
+    }
+    rdp_free(ids);
+}
+
 void rdp_srv_group_client_gone(rdp_srv_client_t *client)
 {
     size_t n;
-    gop_t **all = snapshot(&n);
+    gop_t **all;
+
+    if (client->state == RDP_SRV_CLIENT_TERMINATED) {
+        groups_member_failed(&client->proc);
+    }
+    all = snapshot(&n);
 
     for (size_t i = 0; i < n; i++) {
         gop_t *op     = all[i];
@@ -1010,5 +1873,6 @@ void rdp_srv_group_cleanup(void)
     rdp_hash_cleanup(&gs.groups);
     rdp_hash_cleanup(&gs.ops);
     rdp_hash_cleanup(&gs.gens);
+    rdp_hash_cleanup(&gs.dooms);
     gs.init = false;
 }

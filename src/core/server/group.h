@@ -84,6 +84,8 @@ void rdp_srv_handle_group(rdp_srv_peer_t *peer, uint16_t cmd, uint32_t tag,
 /** A local client finalized or left: group operations waiting for it
  * fail, or go on without it where that was allowed. */
 void rdp_srv_group_client_gone(rdp_srv_client_t *client);
+/** Handle the servers' group channel (server init). */
+void rdp_srv_group_open(void);
 /** Drop every group and tracker (server finalize). */
 void rdp_srv_group_cleanup(void);
 

@@ -501,6 +501,7 @@ static pmix_status_t server_init_on_loop(void *arg)
     if (status != PMIX_SUCCESS) {
         goto err_identity;
     }
+    rdp_srv_group_open(); /* before another server's message can come */
     status = rdp_srv_engine_init(a->info, a->ninfo);
     if (status != PMIX_SUCCESS) {
         goto err_identity;

@@ -125,7 +125,19 @@ enum rdp_cmd {
     /* str group id, infos  ->  status */
     RDP_CMD_GROUP_DESTRUCT     = 37,
     RDP_CMD_GROUP_DESTRUCT_ACK = 38,
-    /* 39-46: group invite, join, leave (not yet) */
+    /* str group id, procs (invited; the caller leads), infos
+     *   ->  as GROUP_CONSTRUCT_ACK, once the invited have answered */
+    RDP_CMD_GROUP_INVITE     = 39,
+    RDP_CMD_GROUP_INVITE_ACK = 40,
+    /* str group id, proc leader, u8 pmix_group_opt_t, infos
+     *   ->  accept: as GROUP_CONSTRUCT_ACK once the group is complete;
+     *       decline: status */
+    RDP_CMD_GROUP_JOIN     = 41,
+    RDP_CMD_GROUP_JOIN_ACK = 42,
+    /* str group id, infos  ->  status */
+    RDP_CMD_GROUP_LEAVE     = 43,
+    RDP_CMD_GROUP_LEAVE_ACK = 44,
+    /* 45-46: spare for groups */
 
     RDP_CMD_MAX
 };
