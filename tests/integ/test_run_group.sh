@@ -4,7 +4,7 @@
 # membership), concurrent groups over the same processes, group info and
 # endpoint data, PMIX_TIMEOUT, bad requests; a member that finalizes or
 # exits before joining fails a construct unless PMIX_GROUP_OPTIONAL;
-# invite/join/leave with their events (1 node).
+# invite/join/leave with their events.
 . "${top_srcdir:-.}/tests/integ/test_run_common.sh"
 
 client="$builddir/tests/integ/run_client"
@@ -15,11 +15,9 @@ for m in $nodes; do
     job 120 --nodes "$m" -n "$np" "$client" group basic
     check_that "construct/destruct, concurrent groups, context ids on $m node(s)" \
         '[ "$rc" -eq 0 ] && [ "$(grep -c "^rank [0-9]* group basic ok$" "$tmp/out")" -eq "$np" ]'
-    if [ "$m" -eq 1 ]; then
-        job 120 -n "$np" "$client" group invite
-        check_that "invite, accept, decline, construct-complete and left events, leave on 1 node" \
-            '[ "$rc" -eq 0 ] && [ "$(grep -c "^rank [0-9]* group invite ok$" "$tmp/out")" -eq "$np" ]'
-    fi
+    job 120 --nodes "$m" -n "$np" "$client" group invite
+    check_that "invite, accept, decline, construct-complete and left events, leave on $m node(s)" \
+        '[ "$rc" -eq 0 ] && [ "$(grep -c "^rank [0-9]* group invite ok$" "$tmp/out")" -eq "$np" ]'
     job 120 --enable-recovery --nodes "$m" -n "$np" "$client" group term
     check_that "PMIX_GROUP_NOTIFY_TERMINATION: a member's exit is an event and destruct goes on, on $m node(s)" \
         '[ "$rc" -eq 0 ] && [ "$(grep -c "^rank [0-9]* group term ok$" "$tmp/out")" -eq $((np - 1)) ]'

@@ -96,6 +96,7 @@ static pmix_status_t gop_create(uint8_t kind, const char *id,
 static void gop_check_doomed(gop_t *op);
 static void gop_check_departed(gop_t *op);
 static void gop_maybe_ready(gop_t *op);
+static void invite_all(const gop_t *op);
 
 static pmix_status_t gs_init(void)
 {
@@ -309,8 +310,8 @@ static void notify_procs(pmix_status_t code, const pmix_proc_t *source,
 }
 
 /* Tell the leader of an invitation about @a member. */
-static void notify_leader(const gop_t *op, pmix_status_t code,
-                          const pmix_proc_t *member)
+static void notify_leader_here(pmix_status_t code, const pmix_proc_t *member,
+                               const pmix_proc_t *leader, const char *id)
 {
     pmix_info_t affected;
 
@@ -318,7 +319,23 @@ static void notify_leader(const gop_t *op, pmix_status_t code,
     PMIX_LOAD_KEY(affected.key, PMIX_EVENT_AFFECTED_PROC);
     affected.value.type      = PMIX_PROC;
     affected.value.data.proc = (pmix_proc_t *)member;
-    notify_procs(code, member, &op->leader, 1, op->id, &affected, 1);
+    notify_procs(code, member, leader, 1, id, &affected, 1);
+}
+
+static void tell_event(pmix_status_t code, const pmix_proc_t *source,
+                       const char *id, const pmix_proc_t *target);
+
+/* ... on its node, wherever that is. */
+static void notify_leader(const gop_t *op, pmix_status_t code,
+                          const pmix_proc_t *member)
+{
+    rdp_srv_nspace_t *ns = rdp_srv_nspace_find(op->leader.nspace);
+
+    if (ns != NULL && rdp_srv_nspace_is_local(ns, op->leader.rank)) {
+        notify_leader_here(code, member, &op->leader, op->id);
+    } else {
+        tell_event(code, member, op->id, &op->leader);
+    }
 }
 
 /* ---- the result of a construct ---- */
@@ -777,6 +794,10 @@ static pmix_status_t gop_exchange(gop_t *op)
     size_t size = 0;
     pmix_status_t status;
 
+    if (rdp_srv_xchg_me() == UINT32_MAX) {
+        /* no engine: a host's fence cannot carry groups (yet) */
+        return PMIX_ERR_NOT_SUPPORTED;
+    }
     x = rdp_calloc(1, sizeof(*x));
     if (x == NULL) {
         return PMIX_ERR_NOMEM;
@@ -822,19 +843,22 @@ static pmix_status_t gop_exchange(gop_t *op)
  *          | u8 CTL_LEFT, str id, proc, i32 code (PMIX_GROUP_LEFT or
  *            PMIX_GROUP_MEMBER_FAILED)
  *          | u8 CTL_OPEN, u8 kind, str id, u64 gen, u8 flags, u32 timeout,
- *            procs members
+ *            proc leader (invitations), procs members
+ *          | u8 CTL_EVENT, i32 code, proc source, str id, proc target
  * CTL_OPEN: a tracker was made here; the other servers make theirs now,
  * so that one whose members all left before calling still takes part
  * (with nobody joined) or fails the operation, and every server starts
  * its timer. */
 enum {
-    CTL_FAIL = 1,
-    CTL_LEFT = 2,
-    CTL_OPEN = 3
+    CTL_FAIL  = 1,
+    CTL_LEFT  = 2,
+    CTL_OPEN  = 3,
+    CTL_EVENT = 4
 };
 enum {
     OPEN_OPTIONAL    = 1,
-    OPEN_NOTIFY_TERM = 2
+    OPEN_NOTIFY_TERM = 2,
+    OPEN_INVITE      = 4
 };
 
 static size_t doom_key(uint8_t kind, const char *id, uint64_t gen, uint8_t *key)
@@ -1037,7 +1061,8 @@ static void gop_start_timer(gop_t *op)
 static void tell_open(const gop_t *op)
 {
     uint8_t flags = (op->optional ? OPEN_OPTIONAL : 0)
-                    | (op->notify_term ? OPEN_NOTIFY_TERM : 0);
+                    | (op->notify_term ? OPEN_NOTIFY_TERM : 0)
+                    | (op->invite ? OPEN_INVITE : 0);
     rdp_buf_t buf;
     pmix_status_t rc;
 
@@ -1053,6 +1078,9 @@ static void tell_open(const gop_t *op)
         rc = rdp_pack_u32(&buf, (uint32_t)op->timeout);
     }
     if (rc == PMIX_SUCCESS) {
+        rc = rdp_pack_proc(&buf, &op->leader);
+    }
+    if (rc == PMIX_SUCCESS) {
         rc = rdp_pack_proc_array(&buf, op->members, op->nmembers);
     }
     if (rc == PMIX_SUCCESS) {
@@ -1064,7 +1092,8 @@ static void tell_open(const gop_t *op)
 /* Make the tracker another server opened, unless it is here already (or
  * older than one here), or no member is local. */
 static void open_tracker(uint8_t kind, const char *id, uint64_t gen,
-                         uint8_t flags, uint32_t timeout, pmix_proc_t *members,
+                         uint8_t flags, uint32_t timeout,
+                         const pmix_proc_t *leader, pmix_proc_t *members,
                          size_t nmembers)
 {
     uint8_t key[OP_KEY_MAX];
@@ -1074,10 +1103,12 @@ static void open_tracker(uint8_t kind, const char *id, uint64_t gen,
     if (rdp_hash_get(&gs.ops, key, keylen) != NULL
         || (uint64_t)(uintptr_t)rdp_hash_get(&gs.gens, key, keylen) > gen
         || rdp_hash_set(&gs.gens, key, keylen, (void *)(uintptr_t)gen, NULL)
-               != PMIX_SUCCESS
-        || gop_create(kind, id, members, nmembers, &op) != PMIX_SUCCESS) {
+               != PMIX_SUCCESS) {
         rdp_free(members);
         return;
+    }
+    if (gop_create(kind, id, members, nmembers, &op) != PMIX_SUCCESS) {
+        return; /* it took members */
     }
     if (op->nparts == 0) {
         gop_remove(op); /* none of its members is here */
@@ -1085,9 +1116,14 @@ static void open_tracker(uint8_t kind, const char *id, uint64_t gen,
     }
     op->optional    = (flags & OPEN_OPTIONAL) != 0;
     op->notify_term = (flags & OPEN_NOTIFY_TERM) != 0;
+    op->invite      = (flags & OPEN_INVITE) != 0;
+    op->leader      = *leader;
     op->timeout     = timeout;
     gop_start_timer(op);
     gop_check_doomed(op);
+    if (op->invite && op->state == GOP_GATHER) {
+        invite_all(op); /* this node's invitees */
+    }
     gop_check_departed(op);
     gop_maybe_ready(op);
 }
@@ -1098,9 +1134,9 @@ static void ctl_open(uint32_t server, rdp_rbuf_t *rb)
     uint8_t kind, flags;
     uint64_t gen;
     uint32_t timeout;
-    pmix_proc_t *members = NULL;
-    size_t n             = 0;
-    pmix_status_t rc     = rdp_unpack_u8(rb, &kind);
+    pmix_proc_t leader, *members = NULL;
+    size_t n         = 0;
+    pmix_status_t rc = rdp_unpack_u8(rb, &kind);
 
     if (rc == PMIX_SUCCESS) {
         rc = rdp_unpack_string_into(rb, id, sizeof(id));
@@ -1113,6 +1149,9 @@ static void ctl_open(uint32_t server, rdp_rbuf_t *rb)
     }
     if (rc == PMIX_SUCCESS) {
         rc = rdp_unpack_u32(rb, &timeout);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_unpack_proc(rb, &leader);
     }
     if (rc == PMIX_SUCCESS) {
         rc = rdp_unpack_proc_array(rb, &members, &n);
@@ -1130,7 +1169,63 @@ static void ctl_open(uint32_t server, rdp_rbuf_t *rb)
         rdp_free(members);
         return;
     }
-    open_tracker(kind, id, gen, flags, timeout, members, n);
+    open_tracker(kind, id, gen, flags, timeout, &leader, members, n);
+}
+
+static void tell_event(pmix_status_t code, const pmix_proc_t *source,
+                       const char *id, const pmix_proc_t *target)
+{
+    rdp_buf_t buf;
+    pmix_status_t rc;
+
+    rdp_buf_init(&buf);
+    rc = rdp_pack_u8(&buf, CTL_EVENT);
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_pack_i32(&buf, code);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_pack_proc(&buf, source);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_pack_string(&buf, id);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_pack_proc(&buf, target);
+    }
+    if (rc == PMIX_SUCCESS) {
+        send_all(&buf);
+    }
+    rdp_buf_cleanup(&buf);
+}
+
+/* An invitee's answer for a leader (on this node, if it is here). */
+static void ctl_event(uint32_t server, rdp_rbuf_t *rb)
+{
+    char id[PMIX_MAX_NSLEN + 1];
+    pmix_proc_t source, target;
+    int32_t code;
+    pmix_status_t rc = rdp_unpack_i32(rb, &code);
+
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_unpack_proc(rb, &source);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_unpack_string_into(rb, id, sizeof(id));
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_unpack_proc(rb, &target);
+    }
+    if (rc == PMIX_SUCCESS && code != PMIX_GROUP_INVITE_ACCEPTED
+        && code != PMIX_GROUP_INVITE_DECLINED
+        && code != PMIX_GROUP_INVITE_FAILED) {
+        rc = PMIX_ERR_UNPACK_FAILURE;
+    }
+    if (rc != PMIX_SUCCESS) {
+        rdp_log_error(SERVER, "bad group message from server %u: %s", server,
+                      rdp_status_name(rc));
+        return;
+    }
+    notify_leader_here(code, &source, &target, id);
 }
 
 static void ctl_recv(uint32_t server, rdp_rbuf_t *rb)
@@ -1141,6 +1236,8 @@ static void ctl_recv(uint32_t server, rdp_rbuf_t *rb)
         ctl_fail(server, rb);
     } else if (type == CTL_OPEN) {
         ctl_open(server, rb);
+    } else if (type == CTL_EVENT) {
+        ctl_event(server, rb);
     } else if (type == CTL_LEFT) {
         ctl_left(server, rb);
     } else {
@@ -1248,7 +1345,7 @@ static void read_directives(gop_t *op, const pmix_info_t *info, size_t ninfo,
         } else if (!first) {
             continue;
         } else if (PMIX_CHECK_KEY(in, PMIX_GROUP_OPTIONAL)) {
-            op->optional = PMIX_INFO_TRUE(in);
+            op->optional = op->invite || PMIX_INFO_TRUE(in);
         } else if (PMIX_CHECK_KEY(in, PMIX_GROUP_NOTIFY_TERMINATION)) {
             op->notify_term = PMIX_INFO_TRUE(in);
         } else if (PMIX_CHECK_KEY(in, PMIX_TIMEOUT)
@@ -1649,13 +1746,16 @@ static pmix_status_t handle_invite(rdp_srv_peer_t *peer, uint32_t tag,
     op->invite   = true;
     op->optional = true;
     op->leader   = *me;
-    if (!op->all_local) {
-        /* invitations to other nodes are not carried yet */
-        gop_remove(op);
+    if (!op->all_local && rdp_srv_xchg_me() == UINT32_MAX) {
+        gop_remove(op); /* no engine to carry it */
         return PMIX_ERR_NOT_SUPPORTED;
     }
+    read_directives(op, req->info, req->ninfo, true);
     invite_all(op);
     gop_check_departed(op);
+    if (!op->all_local) {
+        tell_open(op); /* the other servers invite theirs */
+    }
     gop_arrive(op, true, peer, tag, req); /* last: may free op */
     return PMIX_SUCCESS;
 }
