@@ -10,7 +10,8 @@
  *                            membership, context ids (equal on every rank,
  *                            different between the groups), group info and
  *                            endpoint data are checked; fences and gets
- *                            by (group id, group rank); every rank makes a
+ *                            by (group id, group rank), and an event for
+ *                            (gA, 1) alone; every rank makes a
  *                            group of itself (context ids all distinct);
  *                            ranks 0 and 1 make
  *                            "gC" (blocking, no context id); a construct
@@ -52,6 +53,10 @@
 #include <unistd.h>
 
 int group_main(const char *mode);
+static void group_notify(size_t n);
+
+/* an event of this test's own */
+#define GRP_PING (PMIX_EXTERNAL_ERR_BASE - 42)
 
 typedef struct nbwait {
     pthread_mutex_t lock;
@@ -455,6 +460,7 @@ static void basic(void)
     concurrent_groups(n, &cid_a, &cid_b);
     check_member_data(n);
     group_addressing(n);
+    group_notify(n);
     self_groups(n, cid_a, cid_b);
     check_cid_agreed("cid.gA", cid_a, n);
     check_cid_agreed("cid.gB", cid_b, n);
@@ -507,7 +513,8 @@ static void without_last(const char *mode)
 
 static pthread_mutex_t ev_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t ev_cond  = PTHREAD_COND_INITIALIZER;
-static int n_accepted, n_declined, n_complete, n_left, n_joined, n_failed;
+static int n_accepted, n_declined, n_complete, n_left, n_joined, n_failed,
+    n_ping;
 static size_t complete_members;
 
 static const pmix_info_t *find_info(const pmix_info_t *info, size_t n,
@@ -585,6 +592,8 @@ static void group_event(size_t id, pmix_status_t status,
         n_left++;
     } else if (status == PMIX_GROUP_MEMBER_FAILED) {
         n_failed++;
+    } else if (status == GRP_PING && source->rank == 0) {
+        n_ping++;
     }
     pthread_cond_broadcast(&ev_cond);
     pthread_mutex_unlock(&ev_lock);
@@ -710,6 +719,26 @@ static void term(void)
     }
     wait_count(&n_failed, 1, "PMIX_GROUP_MEMBER_FAILED");
     expect("destruct gN", PMIx_Group_destruct("gN", info, 1), PMIX_SUCCESS);
+}
+
+/* Rank 0 raises an event for gA's rank 1 (job rank n - 2) alone. */
+static void group_notify(size_t n)
+{
+    pmix_proc_t target;
+    pmix_info_t range;
+
+    register_code(GRP_PING, group_event);
+    fence_collect(0);
+    if (me.rank == 0) {
+        PMIX_LOAD_PROCID(&target, "gA", 1);
+        PMIX_INFO_LOAD(&range, PMIX_EVENT_CUSTOM_RANGE, &target, PMIX_PROC);
+        expect("PMIx_Notify_event to (gA, 1)",
+               PMIx_Notify_event(GRP_PING, &me, PMIX_RANGE_CUSTOM, &range, 1,
+                                 NULL, NULL),
+               PMIX_SUCCESS);
+    } else if (me.rank == n - 2) {
+        wait_count(&n_ping, 1, "the event for (gA, 1)");
+    }
 }
 
 int group_main(const char *mode)

@@ -440,3 +440,69 @@ pmix_status_t PMIx_Group_leave(const char grp[], const pmix_info_t info[],
 {
     return wait_op(PMIx_Group_leave_nb, grp, info, ninfo);
 }
+
+/* ---- events addressed to group members ---- */
+
+/* The procs a custom range names, if it is a proc or proc array. */
+static bool range_procs(const pmix_info_t *in, const pmix_proc_t **procs_p,
+                        size_t *n_p)
+{
+    const pmix_data_array_t *da = in->value.data.darray;
+
+    if (!PMIX_CHECK_KEY(in, PMIX_EVENT_CUSTOM_RANGE)) {
+        return false;
+    }
+    if (in->value.type == PMIX_PROC && in->value.data.proc != NULL) {
+        *procs_p = in->value.data.proc;
+        *n_p     = 1;
+        return true;
+    }
+    if (in->value.type == PMIX_DATA_ARRAY && da != NULL
+        && da->type == PMIX_PROC) {
+        *procs_p = da->array;
+        *n_p     = da->size;
+        return true;
+    }
+    return false;
+}
+
+pmix_status_t rdp_client_group_pack_event_info(rdp_buf_t *buf,
+                                               const pmix_info_t *info,
+                                               size_t ninfo)
+{
+    pmix_info_t *copy  = NULL;
+    pmix_proc_t *procs = NULL;
+    pmix_data_array_t da;
+    pmix_status_t status = PMIX_SUCCESS;
+
+    for (size_t i = 0; i < ninfo && copy == NULL; i++) {
+        const pmix_proc_t *given;
+        size_t n, nprocs;
+
+        if (!range_procs(&info[i], &given, &n)) {
+            continue;
+        }
+        status = rdp_client_group_expand(given, n, &procs, &nprocs);
+        if (status != PMIX_SUCCESS || procs == NULL) {
+            break;
+        }
+        /* a shallow copy whose custom range names the members */
+        copy = rdp_calloc(ninfo + 1, sizeof(*copy));
+        if (copy == NULL) {
+            status = PMIX_ERR_NOMEM;
+            break;
+        }
+        memcpy(copy, info, ninfo * sizeof(*copy));
+        da.type                   = PMIX_PROC;
+        da.size                   = nprocs;
+        da.array                  = procs;
+        copy[i].value.type        = PMIX_DATA_ARRAY;
+        copy[i].value.data.darray = &da;
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_pack_info_array(buf, copy != NULL ? copy : info, ninfo);
+    }
+    rdp_free(copy);
+    rdp_free(procs);
+    return status;
+}
