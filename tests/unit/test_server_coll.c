@@ -1,6 +1,7 @@
-/* test_server_coll.c - keys of the server's collective trackers */
+/* test_server_coll.c - tracker keys; xchg and p2p without the engine */
 #include "config.h"
-#include "core/server/server_int.h"
+#include "core/server/coll.h"
+#include "core/server/p2p.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -135,6 +136,61 @@ static void wildcard_and_explicit_ranks_share_a_key(void **state)
     assert_true(same_sig(1, a, 1, 1, b, 3));
 }
 
+/* Keys of operations named by an id (connect, groups): the signature of
+ * (op, procs), then 8 bytes that only the id decides, where xchg.c reads
+ * the operation's number. */
+static void id_keys_end_with_the_id(void **state)
+{
+    pmix_proc_t p[2];
+    uint8_t *ka, *kb, *kc, *sig;
+    size_t la, lb, lc, siglen;
+
+    load(&p[0], "job", 0);
+    load(&p[1], "job", 1);
+    assert_int_equal(rdp_srv_coll_key_id(RDP_SRV_COLL_CONNECT, p, 2, "id-a", 4,
+                                         &ka, &la),
+                     PMIX_SUCCESS);
+    assert_int_equal(rdp_srv_coll_key_id(RDP_SRV_COLL_CONNECT, p, 2, "id-b", 4,
+                                         &kb, &lb),
+                     PMIX_SUCCESS);
+    assert_int_equal(rdp_srv_coll_key_id(RDP_SRV_COLL_CONNECT, p, 2, "id-a", 4,
+                                         &kc, &lc),
+                     PMIX_SUCCESS);
+    assert_int_equal(rdp_srv_coll_signature(RDP_SRV_COLL_CONNECT, p, 2, &sig,
+                                            &siglen),
+                     PMIX_SUCCESS);
+    assert_int_equal(la, siglen + 8);
+    assert_int_equal(lb, la);
+    assert_memory_equal(ka, sig, siglen);
+    assert_memory_equal(kb, sig, siglen);
+    assert_memory_not_equal(ka + siglen, kb + siglen, 8);
+    assert_int_equal(lc, la);
+    assert_memory_equal(ka, kc, la);
+    free(ka);
+    free(kb);
+    free(kc);
+    free(sig);
+}
+
+/* Without the engine: no exchange, no channel traffic, and bad channels
+ * are refused. */
+static void no_engine_no_exchange(void **state)
+{
+    static const rdp_srv_p2p_handler_t h = {0};
+    rdp_buf_t buf;
+
+    assert_int_equal(rdp_srv_xchg_me(), UINT32_MAX);
+    assert_int_equal(rdp_srv_xchg_nservers(), 0);
+    assert_false(rdp_srv_xchg_cancel(1, PMIX_ERR_TIMEOUT));
+    assert_null(rdp_srv_p2p_batch(0, RDP_SRV_CH_DMDX_REQ));
+    rdp_buf_init(&buf);
+    assert_int_equal(rdp_srv_p2p_send(0, RDP_SRV_CH_DEPART, &buf),
+                     PMIX_ERR_INIT);
+    assert_int_equal(rdp_srv_p2p_register(0, &h), PMIX_ERR_BAD_PARAM);
+    assert_int_equal(rdp_srv_p2p_register(RDP_SRV_CH_MAX, &h),
+                     PMIX_ERR_BAD_PARAM);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -143,6 +199,8 @@ int main(void)
         cmocka_unit_test(order_does_not_change_the_key),
         cmocka_unit_test(different_sets_and_ops_get_different_keys),
         cmocka_unit_test(wildcard_and_explicit_ranks_share_a_key),
+        cmocka_unit_test(id_keys_end_with_the_id),
+        cmocka_unit_test(no_engine_no_exchange),
     };
 
     return cmocka_run_group_tests_name("server_coll", tests, NULL, NULL);

@@ -1,6 +1,7 @@
 /* client.c - register/deregister clients, per-client token, setup_fork */
 #include "config.h"
 #include "core/server/server_int.h"
+#include "core/server/group.h"
 #include "core/util/alloc.h"
 #include "core/util/log.h"
 #include "core/util/status.h"
@@ -551,4 +552,26 @@ out:
     rdp_free(fi.system_tmpdir);
     rdp_free(fi.hostname);
     return status;
+}
+
+/* The process left (disconnect without finalize, deregister): everyone
+ * waiting for it is told. */
+void rdp_srv_client_gone(rdp_srv_client_t *client, pmix_status_t why)
+{
+    rdp_srv_peer_t *peer = client->peer;
+
+    if (peer != NULL) {
+        peer->client = NULL;
+        client->peer = NULL;
+        rdp_srv_peer_drop(peer, why);
+    }
+    if (client->state != RDP_SRV_CLIENT_FINALIZED) {
+        client->state = RDP_SRV_CLIENT_TERMINATED;
+    }
+    rdp_srv_coll_client_gone(client);
+    rdp_srv_group_client_gone(client);
+    rdp_srv_monitor_client_gone(&client->proc);
+    /* whoever still waits wants a key it never committed */
+    rdp_srv_modex_fail(client->proc.nspace, client->proc.rank,
+                       PMIX_ERR_PROC_TERM_WO_SYNC);
 }

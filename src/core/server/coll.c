@@ -1,6 +1,6 @@
 /* coll.c - local aggregation of fence, connect and disconnect */
 #include "config.h"
-#include "core/server/server_int.h"
+#include "core/server/coll.h"
 #include "coll/coll.h"
 #include "core/util/alloc.h"
 #include "core/util/log.h"
@@ -14,8 +14,9 @@
 #include <unistd.h>
 
 /*
- * A tracker collects the local participants of one collective.  Its key
- * is (operation, canonical participant set, sequence number), where the
+ * A tracker collects the local participants of one collective (coll.h has
+ * the per-operation table).  Its key is usually (operation, canonical
+ * participant set, sequence number), where the
  * sequence number counts how many collectives of that signature the
  * arriving client has started: every participant calls collectives over
  * the same set in the same order, so the n-th call of each lands in the
@@ -26,46 +27,24 @@
  * in a fresh tracker.
  */
 
-enum coll_op {
-    COLL_FENCE      = 1,
-    COLL_CONNECT    = 2,
-    COLL_DISCONNECT = 3
+typedef rdp_srv_coll_t coll_t;
+typedef rdp_srv_coll_lpart_t lpart_t;
+
+#define COLL_GATHER RDP_SRV_COLL_GATHER
+#define COLL_HOST   RDP_SRV_COLL_HOST
+#define COLL_DONE   RDP_SRV_COLL_DONE
+
+/* What differs per operation (coll.h). */
+static const rdp_srv_coll_ops_t *const coll_ops[RDP_SRV_COLL_NOPS] = {
+    [RDP_SRV_COLL_FENCE]      = &rdp_srv_fence_ops,
+    [RDP_SRV_COLL_CONNECT]    = &rdp_srv_connect_ops,
+    [RDP_SRV_COLL_DISCONNECT] = &rdp_srv_disconnect_ops,
 };
 
-enum coll_state {
-    COLL_GATHER = 0,
-    COLL_HOST, /* waiting for the host's upcall to complete */
-    COLL_DONE  /* answered; kept only as a tombstone */
-};
-
-typedef struct lpart {
-    const char *nspace; /* points into coll->procs */
-    pmix_rank_t rank;
-    bool arrived;
-    uint64_t peer_id;
-    uint32_t tag;
-} lpart_t;
-
-typedef struct coll {
-    uint64_t id;
-    uint8_t op;
-    uint16_t reply_cmd;
-    uint8_t *key;
-    size_t keylen;
-    pmix_proc_t *procs; /* canonical */
-    size_t nprocs;
-    pmix_info_t *info; /* from the first arrival */
-    size_t ninfo;
-    bool collect;
-    bool all_local;
-    lpart_t *parts;
-    size_t nparts;
-    size_t narrived;
-    enum coll_state state;
-    pmix_status_t status;
-    rdp_timer_t *timer;
-    uint64_t xchg; /* the running engine exchange (rdp_srv_xchg_start) */
-} coll_t;
+static const rdp_srv_coll_ops_t *ops_of(const coll_t *coll)
+{
+    return coll_ops[coll->op];
+}
 
 /* ---- canonical participant sets ---- */
 
@@ -147,6 +126,9 @@ pmix_status_t rdp_srv_coll_signature(uint8_t op, const pmix_proc_t *procs,
 
 static void coll_free(coll_t *coll)
 {
+    if (coll->ctx != NULL && ops_of(coll)->ctx_free != NULL) {
+        ops_of(coll)->ctx_free(coll->ctx);
+    }
     rdp_timer_destroy(coll->timer);
     PMIX_INFO_FREE(coll->info, coll->ninfo);
     rdp_free(coll->procs);
@@ -198,157 +180,6 @@ static lpart_t *coll_part(coll_t *coll, const char *nspace, pmix_rank_t rank)
     return NULL;
 }
 
-/* ---- result bundles ---- */
-
-/* Overwrite the u32 packed at @a at (a count known only afterwards). */
-static void patch_u32(rdp_buf_t *buf, size_t at, uint32_t v)
-{
-    uint32_t le = htole32(v);
-
-    memcpy(buf->data + at, &le, sizeof(le));
-}
-
-/* Append the bundle of the participants' committed data to @a buf:
- * every participant when @a local_only is false (masks by locality),
- * else only this node's, remote-visible part (what goes to the host).
- * Packed in place: counts are patched once known, nothing is copied
- * twice.  On error @a buf is back to its size on entry. */
-static pmix_status_t pack_parts_bundle(const coll_t *coll, bool local_only,
-                                       rdp_buf_t *buf)
-{
-    size_t start         = buf->size;
-    uint32_t nsets       = 0;
-    pmix_status_t status = rdp_pack_u32(buf, 0);
-
-    for (size_t i = 0; status == PMIX_SUCCESS && i < coll->nprocs;) {
-        const char *nspace   = coll->procs[i].nspace;
-        rdp_srv_nspace_t *ns = rdp_srv_nspace_find(nspace);
-        size_t set_start     = buf->size;
-        size_t nsect_at;
-        uint32_t nsect = 0;
-        size_t j       = i;
-
-        status   = rdp_pack_string(buf, nspace);
-        nsect_at = buf->size;
-        if (status == PMIX_SUCCESS) {
-            status = rdp_pack_u32(buf, 0);
-        }
-        for (; j < coll->nprocs
-               && strncmp(coll->procs[j].nspace, nspace, PMIX_MAX_NSLEN) == 0;
-             j++) {
-            pmix_rank_t lo = coll->procs[j].rank, hi = lo;
-
-            if (ns == NULL) {
-                continue;
-            }
-            if (lo == PMIX_RANK_WILDCARD) {
-                if (ns->size == 0) {
-                    continue;
-                }
-                lo = 0;
-                hi = ns->size - 1;
-            }
-            for (pmix_rank_t r = lo; status == PMIX_SUCCESS && r <= hi; r++) {
-                bool local = rdp_srv_nspace_is_local(ns, r);
-                uint32_t mask;
-
-                if ((local_only && !local)
-                    || !rdp_kvs_has_rank(rdp_srv.modex, nspace, r)) {
-                    continue;
-                }
-                mask   = local_only ? RDP_SCOPES_REMOTE
-                                    : (local ? RDP_SCOPES_LOCAL : RDP_SCOPES_ALL);
-                status = rdp_srv_pack_proc_section(nspace, r, mask, buf);
-                nsect++;
-            }
-        }
-        if (status == PMIX_SUCCESS && nsect == 0) {
-            buf->size = set_start; /* nobody of this nspace committed */
-        } else if (status == PMIX_SUCCESS) {
-            patch_u32(buf, nsect_at, nsect);
-            nsets++;
-        }
-        i = j;
-    }
-    if (status != PMIX_SUCCESS) {
-        buf->size = start;
-        return status;
-    }
-    patch_u32(buf, start, nsets);
-    return PMIX_SUCCESS;
-}
-
-/* Bundles from this size on go through shared memory (0: never). */
-static size_t shm_min(void)
-{
-    static size_t min = SIZE_MAX; /* loop thread only */
-    const char *s;
-    char *end;
-    unsigned long long v;
-
-    if (min != SIZE_MAX) {
-        return min;
-    }
-    min = RDP_FENCE_SHM_MIN_DEFAULT;
-    s   = getenv("RDPMIX_SHM_MIN");
-    if (s != NULL && *s != '\0') {
-        v = strtoull(s, &end, 0);
-        if (*end != '\0' || v >= SIZE_MAX) {
-            rdp_log_warn(SERVER, "ignoring invalid RDPMIX_SHM_MIN '%s'", s);
-        } else {
-            min = (size_t)v;
-        }
-    }
-    return min;
-}
-
-/* Fence results are packed here; the buffer keeps its (faulted-in)
- * capacity from one fence to the next.  Loop thread only. */
-static rdp_buf_t fence_buf;
-/* Give back a kept buffer larger than this after use. */
-#define FENCE_BUF_KEEP_MAX (256u << 20)
-
-/*
- * Append the FENCE_ACK payload of a collecting fence (after the status)
- * to @a reply: [u8 INLINE][bundle], or, from shm_min() bytes on,
- * [u8 MEMFD][u64 size] with the bundle in a sealed memfd (*fd_p; else
- * -1) that every participant maps: packed once, never copied per client.
- * Falls back to the inline form when shared memory is not available.
- */
-static pmix_status_t pack_fence_result(const coll_t *coll, rdp_buf_t *reply,
-                                       int *fd_p)
-{
-    size_t min = shm_min();
-    pmix_status_t status;
-    int fd;
-
-    *fd_p          = -1;
-    fence_buf.size = 0;
-    status         = pack_parts_bundle(coll, false, &fence_buf);
-    if (status == PMIX_SUCCESS && min > 0 && fence_buf.size >= min
-        && rdp_ipc_memfd_create(fence_buf.data, fence_buf.size, &fd)
-               == PMIX_SUCCESS) {
-        status = rdp_pack_u8(reply, RDP_FENCE_BUNDLE_MEMFD);
-        if (status == PMIX_SUCCESS) {
-            status = rdp_pack_u64(reply, fence_buf.size);
-        }
-        if (status == PMIX_SUCCESS) {
-            *fd_p = fd;
-        } else {
-            close(fd);
-        }
-    } else if (status == PMIX_SUCCESS) {
-        status = rdp_pack_u8(reply, RDP_FENCE_BUNDLE_INLINE);
-        if (status == PMIX_SUCCESS) {
-            status = rdp_buf_append(reply, fence_buf.data, fence_buf.size);
-        }
-    }
-    if (fence_buf.cap > FENCE_BUF_KEEP_MAX) {
-        rdp_buf_cleanup(&fence_buf);
-    }
-    return status;
-}
-
 /* Answer every arrived participant, then retire the tracker. */
 static void coll_finish(coll_t *coll, pmix_status_t status)
 {
@@ -365,18 +196,18 @@ static void coll_finish(coll_t *coll, pmix_status_t status)
         rdp_timer_cancel(coll->timer);
     }
     rdp_buf_init(&buf);
-    if (status == PMIX_SUCCESS && coll->op == COLL_FENCE) {
+    if (status == PMIX_SUCCESS && ops_of(coll)->reply != NULL) {
+        /* packed once; every participant gets the same bytes */
         pmix_status_t st = rdp_pack_i32(&buf, PMIX_SUCCESS);
 
-        /* packed once; every participant gets the same bytes */
-        if (st == PMIX_SUCCESS && coll->collect) {
-            st = pack_fence_result(coll, &buf, &shm_fd);
-        } else if (st == PMIX_SUCCESS) {
-            st = rdp_pack_u8(&buf, RDP_FENCE_NO_BUNDLE);
+        if (st == PMIX_SUCCESS) {
+            st = ops_of(coll)->reply(coll, &buf, &shm_fd);
         }
         if (st != PMIX_SUCCESS) {
-            rdp_log_error(SERVER, "cannot pack fence result: %s",
-                          rdp_status_name(st));
+            if (shm_fd >= 0) {
+                close(shm_fd);
+                shm_fd = -1;
+            }
             coll->status = status = st;
             buf.size              = 0;
         }
@@ -407,11 +238,11 @@ static void coll_finish(coll_t *coll, pmix_status_t status)
         }
         if (shm_fd >= 0) {
             /* each queued reply holds its own duplicate of the memfd */
-            rdp_ipc_send_blob_fd(peer->conn, coll->reply_cmd,
+            rdp_ipc_send_blob_fd(peer->conn, ops_of(coll)->reply_cmd,
                                  coll->parts[i].tag, blob, shm_fd);
         } else {
-            rdp_ipc_send_blob(peer->conn, coll->reply_cmd, coll->parts[i].tag,
-                              blob);
+            rdp_ipc_send_blob(peer->conn, ops_of(coll)->reply_cmd,
+                              coll->parts[i].tag, blob);
         }
     }
     if (shm_fd >= 0) {
@@ -440,10 +271,10 @@ static void coll_timeout(void *arg)
 
 typedef struct coll_hop {
     uint64_t coll_id;
-    char *data; /* the fence blob until the host takes it */
+    char *data; /* the contribution until the host takes it */
     size_t ndata;
     rdp_srv_host_reply_t reply; /* the host's answer, released on the loop */
-    /* a failed fence passed up (host_pass_failure): what the host holds
+    /* a failed collective passed up (host_pass_failure): what the host holds
      * until it calls back, as the tracker may be gone by then */
     pmix_proc_t *procs;
     size_t nprocs;
@@ -462,37 +293,25 @@ static void coll_hop_free(coll_hop_t *hop)
 /*
  * Where the inter-node part of a collective lands, whoever ran it: the
  * engine (every server's block) or the host (one opaque block of origin
- * RDP_SRV_XCHG_HOST).  The other servers' data is stored, then the
- * tracker, if it still waits, answers its participants.
+ * RDP_SRV_XCHG_HOST).  If the tracker still waits, the operation takes
+ * the blocks (ops->result) and the participants are answered.
  */
 static void coll_result(uint64_t coll_id, pmix_status_t status,
                         const rdp_srv_xchg_block_t *blocks, size_t nblocks)
 {
-    uint32_t me = rdp_srv_xchg_me();
-    coll_t *coll;
+    coll_t *coll = rdp_hash_get_u64(&rdp_srv.coll_ids, coll_id);
 
-    /* stored even when the tracker timed out meanwhile: the data is good */
-    for (size_t i = 0; status == PMIX_SUCCESS && i < nblocks; i++) {
-        /* (without the engine, me is RDP_SRV_XCHG_HOST too) */
-        if ((blocks[i].origin == me && me != RDP_SRV_XCHG_HOST)
-            || blocks[i].len == 0) {
-            continue;
-        }
-        status = rdp_srv_store_bundles(blocks[i].data, blocks[i].len);
-        if (status != PMIX_SUCCESS && blocks[i].origin != RDP_SRV_XCHG_HOST) {
-            rdp_log_error(SERVER, "fence data from server %u is malformed",
-                          blocks[i].origin);
-        }
-    }
-    coll = rdp_hash_get_u64(&rdp_srv.coll_ids, coll_id);
     if (coll == NULL || coll->state != COLL_HOST) {
         return; /* gone or timed out meanwhile: nothing to release */
     }
     coll->xchg = 0;
+    if (status == PMIX_SUCCESS && ops_of(coll)->result != NULL) {
+        status = ops_of(coll)->result(coll, blocks, nblocks);
+    }
     coll_finish(coll, status);
 }
 
-/* rdp_srv_xchg_done_fn of an engine fence; @a arg is the tracker id. */
+/* rdp_srv_xchg_done_fn of the engine part; @a arg is the tracker id. */
 static void coll_xchg_done(pmix_status_t status,
                            const rdp_srv_xchg_block_t *blocks, size_t nblocks,
                            void *arg)
@@ -529,10 +348,10 @@ static void coll_hop_post(coll_hop_t *hop)
     }
 }
 
-/* pmix_modex_cbfunc_t for fence_nb: any thread */
-static void fence_cb(pmix_status_t status, const char *data, size_t ndata,
-                     void *cbdata, pmix_release_cbfunc_t release_fn,
-                     void *release_cbdata)
+void rdp_srv_coll_host_modex_cb(pmix_status_t status, const char *data,
+                                size_t ndata, void *cbdata,
+                                pmix_release_cbfunc_t release_fn,
+                                void *release_cbdata)
 {
     coll_hop_t *hop = cbdata;
 
@@ -541,8 +360,7 @@ static void fence_cb(pmix_status_t status, const char *data, size_t ndata,
     coll_hop_post(hop);
 }
 
-/* pmix_op_cbfunc_t for connect/disconnect: any thread */
-static void connect_cb(pmix_status_t status, void *cbdata)
+void rdp_srv_coll_host_op_cb(pmix_status_t status, void *cbdata)
 {
     coll_hop_t *hop = cbdata;
 
@@ -552,26 +370,17 @@ static void connect_cb(pmix_status_t status, void *cbdata)
 
 static bool host_handles(uint8_t op)
 {
-    switch (op) {
-    case COLL_FENCE:
-        return rdp_srv.host.fence_nb != NULL;
-    case COLL_CONNECT:
-        return rdp_srv.host.connect != NULL;
-    case COLL_DISCONNECT:
-        return rdp_srv.host.disconnect != NULL;
-    default:
-        return false;
-    }
+    return coll_ops[op]->host_provides();
 }
 
-static void read_directives(coll_t *coll, double *timeout_p);
 static bool engine_handles(const coll_t *coll);
 
-/* True when the host's fence_nb runs this fence's inter-node part. */
+/* True when the host runs the inter-node part of an operation that passes
+ * failures up to it (fences). */
 static bool host_runs_fence(const coll_t *coll)
 {
-    return coll->op == COLL_FENCE && !coll->all_local && host_handles(coll->op)
-           && !engine_handles(coll);
+    return ops_of(coll)->pass_failure && !coll->all_local
+           && host_handles(coll->op) && !engine_handles(coll);
 }
 
 /* The info of @a coll plus PMIX_LOCAL_COLLECTIVE_STATUS = @a status, as a
@@ -627,8 +436,8 @@ static void host_pass_failure(coll_t *coll, pmix_status_t status)
         rc          = info_with_status(coll, status, &hop->info, &hop->ninfo);
     }
     if (rc == PMIX_SUCCESS) {
-        rc = rdp_srv.host.fence_nb(hop->procs, hop->nprocs, hop->info,
-                                   hop->ninfo, NULL, 0, fence_cb, hop);
+        rc = ops_of(coll)->host_call(hop->procs, hop->nprocs, hop->info,
+                                     hop->ninfo, NULL, 0, hop);
     }
     if (rc == PMIX_SUCCESS) {
         return; /* freed when the host calls back */
@@ -640,13 +449,21 @@ static void host_pass_failure(coll_t *coll, pmix_status_t status)
     coll_hop_free(hop);
 }
 
-/* True when the engine runs this collective's inter-server part: a fence
- * over processes on other nodes while the engine is connected (it wins
- * over the host's fence_nb, rdpmix.h). */
+/* True when the engine runs this collective's inter-server part: an
+ * operation the engine can run, over processes on other nodes, while the
+ * engine is connected (it wins over the host's upcall, rdpmix.h). */
 static bool engine_handles(const coll_t *coll)
 {
-    return coll->op == COLL_FENCE && !coll->all_local
-           && rdp_srv_engine_active();
+    return ops_of(coll)->engine && !coll->all_local && rdp_srv_engine_active();
+}
+
+/* Append this server's contribution, if the operation collects one. */
+static pmix_status_t coll_contribute(coll_t *coll, rdp_buf_t *buf)
+{
+    if (!coll->collect || ops_of(coll)->contribute == NULL) {
+        return PMIX_SUCCESS;
+    }
+    return ops_of(coll)->contribute(coll, buf);
 }
 
 /* Every local participant is here: hand the fence to the engine. */
@@ -654,20 +471,18 @@ static void coll_engine_start(coll_t *coll)
 {
     static const uint8_t headroom[RDP_COLL_HEADROOM];
     rdp_buf_t buf;
-    double timeout   = 0;
     pmix_status_t rc = PMIX_SUCCESS;
     void *own_buf    = NULL;
     size_t size      = 0;
 
-    read_directives(coll, &timeout);
     rdp_buf_init(&buf);
     if (coll->collect) {
-        /* the same bundle the host-delegated path hands to fence_nb,
-         * behind room for the engine's block header: the engine sends it
-         * from this very buffer */
+        /* the same contribution the host-delegated path hands to the
+         * host, behind room for the engine's block header: the engine
+         * sends it from this very buffer */
         rc = rdp_buf_append(&buf, headroom, sizeof(headroom));
         if (rc == PMIX_SUCCESS) {
-            rc = pack_parts_bundle(coll, true, &buf);
+            rc = coll_contribute(coll, &buf);
         }
         own_buf = rdp_buf_take(&buf, &size);
     }
@@ -681,7 +496,7 @@ static void coll_engine_start(coll_t *coll)
             .procs   = coll->procs,
             .nprocs  = coll->nprocs,
             .collect = coll->collect,
-            .timeout = timeout,
+            .timeout = coll->timeout,
             .own_buf = own_buf, /* taken over */
             .len     = (own_buf != NULL) ? size - sizeof(headroom) : 0,
         };
@@ -717,11 +532,11 @@ static void coll_all_arrived(coll_t *coll)
         return;
     }
     hop->coll_id = coll->id;
-    if (coll->op == COLL_FENCE && coll->collect) {
+    if (coll->collect && ops_of(coll)->contribute != NULL) {
         rdp_buf_t buf;
 
         rdp_buf_init(&buf);
-        rc = pack_parts_bundle(coll, true, &buf);
+        rc = coll_contribute(coll, &buf);
         if (rc != PMIX_SUCCESS) {
             rdp_buf_cleanup(&buf);
             coll_hop_free(hop);
@@ -731,23 +546,10 @@ static void coll_all_arrived(coll_t *coll)
         hop->data = rdp_buf_take(&buf, &hop->ndata);
     }
     coll->state = COLL_HOST;
-    switch (coll->op) {
-    case COLL_FENCE:
-        rc = rdp_srv.host.fence_nb(coll->procs, coll->nprocs, coll->info,
-                                   coll->ninfo, hop->data, hop->ndata, fence_cb,
-                                   hop);
-        break;
-    case COLL_CONNECT:
-        rc = rdp_srv.host.connect(coll->procs, coll->nprocs, coll->info,
-                                  coll->ninfo, connect_cb, hop);
-        break;
-    default:
-        rc = rdp_srv.host.disconnect(coll->procs, coll->nprocs, coll->info,
-                                     coll->ninfo, connect_cb, hop);
-        break;
-    }
+    rc          = ops_of(coll)->host_call(coll->procs, coll->nprocs, coll->info,
+                                          coll->ninfo, hop->data, hop->ndata, hop);
     if (rc == PMIX_SUCCESS || rc == PMIX_OPERATION_SUCCEEDED) {
-        /* the fence blob now belongs to the host, which frees it (ORTE
+        /* the contribution now belongs to the host, which frees it (ORTE
          * and PRRTE load it into a buffer of their own, as OpenPMIx
          * servers expect); the hop is freed on this thread later */
         hop->data = NULL;
@@ -805,7 +607,7 @@ static pmix_status_t coll_build_parts(coll_t *coll)
     return PMIX_SUCCESS;
 }
 
-static void read_directives(coll_t *coll, double *timeout_p)
+static void read_directives(coll_t *coll)
 {
     for (size_t i = 0; i < coll->ninfo; i++) {
         const pmix_info_t *in = &coll->info[i];
@@ -816,39 +618,45 @@ static void read_directives(coll_t *coll, double *timeout_p)
             uint64_t t;
 
             if (rdp_srv_value_to_u64(&in->value, &t)) {
-                *timeout_p = (double)t;
+                coll->timeout = (double)t;
             }
         }
     }
 }
 
-/* Takes @a procs, @a info and @a key. */
-static pmix_status_t coll_create(uint8_t op, uint16_t reply_cmd,
-                                 pmix_proc_t *procs, size_t nprocs,
-                                 pmix_info_t *info, size_t ninfo, uint8_t *key,
-                                 size_t keylen, coll_t **coll_p)
+pmix_status_t rdp_srv_coll_create(uint8_t op, pmix_proc_t *procs, size_t nprocs,
+                                  pmix_info_t *info, size_t ninfo, uint8_t *key,
+                                  size_t keylen, bool by_seq,
+                                  rdp_srv_coll_t **coll_p)
 {
-    coll_t *coll   = rdp_calloc(1, sizeof(*coll));
-    double timeout = 0;
+    coll_t *coll = NULL;
     pmix_status_t status;
 
+    if (op < RDP_SRV_COLL_NOPS && coll_ops[op] != NULL) {
+        coll = rdp_calloc(1, sizeof(*coll));
+    }
     if (coll == NULL) {
         rdp_free(procs);
         PMIX_INFO_FREE(info, ninfo);
         rdp_free(key);
-        return PMIX_ERR_NOMEM;
+        return op < RDP_SRV_COLL_NOPS && coll_ops[op] != NULL
+                   ? PMIX_ERR_NOMEM
+                   : PMIX_ERR_BAD_PARAM;
     }
-    coll->id        = rdp_srv_next_id();
-    coll->op        = op;
-    coll->reply_cmd = reply_cmd;
-    coll->procs     = procs;
-    coll->nprocs    = nprocs;
-    coll->info      = info;
-    coll->ninfo     = ninfo;
-    coll->key       = key;
-    coll->keylen    = keylen;
-    read_directives(coll, &timeout);
+    coll->id     = rdp_srv_next_id();
+    coll->op     = op;
+    coll->by_seq = by_seq;
+    coll->procs  = procs;
+    coll->nprocs = nprocs;
+    coll->info   = info;
+    coll->ninfo  = ninfo;
+    coll->key    = key;
+    coll->keylen = keylen;
+    read_directives(coll);
     status = coll_build_parts(coll);
+    if (status == PMIX_SUCCESS && ops_of(coll)->init != NULL) {
+        status = ops_of(coll)->init(coll);
+    }
     if (status != PMIX_SUCCESS) {
         coll_free(coll);
         return status;
@@ -871,9 +679,7 @@ static pmix_status_t coll_create(uint8_t op, uint16_t reply_cmd,
                       "collective over processes on other nodes "
                       "needs the host's %s upcall, which it does "
                       "not provide",
-                      op == COLL_FENCE     ? "fence_nb"
-                      : op == COLL_CONNECT ? "connect"
-                                           : "disconnect");
+                      ops_of(coll)->upcall);
         coll->state  = COLL_DONE;
         coll->status = PMIX_ERR_NOT_SUPPORTED;
     } else {
@@ -887,7 +693,7 @@ static pmix_status_t coll_create(uint8_t op, uint16_t reply_cmd,
                 break;
             }
         }
-        if (coll->state == COLL_GATHER && !coll->all_local
+        if (coll->state == COLL_GATHER && !coll->all_local && coll->by_seq
             && rdp_srv_depart_dooms(coll->procs, coll->nprocs, key, keylen)) {
             rdp_log_info(SERVER,
                          "collective %" PRIu64 " fails: a participant on "
@@ -897,10 +703,10 @@ static pmix_status_t coll_create(uint8_t op, uint16_t reply_cmd,
             coll->status = PMIX_ERR_PROC_TERM_WO_SYNC;
         }
     }
-    if (coll->state == COLL_GATHER && timeout > 0) {
+    if (coll->state == COLL_GATHER && coll->timeout > 0) {
         if (rdp_timer_create(rdp_rt.loop, coll_timeout, coll, &coll->timer)
             == PMIX_SUCCESS) {
-            rdp_timer_start(coll->timer, timeout);
+            rdp_timer_start(coll->timer, coll->timeout);
         }
     }
     *coll_p = coll;
@@ -922,87 +728,89 @@ bool rdp_srv_procs_contain(const pmix_proc_t *procs, size_t n,
     return false;
 }
 
-static pmix_status_t next_key(rdp_srv_client_t *client, const uint8_t *sig,
-                              size_t siglen, uint8_t **key_p, size_t *keylen_p)
+pmix_status_t rdp_srv_coll_key_seq(rdp_srv_client_t *client, uint8_t op,
+                                   const pmix_proc_t *procs, size_t nprocs,
+                                   uint8_t **key_p, size_t *keylen_p)
 {
-    uint64_t seq =
-        (uint64_t)(uintptr_t)rdp_hash_get(&client->coll_seq, sig, siglen) + 1;
-    uint8_t *key;
+    uint8_t *sig = NULL, *key;
+    size_t siglen;
+    uint64_t seq;
     pmix_status_t status;
 
-    status = rdp_hash_set(&client->coll_seq, sig, siglen,
-                          (void *)(uintptr_t)seq, NULL);
+    status = rdp_srv_coll_signature(op, procs, nprocs, &sig, &siglen);
     if (status != PMIX_SUCCESS) {
         return status;
     }
-    key = rdp_malloc(siglen + sizeof(seq));
+    seq = (uint64_t)(uintptr_t)rdp_hash_get(&client->coll_seq, sig, siglen) + 1;
+    status = rdp_hash_set(&client->coll_seq, sig, siglen,
+                          (void *)(uintptr_t)seq, NULL);
+    key =
+        status == PMIX_SUCCESS ? rdp_realloc(sig, siglen + sizeof(seq)) : NULL;
     if (key == NULL) {
-        return PMIX_ERR_NOMEM;
+        rdp_free(sig);
+        return status != PMIX_SUCCESS ? status : PMIX_ERR_NOMEM;
     }
-    memcpy(key, sig, siglen);
     memcpy(key + siglen, &seq, sizeof(seq));
     *key_p    = key;
     *keylen_p = siglen + sizeof(seq);
     return PMIX_SUCCESS;
 }
 
-void rdp_srv_coll_request(rdp_srv_peer_t *peer, uint16_t cmd, uint32_t tag,
-                          rdp_rbuf_t *rb)
+pmix_status_t rdp_srv_coll_key_id(uint8_t op, const pmix_proc_t *procs,
+                                  size_t nprocs, const void *id, size_t idlen,
+                                  uint8_t **key_p, size_t *keylen_p)
 {
-    rdp_srv_client_t *client = peer->client;
-    uint16_t reply_cmd       = (uint16_t)(cmd + 1);
-    uint8_t op               = cmd == RDP_CMD_FENCE           ? COLL_FENCE
-                               : cmd == RDP_CMD_CONNECT_PROCS ? COLL_CONNECT
-                                                              : COLL_DISCONNECT;
-    pmix_proc_t *procs       = NULL;
-    size_t nprocs            = 0;
-    pmix_info_t *info        = NULL;
-    size_t ninfo             = 0;
-    uint8_t *sig = NULL, *key = NULL;
-    size_t siglen, keylen;
-    coll_t *coll;
-    lpart_t *part;
+    const uint8_t *p = id;
+    uint64_t h       = 1469598103934665603ULL; /* FNV-1a */
+    uint8_t *sig     = NULL, *key;
+    size_t siglen;
     pmix_status_t status;
 
-    status = rdp_unpack_proc_array(rb, &procs, &nprocs);
-    if (status == PMIX_SUCCESS) {
-        status = rdp_unpack_info_array(rb, &info, &ninfo);
+    for (size_t i = 0; i < idlen; i++) {
+        h = (h ^ p[i]) * 1099511628211ULL;
     }
-    if (status == PMIX_SUCCESS && rb->left != 0) {
-        status = PMIX_ERR_UNPACK_FAILURE;
-    }
+    status = rdp_srv_coll_signature(op, procs, nprocs, &sig, &siglen);
     if (status != PMIX_SUCCESS) {
-        rdp_log_error(SERVER,
-                      "malformed collective request %u from %s:%u: "
-                      "%s; connection closed",
-                      cmd, client->proc.nspace, client->proc.rank,
-                      rdp_status_name(status));
-        rdp_free(procs);
-        PMIX_INFO_FREE(info, ninfo);
-        rdp_srv_peer_drop(peer, status);
-        return;
+        return status;
     }
+    key = rdp_realloc(sig, siglen + sizeof(h));
+    if (key == NULL) {
+        rdp_free(sig);
+        return PMIX_ERR_NOMEM;
+    }
+    memcpy(key + siglen, &h, sizeof(h));
+    *key_p    = key;
+    *keylen_p = siglen + sizeof(h);
+    return PMIX_SUCCESS;
+}
+
+rdp_srv_coll_t *rdp_srv_coll_find(const uint8_t *key, size_t keylen)
+{
+    return rdp_hash_get(&rdp_srv.colls, key, keylen);
+}
+
+pmix_status_t rdp_srv_coll_check_procs(const rdp_srv_client_t *client,
+                                       pmix_proc_t *procs, size_t *nprocs_p)
+{
+    size_t nprocs = *nprocs_p;
+
     if (nprocs == 0) {
-        status = PMIX_ERR_BAD_PARAM;
-        goto reply;
+        return PMIX_ERR_BAD_PARAM;
     }
     for (size_t i = 0; i < nprocs; i++) {
         rdp_srv_nspace_t *ns;
 
         if (procs[i].rank >= PMIX_RANK_VALID
             && procs[i].rank != PMIX_RANK_WILDCARD) {
-            status = PMIX_ERR_BAD_PARAM;
-            goto reply;
+            return PMIX_ERR_BAD_PARAM;
         }
         ns = rdp_srv_nspace_find(procs[i].nspace);
         if (ns == NULL || !ns->registered) {
-            status = PMIX_ERR_NOT_FOUND;
-            goto reply;
+            return PMIX_ERR_NOT_FOUND;
         }
         if (procs[i].rank != PMIX_RANK_WILDCARD && !ns->nodata
             && procs[i].rank >= ns->size) {
-            status = PMIX_ERR_BAD_PARAM;
-            goto reply;
+            return PMIX_ERR_BAD_PARAM;
         }
     }
     nprocs = rdp_srv_procs_canonical(procs, nprocs);
@@ -1011,34 +819,19 @@ void rdp_srv_coll_request(rdp_srv_peer_t *peer, uint16_t cmd, uint32_t tag,
                       "%s:%u asked for a collective it is not part "
                       "of",
                       client->proc.nspace, client->proc.rank);
-        status = PMIX_ERR_BAD_PARAM;
-        goto reply;
+        return PMIX_ERR_BAD_PARAM;
     }
-    status = rdp_srv_coll_signature(op, procs, nprocs, &sig, &siglen);
-    if (status == PMIX_SUCCESS) {
-        status = next_key(client, sig, siglen, &key, &keylen);
-    }
-    rdp_free(sig);
-    if (status != PMIX_SUCCESS) {
-        goto reply;
-    }
-    coll = rdp_hash_get(&rdp_srv.colls, key, keylen);
-    if (coll == NULL) {
-        status = coll_create(op, reply_cmd, procs, nprocs, info, ninfo, key,
-                             keylen, &coll);
-        procs  = NULL;
-        info   = NULL;
-        ninfo  = 0;
-        key    = NULL;
-        if (status != PMIX_SUCCESS) {
-            goto reply;
-        }
-    }
-    rdp_free(key);
-    rdp_free(procs);
-    PMIX_INFO_FREE(info, ninfo);
+    *nprocs_p = nprocs;
+    return PMIX_SUCCESS;
+}
 
-    part = coll_part(coll, client->proc.nspace, client->proc.rank);
+void rdp_srv_coll_arrive(rdp_srv_coll_t *coll, rdp_srv_peer_t *peer,
+                         uint32_t tag)
+{
+    rdp_srv_client_t *client = peer->client;
+    uint16_t reply_cmd       = ops_of(coll)->reply_cmd;
+    lpart_t *part = coll_part(coll, client->proc.nspace, client->proc.rank);
+
     if (part == NULL || part->arrived) {
         /* cannot happen for a well-behaved local client */
         rdp_log_error(SERVER,
@@ -1060,13 +853,72 @@ void rdp_srv_coll_request(rdp_srv_peer_t *peer, uint16_t cmd, uint32_t tag,
     if (coll->narrived == coll->nparts && coll->state == COLL_GATHER) {
         coll_all_arrived(coll);
     }
+}
+
+void rdp_srv_coll_request(rdp_srv_peer_t *peer, uint16_t cmd, uint32_t tag,
+                          rdp_rbuf_t *rb)
+{
+    rdp_srv_client_t *client = peer->client;
+    uint8_t op               = cmd == RDP_CMD_FENCE ? RDP_SRV_COLL_FENCE
+                               : cmd == RDP_CMD_CONNECT_PROCS ? RDP_SRV_COLL_CONNECT
+                                                              : RDP_SRV_COLL_DISCONNECT;
+    pmix_proc_t *procs       = NULL;
+    size_t nprocs            = 0;
+    pmix_info_t *info        = NULL;
+    size_t ninfo             = 0;
+    uint8_t *key             = NULL;
+    size_t keylen;
+    coll_t *coll;
+    pmix_status_t status;
+
+    status = rdp_unpack_proc_array(rb, &procs, &nprocs);
+    if (status == PMIX_SUCCESS) {
+        status = rdp_unpack_info_array(rb, &info, &ninfo);
+    }
+    if (status == PMIX_SUCCESS && rb->left != 0) {
+        status = PMIX_ERR_UNPACK_FAILURE;
+    }
+    if (status != PMIX_SUCCESS) {
+        rdp_log_error(SERVER,
+                      "malformed collective request %u from %s:%u: "
+                      "%s; connection closed",
+                      cmd, client->proc.nspace, client->proc.rank,
+                      rdp_status_name(status));
+        rdp_free(procs);
+        PMIX_INFO_FREE(info, ninfo);
+        rdp_srv_peer_drop(peer, status);
+        return;
+    }
+    status = rdp_srv_coll_check_procs(client, procs, &nprocs);
+    if (status == PMIX_SUCCESS) {
+        status = rdp_srv_coll_key_seq(client, op, procs, nprocs, &key, &keylen);
+    }
+    if (status != PMIX_SUCCESS) {
+        goto reply;
+    }
+    coll = rdp_srv_coll_find(key, keylen);
+    if (coll == NULL) {
+        status = rdp_srv_coll_create(op, procs, nprocs, info, ninfo, key,
+                                     keylen, true, &coll);
+        procs  = NULL;
+        info   = NULL;
+        ninfo  = 0;
+        key    = NULL;
+        if (status != PMIX_SUCCESS) {
+            goto reply;
+        }
+    }
+    rdp_free(key);
+    rdp_free(procs);
+    PMIX_INFO_FREE(info, ninfo);
+    rdp_srv_coll_arrive(coll, peer, tag);
     return;
 
 reply:
     rdp_free(key);
     rdp_free(procs);
     PMIX_INFO_FREE(info, ninfo);
-    rdp_srv_reply_status(peer, reply_cmd, tag, status);
+    rdp_srv_reply_status(peer, coll_ops[op]->reply_cmd, tag, status);
 }
 
 /* ---- departures ---- */
@@ -1140,7 +992,7 @@ void rdp_srv_coll_remote_gone(void)
     for (size_t i = 0; i < n; i++) {
         coll_t *coll = all[i];
 
-        if (coll->state == COLL_DONE || coll->all_local
+        if (coll->state == COLL_DONE || coll->all_local || !coll->by_seq
             || !rdp_srv_depart_dooms(coll->procs, coll->nprocs, coll->key,
                                      coll->keylen)) {
             continue;
@@ -1195,6 +1047,10 @@ void rdp_srv_coll_cleanup(void)
         coll_remove(all[i]);
     }
     rdp_free(all);
-    rdp_buf_cleanup(&fence_buf);
+    for (size_t op = 0; op < RDP_SRV_COLL_NOPS; op++) {
+        if (coll_ops[op] != NULL && coll_ops[op]->cleanup != NULL) {
+            coll_ops[op]->cleanup();
+        }
+    }
     rdp_srv_depart_cleanup();
 }

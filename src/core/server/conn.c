@@ -22,48 +22,6 @@ static void peer_msg_cb(rdp_ipc_conn_t *conn, const rdp_msg_hdr_t *hdr,
                         const void *payload, size_t len, void *arg);
 static void peer_close_cb(rdp_ipc_conn_t *conn, pmix_status_t why, void *arg);
 
-rdp_srv_peer_t *rdp_srv_peer_find(uint64_t id)
-{
-    if (id == 0) {
-        return NULL;
-    }
-    return rdp_hash_get_u64(&rdp_srv.peers, id);
-}
-
-void rdp_srv_peer_drop(rdp_srv_peer_t *peer, pmix_status_t why)
-{
-    if (peer->state == RDP_SRV_PEER_CLOSING) {
-        return;
-    }
-    peer->state = RDP_SRV_PEER_CLOSING;
-    rdp_ipc_conn_close(peer->conn, why);
-}
-
-void rdp_srv_reply_buf(rdp_srv_peer_t *peer, uint16_t cmd, uint32_t tag,
-                       rdp_buf_t *buf)
-{
-    pmix_status_t status = rdp_ipc_send(peer->conn, cmd, tag, buf);
-
-    if (status != PMIX_SUCCESS) {
-        rdp_log_debug(SERVER, "reply %u to pid %d not sent: %s", cmd,
-                      (int)peer->cred.pid, rdp_status_name(status));
-    }
-}
-
-void rdp_srv_reply_status(rdp_srv_peer_t *peer, uint16_t cmd, uint32_t tag,
-                          pmix_status_t status)
-{
-    rdp_buf_t buf;
-
-    rdp_buf_init(&buf);
-    if (rdp_pack_i32(&buf, status) != PMIX_SUCCESS) {
-        rdp_buf_cleanup(&buf);
-        rdp_srv_peer_drop(peer, PMIX_ERR_NOMEM);
-        return;
-    }
-    rdp_srv_reply_buf(peer, cmd, tag, &buf);
-}
-
 static void handshake_timeout(void *arg)
 {
     rdp_srv_peer_t *peer = arg;
@@ -430,27 +388,7 @@ static void peer_msg_cb(rdp_ipc_conn_t *conn, const rdp_msg_hdr_t *hdr,
     }
 }
 
-/* ---- departures ---- */
-
-void rdp_srv_client_gone(rdp_srv_client_t *client, pmix_status_t why)
-{
-    rdp_srv_peer_t *peer = client->peer;
-
-    if (peer != NULL) {
-        peer->client = NULL;
-        client->peer = NULL;
-        rdp_srv_peer_drop(peer, why);
-    }
-    if (client->state != RDP_SRV_CLIENT_FINALIZED) {
-        client->state = RDP_SRV_CLIENT_TERMINATED;
-    }
-    rdp_srv_coll_client_gone(client);
-    rdp_srv_group_client_gone(client);
-    rdp_srv_monitor_client_gone(&client->proc);
-    /* whoever still waits wants a key it never committed */
-    rdp_srv_modex_fail(client->proc.nspace, client->proc.rank,
-                       PMIX_ERR_PROC_TERM_WO_SYNC);
-}
+/* ---- closing ---- */
 
 static void peer_close_cb(rdp_ipc_conn_t *conn, pmix_status_t why, void *arg)
 {

@@ -127,13 +127,32 @@ typedef struct rdp_server {
 
 extern rdp_server_t rdp_srv;
 
-/* ---- server.c: helpers ---- */
+/* ---- server.c ---- */
 /** True between PMIx_server_init and its finalize (any thread). */
 bool rdp_srv_initialized(void);
+
+/* ---- util.c: small helpers ---- */
 uint64_t rdp_srv_next_id(void);
 /** Post @a cbfunc(@a status, @a cbdata) to the loop (never inline). */
 void rdp_srv_post_op_cb(pmix_op_cbfunc_t cbfunc, pmix_status_t status,
                         void *cbdata);
+/** Unsigned integer of any integer type; false if not integral/negative. */
+bool rdp_srv_value_to_u64(const pmix_value_t *val, uint64_t *out_p);
+/** Key "nspace\0rank" for per-rank tables; @a key must hold
+ * PMIX_MAX_NSLEN + 6 bytes. Returns its length. */
+size_t rdp_srv_rank_key(const char *nspace, pmix_rank_t rank, char *key);
+#define RDP_SRV_RANK_KEY_MAX (PMIX_MAX_NSLEN + 1 + 5)
+/** Key "nspace\0rank" followed by the bytes of @a key (none for NULL) for
+ * tables of outstanding requests for one key of a rank; @a out must hold
+ * RDP_SRV_WANT_KEY_MAX bytes.  Returns its length. */
+size_t rdp_srv_want_key(const char *nspace, pmix_rank_t rank, const char *key,
+                        char *out);
+#define RDP_SRV_WANT_KEY_MAX (RDP_SRV_RANK_KEY_MAX + PMIX_MAX_KEYLEN)
+/** True when two host names denote the same node (short names match
+ * when either side has no domain). */
+bool rdp_srv_host_eq(const char *a, const char *b);
+
+/* ---- hostop.c: host replies ---- */
 /**
  * What a host handed to one of our pmix_modex_cbfunc_t / pmix_info_cbfunc_t
  * callbacks.  Its buffer stays the host's and valid until release_fn runs.
@@ -157,21 +176,6 @@ void rdp_srv_host_reply_keep(rdp_srv_host_reply_t *hr, pmix_status_t status,
                              void *release_cbdata);
 /** Give the host its buffer back (loop thread; once; NULL-safe fields). */
 void rdp_srv_host_reply_release(rdp_srv_host_reply_t *hr);
-/** Unsigned integer of any integer type; false if not integral/negative. */
-bool rdp_srv_value_to_u64(const pmix_value_t *val, uint64_t *out_p);
-/** Key "nspace\0rank" for per-rank tables; @a key must hold
- * PMIX_MAX_NSLEN + 6 bytes. Returns its length. */
-size_t rdp_srv_rank_key(const char *nspace, pmix_rank_t rank, char *key);
-#define RDP_SRV_RANK_KEY_MAX (PMIX_MAX_NSLEN + 1 + 5)
-/** Key "nspace\0rank" followed by the bytes of @a key (none for NULL) for
- * tables of outstanding requests for one key of a rank; @a out must hold
- * RDP_SRV_WANT_KEY_MAX bytes.  Returns its length. */
-size_t rdp_srv_want_key(const char *nspace, pmix_rank_t rank, const char *key,
-                        char *out);
-#define RDP_SRV_WANT_KEY_MAX (RDP_SRV_RANK_KEY_MAX + PMIX_MAX_KEYLEN)
-/** True when two host names denote the same node (short names match
- * when either side has no domain). */
-bool rdp_srv_host_eq(const char *a, const char *b);
 
 /* ---- nspace.c ---- */
 rdp_srv_nspace_t *rdp_srv_nspace_find(const char *name);
@@ -201,10 +205,10 @@ pmix_status_t rdp_srv_fork_view_open(void);
 void rdp_srv_fork_view_close(void);
 rdp_srv_client_t *rdp_srv_client_find(const char *nspace, pmix_rank_t rank);
 void rdp_srv_client_destroy(rdp_srv_client_t *client);
+/** A client's process left (disconnect without finalize, deregister). */
+void rdp_srv_client_gone(rdp_srv_client_t *client, pmix_status_t why);
 
-/* ---- conn.c ---- */
-void rdp_srv_accept_cb(rdp_ipc_conn_t *conn, const rdp_ipc_cred_t *cred,
-                       void *arg);
+/* ---- peer.c: finding, answering and dropping a connection ---- */
 rdp_srv_peer_t *rdp_srv_peer_find(uint64_t id);
 /** Close a peer's connection (logged by the caller). */
 void rdp_srv_peer_drop(rdp_srv_peer_t *peer, pmix_status_t why);
@@ -214,8 +218,10 @@ void rdp_srv_reply_status(rdp_srv_peer_t *peer, uint16_t cmd, uint32_t tag,
 /** Reply with the bytes of @a buf (which start with the status). */
 void rdp_srv_reply_buf(rdp_srv_peer_t *peer, uint16_t cmd, uint32_t tag,
                        rdp_buf_t *buf);
-/** A client's process left (disconnect without finalize, deregister). */
-void rdp_srv_client_gone(rdp_srv_client_t *client, pmix_status_t why);
+
+/* ---- conn.c: accept, CONNECT handshake, dispatch, close ---- */
+void rdp_srv_accept_cb(rdp_ipc_conn_t *conn, const rdp_ipc_cred_t *cred,
+                       void *arg);
 void rdp_srv_close_all(void);
 
 /* ---- coll.c ---- */
@@ -405,7 +411,7 @@ void rdp_srv_cleanup_run(rdp_srv_nspace_t *ns);
 /** Free without running. */
 void rdp_srv_cleanup_discard(rdp_srv_nspace_t *ns);
 
-/* ---- hostop: a pending host upcall answered to a peer ---- */
+/* ---- hostop.c: a pending host upcall answered to a peer ---- */
 typedef struct rdp_srv_hostop {
     uint64_t peer_id;
     uint16_t reply_cmd;

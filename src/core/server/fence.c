@@ -1,0 +1,254 @@
+/* fence.c - the fence operation of the collective trackers (coll.h) */
+#include "config.h"
+#include "core/server/coll.h"
+#include "core/util/alloc.h"
+#include "core/util/log.h"
+#include "core/util/status.h"
+
+#include <endian.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/*
+ * A fence contributes the bundle of its local participants' committed
+ * data (remote-visible part) when it collects (PMIX_COLLECT_DATA), stores
+ * the other servers' bundles, and answers every participant with the
+ * bundle of all participants' data (FENCE_ACK), inline or in a sealed
+ * memfd.  The engine runs it across nodes when connected, else the
+ * host's fence_nb.
+ */
+
+/* ---- result bundles ---- */
+
+/* Overwrite the u32 packed at @a at (a count known only afterwards). */
+static void patch_u32(rdp_buf_t *buf, size_t at, uint32_t v)
+{
+    uint32_t le = htole32(v);
+
+    memcpy(buf->data + at, &le, sizeof(le));
+}
+
+/* Append the bundle of the participants' committed data to @a buf:
+ * every participant when @a local_only is false (masks by locality),
+ * else only this node's, remote-visible part (what goes to the host).
+ * Packed in place: counts are patched once known, nothing is copied
+ * twice.  On error @a buf is back to its size on entry. */
+static pmix_status_t pack_parts_bundle(const rdp_srv_coll_t *coll,
+                                       bool local_only, rdp_buf_t *buf)
+{
+    size_t start         = buf->size;
+    uint32_t nsets       = 0;
+    pmix_status_t status = rdp_pack_u32(buf, 0);
+
+    for (size_t i = 0; status == PMIX_SUCCESS && i < coll->nprocs;) {
+        const char *nspace   = coll->procs[i].nspace;
+        rdp_srv_nspace_t *ns = rdp_srv_nspace_find(nspace);
+        size_t set_start     = buf->size;
+        size_t nsect_at;
+        uint32_t nsect = 0;
+        size_t j       = i;
+
+        status   = rdp_pack_string(buf, nspace);
+        nsect_at = buf->size;
+        if (status == PMIX_SUCCESS) {
+            status = rdp_pack_u32(buf, 0);
+        }
+        for (; j < coll->nprocs
+               && strncmp(coll->procs[j].nspace, nspace, PMIX_MAX_NSLEN) == 0;
+             j++) {
+            pmix_rank_t lo = coll->procs[j].rank, hi = lo;
+
+            if (ns == NULL) {
+                continue;
+            }
+            if (lo == PMIX_RANK_WILDCARD) {
+                if (ns->size == 0) {
+                    continue;
+                }
+                lo = 0;
+                hi = ns->size - 1;
+            }
+            for (pmix_rank_t r = lo; status == PMIX_SUCCESS && r <= hi; r++) {
+                bool local = rdp_srv_nspace_is_local(ns, r);
+                uint32_t mask;
+
+                if ((local_only && !local)
+                    || !rdp_kvs_has_rank(rdp_srv.modex, nspace, r)) {
+                    continue;
+                }
+                mask   = local_only ? RDP_SCOPES_REMOTE
+                                    : (local ? RDP_SCOPES_LOCAL : RDP_SCOPES_ALL);
+                status = rdp_srv_pack_proc_section(nspace, r, mask, buf);
+                nsect++;
+            }
+        }
+        if (status == PMIX_SUCCESS && nsect == 0) {
+            buf->size = set_start; /* nobody of this nspace committed */
+        } else if (status == PMIX_SUCCESS) {
+            patch_u32(buf, nsect_at, nsect);
+            nsets++;
+        }
+        i = j;
+    }
+    if (status != PMIX_SUCCESS) {
+        buf->size = start;
+        return status;
+    }
+    patch_u32(buf, start, nsets);
+    return PMIX_SUCCESS;
+}
+
+/* Bundles from this size on go through shared memory (0: never). */
+static size_t shm_min(void)
+{
+    static size_t min = SIZE_MAX; /* loop thread only */
+    const char *s;
+    char *end;
+    unsigned long long v;
+
+    if (min != SIZE_MAX) {
+        return min;
+    }
+    min = RDP_FENCE_SHM_MIN_DEFAULT;
+    s   = getenv("RDPMIX_SHM_MIN");
+    if (s != NULL && *s != '\0') {
+        v = strtoull(s, &end, 0);
+        if (*end != '\0' || v >= SIZE_MAX) {
+            rdp_log_warn(SERVER, "ignoring invalid RDPMIX_SHM_MIN '%s'", s);
+        } else {
+            min = (size_t)v;
+        }
+    }
+    return min;
+}
+
+/* Fence results are packed here; the buffer keeps its (faulted-in)
+ * capacity from one fence to the next.  Loop thread only. */
+static rdp_buf_t fence_buf;
+/* Give back a kept buffer larger than this after use. */
+#define FENCE_BUF_KEEP_MAX (256u << 20)
+
+/*
+ * Append the FENCE_ACK payload of a collecting fence (after the status)
+ * to @a reply: [u8 INLINE][bundle], or, from shm_min() bytes on,
+ * [u8 MEMFD][u64 size] with the bundle in a sealed memfd (*fd_p; else
+ * -1) that every participant maps: packed once, never copied per client.
+ * Falls back to the inline form when shared memory is not available.
+ */
+static pmix_status_t pack_fence_result(const rdp_srv_coll_t *coll,
+                                       rdp_buf_t *reply, int *fd_p)
+{
+    size_t min = shm_min();
+    pmix_status_t status;
+    int fd;
+
+    *fd_p          = -1;
+    fence_buf.size = 0;
+    status         = pack_parts_bundle(coll, false, &fence_buf);
+    if (status == PMIX_SUCCESS && min > 0 && fence_buf.size >= min
+        && rdp_ipc_memfd_create(fence_buf.data, fence_buf.size, &fd)
+               == PMIX_SUCCESS) {
+        status = rdp_pack_u8(reply, RDP_FENCE_BUNDLE_MEMFD);
+        if (status == PMIX_SUCCESS) {
+            status = rdp_pack_u64(reply, fence_buf.size);
+        }
+        if (status == PMIX_SUCCESS) {
+            *fd_p = fd;
+        } else {
+            close(fd);
+        }
+    } else if (status == PMIX_SUCCESS) {
+        status = rdp_pack_u8(reply, RDP_FENCE_BUNDLE_INLINE);
+        if (status == PMIX_SUCCESS) {
+            status = rdp_buf_append(reply, fence_buf.data, fence_buf.size);
+        }
+    }
+    if (fence_buf.cap > FENCE_BUF_KEEP_MAX) {
+        rdp_buf_cleanup(&fence_buf);
+    }
+    return status;
+}
+
+
+/* ---- the operation's hooks ---- */
+
+static bool fence_host_provides(void)
+{
+    return rdp_srv.host.fence_nb != NULL;
+}
+
+static pmix_status_t fence_host_call(const pmix_proc_t *procs, size_t nprocs,
+                                     const pmix_info_t *info, size_t ninfo,
+                                     char *data, size_t ndata, void *cbdata)
+{
+    return rdp_srv.host.fence_nb(procs, nprocs, info, ninfo, data, ndata,
+                                 rdp_srv_coll_host_modex_cb, cbdata);
+}
+
+/* the same bundle either way: handed to fence_nb or to the engine */
+static pmix_status_t fence_contribute(rdp_srv_coll_t *coll, rdp_buf_t *buf)
+{
+    return pack_parts_bundle(coll, true, buf);
+}
+
+/* Store the other servers' bundles (the host's answer: all of them). */
+static pmix_status_t fence_result(rdp_srv_coll_t *coll,
+                                  const rdp_srv_xchg_block_t *blocks,
+                                  size_t nblocks)
+{
+    uint32_t me          = rdp_srv_xchg_me();
+    pmix_status_t status = PMIX_SUCCESS;
+
+    (void)coll;
+    for (size_t i = 0; status == PMIX_SUCCESS && i < nblocks; i++) {
+        /* (without the engine, me is RDP_SRV_XCHG_HOST too) */
+        if ((blocks[i].origin == me && me != RDP_SRV_XCHG_HOST)
+            || blocks[i].len == 0) {
+            continue;
+        }
+        status = rdp_srv_store_bundles(blocks[i].data, blocks[i].len);
+        if (status != PMIX_SUCCESS && blocks[i].origin != RDP_SRV_XCHG_HOST) {
+            rdp_log_error(SERVER, "fence data from server %u is malformed",
+                          blocks[i].origin);
+        }
+    }
+    return status;
+}
+
+/* FENCE_ACK after the status: packed once, every participant gets the
+ * same bytes. */
+static pmix_status_t fence_reply(rdp_srv_coll_t *coll, rdp_buf_t *buf,
+                                 int *fd_p)
+{
+    pmix_status_t status;
+
+    if (coll->collect) {
+        status = pack_fence_result(coll, buf, fd_p);
+    } else {
+        status = rdp_pack_u8(buf, RDP_FENCE_NO_BUNDLE);
+    }
+    if (status != PMIX_SUCCESS) {
+        rdp_log_error(SERVER, "cannot pack fence result: %s",
+                      rdp_status_name(status));
+    }
+    return status;
+}
+
+static void fence_cleanup(void)
+{
+    rdp_buf_cleanup(&fence_buf);
+}
+
+const rdp_srv_coll_ops_t rdp_srv_fence_ops = {
+    .upcall        = "fence_nb",
+    .reply_cmd     = RDP_CMD_FENCE_ACK,
+    .engine        = true,
+    .pass_failure  = true,
+    .host_provides = fence_host_provides,
+    .host_call     = fence_host_call,
+    .contribute    = fence_contribute,
+    .result        = fence_result,
+    .reply         = fence_reply,
+    .cleanup       = fence_cleanup,
+};
