@@ -1281,7 +1281,7 @@ int main(int argc, char **argv)
                         "       run_client pub all|proc|xa|xb|xnone\n"
                         "       run_client events ranges|cache|recovery\n"
                         "       run_client monitor\n"
-                        "       run_client group basic|invite|term|fin|exit\n");
+                        "       run_client group basic|invite|leader|term|fin|exit\n");
         return 2;
     }
     rc = PMIx_Init(&me, NULL, 0);

@@ -38,6 +38,10 @@
  *                            PMIX_GROUP_NOTIFY_TERMINATION, the last one
  *                            exits, the others get PMIX_GROUP_MEMBER_FAILED
  *                            and destruct gN without it.
+ *   run_client group leader  rank 0 invites the others to "gL" and exits
+ *                            before they answer; they get
+ *                            PMIX_GROUP_LEADER_FAILED and a join then is
+ *                            not found.
  * Every wait is bounded (PMIX_TIMEOUT 30 s, or the job's limit).
  */
 #include "run_client.h"
@@ -514,7 +518,7 @@ static void without_last(const char *mode)
 static pthread_mutex_t ev_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t ev_cond  = PTHREAD_COND_INITIALIZER;
 static int n_accepted, n_declined, n_complete, n_left, n_joined, n_failed,
-    n_ping;
+    n_ping, n_invited, n_leader_failed;
 static size_t complete_members;
 
 static const pmix_info_t *find_info(const pmix_info_t *info, size_t n,
@@ -594,6 +598,8 @@ static void group_event(size_t id, pmix_status_t status,
         n_failed++;
     } else if (status == GRP_PING && source->rank == 0) {
         n_ping++;
+    } else if (status == PMIX_GROUP_LEADER_FAILED && source->rank == 0) {
+        n_leader_failed++;
     }
     pthread_cond_broadcast(&ev_cond);
     pthread_mutex_unlock(&ev_lock);
@@ -741,6 +747,57 @@ static void group_notify(size_t n)
     }
 }
 
+static void invited_count(size_t id, pmix_status_t status,
+                          const pmix_proc_t *source, pmix_info_t info[],
+                          size_t ninfo, pmix_info_t results[], size_t nresults,
+                          pmix_event_notification_cbfunc_fn_t cbfunc,
+                          void *cbdata)
+{
+    (void)id;
+    (void)status;
+    (void)source;
+    (void)info;
+    (void)ninfo;
+    (void)results;
+    (void)nresults;
+    pthread_mutex_lock(&ev_lock);
+    n_invited++;
+    pthread_cond_broadcast(&ev_cond);
+    pthread_mutex_unlock(&ev_lock);
+    if (cbfunc != NULL) {
+        cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+    }
+}
+
+/* Rank 0 invites the others to "gL" and exits before they answer: they
+ * hear PMIX_GROUP_LEADER_FAILED and the invitation is gone. */
+static void leader(void)
+{
+    size_t n            = job_size();
+    pmix_proc_t *others = calloc(n, sizeof(*others));
+
+    register_code(PMIX_GROUP_INVITED, invited_count);
+    register_code(PMIX_GROUP_LEADER_FAILED, group_event);
+    fence_collect(0);
+    if (me.rank == 0) {
+        for (size_t r = 1; r < n; r++) {
+            PMIX_LOAD_PROCID(&others[r - 1], me.nspace, (pmix_rank_t)r);
+        }
+        expect("PMIx_Group_invite_nb",
+               PMIx_Group_invite_nb("gL", others, n - 1, NULL, 0, NULL, NULL),
+               PMIX_SUCCESS);
+        fence_collect(0); /* every invitee has its invitation */
+        _exit(0);
+    }
+    wait_count(&n_invited, 1, "PMIX_GROUP_INVITED");
+    fence_collect(0);
+    wait_count(&n_leader_failed, 1, "PMIX_GROUP_LEADER_FAILED");
+    expect("join after the leader failed",
+           PMIx_Group_join("gL", NULL, PMIX_GROUP_ACCEPT, NULL, 0, NULL, NULL),
+           PMIX_ERR_NOT_FOUND);
+    free(others);
+}
+
 int group_main(const char *mode)
 {
     pmix_status_t rc = PMIx_Init(&me, NULL, 0);
@@ -750,6 +807,8 @@ int group_main(const char *mode)
     }
     if (strcmp(mode, "basic") == 0) {
         basic();
+    } else if (strcmp(mode, "leader") == 0) {
+        leader();
     } else if (strcmp(mode, "term") == 0) {
         term();
     } else if (strcmp(mode, "invite") == 0) {

@@ -18,6 +18,9 @@ for m in $nodes; do
     job 120 --nodes "$m" -n "$np" "$client" group invite
     check_that "invite, accept, decline, construct-complete and left events, leave on $m node(s)" \
         '[ "$rc" -eq 0 ] && [ "$(grep -c "^rank [0-9]* group invite ok$" "$tmp/out")" -eq "$np" ]'
+    job 120 --enable-recovery --nodes "$m" -n "$np" "$client" group leader
+    check_that "a leader that exits before the invitees answer: PMIX_GROUP_LEADER_FAILED, on $m node(s)" \
+        '[ "$rc" -eq 0 ] && [ "$(grep -c "^rank [0-9]* group leader ok$" "$tmp/out")" -eq $((np - 1)) ]'
     job 120 --enable-recovery --nodes "$m" -n "$np" "$client" group term
     check_that "PMIX_GROUP_NOTIFY_TERMINATION: a member's exit is an event and destruct goes on, on $m node(s)" \
         '[ "$rc" -eq 0 ] && [ "$(grep -c "^rank [0-9]* group term ok$" "$tmp/out")" -eq $((np - 1)) ]'

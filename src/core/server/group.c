@@ -309,6 +309,20 @@ static void notify_procs(pmix_status_t code, const pmix_proc_t *source,
     rdp_srv_notify_local(code, source, PMIX_RANGE_CUSTOM, info, n);
 }
 
+/* PMIX_GROUP_LEADER_FAILED to the members of @a op on this node but
+ * the leader. */
+static void announce_leader_failed(const gop_t *op)
+{
+    pmix_info_t affected;
+
+    memset(&affected, 0, sizeof(affected));
+    PMIX_LOAD_KEY(affected.key, PMIX_EVENT_AFFECTED_PROC);
+    affected.value.type      = PMIX_PROC;
+    affected.value.data.proc = (pmix_proc_t *)&op->leader;
+    notify_procs(PMIX_GROUP_LEADER_FAILED, &op->leader, op->members,
+                 op->nmembers, op->id, &affected, 1);
+}
+
 /* Tell the leader of an invitation about @a member. */
 static void notify_leader_here(pmix_status_t code, const pmix_proc_t *member,
                                const pmix_proc_t *leader, const char *id)
@@ -1039,6 +1053,10 @@ static void ctl_fail(uint32_t server, rdp_rbuf_t *rb)
     if (op != NULL && op->gen == gen) {
         rdp_log_info(SERVER, "group %s failed on server %u: %s", id, server,
                      rdp_status_name(status));
+        if (op->invite && status == PMIX_GROUP_CONSTRUCT_ABORT
+            && op->state != GOP_DONE) {
+            announce_leader_failed(op); /* this node's members */
+        }
         gop_fail_here(op, status, false);
         return;
     }
@@ -1927,6 +1945,23 @@ static void groups_member_failed(const pmix_proc_t *proc)
     rdp_free(ids);
 }
 
+/* The leader of an invitation left before the group was complete: its
+ * members hear PMIX_GROUP_LEADER_FAILED and the construct ends with
+ * PMIX_GROUP_CONSTRUCT_ABORT (no new leader is chosen yet). */
+static void leader_failed(gop_t *op)
+{
+    rdp_log_info(SERVER, "leader %s:%u of group %s left", op->leader.nspace,
+                 op->leader.rank, op->id);
+    announce_leader_failed(op);
+    gop_fail(op, PMIX_GROUP_CONSTRUCT_ABORT); /* also elsewhere */
+}
+
+static bool is_leader(const gop_t *op, const pmix_proc_t *proc)
+{
+    return op->invite && op->leader.rank == proc->rank
+           && PMIX_CHECK_NSPACE(op->leader.nspace, proc->nspace);
+}
+
 void rdp_srv_group_client_gone(rdp_srv_client_t *client)
 {
     size_t n;
@@ -1946,6 +1981,8 @@ void rdp_srv_group_client_gone(rdp_srv_client_t *client)
         }
         if (op->state == GOP_GATHER && !part->arrived && !part->gone) {
             gop_part_left(op, part);
+        } else if (op->state != GOP_DONE && is_leader(op, &client->proc)) {
+            leader_failed(op);
         } else {
             gop_maybe_free(op);
         }
