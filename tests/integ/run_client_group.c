@@ -742,6 +742,7 @@ static void group_notify(size_t n)
                PMIx_Notify_event(GRP_PING, &me, PMIX_RANGE_CUSTOM, &range, 1,
                                  NULL, NULL),
                PMIX_SUCCESS);
+        PMIX_INFO_DESTRUCT(&range);
     } else if (me.rank == n - 2) {
         wait_count(&n_ping, 1, "the event for (gA, 1)");
     }

@@ -70,6 +70,7 @@ typedef struct gop {
     uint64_t xchg; /* the exchange's handle while GOP_XCHG */
     bool invite;   /* made by PMIx_Group_invite: members join */
     pmix_proc_t leader;
+    bool hold; /* in use by a caller that looks at it afterwards */
 } gop_t;
 
 /* A constructed group, as this server knows it. */
@@ -182,7 +183,7 @@ static void gop_remove(gop_t *op)
 /* A finished tracker goes once no local member can still arrive. */
 static void gop_maybe_free(gop_t *op)
 {
-    if (op->state != GOP_DONE) {
+    if (op->state != GOP_DONE || op->hold) {
         return;
     }
     for (size_t i = 0; i < op->nparts; i++) {
@@ -1137,13 +1138,19 @@ static void open_tracker(uint8_t kind, const char *id, uint64_t gen,
     op->invite      = (flags & OPEN_INVITE) != 0;
     op->leader      = *leader;
     op->timeout     = timeout;
+    op->hold        = true; /* failing it below must not free it */
     gop_start_timer(op);
     gop_check_doomed(op);
     if (op->invite && op->state == GOP_GATHER) {
         invite_all(op); /* this node's invitees */
     }
     gop_check_departed(op);
-    gop_maybe_ready(op);
+    op->hold = false;
+    if (op->state == GOP_GATHER) {
+        gop_maybe_ready(op); /* its members may all have left */
+    } else {
+        gop_maybe_free(op);
+    }
 }
 
 static void ctl_open(uint32_t server, rdp_rbuf_t *rb)
@@ -1722,12 +1729,14 @@ static pmix_status_t handle_construct(rdp_srv_peer_t *peer, uint32_t tag,
         return status;
     }
     if (first) {
+        op->hold = true; /* failing it below must not free it */
         read_directives(op, req->info, req->ninfo, true);
         gop_check_doomed(op);
         gop_check_departed(op);
         if (!op->all_local && op->state != GOP_DONE) {
             tell_open(op);
         }
+        op->hold = false;
     }
     gop_arrive(op, first, peer, tag, req); /* last: may free op */
     return PMIX_SUCCESS;
@@ -1768,12 +1777,14 @@ static pmix_status_t handle_invite(rdp_srv_peer_t *peer, uint32_t tag,
         gop_remove(op); /* no engine to carry it */
         return PMIX_ERR_NOT_SUPPORTED;
     }
+    op->hold = true; /* failing it below must not free it */
     read_directives(op, req->info, req->ninfo, true);
     invite_all(op);
     gop_check_departed(op);
     if (!op->all_local) {
         tell_open(op); /* the other servers invite theirs */
     }
+    op->hold = false;
     gop_arrive(op, true, peer, tag, req); /* last: may free op */
     return PMIX_SUCCESS;
 }
