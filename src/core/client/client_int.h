@@ -157,6 +157,8 @@ void rdp_client_group_resolve(pmix_proc_t *proc);
  * group rank out of range. */
 pmix_status_t rdp_client_group_expand(const pmix_proc_t *procs, size_t nprocs,
                                       pmix_proc_t **out_p, size_t *nout_p);
+/** Forget every group (PMIx_Finalize). */
+void rdp_client_group_cleanup(void);
 /** Pack an event's info with its PMIX_EVENT_CUSTOM_RANGE expanded as
  * rdp_client_group_expand does (the server sees the members). */
 pmix_status_t rdp_client_group_pack_event_info(rdp_buf_t *buf,

@@ -144,6 +144,22 @@ pmix_status_t rdp_client_group_expand(const pmix_proc_t *procs, size_t nprocs,
     return status;
 }
 
+void rdp_client_group_cleanup(void)
+{
+    rdp_hash_entry_t *ent;
+    size_t i;
+
+    pthread_mutex_lock(&groups_lock);
+    if (groups_init) {
+        rdp_hash_for_each(ent, &groups, i) {
+            cgroup_free(ent->value);
+        }
+        rdp_hash_cleanup(&groups);
+        groups_init = false;
+    }
+    pthread_mutex_unlock(&groups_lock);
+}
+
 static pmix_status_t check_id(const char *grp)
 {
     if (grp == NULL || grp[0] == '\0'
