@@ -28,7 +28,8 @@ tests_integ_run_client_SOURCES = tests/integ/run_client.c \
                                  tests/integ/run_client.h \
                                  tests/integ/run_client_hostops.c \
                                  tests/integ/run_client_monitor.c \
-                                 tests/integ/run_client_connect.c
+                                 tests/integ/run_client_connect.c \
+                                 tests/integ/run_client_group.c
 tests_integ_run_client_LDADD   = libpmix.la
 tests_integ_run_client_LDFLAGS = -no-install
 TESTS += tests/integ/test_run_basic.sh tests/integ/test_run_kill.sh \
@@ -37,14 +38,15 @@ TESTS += tests/integ/test_run_basic.sh tests/integ/test_run_kill.sh \
          tests/integ/test_run_modex.sh tests/integ/test_run_leave.sh \
          tests/integ/test_run_pubsub.sh tests/integ/test_run_events.sh \
          tests/integ/test_run_hostops.sh tests/integ/test_run_monitor.sh \
-         tests/integ/test_run_connect.sh
+         tests/integ/test_run_connect.sh tests/integ/test_run_group.sh
 EXTRA_DIST += tests/integ/test_run_common.sh tests/integ/test_run_basic.sh \
               tests/integ/test_run_kill.sh tests/integ/test_run_pmix.sh \
               tests/integ/test_run_nodes.sh tests/integ/test_run_engine.sh \
               tests/integ/test_run_faults.sh tests/integ/test_run_modex.sh \
               tests/integ/test_run_leave.sh tests/integ/test_run_pubsub.sh \
               tests/integ/test_run_events.sh tests/integ/test_run_hostops.sh \
-              tests/integ/test_run_monitor.sh tests/integ/test_run_connect.sh
+              tests/integ/test_run_monitor.sh tests/integ/test_run_connect.sh \
+              tests/integ/test_run_group.sh
 
 # rdpmix-run slow to start daemons, an rdpmixd slow to launch or to exit
 # (an LD_PRELOAD shim for test_run_faults.sh)

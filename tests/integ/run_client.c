@@ -1248,6 +1248,7 @@ static int pub_main(const char *mode)
 int events_main(const char *mode); /* run_client_events.c */
 int monitor_main(void);            /* run_client_monitor.c */
 int connect_main(int argc, char **argv); /* run_client_connect.c */
+int group_main(const char *mode);        /* run_client_group.c */
 
 int main(int argc, char **argv)
 {
@@ -1272,6 +1273,9 @@ int main(int argc, char **argv)
     if (argc >= 3 && strcmp(argv[1], "connect") == 0) {
         return connect_main(argc, argv);
     }
+    if (argc == 3 && strcmp(argv[1], "group") == 0) {
+        return group_main(argv[2]);
+    }
     if (argc < 2 || (n = (unsigned)atoi(argv[1])) == 0) {
         fprintf(stderr, "usage: run_client N [abort STATUS]\n"
                         "       run_client nodes "
@@ -1282,7 +1286,9 @@ int main(int argc, char **argv)
                         "       run_client events ranges|cache|recovery\n"
                         "       run_client monitor\n"
                         "       run_client connect "
-                        "all|subsets|ids|notify|request|die L\n");
+                        "all|subsets|ids|notify|request|die L\n"
+                        "       run_client group "
+                        "basic|invite|leader|term|fin|exit\n");
         return 2;
     }
     rc = PMIx_Init(&me, NULL, 0);

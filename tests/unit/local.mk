@@ -95,6 +95,14 @@ TESTS += tests/unit/test_server_coll.t
 endif
 
 if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_server_group.t
+tests_unit_test_server_group_t_SOURCES = tests/unit/test_server_group.c
+tests_unit_test_server_group_t_CFLAGS  = $(RDP_TEST_CFLAGS)
+tests_unit_test_server_group_t_LDADD   = $(RDP_TEST_LIBS)
+TESTS += tests/unit/test_server_group.t
+endif
+
+if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_coll_sched.t
 tests_unit_test_coll_sched_t_SOURCES = tests/unit/test_coll_sched.c
 tests_unit_test_coll_sched_t_CFLAGS  = $(RDP_TEST_CFLAGS)

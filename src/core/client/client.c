@@ -280,7 +280,8 @@ pmix_status_t rdp_client_event_forward(pmix_status_t code,
         status = rdp_pack_u8(&buf, range);
     }
     if (status == PMIX_SUCCESS) {
-        status = rdp_pack_info_array(&buf, info, ninfo);
+        /* (group id, rank) in a custom range: the members */
+        status = rdp_client_group_pack_event_info(&buf, info, ninfo);
     }
     if (status != PMIX_SUCCESS) {
         rdp_buf_cleanup(&buf);

@@ -125,6 +125,45 @@ pmix_status_t rdp_client_may_block(void);
 
 /** op callback that signals an rdp_client_sync_t. */
 void rdp_client_sync_op_cb(pmix_status_t status, void *cbdata);
+/* Blocking forms over non-blocking ones (ops.c): begin (refuses the
+ * library's thread; clears *results), wait for the nb call's start
+ * status, an info callback that keeps a copy, and handing the copy out. */
+pmix_status_t rdp_client_sync_begin(rdp_client_sync_t *sync);
+pmix_status_t rdp_client_sync_info_begin(rdp_client_sync_t *sync,
+                                         pmix_info_t **results,
+                                         size_t *nresults);
+pmix_status_t rdp_client_sync_wait(rdp_client_sync_t *sync,
+                                   pmix_status_t started);
+void rdp_client_sync_info_cb(pmix_status_t status, pmix_info_t *info,
+                             size_t ninfo, void *cbdata,
+                             pmix_release_cbfunc_t release_fn,
+                             void *release_cbdata);
+pmix_status_t rdp_client_sync_info_results(rdp_client_sync_t *sync,
+                                           pmix_status_t status,
+                                           pmix_info_t **results,
+                                           size_t *nresults);
+/** Call @a cbfunc with @a info (taken), released when the user says. */
+void rdp_client_info_cb_give(pmix_info_cbfunc_t cbfunc, pmix_status_t status,
+                             pmix_info_t *info, size_t ninfo, void *cbdata);
+
+/* ---- groups (group.c) ---- */
+/** A proc named (group id, group rank) of a group this process is a
+ * member of becomes the member it names; anything else stays.  Any
+ * thread. */
+void rdp_client_group_resolve(pmix_proc_t *proc);
+/** The procs of a collective with every (group id, rank) replaced by the
+ * member and (group id, WILDCARD) by all members: *out_p malloc'ed, or
+ * NULL when this process is in no group.  PMIX_ERR_BAD_PARAM for a
+ * group rank out of range. */
+pmix_status_t rdp_client_group_expand(const pmix_proc_t *procs, size_t nprocs,
+                                      pmix_proc_t **out_p, size_t *nout_p);
+/** Forget every group (PMIx_Finalize). */
+void rdp_client_group_cleanup(void);
+/** Pack an event's info with its PMIX_EVENT_CUSTOM_RANGE expanded as
+ * rdp_client_group_expand does (the server sees the members). */
+pmix_status_t rdp_client_group_pack_event_info(rdp_buf_t *buf,
+                                               const pmix_info_t *info,
+                                               size_t ninfo);
 
 /* ---- cross-file hooks ---- */
 

@@ -127,7 +127,8 @@ pmix_status_t PMIx_Fence_nb(const pmix_proc_t procs[], size_t nprocs,
                             pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
     rdp_client_op_t *op;
-    pmix_proc_t all;
+    pmix_proc_t all, *members = NULL;
+    size_t nmembers = 0;
     pmix_status_t status;
 
     if (!rdp_client_active()) {
@@ -142,16 +143,28 @@ pmix_status_t PMIx_Fence_nb(const pmix_proc_t procs[], size_t nprocs,
         procs    = &all;
         nprocs   = 1;
     }
+    status = rdp_client_group_expand(procs, nprocs, &members, &nmembers);
+    if (status != PMIX_SUCCESS) {
+        return status;
+    }
+    if (members != NULL) {
+        /* (group id, rank) addressing: the server sees the members */
+        procs  = members;
+        nprocs = nmembers;
+    }
     op = rdp_client_op_create(RDP_CMD_FENCE, fence_finish, (void *)cbfunc,
                               cbdata);
     if (op == NULL) {
+        rdp_free(members);
         return PMIX_ERR_NOMEM;
     }
     if (rdp_client.mode == RDP_CLIENT_SINGLETON) {
         if (!only_me(procs, nprocs)) {
+            rdp_free(members);
             rdp_client_op_free(op);
             return PMIX_ERR_BAD_PARAM;
         }
+        rdp_free(members);
         status = rdp_loop_post(rdp_rt.loop, fence_local, op);
         if (status != PMIX_SUCCESS) {
             rdp_client_op_free(op);
@@ -160,6 +173,7 @@ pmix_status_t PMIx_Fence_nb(const pmix_proc_t procs[], size_t nprocs,
     }
     op->timeout = rdp_client_info_timeout(info, ninfo);
     status      = rdp_pack_proc_array(&op->payload, procs, nprocs);
+    rdp_free(members);
     if (status == PMIX_SUCCESS) {
         status = rdp_pack_info_array(&op->payload, info, ninfo);
     }

@@ -192,6 +192,7 @@ static pmix_status_t get_req_create(const pmix_proc_t *proc, const char *key,
     if (req->proc.nspace[0] == '\0') {
         PMIX_LOAD_NSPACE(req->proc.nspace, rdp_rt.myproc.nspace);
     }
+    rdp_client_group_resolve(&req->proc);
     if (key != NULL) {
         req->key = rdp_strdup(key);
         if (req->key == NULL) {
@@ -312,6 +313,7 @@ static pmix_status_t get_here(const pmix_proc_t *proc, const char *key,
     if (p.nspace[0] == '\0') {
         PMIX_LOAD_NSPACE(p.nspace, rdp_rt.myproc.nspace);
     }
+    rdp_client_group_resolve(&p);
     return rdp_client_store_lookup(&rdp_client.store, &p, key, &q, val_p);
 }
 

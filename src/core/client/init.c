@@ -152,6 +152,7 @@ typedef struct init_ctx {
 static void client_teardown(void)
 {
     rdp_client_store_cleanup(&rdp_client.store);
+    rdp_client_group_cleanup();
     rdp_kvs_destroy(rdp_client.uncommitted);
     rdp_client.uncommitted = NULL;
     rdp_hash_cleanup(&rdp_client.pending);

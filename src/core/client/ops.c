@@ -1068,3 +1068,55 @@ pmix_status_t PMIx_Process_monitor(const pmix_info_t *monitor,
                                                  ndirs, sync_info_cb, &sync));
     return sync_info_results(&sync, status, results, nresults);
 }
+
+/* ---------------------------------------------------------------- */
+/* shared with group.c                                              */
+
+pmix_status_t rdp_client_sync_info_begin(rdp_client_sync_t *sync,
+                                         pmix_info_t **results,
+                                         size_t *nresults)
+{
+    return sync_info_begin(sync, results, nresults);
+}
+
+pmix_status_t rdp_client_sync_begin(rdp_client_sync_t *sync)
+{
+    return sync_begin(sync);
+}
+
+pmix_status_t rdp_client_sync_wait(rdp_client_sync_t *sync,
+                                   pmix_status_t started)
+{
+    return sync_wait(sync, started);
+}
+
+void rdp_client_sync_info_cb(pmix_status_t status, pmix_info_t *info,
+                             size_t ninfo, void *cbdata,
+                             pmix_release_cbfunc_t release_fn,
+                             void *release_cbdata)
+{
+    sync_info_cb(status, info, ninfo, cbdata, release_fn, release_cbdata);
+}
+
+pmix_status_t rdp_client_sync_info_results(rdp_client_sync_t *sync,
+                                           pmix_status_t status,
+                                           pmix_info_t **results,
+                                           size_t *nresults)
+{
+    return sync_info_results(sync, status, results, nresults);
+}
+
+void rdp_client_info_cb_give(pmix_info_cbfunc_t cbfunc, pmix_status_t status,
+                             pmix_info_t *info, size_t ninfo, void *cbdata)
+{
+    info_release_t *rel = rdp_malloc(sizeof(*rel));
+
+    if (rel == NULL) {
+        rdp_info_array_free(info, ninfo);
+        cbfunc(PMIX_ERR_NOMEM, NULL, 0, cbdata, NULL, NULL);
+        return;
+    }
+    rel->info  = info;
+    rel->ninfo = ninfo;
+    cbfunc(status, info, ninfo, cbdata, info_release_fn, rel);
+}

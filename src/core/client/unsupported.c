@@ -6,8 +6,8 @@
 /*
  * Every function here returns PMIX_ERR_NOT_SUPPORTED and never calls its
  * callback: the client/server protocol (proto.h) has no message for
- * allocation requests, credentials, process groups
- * or fabric registration.  When one is added, move the function out of
+ * allocation requests, credentials or fabric
+ * registration (groups: group.c).  When one is added, move the function out of
  * this file.
  */
 
@@ -51,80 +51,6 @@ pmix_status_t PMIx_Validate_credential_nb(const pmix_byte_object_t *cred,
                                           size_t ninfo,
                                           pmix_validation_cbfunc_t cbfunc,
                                           void *cbdata)
-{
-    return PMIX_ERR_NOT_SUPPORTED;
-}
-
-pmix_status_t PMIx_Group_construct(const char grp[], const pmix_proc_t procs[],
-                                   size_t nprocs,
-                                   const pmix_info_t directives[], size_t ndirs,
-                                   pmix_info_t **results, size_t *nresults)
-{
-    return PMIX_ERR_NOT_SUPPORTED;
-}
-
-pmix_status_t PMIx_Group_construct_nb(const char grp[],
-                                      const pmix_proc_t procs[], size_t nprocs,
-                                      const pmix_info_t info[], size_t ninfo,
-                                      pmix_info_cbfunc_t cbfunc, void *cbdata)
-{
-    return PMIX_ERR_NOT_SUPPORTED;
-}
-
-pmix_status_t PMIx_Group_invite(const char grp[], const pmix_proc_t procs[],
-                                size_t nprocs, const pmix_info_t info[],
-                                size_t ninfo, pmix_info_t **results,
-                                size_t *nresult)
-{
-    return PMIX_ERR_NOT_SUPPORTED;
-}
-
-pmix_status_t PMIx_Group_invite_nb(const char grp[], const pmix_proc_t procs[],
-                                   size_t nprocs, const pmix_info_t info[],
-                                   size_t ninfo, pmix_info_cbfunc_t cbfunc,
-                                   void *cbdata)
-{
-    return PMIX_ERR_NOT_SUPPORTED;
-}
-
-pmix_status_t PMIx_Group_join(const char grp[], const pmix_proc_t *leader,
-                              pmix_group_opt_t opt, const pmix_info_t info[],
-                              size_t ninfo, pmix_info_t **results,
-                              size_t *nresult)
-{
-    return PMIX_ERR_NOT_SUPPORTED;
-}
-
-pmix_status_t PMIx_Group_join_nb(const char grp[], const pmix_proc_t *leader,
-                                 pmix_group_opt_t opt, const pmix_info_t info[],
-                                 size_t ninfo, pmix_info_cbfunc_t cbfunc,
-                                 void *cbdata)
-{
-    return PMIX_ERR_NOT_SUPPORTED;
-}
-
-pmix_status_t PMIx_Group_leave(const char grp[], const pmix_info_t info[],
-                               size_t ninfo)
-{
-    return PMIX_ERR_NOT_SUPPORTED;
-}
-
-pmix_status_t PMIx_Group_leave_nb(const char grp[], const pmix_info_t info[],
-                                  size_t ninfo, pmix_op_cbfunc_t cbfunc,
-                                  void *cbdata)
-{
-    return PMIX_ERR_NOT_SUPPORTED;
-}
-
-pmix_status_t PMIx_Group_destruct(const char grp[], const pmix_info_t info[],
-                                  size_t ninfo)
-{
-    return PMIX_ERR_NOT_SUPPORTED;
-}
-
-pmix_status_t PMIx_Group_destruct_nb(const char grp[], const pmix_info_t info[],
-                                     size_t ninfo, pmix_op_cbfunc_t cbfunc,
-                                     void *cbdata)
 {
     return PMIX_ERR_NOT_SUPPORTED;
 }

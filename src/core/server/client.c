@@ -1,6 +1,7 @@
 /* client.c - register/deregister clients, per-client token, setup_fork */
 #include "config.h"
 #include "core/server/server_int.h"
+#include "core/server/group.h"
 #include "core/util/alloc.h"
 #include "core/util/log.h"
 #include "core/util/status.h"
@@ -568,6 +569,7 @@ void rdp_srv_client_gone(rdp_srv_client_t *client, pmix_status_t why)
         client->state = RDP_SRV_CLIENT_TERMINATED;
     }
     rdp_srv_coll_client_gone(client);
+    rdp_srv_group_client_gone(client);
     rdp_srv_monitor_client_gone(&client->proc);
     /* whoever still waits wants a key it never committed */
     rdp_srv_modex_fail(client->proc.nspace, client->proc.rank,

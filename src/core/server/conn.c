@@ -1,6 +1,7 @@
 /* conn.c - client connections: accept, CONNECT handshake, dispatch, close */
 #include "config.h"
 #include "core/server/server_int.h"
+#include "core/server/group.h"
 #include "core/util/alloc.h"
 #include "core/util/log.h"
 #include "core/util/status.h"
@@ -369,6 +370,13 @@ static void peer_msg_cb(rdp_ipc_conn_t *conn, const rdp_msg_hdr_t *hdr,
         break;
     case RDP_CMD_MONITOR:
         rdp_srv_handle_monitor(peer, hdr->tag, &rb);
+        break;
+    case RDP_CMD_GROUP_CONSTRUCT:
+    case RDP_CMD_GROUP_DESTRUCT:
+    case RDP_CMD_GROUP_INVITE:
+    case RDP_CMD_GROUP_JOIN:
+    case RDP_CMD_GROUP_LEAVE:
+        rdp_srv_handle_group(peer, hdr->cmd, hdr->tag, &rb);
         break;
     default:
         rdp_log_error(SERVER,

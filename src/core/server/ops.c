@@ -2,6 +2,7 @@
  * monitor */
 #include "config.h"
 #include "core/server/server_int.h"
+#include "core/server/group.h"
 #include "core/util/alloc.h"
 #include "core/util/log.h"
 #include "core/util/logchan.h"
@@ -204,6 +205,7 @@ void rdp_srv_handle_finalize(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb)
     rdp_log_debug(SERVER, "client %s:%u finalized", client->proc.nspace,
                   client->proc.rank);
     rdp_srv_coll_client_gone(client);
+    rdp_srv_group_client_gone(client);
     rdp_srv_monitor_client_gone(&client->proc);
     /* whoever still waits wants a key it never committed */
     rdp_srv_modex_fail(client->proc.nspace, client->proc.rank,

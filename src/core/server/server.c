@@ -1,6 +1,7 @@
 /* server.c - PMIx_server_init/finalize, rendezvous directory */
 #include "config.h"
 #include "core/server/server_int.h"
+#include "core/server/group.h"
 #include "core/util/alloc.h"
 #include "core/util/log.h"
 #include "core/util/status.h"
@@ -231,6 +232,7 @@ static pmix_status_t server_init_on_loop(void *arg)
     if (status != PMIX_SUCCESS) {
         goto err_identity;
     }
+    rdp_srv_group_open(); /* before another server's message can come */
     status = rdp_srv_engine_init(a->info, a->ninfo);
     if (status != PMIX_SUCCESS) {
         goto err_identity;
@@ -348,6 +350,7 @@ static pmix_status_t server_fini_on_loop(void *arg)
     rdp_srv.listener = NULL;
     rdp_srv_close_all();
     rdp_srv_coll_cleanup();
+    rdp_srv_group_cleanup();
     rdp_srv_modex_cleanup();
     rdp_srv_engine_fini();
     rdp_list_for_each_safe(ns, tmp, &rdp_srv.nspaces, link) {

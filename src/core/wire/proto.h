@@ -114,6 +114,31 @@ enum rdp_cmd {
     RDP_CMD_MONITOR     = 33,
     RDP_CMD_MONITOR_ACK = 34,
 
+    /* Groups (RFC0033; src/core/server/group.c).
+     * str group id, procs (the members in group-rank order; never
+     * empty), infos (directives)  ->  status, infos (results:
+     * PMIX_GROUP_CONTEXT_ID when one was assigned, PMIX_GROUP_MEMBERSHIP),
+     * bundle (the members' data: job sections of their nspaces, their
+     * committed data, what they gave in PMIX_GROUP_INFO) */
+    RDP_CMD_GROUP_CONSTRUCT     = 35,
+    RDP_CMD_GROUP_CONSTRUCT_ACK = 36,
+    /* str group id, infos  ->  status */
+    RDP_CMD_GROUP_DESTRUCT     = 37,
+    RDP_CMD_GROUP_DESTRUCT_ACK = 38,
+    /* str group id, procs (invited; the caller leads), infos
+     *   ->  as GROUP_CONSTRUCT_ACK, once the invited have answered */
+    RDP_CMD_GROUP_INVITE     = 39,
+    RDP_CMD_GROUP_INVITE_ACK = 40,
+    /* str group id, proc leader, u8 pmix_group_opt_t, infos
+     *   ->  accept: as GROUP_CONSTRUCT_ACK once the group is complete;
+     *       decline: status */
+    RDP_CMD_GROUP_JOIN     = 41,
+    RDP_CMD_GROUP_JOIN_ACK = 42,
+    /* str group id, infos  ->  status */
+    RDP_CMD_GROUP_LEAVE     = 43,
+    RDP_CMD_GROUP_LEAVE_ACK = 44,
+    /* 45-46: spare for groups */
+
     RDP_CMD_MAX
 };
 

@@ -1,0 +1,2026 @@
+/* group.c - PMIx_Group_construct / _destruct in the server (RFC0033) */
+#include "config.h"
+#include "core/server/group.h"
+#include "core/server/p2p.h"
+#include "core/server/xchg.h"
+#include "core/util/alloc.h"
+#include "core/util/log.h"
+#include "core/util/status.h"
+#include "core/util/value.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+/*
+ * A group operation (construct or destruct) has a tracker here keyed by
+ * its kind and group id, never by its participants: constructs of
+ * different groups over the same processes never meet.  The tracker waits
+ * for this server's members; then this server's block (group.h) is
+ * resolved alone when every member is local, or exchanged with the other
+ * servers that host members (gop_exchange).  Members address the group
+ * by (id, group rank) afterwards; the server keeps every constructed
+ * group (id -> members in group-rank order, context id) until it is
+ * destructed, so a destruct knows whom to wait for.
+ *
+ * Context ids: the lowest-indexed participating server's candidate,
+ * (engine index << 32) | a fresh value of its counter (from 1); without
+ * the engine the index is 0.  Every server draws a candidate for every
+ * construct (only the lowest one's is used), so ids are unique across
+ * concurrent groups without anyone coordinating.
+ */
+
+enum gop_kind {
+    GOP_CONSTRUCT = 1,
+    GOP_DESTRUCT  = 2
+};
+
+enum gop_state {
+    GOP_GATHER = 0, /* waiting for local members */
+    GOP_XCHG,       /* the servers exchange blocks */
+    GOP_DONE        /* answered; kept until every local member came */
+};
+
+typedef struct gpart {
+    pmix_proc_t proc;
+    bool arrived;
+    bool gone; /* left or declined before arriving, and that was allowed */
+    uint64_t peer_id;
+    uint32_t tag;
+    uint16_t ack;       /* its reply command (construct, invite or join) */
+    pmix_info_t *ginfo; /* PMIX_GROUP_INFO it gave */
+    size_t nginfo;
+} gpart_t;
+
+typedef struct gop {
+    uint8_t kind;
+    char id[PMIX_MAX_NSLEN + 1];
+    pmix_proc_t *members; /* group-rank order */
+    size_t nmembers;
+    gpart_t *parts; /* the local members */
+    size_t nparts;
+    bool all_local;
+    bool want_cid;
+    bool optional; /* members may leave without joining */
+    bool notify_term;
+    double timeout;
+    rdp_timer_t *timer;
+    enum gop_state state;
+    pmix_status_t status;
+    uint64_t gen;  /* how many operations of this kind and id before */
+    uint64_t xchg; /* the exchange's handle while GOP_XCHG */
+    bool invite;   /* made by PMIx_Group_invite: members join */
+    pmix_proc_t leader;
+    bool hold; /* in use by a caller that looks at it afterwards */
+} gop_t;
+
+/* A constructed group, as this server knows it. */
+typedef struct group {
+    pmix_proc_t *members;
+    size_t nmembers;
+    uint64_t cid; /* 0: none assigned */
+    bool notify_term;
+} group_t;
+
+static struct {
+    bool init;
+    rdp_hash_t ops;    /* kind + id -> gop_t */
+    rdp_hash_t groups; /* id -> group_t */
+    rdp_hash_t gens;   /* kind + id -> number of operations so far */
+    rdp_hash_t dooms;  /* kind + id + gen -> status: failed elsewhere */
+    uint32_t counter;  /* context ids handed out */
+} gs;
+
+static void gop_timeout(void *arg);
+static pmix_status_t gop_create(uint8_t kind, const char *id,
+                                pmix_proc_t *members, size_t nmembers,
+                                gop_t **op_p);
+static void gop_check_doomed(gop_t *op);
+static void gop_check_departed(gop_t *op);
+static void gop_maybe_ready(gop_t *op);
+static void invite_all(const gop_t *op);
+
+static pmix_status_t gs_init(void)
+{
+    pmix_status_t status = PMIX_SUCCESS;
+
+    if (gs.init) {
+        return PMIX_SUCCESS;
+    }
+    status = rdp_hash_init(&gs.ops, 0);
+    if (status == PMIX_SUCCESS) {
+        status = rdp_hash_init(&gs.groups, 0);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_hash_init(&gs.gens, 0);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_hash_init(&gs.dooms, 0);
+    }
+    if (status != PMIX_SUCCESS) {
+        rdp_hash_cleanup(&gs.ops);
+        rdp_hash_cleanup(&gs.groups);
+        rdp_hash_cleanup(&gs.gens);
+        rdp_hash_cleanup(&gs.dooms);
+        return status;
+    }
+    gs.init = true;
+    return PMIX_SUCCESS;
+}
+
+/* Key of a tracker: kind byte then the id (NUL excluded). */
+static size_t op_key(uint8_t kind, const char *id, uint8_t *key)
+{
+    size_t n = strnlen(id, PMIX_MAX_NSLEN);
+
+    key[0] = kind;
+    memcpy(key + 1, id, n);
+    return n + 1;
+}
+#define OP_KEY_MAX (PMIX_MAX_NSLEN + 1)
+
+static uint32_t my_index(void)
+{
+    uint32_t me = rdp_srv_xchg_me();
+
+    return me == UINT32_MAX ? 0 : me;
+}
+
+static uint64_t next_cid(void)
+{
+    if (++gs.counter == 0) { /* 2^32 constructs on one server */
+        gs.counter = 1;
+    }
+    return rdp_srv_group_cid_make(my_index(), gs.counter);
+}
+
+static void group_free(group_t *g)
+{
+    if (g != NULL) {
+        rdp_free(g->members);
+        rdp_free(g);
+    }
+}
+
+static void gop_free(gop_t *op)
+{
+    rdp_timer_destroy(op->timer);
+    for (size_t i = 0; i < op->nparts; i++) {
+        rdp_info_array_free(op->parts[i].ginfo, op->parts[i].nginfo);
+    }
+    rdp_free(op->parts);
+    rdp_free(op->members);
+    rdp_free(op);
+}
+
+static void gop_remove(gop_t *op)
+{
+    uint8_t key[OP_KEY_MAX];
+
+    rdp_hash_remove(&gs.ops, key, op_key(op->kind, op->id, key));
+    gop_free(op);
+}
+
+/* A finished tracker goes once no local member can still arrive. */
+static void gop_maybe_free(gop_t *op)
+{
+    if (op->state != GOP_DONE || op->hold) {
+        return;
+    }
+    for (size_t i = 0; i < op->nparts; i++) {
+        const gpart_t *p = &op->parts[i];
+        rdp_srv_client_t *c;
+
+        if (p->arrived || p->gone) {
+            continue;
+        }
+        c = rdp_srv_client_find(p->proc.nspace, p->proc.rank);
+        if (c != NULL && c->state != RDP_SRV_CLIENT_FINALIZED
+            && c->state != RDP_SRV_CLIENT_TERMINATED) {
+            return;
+        }
+    }
+    gop_remove(op);
+}
+
+/* Send @a blob to every member that arrived. */
+static void gop_send_all(gop_t *op, rdp_ipc_blob_t *blob)
+{
+    for (size_t i = 0; i < op->nparts; i++) {
+        rdp_srv_peer_t *peer;
+
+        if (!op->parts[i].arrived) {
+            continue;
+        }
+        peer = rdp_srv_peer_find(op->parts[i].peer_id);
+        if (peer != NULL && peer->state == RDP_SRV_PEER_READY) {
+            rdp_ipc_send_blob(peer->conn, op->parts[i].ack, op->parts[i].tag,
+                              blob);
+        }
+    }
+}
+
+/* Answer with @a buf (status first), or with @a status alone. */
+static void gop_answer(gop_t *op, pmix_status_t status, rdp_buf_t *buf)
+{
+    rdp_ipc_blob_t *blob = NULL;
+    rdp_buf_t own;
+
+    op->state  = GOP_DONE;
+    op->status = status;
+    if (op->timer != NULL) {
+        rdp_timer_cancel(op->timer);
+    }
+    rdp_buf_init(&own);
+    if (buf == NULL) {
+        buf = &own;
+        if (rdp_pack_i32(buf, status) != PMIX_SUCCESS) {
+            rdp_buf_cleanup(buf);
+            gop_maybe_free(op);
+            return;
+        }
+    }
+    if (rdp_ipc_blob_create(buf, &blob) == PMIX_SUCCESS) {
+        gop_send_all(op, blob);
+        rdp_ipc_blob_unref(blob);
+    }
+    rdp_buf_cleanup(buf);
+    if (status != PMIX_SUCCESS) {
+        rdp_log_info(SERVER, "group %s %s failed: %s", op->id,
+                     op->kind == GOP_CONSTRUCT ? "construct" : "destruct",
+                     rdp_status_name(status));
+    }
+    gop_maybe_free(op);
+}
+
+static void tell_others(const gop_t *op, pmix_status_t status);
+
+/* Fail @a op here; with @a tell, also on the other servers that take
+ * part (they wait for this server's block otherwise). */
+static void gop_fail_here(gop_t *op, pmix_status_t status, bool tell)
+{
+    if (op->state == GOP_DONE) {
+        return;
+    }
+    if (op->state == GOP_XCHG) {
+        /* its completion finds the tracker answered and does nothing */
+        (void)rdp_srv_xchg_cancel(op->xchg, status);
+    }
+    if (tell && !op->all_local) {
+        tell_others(op, status);
+    }
+    gop_answer(op, status, NULL);
+}
+
+static void gop_fail(gop_t *op, pmix_status_t status)
+{
+    gop_fail_here(op, status, true);
+}
+
+/* ---- events ---- */
+
+/* Raise @a code from @a source for @a targets on this node, with
+ * PMIX_GROUP_ID and @a extra (at most 3) infos. */
+static void notify_procs(pmix_status_t code, const pmix_proc_t *source,
+                         const pmix_proc_t *targets, size_t ntargets,
+                         const char *id, const pmix_info_t *extra,
+                         size_t nextra)
+{
+    pmix_info_t info[5];
+    pmix_data_array_t range;
+    size_t n = 0;
+
+    if (ntargets == 0) {
+        return;
+    }
+    memset(info, 0, sizeof(info));
+    range.type  = PMIX_PROC;
+    range.size  = ntargets;
+    range.array = (void *)targets;
+    PMIX_LOAD_KEY(info[n].key, PMIX_EVENT_CUSTOM_RANGE);
+    info[n].value.type        = PMIX_DATA_ARRAY;
+    info[n].value.data.darray = &range;
+    n++;
+    PMIX_LOAD_KEY(info[n].key, PMIX_GROUP_ID);
+    info[n].value.type        = PMIX_STRING;
+    info[n].value.data.string = (char *)id;
+    n++;
+    for (size_t i = 0; i < nextra && n < 5; i++) {
+        info[n++] = extra[i]; /* shallow: borrowed for the call */
+    }
+    rdp_srv_notify_local(code, source, PMIX_RANGE_CUSTOM, info, n);
+}
+
+/* PMIX_GROUP_LEADER_FAILED to the members of @a op on this node but
+ * the leader. */
+static void announce_leader_failed(const gop_t *op)
+{
+    pmix_info_t affected;
+
+    memset(&affected, 0, sizeof(affected));
+    PMIX_LOAD_KEY(affected.key, PMIX_EVENT_AFFECTED_PROC);
+    affected.value.type      = PMIX_PROC;
+    affected.value.data.proc = (pmix_proc_t *)&op->leader;
+    notify_procs(PMIX_GROUP_LEADER_FAILED, &op->leader, op->members,
+                 op->nmembers, op->id, &affected, 1);
+}
+
+/* Tell the leader of an invitation about @a member. */
+static void notify_leader_here(pmix_status_t code, const pmix_proc_t *member,
+                               const pmix_proc_t *leader, const char *id)
+{
+    pmix_info_t affected;
+
+    memset(&affected, 0, sizeof(affected));
+    PMIX_LOAD_KEY(affected.key, PMIX_EVENT_AFFECTED_PROC);
+    affected.value.type      = PMIX_PROC;
+    affected.value.data.proc = (pmix_proc_t *)member;
+    notify_procs(code, member, leader, 1, id, &affected, 1);
+}
+
+static void tell_event(pmix_status_t code, const pmix_proc_t *source,
+                       const char *id, const pmix_proc_t *target);
+
+/* ... on its node, wherever that is. */
+static void notify_leader(const gop_t *op, pmix_status_t code,
+                          const pmix_proc_t *member)
+{
+    rdp_srv_nspace_t *ns = rdp_srv_nspace_find(op->leader.nspace);
+
+    if (ns != NULL && rdp_srv_nspace_is_local(ns, op->leader.rank)) {
+        notify_leader_here(code, member, &op->leader, op->id);
+    } else {
+        tell_event(code, member, op->id, &op->leader);
+    }
+}
+
+/* ---- the result of a construct ---- */
+
+/* A PROC section of @a proc holding its PMIX_GROUP_INFO. */
+static pmix_status_t pack_ginfo_section(const pmix_proc_t *proc,
+                                        const pmix_info_t *info, size_t n,
+                                        rdp_buf_t *buf)
+{
+    size_t mark;
+    pmix_status_t status =
+        rdp_sect_pack_begin(buf, RDP_SECT_PROC, proc->rank, NULL, &mark);
+
+    if (status == PMIX_SUCCESS) {
+        status = rdp_pack_u32(buf, (uint32_t)n);
+    }
+    for (size_t i = 0; status == PMIX_SUCCESS && i < n; i++) {
+        status = rdp_pack_u8(buf, PMIX_GLOBAL);
+        if (status == PMIX_SUCCESS) {
+            status = rdp_pack_string(buf, info[i].key);
+        }
+        if (status == PMIX_SUCCESS) {
+            status = rdp_pack_value(buf, &info[i].value);
+        }
+    }
+    if (status == PMIX_SUCCESS) {
+        rdp_sect_pack_end(buf, mark);
+    }
+    return status;
+}
+
+/* The extra sections of one nspace's set: every member's committed data
+ * we hold and its group info. */
+static pmix_status_t
+pack_member_sections(const char *nspace, const pmix_proc_t *final,
+                     size_t nfinal, const rdp_srv_group_block_t *blocks,
+                     size_t nblocks, rdp_buf_t *extra, uint32_t *nextra_p)
+{
+    rdp_srv_nspace_t *ns = rdp_srv_nspace_find(nspace);
+    pmix_status_t status = PMIX_SUCCESS;
+
+    for (size_t i = 0; status == PMIX_SUCCESS && i < nfinal; i++) {
+        const rdp_srv_group_entry_t *e;
+        pmix_rank_t r = final[i].rank;
+
+        if (strncmp(final[i].nspace, nspace, PMIX_MAX_NSLEN) != 0) {
+            continue;
+        }
+        if (rdp_kvs_has_rank(rdp_srv.modex, nspace, r)) {
+            bool local    = ns != NULL && rdp_srv_nspace_is_local(ns, r);
+            uint32_t mask = local ? RDP_SCOPES_LOCAL : RDP_SCOPES_ALL;
+
+            status = rdp_srv_pack_proc_section(nspace, r, mask, extra);
+            (*nextra_p)++;
+        }
+        e = rdp_srv_group_find_entry(blocks, nblocks, &final[i]);
+        if (status == PMIX_SUCCESS && e != NULL && e->nginfo > 0) {
+            status = pack_ginfo_section(&final[i], e->ginfo, e->nginfo, extra);
+            (*nextra_p)++;
+        }
+    }
+    return status;
+}
+
+/* The bundle of a construct: one set per member nspace. */
+static pmix_status_t pack_construct_bundle(const pmix_proc_t *final,
+                                           size_t nfinal,
+                                           const rdp_srv_group_block_t *blocks,
+                                           size_t nblocks, rdp_buf_t *buf)
+{
+    size_t count_at      = buf->size;
+    uint32_t nsets       = 0;
+    pmix_status_t status = rdp_pack_u32(buf, 0);
+
+    for (size_t i = 0; status == PMIX_SUCCESS && i < nfinal; i++) {
+        rdp_srv_nspace_t *ns = rdp_srv_nspace_find(final[i].nspace);
+        bool seen            = false;
+        uint32_t nextra      = 0;
+        rdp_buf_t extra;
+
+        for (size_t k = 0; k < i && !seen; k++) {
+            seen = PMIX_CHECK_NSPACE(final[k].nspace, final[i].nspace);
+        }
+        if (seen || ns == NULL || !ns->registered) {
+            continue;
+        }
+        rdp_buf_init(&extra);
+        status = pack_member_sections(ns->name, final, nfinal, blocks, nblocks,
+                                      &extra, &nextra);
+        if (status == PMIX_SUCCESS) {
+            status = rdp_srv_nspace_pack_set(ns, &extra, nextra, buf);
+        }
+        rdp_buf_cleanup(&extra);
+        nsets++;
+    }
+    if (status == PMIX_SUCCESS) {
+        uint32_t le = htole32(nsets);
+
+        memcpy(buf->data + count_at, &le, sizeof(le));
+    }
+    return status;
+}
+
+/* PMIX_GROUP_CONTEXT_ID first (programs read results[0]), then
+ * PMIX_GROUP_MEMBERSHIP. */
+static pmix_status_t pack_results(const pmix_proc_t *final, size_t nfinal,
+                                  bool have_cid, uint64_t cid, rdp_buf_t *buf)
+{
+    pmix_info_t res[2];
+    pmix_data_array_t darray;
+    size_t n = 0, cid_sz = (size_t)cid;
+    pmix_status_t status;
+
+    memset(res, 0, sizeof(res));
+    if (have_cid) {
+        PMIX_INFO_LOAD(&res[n], PMIX_GROUP_CONTEXT_ID, &cid_sz, PMIX_SIZE);
+        n++;
+    }
+    darray.type  = PMIX_PROC;
+    darray.size  = nfinal;
+    darray.array = (void *) final;
+    PMIX_LOAD_KEY(res[n].key, PMIX_GROUP_MEMBERSHIP);
+    res[n].value.type        = PMIX_DATA_ARRAY;
+    res[n].value.data.darray = &darray;
+    n++;
+    status = rdp_pack_info_array(buf, res, n);
+    return status;
+}
+
+/* Remember a constructed group (replacing one of the same id). */
+static pmix_status_t group_record(const gop_t *op, pmix_proc_t *final,
+                                  size_t nfinal, bool have_cid, uint64_t cid)
+{
+    group_t *g = rdp_calloc(1, sizeof(*g)), *old = NULL;
+    pmix_status_t status;
+
+    if (g == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    g->members     = final;
+    g->nmembers    = nfinal;
+    g->cid         = have_cid ? cid : 0;
+    g->notify_term = op->notify_term;
+    status         = rdp_hash_set_str(&gs.groups, op->id, g, (void **)&old);
+    if (status != PMIX_SUCCESS) {
+        rdp_free(g);
+        return status;
+    }
+    group_free(old);
+    return PMIX_SUCCESS;
+}
+
+/* PMIX_GROUP_CONSTRUCT_COMPLETE with the final membership to the
+ * members on this node (an invited group: they joined asynchronously). */
+static void announce_complete(const char *id, const pmix_proc_t *leader,
+                              bool have_cid, uint64_t cid)
+{
+    group_t *g = rdp_hash_get_str(&gs.groups, id);
+    pmix_info_t extra[2];
+    pmix_data_array_t members;
+    size_t n = 0, cid_sz = (size_t)cid;
+
+    if (g == NULL) {
+        return;
+    }
+    memset(extra, 0, sizeof(extra));
+    members.type  = PMIX_PROC;
+    members.size  = g->nmembers;
+    members.array = g->members;
+    PMIX_LOAD_KEY(extra[n].key, PMIX_GROUP_MEMBERSHIP);
+    extra[n].value.type        = PMIX_DATA_ARRAY;
+    extra[n].value.data.darray = &members;
+    n++;
+    if (have_cid) {
+        PMIX_INFO_LOAD(&extra[n], PMIX_GROUP_CONTEXT_ID, &cid_sz, PMIX_SIZE);
+        n++;
+    }
+    notify_procs(PMIX_GROUP_CONSTRUCT_COMPLETE, leader, g->members, g->nmembers,
+                 id, extra, n);
+}
+
+/* Every participating server's block is here: answer the members. */
+static void construct_done(gop_t *op, const rdp_srv_group_block_t *blocks,
+                           size_t nblocks)
+{
+    char id[PMIX_MAX_NSLEN + 1];
+    pmix_proc_t leader;
+    bool invite;
+    pmix_proc_t *final = NULL;
+    size_t nfinal      = 0;
+    bool have_cid      = false;
+    uint64_t cid       = 0;
+    rdp_buf_t buf;
+    pmix_status_t status;
+
+    status =
+        rdp_srv_group_resolve(op->members, op->nmembers, blocks, nblocks,
+                              op->optional, &final, &nfinal, &have_cid, &cid);
+    if (status != PMIX_SUCCESS) {
+        gop_fail(op, status);
+        return;
+    }
+    rdp_buf_init(&buf);
+    status = rdp_pack_i32(&buf, PMIX_SUCCESS);
+    if (status == PMIX_SUCCESS) {
+        status = pack_results(final, nfinal, have_cid, cid, &buf);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = pack_construct_bundle(final, nfinal, blocks, nblocks, &buf);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = group_record(op, final, nfinal, have_cid, cid);
+    }
+    if (status != PMIX_SUCCESS) {
+        rdp_free(final);
+        rdp_buf_cleanup(&buf);
+        gop_fail(op, status);
+        return;
+    }
+    rdp_log_debug(SERVER,
+                  "group %s constructed: %zu members, context id %" PRIu64,
+                  op->id, nfinal, have_cid ? cid : 0);
+    invite = op->invite;
+    leader = op->leader;
+    memcpy(id, op->id, sizeof(id));
+    gop_answer(op, PMIX_SUCCESS, &buf); /* may free op */
+    if (invite) {
+        /* after the replies: a joiner knows the group when it hears */
+        announce_complete(id, &leader, have_cid, cid);
+    }
+}
+
+static void destruct_done(gop_t *op, const rdp_srv_group_block_t *blocks,
+                          size_t nblocks)
+{
+    pmix_proc_t *final = NULL;
+    size_t nfinal      = 0;
+    bool have_cid;
+    uint64_t cid;
+    pmix_status_t status;
+
+    status =
+        rdp_srv_group_resolve(op->members, op->nmembers, blocks, nblocks,
+                              op->optional, &final, &nfinal, &have_cid, &cid);
+    rdp_free(final);
+    if (status == PMIX_SUCCESS) {
+        group_free(rdp_hash_remove_str(&gs.groups, op->id));
+    }
+    gop_answer(op, status, NULL);
+}
+
+static void gop_resolve(gop_t *op, const rdp_srv_group_block_t *blocks,
+                        size_t nblocks)
+{
+    if (op->kind == GOP_CONSTRUCT) {
+        construct_done(op, blocks, nblocks);
+    } else {
+        destruct_done(op, blocks, nblocks);
+    }
+}
+
+/* ---- every local member is here ---- */
+
+/* This server's block (without a bundle: local data is in the kvs). */
+static pmix_status_t pack_own_block(const gop_t *op, const void *bundle,
+                                    size_t bundlelen, rdp_buf_t *buf)
+{
+    rdp_srv_group_entry_t *entries =
+        rdp_calloc(op->nparts + 1, sizeof(*entries));
+    pmix_status_t status;
+
+    if (entries == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < op->nparts; i++) {
+        entries[i].proc   = op->parts[i].proc;
+        entries[i].joined = op->parts[i].arrived;
+        entries[i].ginfo  = op->parts[i].ginfo;
+        entries[i].nginfo = op->parts[i].nginfo;
+    }
+    status = rdp_srv_group_block_pack(
+        buf, op->want_cid, op->kind == GOP_CONSTRUCT ? next_cid() : 0, entries,
+        op->nparts, bundle, bundlelen);
+    rdp_free(entries);
+    return status;
+}
+
+static void gop_local(gop_t *op)
+{
+    rdp_srv_group_block_t blk;
+    rdp_buf_t buf;
+    pmix_status_t status;
+
+    rdp_buf_init(&buf);
+    status = pack_own_block(op, NULL, 0, &buf);
+    if (status == PMIX_SUCCESS) {
+        status =
+            rdp_srv_group_block_unpack(buf.data, buf.size, my_index(), &blk);
+    }
+    if (status != PMIX_SUCCESS) {
+        rdp_buf_cleanup(&buf);
+        gop_fail(op, status);
+        return;
+    }
+    gop_resolve(op, &blk, 1);
+    rdp_srv_group_block_clear(&blk);
+    rdp_buf_cleanup(&buf);
+}
+
+/* ---- across servers ---- */
+
+/* The exchange's identity: every participating server derives it the
+ * same way; the generation number last (xchg.h). */
+static size_t xchg_key(const gop_t *op, uint8_t *key)
+{
+    size_t n = op_key(op->kind, op->id, key + 1);
+
+    key[0] = 'G';
+    memcpy(key + 1 + n, &op->gen, sizeof(op->gen));
+    return 1 + n + sizeof(op->gen);
+}
+#define XCHG_KEY_MAX (1 + OP_KEY_MAX + sizeof(uint64_t))
+
+/* The remote-visible committed data of this server's members, as a
+ * bundle (one set per nspace). */
+static pmix_status_t pack_local_data(const gop_t *op, rdp_buf_t *buf)
+{
+    size_t count_at      = buf->size;
+    uint32_t nsets       = 0;
+    pmix_status_t status = rdp_pack_u32(buf, 0);
+
+    for (size_t i = 0; status == PMIX_SUCCESS && i < op->nparts; i++) {
+        const char *nspace = op->parts[i].proc.nspace;
+        size_t nsect_at;
+        uint32_t nsect = 0;
+        bool seen      = false;
+
+        for (size_t k = 0; k < i && !seen; k++) {
+            seen = PMIX_CHECK_NSPACE(op->parts[k].proc.nspace, nspace);
+        }
+        if (seen) {
+            continue;
+        }
+        status   = rdp_pack_string(buf, nspace);
+        nsect_at = buf->size;
+        if (status == PMIX_SUCCESS) {
+            status = rdp_pack_u32(buf, 0);
+        }
+        for (size_t k = i; status == PMIX_SUCCESS && k < op->nparts; k++) {
+            const pmix_proc_t *p = &op->parts[k].proc;
+
+            if (!op->parts[k].arrived || !PMIX_CHECK_NSPACE(p->nspace, nspace)
+                || !rdp_kvs_has_rank(rdp_srv.modex, nspace, p->rank)) {
+                continue;
+            }
+            status = rdp_srv_pack_proc_section(nspace, p->rank,
+                                               RDP_SCOPES_REMOTE, buf);
+            nsect++;
+        }
+        if (status == PMIX_SUCCESS) {
+            uint32_t le = htole32(nsect);
+
+            memcpy(buf->data + nsect_at, &le, sizeof(le));
+            nsets++;
+        }
+    }
+    if (status == PMIX_SUCCESS) {
+        uint32_t le = htole32(nsets);
+
+        memcpy(buf->data + count_at, &le, sizeof(le));
+    }
+    return status;
+}
+
+/* What the exchange's completion needs to find its tracker again (the
+ * tracker may have been answered and freed meanwhile). */
+typedef struct xref {
+    uint8_t kind;
+    char id[PMIX_MAX_NSLEN + 1];
+    uint64_t gen;
+} xref_t;
+
+static gop_t *xref_find(const xref_t *x)
+{
+    uint8_t key[OP_KEY_MAX];
+    gop_t *op;
+
+    if (!gs.init) {
+        return NULL;
+    }
+    op = rdp_hash_get(&gs.ops, key, op_key(x->kind, x->id, key));
+    return op != NULL && op->gen == x->gen && op->state == GOP_XCHG ? op : NULL;
+}
+
+static pmix_status_t unpack_blocks(const rdp_srv_xchg_block_t *blocks,
+                                   size_t nblocks, rdp_srv_group_block_t *out)
+{
+    uint32_t me = my_index();
+
+    for (size_t i = 0; i < nblocks; i++) {
+        pmix_status_t status = rdp_srv_group_block_unpack(
+            blocks[i].data, blocks[i].len, blocks[i].origin, &out[i]);
+
+        if (status != PMIX_SUCCESS) {
+            return status;
+        }
+        /* the other servers' members' data, for the reply's bundle */
+        if (blocks[i].origin != me && out[i].bundlelen > 0) {
+            status = rdp_srv_store_bundles(out[i].bundle, out[i].bundlelen);
+            if (status < 0) {
+                return status;
+            }
+        }
+    }
+    return PMIX_SUCCESS;
+}
+
+static void xchg_done(pmix_status_t status, const rdp_srv_xchg_block_t *blocks,
+                      size_t nblocks, void *arg)
+{
+    xref_t *x                     = arg;
+    gop_t *op                     = xref_find(x);
+    rdp_srv_group_block_t *parsed = NULL;
+
+    rdp_free(x);
+    if (op == NULL) {
+        return; /* answered already (failed here) */
+    }
+    op->state = GOP_GATHER; /* no exchange to cancel any more */
+    if (status == PMIX_SUCCESS) {
+        parsed = rdp_calloc(nblocks + 1, sizeof(*parsed));
+        status = parsed != NULL ? unpack_blocks(blocks, nblocks, parsed)
+                                : PMIX_ERR_NOMEM;
+    }
+    if (status == PMIX_SUCCESS) {
+        gop_resolve(op, parsed, nblocks);
+    } else {
+        rdp_log_error(SERVER, "group %s: exchange between servers failed: %s",
+                      op->id, rdp_status_name(status));
+        gop_fail_here(op, status, false);
+    }
+    for (size_t i = 0; parsed != NULL && i < nblocks; i++) {
+        rdp_srv_group_block_clear(&parsed[i]);
+    }
+    rdp_free(parsed);
+}
+
+/* Hand this server's block to the exchange between the servers. */
+static pmix_status_t gop_exchange(gop_t *op)
+{
+    static const uint8_t headroom[RDP_COLL_HEADROOM];
+    uint8_t key[XCHG_KEY_MAX];
+    rdp_srv_xchg_args_t args;
+    rdp_buf_t data, buf;
+    xref_t *x;
+    size_t size = 0;
+    pmix_status_t status;
+
+    if (rdp_srv_xchg_me() == UINT32_MAX) {
+        /* no engine: a host's fence cannot carry groups (yet) */
+        return PMIX_ERR_NOT_SUPPORTED;
+    }
+    x = rdp_calloc(1, sizeof(*x));
+    if (x == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    x->kind = op->kind;
+    x->gen  = op->gen;
+    memcpy(x->id, op->id, sizeof(x->id));
+    rdp_buf_init(&data);
+    rdp_buf_init(&buf);
+    status =
+        op->kind == GOP_CONSTRUCT ? pack_local_data(op, &data) : PMIX_SUCCESS;
+    if (status == PMIX_SUCCESS) {
+        status = rdp_buf_append(&buf, headroom, sizeof(headroom));
+    }
+    if (status == PMIX_SUCCESS) {
+        status = pack_own_block(op, data.data, data.size, &buf);
+    }
+    rdp_buf_cleanup(&data);
+    memset(&args, 0, sizeof(args));
+    args.own_buf = rdp_buf_take(&buf, &size);
+    rdp_buf_cleanup(&buf);
+    if (status != PMIX_SUCCESS) {
+        rdp_free(args.own_buf);
+        rdp_free(x);
+        return status;
+    }
+    args.key     = key;
+    args.keylen  = xchg_key(op, key);
+    args.procs   = op->members;
+    args.nprocs  = op->nmembers;
+    args.collect = true;
+    args.timeout = op->timeout;
+    args.len     = size - sizeof(headroom);
+    status       = rdp_srv_xchg_start(&args, xchg_done, x, &op->xchg);
+    if (status != PMIX_SUCCESS) {
+        rdp_free(x);
+    }
+    return status;
+}
+
+/* ---- told between servers (P2P channel GROUP_CTL) ----
+ * message := u8 CTL_FAIL, u8 kind, str id, u64 gen, i32 status
+ *          | u8 CTL_LEFT, str id, proc, i32 code (PMIX_GROUP_LEFT or
+ *            PMIX_GROUP_MEMBER_FAILED)
+ *          | u8 CTL_OPEN, u8 kind, str id, u64 gen, u8 flags, u32 timeout,
+ *            proc leader (invitations), procs members
+ *          | u8 CTL_EVENT, i32 code, proc source, str id, proc target
+ * CTL_OPEN: a tracker was made here; the other servers make theirs now,
+ * so that one whose members all left before calling still takes part
+ * (with nobody joined) or fails the operation, and every server starts
+ * its timer. */
+enum {
+    CTL_FAIL  = 1,
+    CTL_LEFT  = 2,
+    CTL_OPEN  = 3,
+    CTL_EVENT = 4
+};
+enum {
+    OPEN_OPTIONAL    = 1,
+    OPEN_NOTIFY_TERM = 2,
+    OPEN_INVITE      = 4
+};
+
+static size_t doom_key(uint8_t kind, const char *id, uint64_t gen, uint8_t *key)
+{
+    size_t n = op_key(kind, id, key);
+
+    memcpy(key + n, &gen, sizeof(gen));
+    return n + sizeof(gen);
+}
+#define DOOM_KEY_MAX (OP_KEY_MAX + sizeof(uint64_t))
+
+/* Send @a buf on the group channel to every other server: cheaper than
+ * finding which of them host members, and only on failures and
+ * departures. */
+static void send_all(const rdp_buf_t *buf)
+{
+    uint32_t me = rdp_srv_xchg_me(), n = rdp_srv_xchg_nservers();
+
+    for (uint32_t s = 0; me != UINT32_MAX && s < n; s++) {
+        if (s != me && !rdp_srv_p2p_peer_failed(s)) {
+            (void)rdp_srv_p2p_send(s, RDP_SRV_CH_GROUP_CTL, buf);
+        }
+    }
+}
+
+/* u8 type, u8 kind, str id, u64 gen: how CTL_FAIL and CTL_OPEN begin */
+static pmix_status_t pack_ctl_head(rdp_buf_t *buf, uint8_t type,
+                                   const gop_t *op)
+{
+    pmix_status_t rc = rdp_pack_u8(buf, type);
+
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_pack_u8(buf, op->kind);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_pack_string(buf, op->id);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_pack_u64(buf, op->gen);
+    }
+    return rc;
+}
+
+static void tell_others(const gop_t *op, pmix_status_t status)
+{
+    rdp_buf_t buf;
+    pmix_status_t rc;
+
+    if (rdp_srv_xchg_me() == UINT32_MAX) {
+        return;
+    }
+    rdp_buf_init(&buf);
+    rc = pack_ctl_head(&buf, CTL_FAIL, op);
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_pack_i32(&buf, status);
+    }
+    if (rc == PMIX_SUCCESS) {
+        send_all(&buf);
+    }
+    rdp_buf_cleanup(&buf);
+}
+
+/* A member left a group (here or on another server): forget it and
+ * tell this node's other members @a code (PMIX_GROUP_LEFT, or
+ * PMIX_GROUP_MEMBER_FAILED for one that terminated). */
+static void member_left(const char *id, const pmix_proc_t *proc,
+                        pmix_status_t code)
+{
+    group_t *g = gs.init ? rdp_hash_get_str(&gs.groups, id) : NULL;
+    size_t k   = 0;
+
+    if (g == NULL) {
+        return;
+    }
+    for (size_t i = 0; i < g->nmembers; i++) {
+        if (!(g->members[i].rank == proc->rank
+              && PMIX_CHECK_NSPACE(g->members[i].nspace, proc->nspace))) {
+            g->members[k++] = g->members[i];
+        }
+    }
+    g->nmembers = k;
+    if (code == PMIX_GROUP_LEFT) {
+        notify_procs(code, proc, g->members, g->nmembers, id, NULL, 0);
+    } else {
+        pmix_info_t affected;
+
+        memset(&affected, 0, sizeof(affected));
+        PMIX_LOAD_KEY(affected.key, PMIX_EVENT_AFFECTED_PROC);
+        affected.value.type      = PMIX_PROC;
+        affected.value.data.proc = (pmix_proc_t *)proc;
+        notify_procs(code, proc, g->members, g->nmembers, id, &affected, 1);
+    }
+}
+
+static void tell_left(const char *id, const pmix_proc_t *proc,
+                      pmix_status_t code)
+{
+    rdp_buf_t buf;
+    pmix_status_t rc;
+
+    if (rdp_srv_xchg_me() == UINT32_MAX) {
+        return;
+    }
+    rdp_buf_init(&buf);
+    rc = rdp_pack_u8(&buf, CTL_LEFT);
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_pack_string(&buf, id);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_pack_proc(&buf, proc);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_pack_i32(&buf, code);
+    }
+    if (rc == PMIX_SUCCESS) {
+        send_all(&buf);
+    }
+    rdp_buf_cleanup(&buf);
+}
+
+static void ctl_left(uint32_t server, rdp_rbuf_t *rb)
+{
+    char id[PMIX_MAX_NSLEN + 1];
+    pmix_proc_t proc;
+    int32_t code;
+    pmix_status_t rc = rdp_unpack_string_into(rb, id, sizeof(id));
+
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_unpack_proc(rb, &proc);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_unpack_i32(rb, &code);
+    }
+    if (rc == PMIX_SUCCESS && code != PMIX_GROUP_LEFT
+        && code != PMIX_GROUP_MEMBER_FAILED) {
+        rc = PMIX_ERR_UNPACK_FAILURE;
+    }
+    if (rc != PMIX_SUCCESS) {
+        rdp_log_error(SERVER, "bad group message from server %u: %s", server,
+                      rdp_status_name(rc));
+        return;
+    }
+    member_left(id, &proc, code);
+}
+
+static void ctl_fail(uint32_t server, rdp_rbuf_t *rb)
+{
+    char id[PMIX_MAX_NSLEN + 1];
+    uint8_t kind, key[DOOM_KEY_MAX];
+    uint64_t gen;
+    int32_t status;
+    pmix_status_t rc = rdp_unpack_u8(rb, &kind);
+    gop_t *op;
+
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_unpack_string_into(rb, id, sizeof(id));
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_unpack_u64(rb, &gen);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_unpack_i32(rb, &status);
+    }
+    if (rc == PMIX_SUCCESS
+        && (kind < GOP_CONSTRUCT || kind > GOP_DESTRUCT
+            || status == PMIX_SUCCESS)) {
+        rc = PMIX_ERR_UNPACK_FAILURE;
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = gs_init();
+    }
+    if (rc != PMIX_SUCCESS) {
+        rdp_log_error(SERVER, "bad group message from server %u: %s", server,
+                      rdp_status_name(rc));
+        return;
+    }
+    op = rdp_hash_get(&gs.ops, key, op_key(kind, id, key));
+    if (op != NULL && op->gen == gen) {
+        rdp_log_info(SERVER, "group %s failed on server %u: %s", id, server,
+                     rdp_status_name(status));
+        if (op->invite && status == PMIX_GROUP_CONSTRUCT_ABORT
+            && op->state != GOP_DONE) {
+            announce_leader_failed(op); /* this node's members */
+        }
+        gop_fail_here(op, status, false);
+        return;
+    }
+    if (op == NULL || op->gen < gen) {
+        /* its tracker here is not made yet: it fails when it is */
+        (void)rdp_hash_set(&gs.dooms, key, doom_key(kind, id, gen, key),
+                           (void *)(intptr_t)status, NULL);
+    }
+}
+
+static void gop_start_timer(gop_t *op)
+{
+    if (op->timeout > 0 && op->timer == NULL
+        && rdp_timer_create(rdp_rt.loop, gop_timeout, op, &op->timer)
+               == PMIX_SUCCESS) {
+        rdp_timer_start(op->timer, op->timeout);
+    }
+}
+
+static void tell_open(const gop_t *op)
+{
+    uint8_t flags = (op->optional ? OPEN_OPTIONAL : 0)
+                    | (op->notify_term ? OPEN_NOTIFY_TERM : 0)
+                    | (op->invite ? OPEN_INVITE : 0);
+    rdp_buf_t buf;
+    pmix_status_t rc;
+
+    if (rdp_srv_xchg_me() == UINT32_MAX) {
+        return;
+    }
+    rdp_buf_init(&buf);
+    rc = pack_ctl_head(&buf, CTL_OPEN, op);
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_pack_u8(&buf, flags);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_pack_u32(&buf, (uint32_t)op->timeout);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_pack_proc(&buf, &op->leader);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_pack_proc_array(&buf, op->members, op->nmembers);
+    }
+    if (rc == PMIX_SUCCESS) {
+        send_all(&buf);
+    }
+    rdp_buf_cleanup(&buf);
+}
+
+/* Make the tracker another server opened, unless it is here already (or
+ * older than one here), or no member is local. */
+static void open_tracker(uint8_t kind, const char *id, uint64_t gen,
+                         uint8_t flags, uint32_t timeout,
+                         const pmix_proc_t *leader, pmix_proc_t *members,
+                         size_t nmembers)
+{
+    uint8_t key[OP_KEY_MAX];
+    size_t keylen = op_key(kind, id, key);
+    gop_t *op;
+
+    if (rdp_hash_get(&gs.ops, key, keylen) != NULL
+        || (uint64_t)(uintptr_t)rdp_hash_get(&gs.gens, key, keylen) > gen
+        || rdp_hash_set(&gs.gens, key, keylen, (void *)(uintptr_t)gen, NULL)
+               != PMIX_SUCCESS) {
+        rdp_free(members);
+        return;
+    }
+    if (gop_create(kind, id, members, nmembers, &op) != PMIX_SUCCESS) {
+        return; /* it took members */
+    }
+    if (op->nparts == 0) {
+        gop_remove(op); /* none of its members is here */
+        return;
+    }
+    op->optional    = (flags & OPEN_OPTIONAL) != 0;
+    op->notify_term = (flags & OPEN_NOTIFY_TERM) != 0;
+    op->invite      = (flags & OPEN_INVITE) != 0;
+    op->leader      = *leader;
+    op->timeout     = timeout;
+    op->hold        = true; /* failing it below must not free it */
+    gop_start_timer(op);
+    gop_check_doomed(op);
+    if (op->invite && op->state == GOP_GATHER) {
+        invite_all(op); /* this node's invitees */
+    }
+    gop_check_departed(op);
+    op->hold = false;
+    if (op->state == GOP_GATHER) {
+        gop_maybe_ready(op); /* its members may all have left */
+    } else {
+        gop_maybe_free(op);
+    }
+}
+
+static void ctl_open(uint32_t server, rdp_rbuf_t *rb)
+{
+    char id[PMIX_MAX_NSLEN + 1];
+    uint8_t kind, flags;
+    uint64_t gen;
+    uint32_t timeout;
+    pmix_proc_t leader, *members = NULL;
+    size_t n         = 0;
+    pmix_status_t rc = rdp_unpack_u8(rb, &kind);
+
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_unpack_string_into(rb, id, sizeof(id));
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_unpack_u64(rb, &gen);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_unpack_u8(rb, &flags);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_unpack_u32(rb, &timeout);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_unpack_proc(rb, &leader);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_unpack_proc_array(rb, &members, &n);
+    }
+    if (rc == PMIX_SUCCESS
+        && (kind < GOP_CONSTRUCT || kind > GOP_DESTRUCT || n == 0)) {
+        rc = PMIX_ERR_UNPACK_FAILURE;
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = gs_init();
+    }
+    if (rc != PMIX_SUCCESS) {
+        rdp_log_error(SERVER, "bad group message from server %u: %s", server,
+                      rdp_status_name(rc));
+        rdp_free(members);
+        return;
+    }
+    open_tracker(kind, id, gen, flags, timeout, &leader, members, n);
+}
+
+static void tell_event(pmix_status_t code, const pmix_proc_t *source,
+                       const char *id, const pmix_proc_t *target)
+{
+    rdp_buf_t buf;
+    pmix_status_t rc;
+
+    rdp_buf_init(&buf);
+    rc = rdp_pack_u8(&buf, CTL_EVENT);
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_pack_i32(&buf, code);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_pack_proc(&buf, source);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_pack_string(&buf, id);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_pack_proc(&buf, target);
+    }
+    if (rc == PMIX_SUCCESS) {
+        send_all(&buf);
+    }
+    rdp_buf_cleanup(&buf);
+}
+
+/* An invitee's answer for a leader (on this node, if it is here). */
+static void ctl_event(uint32_t server, rdp_rbuf_t *rb)
+{
+    char id[PMIX_MAX_NSLEN + 1];
+    pmix_proc_t source, target;
+    int32_t code;
+    pmix_status_t rc = rdp_unpack_i32(rb, &code);
+
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_unpack_proc(rb, &source);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_unpack_string_into(rb, id, sizeof(id));
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_unpack_proc(rb, &target);
+    }
+    if (rc == PMIX_SUCCESS && code != PMIX_GROUP_INVITE_ACCEPTED
+        && code != PMIX_GROUP_INVITE_DECLINED
+        && code != PMIX_GROUP_INVITE_FAILED) {
+        rc = PMIX_ERR_UNPACK_FAILURE;
+    }
+    if (rc != PMIX_SUCCESS) {
+        rdp_log_error(SERVER, "bad group message from server %u: %s", server,
+                      rdp_status_name(rc));
+        return;
+    }
+    notify_leader_here(code, &source, &target, id);
+}
+
+static void ctl_recv(uint32_t server, rdp_rbuf_t *rb)
+{
+    uint8_t type = 0;
+
+    if (rdp_unpack_u8(rb, &type) == PMIX_SUCCESS && type == CTL_FAIL) {
+        ctl_fail(server, rb);
+    } else if (type == CTL_OPEN) {
+        ctl_open(server, rb);
+    } else if (type == CTL_EVENT) {
+        ctl_event(server, rb);
+    } else if (type == CTL_LEFT) {
+        ctl_left(server, rb);
+    } else {
+        rdp_log_error(SERVER, "bad group message from server %u", server);
+    }
+}
+
+static const rdp_srv_p2p_handler_t ctl_handler = {
+    .recv = ctl_recv,
+};
+
+void rdp_srv_group_open(void)
+{
+    rdp_srv_p2p_register(RDP_SRV_CH_GROUP_CTL, &ctl_handler);
+}
+
+/* A failure another server told before this tracker existed. */
+static void gop_check_doomed(gop_t *op)
+{
+    uint8_t key[DOOM_KEY_MAX];
+    size_t keylen = doom_key(op->kind, op->id, op->gen, key);
+    void *st      = rdp_hash_remove(&gs.dooms, key, keylen);
+
+    if (st != NULL) {
+        gop_fail_here(op, (pmix_status_t)(intptr_t)st, false);
+    }
+}
+
+static void gop_maybe_ready(gop_t *op)
+{
+    pmix_status_t status;
+
+    if (op->state != GOP_GATHER) {
+        return;
+    }
+    for (size_t i = 0; i < op->nparts; i++) {
+        if (!op->parts[i].arrived && !op->parts[i].gone) {
+            return;
+        }
+    }
+    if (op->all_local) {
+        gop_local(op);
+        return;
+    }
+    op->state = GOP_XCHG;
+    status    = gop_exchange(op);
+    if (status != PMIX_SUCCESS) {
+        op->state = GOP_GATHER;
+        gop_fail(op, status);
+    }
+}
+
+static void gop_timeout(void *arg)
+{
+    gop_t *op = arg;
+
+    rdp_log_warn(SERVER, "group %s %s timed out", op->id,
+                 op->kind == GOP_CONSTRUCT ? "construct" : "destruct");
+    gop_fail(op, PMIX_ERR_TIMEOUT);
+}
+
+/* ---- a member arrives ---- */
+
+static gpart_t *gop_part(gop_t *op, const pmix_proc_t *proc)
+{
+    for (size_t i = 0; i < op->nparts; i++) {
+        if (op->parts[i].proc.rank == proc->rank
+            && PMIX_CHECK_NSPACE(op->parts[i].proc.nspace, proc->nspace)) {
+            return &op->parts[i];
+        }
+    }
+    return NULL;
+}
+
+static pmix_status_t gop_build_parts(gop_t *op)
+{
+    op->parts = rdp_calloc(op->nmembers + 1, sizeof(*op->parts));
+    if (op->parts == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    op->all_local = true;
+    for (size_t i = 0; i < op->nmembers; i++) {
+        rdp_srv_nspace_t *ns = rdp_srv_nspace_find(op->members[i].nspace);
+
+        if (ns != NULL && rdp_srv_nspace_is_local(ns, op->members[i].rank)) {
+            op->parts[op->nparts++].proc = op->members[i];
+        } else {
+            op->all_local = false;
+        }
+    }
+    return PMIX_SUCCESS;
+}
+
+/* Directives every member may give; the first arrival's decide, except
+ * PMIX_GROUP_ASSIGN_CONTEXT_ID, which any member may ask for. */
+static void read_directives(gop_t *op, const pmix_info_t *info, size_t ninfo,
+                            bool first)
+{
+    for (size_t i = 0; i < ninfo; i++) {
+        const pmix_info_t *in = &info[i];
+        uint64_t t;
+
+        if (PMIX_CHECK_KEY(in, PMIX_GROUP_ASSIGN_CONTEXT_ID)) {
+            op->want_cid = op->want_cid || PMIX_INFO_TRUE(in);
+        } else if (!first) {
+            continue;
+        } else if (PMIX_CHECK_KEY(in, PMIX_GROUP_OPTIONAL)) {
+            op->optional = op->invite || PMIX_INFO_TRUE(in);
+        } else if (PMIX_CHECK_KEY(in, PMIX_GROUP_NOTIFY_TERMINATION)) {
+            op->notify_term = PMIX_INFO_TRUE(in);
+        } else if (PMIX_CHECK_KEY(in, PMIX_TIMEOUT)
+                   && rdp_srv_value_to_u64(&in->value, &t) && t > 0) {
+            op->timeout = (double)t;
+        }
+    }
+}
+
+/* The PMIX_GROUP_INFO a member contributes: a copy of its infos. */
+static pmix_status_t take_ginfo(gpart_t *part, const pmix_info_t *info,
+                                size_t ninfo)
+{
+    for (size_t i = 0; i < ninfo; i++) {
+        const pmix_data_array_t *da;
+
+        if (!PMIX_CHECK_KEY(&info[i], PMIX_GROUP_INFO)) {
+            continue;
+        }
+        da = info[i].value.data.darray;
+        if (info[i].value.type != PMIX_DATA_ARRAY || da == NULL
+            || (da->type != PMIX_INFO && da->size > 0)) {
+            return PMIX_ERR_BAD_PARAM;
+        }
+        rdp_info_array_free(part->ginfo, part->nginfo);
+        part->ginfo  = NULL;
+        part->nginfo = 0;
+        if (da->size > 0) {
+            pmix_status_t status =
+                rdp_info_array_copy(&part->ginfo, da->array, da->size);
+
+            if (status != PMIX_SUCCESS) {
+                return status;
+            }
+            part->nginfo = da->size;
+        }
+    }
+    return PMIX_SUCCESS;
+}
+
+/* Members in the order given, WILDCARD expanded to the nspace's ranks;
+ * every nspace registered, no member twice. */
+static pmix_status_t expand_members(const pmix_proc_t *procs, size_t nprocs,
+                                    pmix_proc_t **out_p, size_t *nout_p)
+{
+    size_t n = 0, cap = 0;
+    pmix_proc_t *out;
+
+    for (size_t i = 0; i < nprocs; i++) {
+        rdp_srv_nspace_t *ns = rdp_srv_nspace_find(procs[i].nspace);
+
+        if (ns == NULL || !ns->registered) {
+            return PMIX_ERR_NOT_FOUND;
+        }
+        if (procs[i].rank == PMIX_RANK_WILDCARD) {
+            cap += ns->size;
+        } else if (procs[i].rank >= PMIX_RANK_VALID
+                   || (!ns->nodata && procs[i].rank >= ns->size)) {
+            return PMIX_ERR_BAD_PARAM;
+        } else {
+            cap++;
+        }
+    }
+    out = rdp_calloc(cap + 1, sizeof(*out));
+    if (out == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < nprocs; i++) {
+        rdp_srv_nspace_t *ns = rdp_srv_nspace_find(procs[i].nspace);
+        pmix_rank_t lo = procs[i].rank, hi = procs[i].rank;
+
+        if (lo == PMIX_RANK_WILDCARD) {
+            lo = 0;
+            hi = ns->size; /* exclusive below */
+        } else {
+            hi = lo + 1;
+        }
+        for (pmix_rank_t r = lo; r < hi; r++) {
+            pmix_proc_t p;
+
+            memset(&p, 0, sizeof(p));
+            PMIX_LOAD_PROCID(&p, ns->name, r);
+            if (rdp_srv_procs_contain(out, n, &p)) {
+                rdp_free(out);
+                return PMIX_ERR_BAD_PARAM;
+            }
+            out[n++] = p;
+        }
+    }
+    *out_p  = out;
+    *nout_p = n;
+    return PMIX_SUCCESS;
+}
+
+static bool same_members(const gop_t *op, const pmix_proc_t *m, size_t n)
+{
+    if (n != op->nmembers) {
+        return false;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (m[i].rank != op->members[i].rank
+            || !PMIX_CHECK_NSPACE(m[i].nspace, op->members[i].nspace)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Takes @a members. */
+static pmix_status_t gop_create(uint8_t kind, const char *id,
+                                pmix_proc_t *members, size_t nmembers,
+                                gop_t **op_p)
+{
+    gop_t *op = rdp_calloc(1, sizeof(*op));
+    uint8_t key[OP_KEY_MAX];
+    size_t keylen = op_key(kind, id, key);
+    pmix_status_t status;
+
+    if (op == NULL) {
+        rdp_free(members);
+        return PMIX_ERR_NOMEM;
+    }
+    op->kind = kind;
+    memcpy(op->id, id, strnlen(id, PMIX_MAX_NSLEN));
+    op->members  = members;
+    op->nmembers = nmembers;
+    op->gen      = (uint64_t)(uintptr_t)rdp_hash_get(&gs.gens, key, keylen);
+    status       = gop_build_parts(op);
+    if (status == PMIX_SUCCESS) {
+        status = rdp_hash_set(&gs.gens, key, keylen,
+                              (void *)(uintptr_t)(op->gen + 1), NULL);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_hash_set(&gs.ops, key, keylen, op, NULL);
+    }
+    if (status != PMIX_SUCCESS) {
+        gop_free(op);
+        return status;
+    }
+    *op_p = op;
+    return PMIX_SUCCESS;
+}
+
+/* The members a destruct waits for: the group's, as constructed here. */
+static pmix_status_t destruct_members(const char *id, pmix_proc_t **m_p,
+                                      size_t *n_p, bool *notify_term_p)
+{
+    group_t *g = rdp_hash_get_str(&gs.groups, id);
+
+    if (g == NULL) {
+        return PMIX_ERR_NOT_FOUND;
+    }
+    *m_p = rdp_calloc(g->nmembers + 1, sizeof(**m_p));
+    if (*m_p == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    memcpy(*m_p, g->members, g->nmembers * sizeof(**m_p));
+    *n_p           = g->nmembers;
+    *notify_term_p = g->notify_term;
+    return PMIX_SUCCESS;
+}
+
+typedef struct greq {
+    uint8_t kind;
+    uint16_t cmd;
+    uint16_t ack;
+    char id[PMIX_MAX_NSLEN + 1];
+    pmix_proc_t leader; /* join */
+    uint8_t opt;        /* join: pmix_group_opt_t */
+    pmix_proc_t *procs;
+    size_t nprocs;
+    pmix_info_t *info;
+    size_t ninfo;
+} greq_t;
+
+static pmix_status_t greq_unpack(uint16_t cmd, rdp_rbuf_t *rb, greq_t *req)
+{
+    pmix_status_t status;
+
+    memset(req, 0, sizeof(*req));
+    req->cmd  = cmd;
+    req->ack  = (uint16_t)(cmd + 1);
+    req->kind = cmd == RDP_CMD_GROUP_DESTRUCT ? GOP_DESTRUCT : GOP_CONSTRUCT;
+    status    = rdp_unpack_string_into(rb, req->id, sizeof(req->id));
+    if (status == PMIX_SUCCESS
+        && (cmd == RDP_CMD_GROUP_CONSTRUCT || cmd == RDP_CMD_GROUP_INVITE)) {
+        status = rdp_unpack_proc_array(rb, &req->procs, &req->nprocs);
+    }
+    if (status == PMIX_SUCCESS && cmd == RDP_CMD_GROUP_JOIN) {
+        status = rdp_unpack_proc(rb, &req->leader);
+        if (status == PMIX_SUCCESS) {
+            status = rdp_unpack_u8(rb, &req->opt);
+        }
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_unpack_info_array(rb, &req->info, &req->ninfo);
+    }
+    if (status == PMIX_SUCCESS && rb->left != 0) {
+        status = PMIX_ERR_UNPACK_FAILURE;
+    }
+    return status;
+}
+
+static void greq_clear(greq_t *req)
+{
+    rdp_free(req->procs);
+    rdp_info_array_free(req->info, req->ninfo);
+}
+
+/* Find or make the tracker @a req belongs to. */
+static pmix_status_t gop_for(const greq_t *req, const pmix_proc_t *caller,
+                             gop_t **op_p, bool *first_p)
+{
+    uint8_t key[OP_KEY_MAX];
+    pmix_proc_t *members = NULL;
+    size_t nmembers      = 0;
+    bool notify_term     = false;
+    gop_t *op;
+    pmix_status_t status;
+
+    if (req->kind == GOP_CONSTRUCT) {
+        status = expand_members(req->procs, req->nprocs, &members, &nmembers);
+    } else {
+        status = destruct_members(req->id, &members, &nmembers, &notify_term);
+    }
+    if (status == PMIX_SUCCESS
+        && !rdp_srv_procs_contain(members, nmembers, caller)) {
+        /* not a member (any more: it may have left): not its group */
+        status =
+            req->kind == GOP_DESTRUCT ? PMIX_ERR_NOT_FOUND : PMIX_ERR_BAD_PARAM;
+    }
+    if (status != PMIX_SUCCESS) {
+        rdp_free(members);
+        return status;
+    }
+    op       = rdp_hash_get(&gs.ops, key, op_key(req->kind, req->id, key));
+    *first_p = op == NULL;
+    if (op != NULL) {
+        if (req->kind == GOP_CONSTRUCT && op->state != GOP_DONE
+            && !same_members(op, members, nmembers)) {
+            /* members that disagree on the group can never complete */
+            gop_fail(op, PMIX_ERR_BAD_PARAM);
+        }
+        rdp_free(members);
+        *op_p = op;
+        return PMIX_SUCCESS;
+    }
+    status = gop_create(req->kind, req->id, members, nmembers, &op);
+    if (status == PMIX_SUCCESS) {
+        op->notify_term = notify_term;
+        op->optional    = req->kind == GOP_DESTRUCT && notify_term;
+        *op_p           = op;
+    }
+    return status;
+}
+
+static void gop_arrive(gop_t *op, bool first, rdp_srv_peer_t *peer,
+                       uint32_t tag, const greq_t *req)
+{
+    gpart_t *part = gop_part(op, &peer->client->proc);
+    pmix_status_t status;
+
+    if (part == NULL || part->arrived || part->gone) {
+        rdp_srv_reply_status(peer, req->ack, tag, PMIX_ERR_BAD_PARAM);
+        return;
+    }
+    part->arrived = true;
+    part->peer_id = peer->id;
+    part->tag     = tag;
+    part->ack     = req->ack;
+    if (op->state == GOP_DONE) {
+        rdp_srv_reply_status(peer, req->ack, tag, op->status);
+        gop_maybe_free(op);
+        return;
+    }
+    read_directives(op, req->info, req->ninfo, first);
+    status = take_ginfo(part, req->info, req->ninfo);
+    if (status != PMIX_SUCCESS) {
+        gop_fail(op, status);
+        return;
+    }
+    if (first) {
+        gop_start_timer(op);
+    }
+    gop_maybe_ready(op);
+}
+
+static void member_left(const char *id, const pmix_proc_t *proc,
+                        pmix_status_t code);
+static void tell_open(const gop_t *op);
+static void tell_left(const char *id, const pmix_proc_t *proc,
+                      pmix_status_t code);
+/* A member that already left never arrives. */
+static void gop_check_departed(gop_t *op);
+static void gop_check_doomed(gop_t *op);
+
+/* An invitation's members: the procs given, the leader first when it
+ * did not list itself. */
+static pmix_status_t invite_members(const greq_t *req, const pmix_proc_t *me,
+                                    pmix_proc_t **members_p, size_t *n_p)
+{
+    pmix_proc_t *m       = NULL, *with;
+    size_t n             = 0;
+    pmix_status_t status = expand_members(req->procs, req->nprocs, &m, &n);
+
+    if (status != PMIX_SUCCESS || rdp_srv_procs_contain(m, n, me)) {
+        *members_p = m;
+        *n_p       = n;
+        return status;
+    }
+    with = rdp_calloc(n + 2, sizeof(*with));
+    if (with == NULL) {
+        rdp_free(m);
+        return PMIX_ERR_NOMEM;
+    }
+    with[0] = *me;
+    memcpy(with + 1, m, n * sizeof(*m));
+    rdp_free(m);
+    *members_p = with;
+    *n_p       = n + 1;
+    return PMIX_SUCCESS;
+}
+
+/* PMIX_GROUP_INVITED to every member but the leader. */
+static void invite_all(const gop_t *op)
+{
+    pmix_proc_t *others = rdp_calloc(op->nmembers + 1, sizeof(*others));
+    size_t n            = 0;
+
+    if (others == NULL) {
+        return;
+    }
+    for (size_t i = 0; i < op->nmembers; i++) {
+        if (!(op->members[i].rank == op->leader.rank
+              && PMIX_CHECK_NSPACE(op->members[i].nspace, op->leader.nspace))) {
+            others[n++] = op->members[i];
+        }
+    }
+    notify_procs(PMIX_GROUP_INVITED, &op->leader, others, n, op->id, NULL, 0);
+    rdp_free(others);
+}
+
+/* A construct by @a peer's client. */
+static pmix_status_t handle_construct(rdp_srv_peer_t *peer, uint32_t tag,
+                                      const greq_t *req)
+{
+    gop_t *op;
+    bool first;
+    pmix_status_t status;
+
+    if (req->kind == GOP_CONSTRUCT && req->nprocs == 0) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    status = gop_for(req, &peer->client->proc, &op, &first);
+    if (status != PMIX_SUCCESS) {
+        return status;
+    }
+    if (first) {
+        op->hold = true; /* failing it below must not free it */
+        read_directives(op, req->info, req->ninfo, true);
+        gop_check_doomed(op);
+        gop_check_departed(op);
+        if (!op->all_local && op->state != GOP_DONE) {
+            tell_open(op);
+        }
+        op->hold = false;
+    }
+    gop_arrive(op, first, peer, tag, req); /* last: may free op */
+    return PMIX_SUCCESS;
+}
+
+/* PMIx_Group_invite: a construct whose leader is here and whose other
+ * members are invited (PMIX_GROUP_INVITED) and join when they accept.
+ * Declines and invitees that leave first are left out (the leader gets
+ * PMIX_GROUP_INVITE_DECLINED / _FAILED). */
+static pmix_status_t handle_invite(rdp_srv_peer_t *peer, uint32_t tag,
+                                   const greq_t *req)
+{
+    const pmix_proc_t *me = &peer->client->proc;
+    uint8_t key[OP_KEY_MAX];
+    pmix_proc_t *members = NULL;
+    size_t n             = 0;
+    gop_t *op;
+    pmix_status_t status;
+
+    if (req->nprocs == 0) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    if (rdp_hash_get(&gs.ops, key, op_key(GOP_CONSTRUCT, req->id, key))
+        != NULL) {
+        return PMIX_ERR_EXISTS;
+    }
+    status = invite_members(req, me, &members, &n);
+    if (status == PMIX_SUCCESS) {
+        status = gop_create(GOP_CONSTRUCT, req->id, members, n, &op);
+    }
+    if (status != PMIX_SUCCESS) {
+        return status;
+    }
+    op->invite   = true;
+    op->optional = true;
+    op->leader   = *me;
+    if (!op->all_local && rdp_srv_xchg_me() == UINT32_MAX) {
+        gop_remove(op); /* no engine to carry it */
+        return PMIX_ERR_NOT_SUPPORTED;
+    }
+    op->hold = true; /* failing it below must not free it */
+    read_directives(op, req->info, req->ninfo, true);
+    invite_all(op);
+    gop_check_departed(op);
+    if (!op->all_local) {
+        tell_open(op); /* the other servers invite theirs */
+    }
+    op->hold = false;
+    gop_arrive(op, true, peer, tag, req); /* last: may free op */
+    return PMIX_SUCCESS;
+}
+
+static pmix_status_t handle_join(rdp_srv_peer_t *peer, uint32_t tag,
+                                 const greq_t *req)
+{
+    const pmix_proc_t *me = &peer->client->proc;
+    uint8_t key[OP_KEY_MAX];
+    gop_t *op = rdp_hash_get(&gs.ops, key, op_key(GOP_CONSTRUCT, req->id, key));
+    gpart_t *part;
+
+    if (op == NULL || !op->invite || op->state == GOP_DONE) {
+        return PMIX_ERR_NOT_FOUND;
+    }
+    part = gop_part(op, me);
+    if (part == NULL || part->arrived || part->gone) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    if (req->opt == PMIX_GROUP_ACCEPT) {
+        notify_leader(op, PMIX_GROUP_INVITE_ACCEPTED, me);
+        gop_arrive(op, false, peer, tag, req);
+        return PMIX_SUCCESS;
+    }
+    part->gone = true;
+    rdp_srv_reply_status(peer, req->ack, tag, PMIX_SUCCESS);
+    notify_leader(op, PMIX_GROUP_INVITE_DECLINED, me);
+    gop_maybe_ready(op);
+    return PMIX_SUCCESS;
+}
+
+/* PMIx_Group_leave: out of the group here and on the other servers; the
+ * other members get PMIX_GROUP_LEFT. */
+static pmix_status_t handle_leave(rdp_srv_peer_t *peer, uint32_t tag,
+                                  const greq_t *req)
+{
+    const pmix_proc_t *me = &peer->client->proc;
+    group_t *g            = rdp_hash_get_str(&gs.groups, req->id);
+
+    if (g == NULL || !rdp_srv_procs_contain(g->members, g->nmembers, me)) {
+        return PMIX_ERR_NOT_FOUND;
+    }
+    rdp_srv_reply_status(peer, req->ack, tag, PMIX_SUCCESS);
+    member_left(req->id, me, PMIX_GROUP_LEFT);
+    tell_left(req->id, me, PMIX_GROUP_LEFT);
+    return PMIX_SUCCESS;
+}
+
+void rdp_srv_handle_group(rdp_srv_peer_t *peer, uint16_t cmd, uint32_t tag,
+                          rdp_rbuf_t *rb)
+{
+    rdp_srv_client_t *client = peer->client;
+    greq_t req;
+    pmix_status_t status = gs_init();
+
+    if (status != PMIX_SUCCESS) {
+        rdp_srv_reply_status(peer, (uint16_t)(cmd + 1), tag, status);
+        return;
+    }
+    status = greq_unpack(cmd, rb, &req);
+    if (status != PMIX_SUCCESS) {
+        rdp_log_error(SERVER,
+                      "malformed group request from %s:%u: %s; "
+                      "connection closed",
+                      client->proc.nspace, client->proc.rank,
+                      rdp_status_name(status));
+        greq_clear(&req);
+        rdp_srv_peer_drop(peer, status);
+        return;
+    }
+    if (req.id[0] == '\0') {
+        status = PMIX_ERR_BAD_PARAM;
+    } else if (cmd == RDP_CMD_GROUP_INVITE) {
+        status = handle_invite(peer, tag, &req);
+    } else if (cmd == RDP_CMD_GROUP_JOIN) {
+        status = handle_join(peer, tag, &req);
+    } else if (cmd == RDP_CMD_GROUP_LEAVE) {
+        status = handle_leave(peer, tag, &req);
+    } else {
+        status = handle_construct(peer, tag, &req);
+    }
+    if (status != PMIX_SUCCESS) {
+        rdp_srv_reply_status(peer, req.ack, tag, status);
+    }
+    greq_clear(&req);
+}
+
+/* ---- members that leave ---- */
+
+/* @a part left before arriving: the operation goes on without it when
+ * it may, else fails. */
+static void gop_part_left(gop_t *op, gpart_t *part)
+{
+    if (op->optional) {
+        part->gone = true;
+        if (op->invite) {
+            notify_leader(op, PMIX_GROUP_INVITE_FAILED, &part->proc);
+        }
+        gop_maybe_ready(op);
+        return;
+    }
+    rdp_log_info(SERVER, "%s:%u left before joining group %s",
+                 part->proc.nspace, part->proc.rank, op->id);
+    gop_fail(op, PMIX_ERR_PROC_TERM_WO_SYNC);
+}
+
+static void gop_check_departed(gop_t *op)
+{
+    for (size_t i = 0; i < op->nparts && op->state == GOP_GATHER; i++) {
+        gpart_t *p          = &op->parts[i];
+        rdp_srv_client_t *c = rdp_srv_client_find(p->proc.nspace, p->proc.rank);
+
+        if (!p->arrived && !p->gone && c != NULL
+            && (c->state == RDP_SRV_CLIENT_FINALIZED
+                || c->state == RDP_SRV_CLIENT_TERMINATED)) {
+            gop_part_left(op, p);
+        }
+    }
+}
+
+static gop_t **snapshot(size_t *n_p)
+{
+    rdp_hash_entry_t *ent;
+    gop_t **all;
+    size_t i, n = 0;
+
+    *n_p = 0;
+    if (!gs.init) {
+        return NULL;
+    }
+    all = rdp_calloc(gs.ops.count + 1, sizeof(*all));
+    if (all == NULL) {
+        return NULL;
+    }
+    rdp_hash_for_each(ent, &gs.ops, i) {
+        all[n++] = ent->value;
+    }
+    *n_p = n;
+    return all;
+}
+
+/* A member of groups constructed with PMIX_GROUP_NOTIFY_TERMINATION
+ * terminated: the other members hear PMIX_GROUP_MEMBER_FAILED. */
+static void groups_member_failed(const pmix_proc_t *proc)
+{
+    rdp_hash_entry_t *ent;
+    char(*ids)[PMIX_MAX_NSLEN + 1];
+    size_t i, n = 0;
+
+    if (!gs.init || gs.groups.count == 0) {
+        return;
+    }
+    ids = rdp_calloc(gs.groups.count + 1, sizeof(*ids));
+    if (ids == NULL) {
+        return;
+    }
+    rdp_hash_for_each(ent, &gs.groups, i) {
+        const group_t *g = ent->value;
+
+        if (g->notify_term
+            && rdp_srv_procs_contain(g->members, g->nmembers, proc)) {
+            memcpy(ids[n++], ent->key, strnlen(ent->key, PMIX_MAX_NSLEN));
+        }
+    }
+    for (size_t k = 0; k < n; k++) {
+        member_left(ids[k], proc, PMIX_GROUP_MEMBER_FAILED);
+        tell_left(ids[k], proc, PMIX_GROUP_MEMBER_FAILED);
+    }
+    rdp_free(ids);
+}
+
+/* The leader of an invitation left before the group was complete: its
+ * members hear PMIX_GROUP_LEADER_FAILED and the construct ends with
+ * PMIX_GROUP_CONSTRUCT_ABORT (no new leader is chosen yet). */
+static void leader_failed(gop_t *op)
+{
+    rdp_log_info(SERVER, "leader %s:%u of group %s left", op->leader.nspace,
+                 op->leader.rank, op->id);
+    announce_leader_failed(op);
+    gop_fail(op, PMIX_GROUP_CONSTRUCT_ABORT); /* also elsewhere */
+}
+
+static bool is_leader(const gop_t *op, const pmix_proc_t *proc)
+{
+    return op->invite && op->leader.rank == proc->rank
+           && PMIX_CHECK_NSPACE(op->leader.nspace, proc->nspace);
+}
+
+void rdp_srv_group_client_gone(rdp_srv_client_t *client)
+{
+    size_t n;
+    gop_t **all;
+
+    if (client->state == RDP_SRV_CLIENT_TERMINATED) {
+        groups_member_failed(&client->proc);
+    }
+    all = snapshot(&n);
+
+    for (size_t i = 0; i < n; i++) {
+        gop_t *op     = all[i];
+        gpart_t *part = gop_part(op, &client->proc);
+
+        if (part == NULL) {
+            continue;
+        }
+        if (op->state == GOP_GATHER && !part->arrived && !part->gone) {
+            gop_part_left(op, part);
+        } else if (op->state != GOP_DONE && is_leader(op, &client->proc)) {
+            leader_failed(op);
+        } else {
+            gop_maybe_free(op);
+        }
+    }
+    rdp_free(all);
+}
+
+void rdp_srv_group_cleanup(void)
+{
+    size_t n;
+    gop_t **all = snapshot(&n);
+    rdp_hash_entry_t *ent;
+    size_t i;
+
+    for (size_t k = 0; k < n; k++) {
+        gop_remove(all[k]);
+    }
+    rdp_free(all);
+    if (!gs.init) {
+        return;
+    }
+    rdp_hash_for_each(ent, &gs.groups, i) {
+        group_free(ent->value);
+    }
+    rdp_hash_cleanup(&gs.groups);
+    rdp_hash_cleanup(&gs.ops);
+    rdp_hash_cleanup(&gs.gens);
+    rdp_hash_cleanup(&gs.dooms);
+    gs.init = false;
+}

@@ -1,0 +1,196 @@
+/* group_block.c - the blocks servers exchange for a group operation */
+#include "config.h"
+#include "core/server/group.h"
+#include "core/util/alloc.h"
+#include "core/util/value.h"
+
+#include <string.h>
+
+uint64_t rdp_srv_group_cid_make(uint32_t server, uint32_t counter)
+{
+    return ((uint64_t)server << 32) | (uint64_t)counter;
+}
+
+static pmix_status_t pack_entry(rdp_buf_t *buf, const rdp_srv_group_entry_t *e)
+{
+    pmix_status_t status = rdp_pack_proc(buf, &e->proc);
+
+    if (status == PMIX_SUCCESS) {
+        status = rdp_pack_u8(buf, e->joined ? 1 : 0);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_pack_info_array(buf, e->ginfo, e->nginfo);
+    }
+    return status;
+}
+
+pmix_status_t rdp_srv_group_block_pack(rdp_buf_t *buf, bool want_cid,
+                                       uint64_t cid,
+                                       const rdp_srv_group_entry_t *entries,
+                                       size_t nentries, const void *bundle,
+                                       size_t bundlelen)
+{
+    pmix_status_t status = rdp_pack_u8(buf, want_cid ? 1 : 0);
+
+    if (status == PMIX_SUCCESS) {
+        status = rdp_pack_u64(buf, cid);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_pack_u32(buf, (uint32_t)nentries);
+    }
+    for (size_t i = 0; status == PMIX_SUCCESS && i < nentries; i++) {
+        status = pack_entry(buf, &entries[i]);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_pack_u64(buf, bundlelen);
+    }
+    if (status == PMIX_SUCCESS && bundlelen > 0) {
+        status = rdp_buf_append(buf, bundle, bundlelen);
+    }
+    return status;
+}
+
+void rdp_srv_group_block_clear(rdp_srv_group_block_t *blk)
+{
+    for (size_t i = 0; i < blk->nentries; i++) {
+        rdp_info_array_free(blk->entries[i].ginfo, blk->entries[i].nginfo);
+    }
+    rdp_free(blk->entries);
+    memset(blk, 0, sizeof(*blk));
+}
+
+static pmix_status_t unpack_entries(rdp_rbuf_t *rb, rdp_srv_group_block_t *blk)
+{
+    uint32_t n;
+    pmix_status_t status = rdp_unpack_u32(rb, &n);
+
+    if (status != PMIX_SUCCESS) {
+        return status;
+    }
+    /* every entry takes far more than one byte: bounds the allocation */
+    if (n > rb->left) {
+        return PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER;
+    }
+    blk->entries = rdp_calloc(n + 1, sizeof(*blk->entries));
+    if (blk->entries == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    for (uint32_t i = 0; status == PMIX_SUCCESS && i < n; i++) {
+        rdp_srv_group_entry_t *e = &blk->entries[i];
+        uint8_t joined;
+
+        status = rdp_unpack_proc(rb, &e->proc);
+        if (status == PMIX_SUCCESS) {
+            status = rdp_unpack_u8(rb, &joined);
+        }
+        if (status == PMIX_SUCCESS) {
+            e->joined = joined != 0;
+            status    = rdp_unpack_info_array(rb, &e->ginfo, &e->nginfo);
+        }
+        if (status == PMIX_SUCCESS) {
+            blk->nentries++;
+        }
+    }
+    return status;
+}
+
+pmix_status_t rdp_srv_group_block_unpack(const void *data, size_t len,
+                                         uint32_t origin,
+                                         rdp_srv_group_block_t *blk)
+{
+    rdp_rbuf_t rb;
+    uint8_t want;
+    uint64_t blen = 0;
+    pmix_status_t status;
+
+    memset(blk, 0, sizeof(*blk));
+    blk->origin = origin;
+    rdp_rbuf_init(&rb, data, len);
+    status = rdp_unpack_u8(&rb, &want);
+    if (status == PMIX_SUCCESS) {
+        blk->want_cid = want != 0;
+        status        = rdp_unpack_u64(&rb, &blk->cid);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = unpack_entries(&rb, blk);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_unpack_u64(&rb, &blen);
+    }
+    if (status == PMIX_SUCCESS && blen != rb.left) {
+        status = PMIX_ERR_UNPACK_FAILURE;
+    }
+    if (status != PMIX_SUCCESS) {
+        rdp_srv_group_block_clear(blk);
+        return status;
+    }
+    blk->bundle    = rb.ptr;
+    blk->bundlelen = (size_t)blen;
+    return PMIX_SUCCESS;
+}
+
+const rdp_srv_group_entry_t *
+rdp_srv_group_find_entry(const rdp_srv_group_block_t *blocks, size_t nblocks,
+                         const pmix_proc_t *proc)
+{
+    for (size_t b = 0; b < nblocks; b++) {
+        for (size_t i = 0; i < blocks[b].nentries; i++) {
+            const rdp_srv_group_entry_t *e = &blocks[b].entries[i];
+
+            if (PMIX_CHECK_PROCID(&e->proc, proc)
+                && e->proc.rank == proc->rank) {
+                return e;
+            }
+        }
+    }
+    return NULL;
+}
+
+/* The candidate of the lowest-indexed server, when anyone asked. */
+static bool pick_cid(const rdp_srv_group_block_t *blocks, size_t nblocks,
+                     uint64_t *cid_p)
+{
+    const rdp_srv_group_block_t *lowest = NULL;
+    bool wanted                         = false;
+
+    for (size_t b = 0; b < nblocks; b++) {
+        wanted = wanted || blocks[b].want_cid;
+        if (lowest == NULL || blocks[b].origin < lowest->origin) {
+            lowest = &blocks[b];
+        }
+    }
+    if (!wanted || lowest == NULL) {
+        return false;
+    }
+    *cid_p = lowest->cid;
+    return true;
+}
+
+pmix_status_t rdp_srv_group_resolve(const pmix_proc_t *members, size_t n,
+                                    const rdp_srv_group_block_t *blocks,
+                                    size_t nblocks, bool optional,
+                                    pmix_proc_t **final_p, size_t *nfinal_p,
+                                    bool *have_cid_p, uint64_t *cid_p)
+{
+    pmix_proc_t *final = rdp_calloc(n + 1, sizeof(*final));
+    size_t nfinal      = 0;
+
+    if (final == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const rdp_srv_group_entry_t *e =
+            rdp_srv_group_find_entry(blocks, nblocks, &members[i]);
+
+        if (e != NULL && e->joined) {
+            final[nfinal++] = members[i];
+        } else if (!optional) {
+            rdp_free(final);
+            return PMIX_ERR_PROC_TERM_WO_SYNC;
+        }
+    }
+    *final_p    = final;
+    *nfinal_p   = nfinal;
+    *have_cid_p = pick_cid(blocks, nblocks, cid_p);
+    return PMIX_SUCCESS;
+}

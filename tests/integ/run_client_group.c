@@ -1,0 +1,825 @@
+/* run_client_group.c - run_client's group modes (tests/integ/test_run_group.sh)
+ *
+ *   run_client group basic   every rank (at least 4): bad requests are
+ *                            refused; two groups over all ranks, "gA"
+ *                            (ranks in reverse order, a context id, each
+ *                            member's PMIX_GROUP_INFO) and "gB" (natural
+ *                            order, a context id), are constructed at the
+ *                            same time with _nb, even ranks starting gA
+ *                            first and odd ranks gB first; results,
+ *                            membership, context ids (equal on every rank,
+ *                            different between the groups), group info and
+ *                            endpoint data are checked; fences and gets
+ *                            by (group id, group rank), and an event for
+ *                            (gA, 1) alone; every rank makes a
+ *                            group of itself (context ids all distinct);
+ *                            ranks 0 and 1 make
+ *                            "gC" (blocking, no context id); a construct
+ *                            whose other member never comes times out;
+ *                            destructs (blocking and _nb), a second
+ *                            destruct is not found.  Prints
+ *                            "rank R group basic ok".
+ *   run_client group fin|exit  the last rank finalizes (fin) or exits
+ *                            without finalizing (exit) at once; the others
+ *                            construct "gD" over all ranks (fails with
+ *                            PMIX_ERR_PROC_TERM_WO_SYNC), then "gO" with
+ *                            PMIX_GROUP_OPTIONAL (succeeds without it) and
+ *                            destruct it.  Prints "rank R group fin ok".
+ *   run_client group invite  (4 ranks) rank 0 invites ranks 1-3 to "gI"
+ *                            without listing itself (it becomes group rank
+ *                            0); rank 1 declines, 2 and 3 accept from their
+ *                            PMIX_GROUP_INVITED handler; the leader's
+ *                            invite returns membership 0, 2, 3 and it sees
+ *                            2 accepts and 1 decline; 2 and 3 get
+ *                            PMIX_GROUP_CONSTRUCT_COMPLETE (3 members);
+ *                            0, 2, 3 fence over gI; rank 3 leaves, 0 and 2
+ *                            get PMIX_GROUP_LEFT and destruct without it.
+ *   run_client group term    every rank constructs "gN" with
+ *                            PMIX_GROUP_NOTIFY_TERMINATION, the last one
+ *                            exits, the others get PMIX_GROUP_MEMBER_FAILED
+ *                            and destruct gN without it.
+ *   run_client group leader  rank 0 invites the others to "gL" and exits
+ *                            before they answer; they get
+ *                            PMIX_GROUP_LEADER_FAILED and a join then is
+ *                            not found.
+ * Every wait is bounded (PMIX_TIMEOUT 30 s, or the job's limit).
+ */
+#include "run_client.h"
+
+#include <pmix.h>
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+int group_main(const char *mode);
+static void group_notify(size_t n);
+
+/* an event of this test's own */
+#define GRP_PING (PMIX_EXTERNAL_ERR_BASE - 42)
+
+typedef struct nbwait {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int done;
+    pmix_status_t status;
+    pmix_info_t *results;
+    size_t nresults;
+} nbwait_t;
+
+static void nbwait_init(nbwait_t *w)
+{
+    memset(w, 0, sizeof(*w));
+    pthread_mutex_init(&w->lock, NULL);
+    pthread_cond_init(&w->cond, NULL);
+}
+
+static void construct_cb(pmix_status_t status, pmix_info_t *info, size_t ninfo,
+                         void *cbdata, pmix_release_cbfunc_t release_fn,
+                         void *release_cbdata)
+{
+    nbwait_t *w = cbdata;
+
+    pthread_mutex_lock(&w->lock);
+    w->status = status;
+    if (ninfo > 0) {
+        PMIX_INFO_CREATE(w->results, ninfo);
+        for (size_t i = 0; i < ninfo; i++) {
+            PMIX_INFO_XFER(&w->results[i], &info[i]);
+        }
+        w->nresults = ninfo;
+    }
+    w->done = 1;
+    pthread_cond_signal(&w->cond);
+    pthread_mutex_unlock(&w->lock);
+    if (release_fn != NULL) {
+        release_fn(release_cbdata);
+    }
+}
+
+static void op_cb(pmix_status_t status, void *cbdata)
+{
+    nbwait_t *w = cbdata;
+
+    pthread_mutex_lock(&w->lock);
+    w->status = status;
+    w->done   = 1;
+    pthread_cond_signal(&w->cond);
+    pthread_mutex_unlock(&w->lock);
+}
+
+/* Wait at most 60 s for the callback. */
+static pmix_status_t nbwait_wait(nbwait_t *w, const char *what)
+{
+    struct timespec until;
+    pmix_status_t status;
+
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 60;
+    pthread_mutex_lock(&w->lock);
+    while (!w->done) {
+        if (pthread_cond_timedwait(&w->cond, &w->lock, &until) != 0) {
+            fail("%s: no callback within 60 s", what);
+        }
+    }
+    status = w->status;
+    pthread_mutex_unlock(&w->lock);
+    return status;
+}
+
+static void expect(const char *what, pmix_status_t got, pmix_status_t want)
+{
+    if (got != want) {
+        fail("%s: %s, expected %s", what, PMIx_Error_string(got),
+             PMIx_Error_string(want));
+    }
+}
+
+static const pmix_info_t *find_result(const pmix_info_t *res, size_t n,
+                                      const char *key)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (PMIX_CHECK_KEY(&res[i], key)) {
+            return &res[i];
+        }
+    }
+    return NULL;
+}
+
+/* The membership in the results equals @a want (in order). */
+static void check_membership(const char *grp, const pmix_info_t *res, size_t n,
+                             const pmix_proc_t *want, size_t nwant)
+{
+    const pmix_info_t *m = find_result(res, n, PMIX_GROUP_MEMBERSHIP);
+    const pmix_proc_t *got;
+
+    if (m == NULL || m->value.type != PMIX_DATA_ARRAY
+        || m->value.data.darray == NULL
+        || m->value.data.darray->type != PMIX_PROC) {
+        fail("%s: no PMIX_GROUP_MEMBERSHIP proc array in the results", grp);
+    }
+    if (m->value.data.darray->size != nwant) {
+        fail("%s: %zu members, expected %zu", grp, m->value.data.darray->size,
+             nwant);
+    }
+    got = m->value.data.darray->array;
+    for (size_t i = 0; i < nwant; i++) {
+        if (!PMIX_CHECK_PROCID(&got[i], &want[i])
+            || got[i].rank != want[i].rank) {
+            fail("%s: member %zu is %s:%u, expected %s:%u", grp, i,
+                 got[i].nspace, got[i].rank, want[i].nspace, want[i].rank);
+        }
+    }
+}
+
+/* The context id: results[0], as programs read it. */
+static size_t check_cid(const char *grp, const pmix_info_t *res, size_t n)
+{
+    if (n == 0 || !PMIX_CHECK_KEY(&res[0], PMIX_GROUP_CONTEXT_ID)
+        || res[0].value.type != PMIX_SIZE || res[0].value.data.size == 0) {
+        fail("%s: results[0] is not a non-zero PMIX_GROUP_CONTEXT_ID", grp);
+    }
+    return res[0].value.data.size;
+}
+
+static void put_commit_size(const char *key, size_t v)
+{
+    pmix_value_t val;
+
+    val.type      = PMIX_SIZE;
+    val.data.size = v;
+    expect("PMIx_Put", PMIx_Put(PMIX_GLOBAL, key, &val), PMIX_SUCCESS);
+    expect("PMIx_Commit", PMIx_Commit(), PMIX_SUCCESS);
+}
+
+/* A size_t value of @a proc found without asking the server
+ * (PMIX_OPTIONAL: only what this process holds). */
+static size_t held_size(const pmix_proc_t *proc, const char *key)
+{
+    pmix_info_t opt;
+    pmix_value_t *val = NULL;
+    pmix_status_t rc;
+    size_t v;
+
+    PMIX_INFO_LOAD(&opt, PMIX_OPTIONAL, NULL, PMIX_BOOL);
+    rc = PMIx_Get(proc, key, &opt, 1, &val);
+    if (rc != PMIX_SUCCESS || val->type != PMIX_SIZE) {
+        fail("%s of rank %u not held after the construct: %s", key, proc->rank,
+             PMIx_Error_string(rc));
+    }
+    v = val->data.size;
+    PMIX_VALUE_RELEASE(val);
+    return v;
+}
+
+static size_t job_size(void)
+{
+    pmix_proc_t wild;
+    pmix_value_t *val;
+    size_t n;
+
+    PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
+    val = get(&wild, PMIX_JOB_SIZE);
+    n   = val->data.uint32;
+    PMIX_VALUE_RELEASE(val);
+    return n;
+}
+
+static void bad_requests(void)
+{
+    pmix_proc_t p;
+    pmix_info_t *res = NULL;
+    size_t nres      = 0;
+
+    PMIX_LOAD_PROCID(&p, me.nspace, me.rank);
+    expect("construct without id",
+           PMIx_Group_construct(NULL, &p, 1, NULL, 0, &res, &nres),
+           PMIX_ERR_BAD_PARAM);
+    expect("construct without procs",
+           PMIx_Group_construct("gX", NULL, 0, NULL, 0, &res, &nres),
+           PMIX_ERR_BAD_PARAM);
+    PMIX_LOAD_PROCID(&p, "no-such-nspace", 0);
+    expect("construct of an unknown nspace",
+           PMIx_Group_construct("gX", &p, 1, NULL, 0, &res, &nres),
+           PMIX_ERR_NOT_FOUND);
+    PMIX_LOAD_PROCID(&p, me.nspace, me.rank == 0 ? 1 : 0);
+    expect("construct without the caller",
+           PMIx_Group_construct("gX", &p, 1, NULL, 0, &res, &nres),
+           PMIX_ERR_BAD_PARAM);
+    expect("destruct of an unknown group", PMIx_Group_destruct("gX", NULL, 0),
+           PMIX_ERR_NOT_FOUND);
+}
+
+/* gA's directives: a context id and this rank's group info. */
+static void ga_info(pmix_info_t *info, pmix_data_array_t *darray,
+                    pmix_info_t *ginfo)
+{
+    size_t lcl = 1000 + me.rank;
+
+    PMIX_INFO_LOAD(&ginfo[0], "grp.lcl", &lcl, PMIX_SIZE);
+    darray->type  = PMIX_INFO;
+    darray->size  = 1;
+    darray->array = ginfo;
+    PMIX_INFO_LOAD(&info[0], PMIX_GROUP_ASSIGN_CONTEXT_ID, NULL, PMIX_BOOL);
+    PMIX_LOAD_KEY(info[1].key, PMIX_GROUP_INFO);
+    info[1].value.type        = PMIX_DATA_ARRAY;
+    info[1].value.data.darray = darray;
+}
+
+/* Every rank saw the same context id for @a key's group. */
+static void check_cid_agreed(const char *key, size_t cid, size_t n)
+{
+    put_commit_size(key, cid);
+    fence_collect(1);
+    for (size_t r = 0; r < n; r++) {
+        pmix_proc_t p;
+
+        PMIX_LOAD_PROCID(&p, me.nspace, (pmix_rank_t)r);
+        if (held_size(&p, key) != cid) {
+            fail("rank %zu saw another context id for %s", r, key);
+        }
+    }
+}
+
+static void concurrent_groups(size_t n, size_t *cid_a, size_t *cid_b)
+{
+    pmix_proc_t *fwd = calloc(n, sizeof(*fwd)), *rev = calloc(n, sizeof(*rev));
+    pmix_info_t ainfo[2], ginfo[1], binfo[1];
+    pmix_data_array_t darray;
+    nbwait_t wa, wb;
+
+    for (size_t r = 0; r < n; r++) {
+        PMIX_LOAD_PROCID(&fwd[r], me.nspace, (pmix_rank_t)r);
+        PMIX_LOAD_PROCID(&rev[r], me.nspace, (pmix_rank_t)(n - 1 - r));
+    }
+    ga_info(ainfo, &darray, ginfo);
+    PMIX_INFO_LOAD(&binfo[0], PMIX_GROUP_ASSIGN_CONTEXT_ID, NULL, PMIX_BOOL);
+    nbwait_init(&wa);
+    nbwait_init(&wb);
+    if (me.rank % 2 == 0) {
+        expect(
+            "construct_nb gA",
+            PMIx_Group_construct_nb("gA", rev, n, ainfo, 2, construct_cb, &wa),
+            PMIX_SUCCESS);
+    }
+    expect("construct_nb gB",
+           PMIx_Group_construct_nb("gB", fwd, n, binfo, 1, construct_cb, &wb),
+           PMIX_SUCCESS);
+    if (me.rank % 2 == 1) {
+        expect(
+            "construct_nb gA",
+            PMIx_Group_construct_nb("gA", rev, n, ainfo, 2, construct_cb, &wa),
+            PMIX_SUCCESS);
+    }
+    expect("gA", nbwait_wait(&wa, "gA"), PMIX_SUCCESS);
+    expect("gB", nbwait_wait(&wb, "gB"), PMIX_SUCCESS);
+    *cid_a = check_cid("gA", wa.results, wa.nresults);
+    *cid_b = check_cid("gB", wb.results, wb.nresults);
+    check_membership("gA", wa.results, wa.nresults, rev, n);
+    check_membership("gB", wb.results, wb.nresults, fwd, n);
+    if (*cid_a == *cid_b) {
+        fail("gA and gB got the same context id %zu", *cid_a);
+    }
+    PMIX_INFO_FREE(wa.results, wa.nresults);
+    PMIX_INFO_FREE(wb.results, wb.nresults);
+    free(fwd);
+    free(rev);
+}
+
+/* Group info and endpoint data of every member came with gA. */
+static void check_member_data(size_t n)
+{
+    for (size_t r = 0; r < n; r++) {
+        pmix_proc_t p;
+
+        PMIX_LOAD_PROCID(&p, me.nspace, (pmix_rank_t)r);
+        if (held_size(&p, "grp.lcl") != 1000 + r) {
+            fail("group info of rank %zu is wrong", r);
+        }
+        if (held_size(&p, "grp.ep") != 10 * r + 1) {
+            fail("endpoint data of rank %zu is wrong", r);
+        }
+    }
+}
+
+/* Members address each other as (group id, group rank): gA's rank r is
+ * job rank n - 1 - r. */
+static void group_addressing(size_t n)
+{
+    pmix_proc_t ga, gb;
+    pmix_info_t collect;
+
+    PMIX_INFO_LOAD(&collect, PMIX_COLLECT_DATA, NULL, PMIX_BOOL);
+    put_commit_size("grp.late", 100 + me.rank);
+    PMIX_LOAD_PROCID(&gb, "gB", PMIX_RANK_WILDCARD);
+    expect("fence over gB", PMIx_Fence(&gb, 1, &collect, 1), PMIX_SUCCESS);
+    for (size_t r = 0; r < n; r++) {
+        PMIX_LOAD_PROCID(&ga, "gA", (pmix_rank_t)r);
+        if (held_size(&ga, "grp.late") != 100 + (n - 1 - r)) {
+            fail("gA rank %zu is not job rank %zu", r, n - 1 - r);
+        }
+    }
+    /* a fence over some group ranks: gA ranks 0 and 1 are the last two */
+    if (me.rank >= n - 2) {
+        pmix_proc_t two[2];
+
+        PMIX_LOAD_PROCID(&two[0], "gA", 0);
+        PMIX_LOAD_PROCID(&two[1], "gA", 1);
+        expect("fence over gA ranks 0, 1", PMIx_Fence(two, 2, NULL, 0),
+               PMIX_SUCCESS);
+    }
+    PMIX_LOAD_PROCID(&ga, "gA", (pmix_rank_t)n);
+    expect("fence over a group rank out of range", PMIx_Fence(&ga, 1, NULL, 0),
+           PMIX_ERR_BAD_PARAM);
+}
+
+/* Every rank makes a group of itself at the same time ("gS.R"): all
+ * context ids differ, from each other and from gA's and gB's, also
+ * between ranks on different nodes. */
+static void self_groups(size_t n, size_t cid_a, size_t cid_b)
+{
+    pmix_info_t cid;
+    pmix_info_t *res = NULL;
+    size_t nres      = 0, mine;
+    char id[32];
+
+    (void)snprintf(id, sizeof(id), "gS.%u", me.rank);
+    PMIX_INFO_LOAD(&cid, PMIX_GROUP_ASSIGN_CONTEXT_ID, NULL, PMIX_BOOL);
+    expect("construct of a group of one",
+           PMIx_Group_construct(id, &me, 1, &cid, 1, &res, &nres),
+           PMIX_SUCCESS);
+    mine = check_cid(id, res, nres);
+    check_membership(id, res, nres, &me, 1);
+    PMIX_INFO_FREE(res, nres);
+    put_commit_size("cid.self", mine);
+    fence_collect(1);
+    for (size_t r = 0; r < n; r++) {
+        pmix_proc_t p;
+        size_t c;
+
+        PMIX_LOAD_PROCID(&p, me.nspace, (pmix_rank_t)r);
+        c = held_size(&p, "cid.self");
+        if (c == cid_a || c == cid_b || (r != me.rank && c == mine)) {
+            fail("rank %zu's own group has context id %zu, not unique", r, c);
+        }
+    }
+    expect("destruct of a group of one", PMIx_Group_destruct(id, NULL, 0),
+           PMIX_SUCCESS);
+}
+
+static void pair_group(void)
+{
+    pmix_proc_t pair[2];
+    pmix_info_t *res = NULL;
+    size_t nres      = 0;
+
+    if (me.rank > 1) {
+        return;
+    }
+    PMIX_LOAD_PROCID(&pair[0], me.nspace, 0);
+    PMIX_LOAD_PROCID(&pair[1], me.nspace, 1);
+    expect("construct gC",
+           PMIx_Group_construct("gC", pair, 2, NULL, 0, &res, &nres),
+           PMIX_SUCCESS);
+    if (find_result(res, nres, PMIX_GROUP_CONTEXT_ID) != NULL) {
+        fail("gC got a context id it did not ask for");
+    }
+    check_membership("gC", res, nres, pair, 2);
+    PMIX_INFO_FREE(res, nres);
+    expect("destruct gC", PMIx_Group_destruct("gC", NULL, 0), PMIX_SUCCESS);
+}
+
+/* Rank 0 waits 1 s for rank 1, which never comes. */
+static void timeout_group(void)
+{
+    pmix_proc_t pair[2];
+    pmix_info_t tmo;
+    int secs = 1;
+
+    if (me.rank != 0) {
+        return;
+    }
+    PMIX_LOAD_PROCID(&pair[0], me.nspace, 0);
+    PMIX_LOAD_PROCID(&pair[1], me.nspace, 1);
+    PMIX_INFO_LOAD(&tmo, PMIX_TIMEOUT, &secs, PMIX_INT);
+    expect("construct gT",
+           PMIx_Group_construct("gT", pair, 2, &tmo, 1, NULL, NULL),
+           PMIX_ERR_TIMEOUT);
+}
+
+static void basic(void)
+{
+    size_t n = job_size(), cid_a, cid_b;
+    nbwait_t wb;
+
+    if (n < 4) {
+        fail("group basic needs 4 ranks or more");
+    }
+    bad_requests();
+    put_commit_size("grp.ep", 10 * me.rank + 1);
+    concurrent_groups(n, &cid_a, &cid_b);
+    check_member_data(n);
+    group_addressing(n);
+    group_notify(n);
+    self_groups(n, cid_a, cid_b);
+    check_cid_agreed("cid.gA", cid_a, n);
+    check_cid_agreed("cid.gB", cid_b, n);
+    pair_group();
+    timeout_group();
+    expect("destruct gA", PMIx_Group_destruct("gA", NULL, 0), PMIX_SUCCESS);
+    nbwait_init(&wb);
+    expect("destruct_nb gB", PMIx_Group_destruct_nb("gB", NULL, 0, op_cb, &wb),
+           PMIX_SUCCESS);
+    expect("destruct gB", nbwait_wait(&wb, "destruct gB"), PMIX_SUCCESS);
+    expect("second destruct gA", PMIx_Group_destruct("gA", NULL, 0),
+           PMIX_ERR_NOT_FOUND);
+}
+
+/* The last rank leaves at once; the others construct without it. */
+static void without_last(const char *mode)
+{
+    size_t n         = job_size();
+    pmix_proc_t *all = calloc(n, sizeof(*all));
+    pmix_info_t info[2];
+    pmix_info_t *res = NULL;
+    size_t nres      = 0;
+    int secs         = 30;
+
+    if (me.rank == n - 1) {
+        if (strcmp(mode, "exit") == 0) {
+            _exit(0);
+        }
+        expect("PMIx_Finalize", PMIx_Finalize(NULL, 0), PMIX_SUCCESS);
+        exit(0);
+    }
+    for (size_t r = 0; r < n; r++) {
+        PMIX_LOAD_PROCID(&all[r], me.nspace, (pmix_rank_t)r);
+    }
+    PMIX_INFO_LOAD(&info[0], PMIX_TIMEOUT, &secs, PMIX_INT);
+    expect("construct gD",
+           PMIx_Group_construct("gD", all, n, info, 1, NULL, NULL),
+           PMIX_ERR_PROC_TERM_WO_SYNC);
+    PMIX_INFO_LOAD(&info[1], PMIX_GROUP_OPTIONAL, NULL, PMIX_BOOL);
+    expect("construct gO",
+           PMIx_Group_construct("gO", all, n, info, 2, &res, &nres),
+           PMIX_SUCCESS);
+    check_membership("gO", res, nres, all, n - 1);
+    PMIX_INFO_FREE(res, nres);
+    expect("destruct gO", PMIx_Group_destruct("gO", info, 1), PMIX_SUCCESS);
+    free(all);
+}
+
+/* ---- invite / join / leave ---- */
+
+static pthread_mutex_t ev_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t ev_cond  = PTHREAD_COND_INITIALIZER;
+static int n_accepted, n_declined, n_complete, n_left, n_joined, n_failed,
+    n_ping, n_invited, n_leader_failed;
+static size_t complete_members;
+
+static const pmix_info_t *find_info(const pmix_info_t *info, size_t n,
+                                    const char *key)
+{
+    return find_result(info, n, key);
+}
+
+static void join_cb(pmix_status_t status, pmix_info_t *info, size_t ninfo,
+                    void *cbdata, pmix_release_cbfunc_t release_fn,
+                    void *release_cbdata)
+{
+    (void)info;
+    (void)ninfo;
+    (void)cbdata;
+    pthread_mutex_lock(&ev_lock);
+    n_joined += status == PMIX_SUCCESS ? 1 : 1000;
+    pthread_cond_broadcast(&ev_cond);
+    pthread_mutex_unlock(&ev_lock);
+    if (release_fn != NULL) {
+        release_fn(release_cbdata);
+    }
+}
+
+/* Rank 1 declines, the others accept (from the handler, _nb). */
+static void invited(size_t id, pmix_status_t status, const pmix_proc_t *source,
+                    pmix_info_t info[], size_t ninfo, pmix_info_t results[],
+                    size_t nresults, pmix_event_notification_cbfunc_fn_t cbfunc,
+                    void *cbdata)
+{
+    const pmix_info_t *grp = find_info(info, ninfo, PMIX_GROUP_ID);
+    pmix_group_opt_t opt =
+        me.rank == 1 ? PMIX_GROUP_DECLINE : PMIX_GROUP_ACCEPT;
+
+    (void)id;
+    (void)status;
+    (void)results;
+    (void)nresults;
+    if (grp == NULL || grp->value.type != PMIX_STRING || source->rank != 0) {
+        fail("PMIX_GROUP_INVITED without the group id or from rank %u",
+             source->rank);
+    }
+    if (PMIx_Group_join_nb(grp->value.data.string, source, opt, NULL, 0,
+                           join_cb, NULL)
+        != PMIX_SUCCESS) {
+        fail("PMIx_Group_join_nb");
+    }
+    if (cbfunc != NULL) {
+        cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+    }
+}
+
+/* The leader's and members' group events: counted. */
+static void group_event(size_t id, pmix_status_t status,
+                        const pmix_proc_t *source, pmix_info_t info[],
+                        size_t ninfo, pmix_info_t results[], size_t nresults,
+                        pmix_event_notification_cbfunc_fn_t cbfunc,
+                        void *cbdata)
+{
+    const pmix_info_t *m = find_info(info, ninfo, PMIX_GROUP_MEMBERSHIP);
+
+    (void)id;
+    (void)results;
+    (void)nresults;
+    pthread_mutex_lock(&ev_lock);
+    if (status == PMIX_GROUP_INVITE_ACCEPTED) {
+        n_accepted++;
+    } else if (status == PMIX_GROUP_INVITE_DECLINED && source->rank == 1) {
+        n_declined++;
+    } else if (status == PMIX_GROUP_CONSTRUCT_COMPLETE && m != NULL
+               && m->value.type == PMIX_DATA_ARRAY) {
+        complete_members = m->value.data.darray->size;
+        n_complete++;
+    } else if (status == PMIX_GROUP_LEFT && source->rank == 3) {
+        n_left++;
+    } else if (status == PMIX_GROUP_MEMBER_FAILED) {
+        n_failed++;
+    } else if (status == GRP_PING && source->rank == 0) {
+        n_ping++;
+    } else if (status == PMIX_GROUP_LEADER_FAILED && source->rank == 0) {
+        n_leader_failed++;
+    }
+    pthread_cond_broadcast(&ev_cond);
+    pthread_mutex_unlock(&ev_lock);
+    if (cbfunc != NULL) {
+        cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+    }
+}
+
+static void register_code(pmix_status_t code, pmix_notification_fn_t handler)
+{
+    /* the blocking registration is allowed on an API thread */
+    if (PMIx_Register_event_handler(&code, 1, NULL, 0, handler, NULL, NULL)
+        < 0) {
+        fail("registering a handler for %s", PMIx_Error_string(code));
+    }
+}
+
+/* Wait (at most 60 s) until *counter reaches @a want. */
+static void wait_count(const int *counter, int want, const char *what)
+{
+    struct timespec until;
+
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 60;
+    pthread_mutex_lock(&ev_lock);
+    while (*counter < want) {
+        if (pthread_cond_timedwait(&ev_cond, &ev_lock, &until) != 0) {
+            fail("%s: %d of %d within 60 s", what, *counter, want);
+        }
+    }
+    pthread_mutex_unlock(&ev_lock);
+}
+
+static void invite_leader(size_t n)
+{
+    pmix_proc_t *others = calloc(n, sizeof(*others)), want[3];
+    pmix_info_t *res    = NULL;
+    size_t nres         = 0;
+
+    for (size_t r = 1; r < n; r++) {
+        PMIX_LOAD_PROCID(&others[r - 1], me.nspace, (pmix_rank_t)r);
+    }
+    expect("PMIx_Group_invite",
+           PMIx_Group_invite("gI", others, n - 1, NULL, 0, &res, &nres),
+           PMIX_SUCCESS);
+    /* the leader is group rank 0; rank 1 declined */
+    PMIX_LOAD_PROCID(&want[0], me.nspace, 0);
+    PMIX_LOAD_PROCID(&want[1], me.nspace, 2);
+    PMIX_LOAD_PROCID(&want[2], me.nspace, 3);
+    check_membership("gI", res, nres, want, 3);
+    PMIX_INFO_FREE(res, nres);
+    wait_count(&n_accepted, (int)n - 2, "PMIX_GROUP_INVITE_ACCEPTED");
+    wait_count(&n_declined, 1, "PMIX_GROUP_INVITE_DECLINED");
+    free(others);
+}
+
+static void invite(void)
+{
+    size_t n = job_size();
+    pmix_proc_t grp;
+
+    if (n != 4) {
+        fail("group invite needs 4 ranks");
+    }
+    register_code(PMIX_GROUP_INVITED, invited);
+    register_code(PMIX_GROUP_INVITE_ACCEPTED, group_event);
+    register_code(PMIX_GROUP_INVITE_DECLINED, group_event);
+    register_code(PMIX_GROUP_CONSTRUCT_COMPLETE, group_event);
+    register_code(PMIX_GROUP_LEFT, group_event);
+    fence_collect(0);
+    if (me.rank == 0) {
+        invite_leader(n);
+    } else {
+        wait_count(&n_joined, 1, "join callback");
+    }
+    if (me.rank == 1) {
+        return; /* declined */
+    }
+    if (me.rank != 0) {
+        wait_count(&n_complete, 1, "PMIX_GROUP_CONSTRUCT_COMPLETE");
+        if (complete_members != 3) {
+            fail("PMIX_GROUP_CONSTRUCT_COMPLETE with %zu members",
+                 complete_members);
+        }
+    }
+    /* the group works: a fence over it */
+    PMIX_LOAD_PROCID(&grp, "gI", PMIX_RANK_WILDCARD);
+    expect("fence over gI", PMIx_Fence(&grp, 1, NULL, 0), PMIX_SUCCESS);
+    if (me.rank == 3) {
+        expect("PMIx_Group_leave", PMIx_Group_leave("gI", NULL, 0),
+               PMIX_SUCCESS);
+        expect("destruct after leaving", PMIx_Group_destruct("gI", NULL, 0),
+               PMIX_ERR_NOT_FOUND);
+        return;
+    }
+    wait_count(&n_left, 1, "PMIX_GROUP_LEFT");
+    expect("destruct gI without the member that left",
+           PMIx_Group_destruct("gI", NULL, 0), PMIX_SUCCESS);
+}
+
+/* Every rank constructs "gN" with PMIX_GROUP_NOTIFY_TERMINATION; the
+ * last one then exits; the others hear PMIX_GROUP_MEMBER_FAILED and
+ * destruct without it. */
+static void term(void)
+{
+    size_t n         = job_size();
+    pmix_proc_t *all = calloc(n, sizeof(*all));
+    pmix_info_t info[2];
+    int secs = 30;
+
+    for (size_t r = 0; r < n; r++) {
+        PMIX_LOAD_PROCID(&all[r], me.nspace, (pmix_rank_t)r);
+    }
+    register_code(PMIX_GROUP_MEMBER_FAILED, group_event);
+    PMIX_INFO_LOAD(&info[0], PMIX_TIMEOUT, &secs, PMIX_INT);
+    PMIX_INFO_LOAD(&info[1], PMIX_GROUP_NOTIFY_TERMINATION, NULL, PMIX_BOOL);
+    expect("construct gN",
+           PMIx_Group_construct("gN", all, n, info, 2, NULL, NULL),
+           PMIX_SUCCESS);
+    free(all);
+    if (me.rank == n - 1) {
+        _exit(0);
+    }
+    wait_count(&n_failed, 1, "PMIX_GROUP_MEMBER_FAILED");
+    expect("destruct gN", PMIx_Group_destruct("gN", info, 1), PMIX_SUCCESS);
+}
+
+/* Rank 0 raises an event for gA's rank 1 (job rank n - 2) alone. */
+static void group_notify(size_t n)
+{
+    pmix_proc_t target;
+    pmix_info_t range;
+
+    register_code(GRP_PING, group_event);
+    fence_collect(0);
+    if (me.rank == 0) {
+        PMIX_LOAD_PROCID(&target, "gA", 1);
+        PMIX_INFO_LOAD(&range, PMIX_EVENT_CUSTOM_RANGE, &target, PMIX_PROC);
+        expect("PMIx_Notify_event to (gA, 1)",
+               PMIx_Notify_event(GRP_PING, &me, PMIX_RANGE_CUSTOM, &range, 1,
+                                 NULL, NULL),
+               PMIX_SUCCESS);
+        PMIX_INFO_DESTRUCT(&range);
+    } else if (me.rank == n - 2) {
+        wait_count(&n_ping, 1, "the event for (gA, 1)");
+    }
+}
+
+static void invited_count(size_t id, pmix_status_t status,
+                          const pmix_proc_t *source, pmix_info_t info[],
+                          size_t ninfo, pmix_info_t results[], size_t nresults,
+                          pmix_event_notification_cbfunc_fn_t cbfunc,
+                          void *cbdata)
+{
+    (void)id;
+    (void)status;
+    (void)source;
+    (void)info;
+    (void)ninfo;
+    (void)results;
+    (void)nresults;
+    pthread_mutex_lock(&ev_lock);
+    n_invited++;
+    pthread_cond_broadcast(&ev_cond);
+    pthread_mutex_unlock(&ev_lock);
+    if (cbfunc != NULL) {
+        cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+    }
+}
+
+/* Rank 0 invites the others to "gL" and exits before they answer: they
+ * hear PMIX_GROUP_LEADER_FAILED and the invitation is gone. */
+static void leader(void)
+{
+    size_t n            = job_size();
+    pmix_proc_t *others = calloc(n, sizeof(*others));
+
+    register_code(PMIX_GROUP_INVITED, invited_count);
+    register_code(PMIX_GROUP_LEADER_FAILED, group_event);
+    fence_collect(0);
+    if (me.rank == 0) {
+        for (size_t r = 1; r < n; r++) {
+            PMIX_LOAD_PROCID(&others[r - 1], me.nspace, (pmix_rank_t)r);
+        }
+        expect("PMIx_Group_invite_nb",
+               PMIx_Group_invite_nb("gL", others, n - 1, NULL, 0, NULL, NULL),
+               PMIX_SUCCESS);
+        fence_collect(0); /* every invitee has its invitation */
+        _exit(0);
+    }
+    wait_count(&n_invited, 1, "PMIX_GROUP_INVITED");
+    fence_collect(0);
+    wait_count(&n_leader_failed, 1, "PMIX_GROUP_LEADER_FAILED");
+    expect("join after the leader failed",
+           PMIx_Group_join("gL", NULL, PMIX_GROUP_ACCEPT, NULL, 0, NULL, NULL),
+           PMIX_ERR_NOT_FOUND);
+    free(others);
+}
+
+int group_main(const char *mode)
+{
+    pmix_status_t rc = PMIx_Init(&me, NULL, 0);
+
+    if (rc != PMIX_SUCCESS) {
+        fail("PMIx_Init: %s", PMIx_Error_string(rc));
+    }
+    if (strcmp(mode, "basic") == 0) {
+        basic();
+    } else if (strcmp(mode, "leader") == 0) {
+        leader();
+    } else if (strcmp(mode, "term") == 0) {
+        term();
+    } else if (strcmp(mode, "invite") == 0) {
+        invite();
+    } else if (strcmp(mode, "fin") == 0 || strcmp(mode, "exit") == 0) {
+        without_last(mode);
+    } else {
+        fail("unknown group mode %s", mode);
+    }
+    expect("PMIx_Finalize", PMIx_Finalize(NULL, 0), PMIX_SUCCESS);
+    printf("rank %u group %s ok\n", me.rank, mode);
+    return 0;
+}

@@ -1,0 +1,211 @@
+/* test_server_group.c - group blocks: packing, membership, context ids */
+#include "config.h"
+#include "core/server/group.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+static void load(pmix_proc_t *p, const char *ns, pmix_rank_t r)
+{
+    memset(p, 0, sizeof(*p));
+    PMIX_LOAD_PROCID(p, ns, r);
+}
+
+/* Pack a block of @a n entries of nspace "ns" (ranks given), with the
+ * given joined flags, and unpack it as server @a origin. */
+static void make_block(uint32_t origin, bool want, uint64_t cid,
+                       const pmix_rank_t *ranks, const bool *joined, size_t n,
+                       rdp_buf_t *buf, rdp_srv_group_block_t *blk)
+{
+    rdp_srv_group_entry_t e[8];
+
+    assert_true(n <= 8);
+    memset(e, 0, sizeof(e));
+    for (size_t i = 0; i < n; i++) {
+        load(&e[i].proc, "ns", ranks[i]);
+        e[i].joined = joined[i];
+    }
+    rdp_buf_init(buf);
+    assert_int_equal(rdp_srv_group_block_pack(buf, want, cid, e, n, NULL, 0),
+                     PMIX_SUCCESS);
+    assert_int_equal(
+        rdp_srv_group_block_unpack(buf->data, buf->size, origin, blk),
+        PMIX_SUCCESS);
+}
+
+static void test_cid_make(void **state)
+{
+    (void)state;
+    assert_int_equal(rdp_srv_group_cid_make(0, 1), 1);
+    assert_int_equal(rdp_srv_group_cid_make(3, 7), (3ULL << 32) | 7);
+    /* different servers never give the same id for any counter */
+    assert_true(rdp_srv_group_cid_make(1, 5) != rdp_srv_group_cid_make(2, 5));
+}
+
+static void test_roundtrip_with_info_and_bundle(void **state)
+{
+    rdp_srv_group_entry_t e;
+    rdp_srv_group_block_t blk;
+    pmix_info_t gi;
+    size_t v            = 1234;
+    const char bundle[] = "opaque bundle";
+    rdp_buf_t buf;
+
+    (void)state;
+    memset(&e, 0, sizeof(e));
+    load(&e.proc, "nsA", 5);
+    e.joined = true;
+    PMIX_INFO_LOAD(&gi, "k", &v, PMIX_SIZE);
+    e.ginfo  = &gi;
+    e.nginfo = 1;
+    rdp_buf_init(&buf);
+    assert_int_equal(
+        rdp_srv_group_block_pack(&buf, true, 42, &e, 1, bundle, sizeof(bundle)),
+        PMIX_SUCCESS);
+    assert_int_equal(rdp_srv_group_block_unpack(buf.data, buf.size, 9, &blk),
+                     PMIX_SUCCESS);
+    assert_int_equal(blk.origin, 9);
+    assert_true(blk.want_cid);
+    assert_int_equal(blk.cid, 42);
+    assert_int_equal(blk.nentries, 1);
+    assert_string_equal(blk.entries[0].proc.nspace, "nsA");
+    assert_int_equal(blk.entries[0].proc.rank, 5);
+    assert_true(blk.entries[0].joined);
+    assert_int_equal(blk.entries[0].nginfo, 1);
+    assert_string_equal(blk.entries[0].ginfo[0].key, "k");
+    assert_int_equal(blk.entries[0].ginfo[0].value.data.size, 1234);
+    assert_int_equal(blk.bundlelen, sizeof(bundle));
+    assert_memory_equal(blk.bundle, bundle, sizeof(bundle));
+    rdp_srv_group_block_clear(&blk);
+
+    /* truncated blocks are refused, whatever the cut */
+    for (size_t cut = 0; cut < buf.size; cut++) {
+        assert_int_not_equal(rdp_srv_group_block_unpack(buf.data, cut, 0, &blk),
+                             PMIX_SUCCESS);
+    }
+    rdp_buf_cleanup(&buf);
+}
+
+/* Membership keeps the order of the members given, across blocks. */
+static void test_membership_order(void **state)
+{
+    const pmix_rank_t r0[] = {0, 2}, r1[] = {3, 1};
+    const bool yes[] = {true, true};
+    rdp_srv_group_block_t blk[2];
+    rdp_buf_t b0, b1;
+    pmix_proc_t members[4], *final = NULL;
+    size_t nfinal;
+    bool have_cid;
+    uint64_t cid;
+
+    (void)state;
+    make_block(1, false, 11, r0, yes, 2, &b0, &blk[0]);
+    make_block(0, false, 22, r1, yes, 2, &b1, &blk[1]);
+    load(&members[0], "ns", 3);
+    load(&members[1], "ns", 0);
+    load(&members[2], "ns", 1);
+    load(&members[3], "ns", 2);
+    assert_int_equal(rdp_srv_group_resolve(members, 4, blk, 2, false, &final,
+                                           &nfinal, &have_cid, &cid),
+                     PMIX_SUCCESS);
+    assert_int_equal(nfinal, 4);
+    for (size_t i = 0; i < 4; i++) {
+        assert_int_equal(final[i].rank, members[i].rank);
+    }
+    assert_false(have_cid); /* nobody asked */
+    free(final);
+    rdp_srv_group_block_clear(&blk[0]);
+    rdp_srv_group_block_clear(&blk[1]);
+    rdp_buf_cleanup(&b0);
+    rdp_buf_cleanup(&b1);
+}
+
+/* The lowest-indexed server's candidate wins, whoever asked. */
+static void test_cid_lowest_server(void **state)
+{
+    const pmix_rank_t r0[] = {0}, r1[] = {1}, r2[] = {2};
+    const bool yes[] = {true};
+    rdp_srv_group_block_t blk[3];
+    rdp_buf_t b[3];
+    pmix_proc_t members[3], *final = NULL;
+    size_t nfinal;
+    bool have_cid;
+    uint64_t cid = 0;
+
+    (void)state;
+    make_block(5, false, rdp_srv_group_cid_make(5, 1), r0, yes, 1, &b[0],
+               &blk[0]);
+    make_block(2, false, rdp_srv_group_cid_make(2, 9), r1, yes, 1, &b[1],
+               &blk[1]);
+    make_block(7, true, rdp_srv_group_cid_make(7, 4), r2, yes, 1, &b[2],
+               &blk[2]);
+    for (pmix_rank_t r = 0; r < 3; r++) {
+        load(&members[r], "ns", r);
+    }
+    assert_int_equal(rdp_srv_group_resolve(members, 3, blk, 3, false, &final,
+                                           &nfinal, &have_cid, &cid),
+                     PMIX_SUCCESS);
+    assert_true(have_cid);
+    assert_int_equal(cid, rdp_srv_group_cid_make(2, 9));
+    free(final);
+    for (int i = 0; i < 3; i++) {
+        rdp_srv_group_block_clear(&blk[i]);
+        rdp_buf_cleanup(&b[i]);
+    }
+}
+
+/* A member that did not join: an error, or left out when optional. */
+static void test_member_missing(void **state)
+{
+    const pmix_rank_t r[] = {0, 1, 2};
+    const bool joined[]   = {true, false, true};
+    rdp_srv_group_block_t blk;
+    rdp_buf_t b;
+    pmix_proc_t members[4], *final = NULL;
+    size_t nfinal = 0;
+    bool have_cid;
+    uint64_t cid;
+
+    (void)state;
+    make_block(0, true, 1, r, joined, 3, &b, &blk);
+    for (pmix_rank_t k = 0; k < 3; k++) {
+        load(&members[k], "ns", k);
+    }
+    assert_int_equal(rdp_srv_group_resolve(members, 3, &blk, 1, false, &final,
+                                           &nfinal, &have_cid, &cid),
+                     PMIX_ERR_PROC_TERM_WO_SYNC);
+    assert_int_equal(rdp_srv_group_resolve(members, 3, &blk, 1, true, &final,
+                                           &nfinal, &have_cid, &cid),
+                     PMIX_SUCCESS);
+    assert_int_equal(nfinal, 2);
+    assert_int_equal(final[0].rank, 0);
+    assert_int_equal(final[1].rank, 2);
+    free(final);
+    /* a member no block reports (its server never answered for it) */
+    load(&members[3], "ns", 3);
+    assert_int_equal(rdp_srv_group_resolve(members, 4, &blk, 1, false, &final,
+                                           &nfinal, &have_cid, &cid),
+                     PMIX_ERR_PROC_TERM_WO_SYNC);
+    rdp_srv_group_block_clear(&blk);
+    rdp_buf_cleanup(&b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cid_make),
+        cmocka_unit_test(test_roundtrip_with_info_and_bundle),
+        cmocka_unit_test(test_membership_order),
+        cmocka_unit_test(test_cid_lowest_server),
+        cmocka_unit_test(test_member_missing),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
