@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -19,9 +20,21 @@
 #include <unistd.h>
 
 #define PEER_MAX_MSG  (1u << 20)
-#define PEER_WAIT     0.5 /* seconds a launcher has to answer */
 #define PEER_POLL     0.2 /* seconds between the tries of a waiting lookup */
 #define SOCKET_SUFFIX ".sock"
+
+/*
+ * Seconds a launcher has to answer: drawn anew for every question between
+ * PEER_WAIT_MIN and PEER_WAIT_MAX.  A question blocks the asking launcher
+ * (ask() waits on its socket, not on the loop), so two launchers asking
+ * each other at the same moment cannot answer until one gives up; equal
+ * waits made them give up together, poll again together and never meet
+ * (seen as a GLOBAL lookup timing out in test_run_connect.sh's cross
+ * case).  With different waits the one that gives up first answers the
+ * other, which then has its answer.
+ */
+#define PEER_WAIT_MIN 0.2
+#define PEER_WAIT_MAX 1.0
 
 /* A GLOBAL lookup in progress: what it found so far is kept here. */
 typedef struct xlook {
@@ -341,11 +354,24 @@ static int connect_peer(const char *path)
     return fd;
 }
 
+/* How long this question may wait for its answer (see PEER_WAIT_MIN). */
+static double peer_wait(void)
+{
+    static unsigned int seed;
+
+    if (seed == 0) {
+        seed = (unsigned int)getpid() ^ (unsigned int)(rdp_time_now() * 1e6);
+    }
+    double unit = rand_r(&seed) / (RAND_MAX + 1.0);
+
+    return PEER_WAIT_MIN + (PEER_WAIT_MAX - PEER_WAIT_MIN) * unit;
+}
+
 /* One question, one answer, over @a fd; PMIX_SUCCESS with the reply. */
 static pmix_status_t ask(int fd, const rdp_ctl_pubsub_t *req, uint8_t **reply_p,
                          size_t *len_p)
 {
-    double deadline   = rdp_time_now() + PEER_WAIT;
+    double deadline   = rdp_time_now() + peer_wait();
     rdp_msg_hdr_t hdr = {.magic = RDP_MSG_MAGIC, .version = RDP_MSG_VERSION};
     uint8_t head[RDP_MSG_HDR_LEN];
     uint8_t *reply;
