@@ -239,6 +239,33 @@ void rdp_srv_depart_cleanup(void)
 
 /* ---- the channel ---- */
 
+/*
+ * Does server @a s host a rank of @a ns (true when the job's nodes are not
+ * known)?  Only those servers can hold collectives that wait for a process
+ * of the job.  Telling the others too opened connections to them at the
+ * very end of a job, as the daemons shut down, and UCX 1.13 aborts when a
+ * worker is destroyed while such a connection is still being set up
+ * (ucp_request.c: "got REP message", seen with a node that had no rank).
+ */
+static bool hosts_job_of(const rdp_srv_nspace_t *ns, uint32_t s)
+{
+    uint32_t n   = rdp_srv_xchg_nservers();
+    bool counted = false;
+
+    for (size_t i = 0; ns != NULL && i < ns->nnodes; i++) {
+        if (ns->nodes[i].id >= n) {
+            return true; /* a node without a valid id could be any server */
+        }
+        if (ns->nodes[i].nranks > 0) {
+            counted = true;
+            if (ns->nodes[i].id == s) {
+                return true;
+            }
+        }
+    }
+    return !counted; /* where the ranks are is not known */
+}
+
 void rdp_srv_depart_announce(rdp_srv_client_t *client)
 {
     uint32_t n = rdp_srv_xchg_nservers(), me = rdp_srv_xchg_me();
@@ -254,8 +281,11 @@ void rdp_srv_depart_announce(rdp_srv_client_t *client)
     rdp_buf_init(&one);
     status = rdp_srv_depart_pack(client, &one);
     for (uint32_t s = 0; status == PMIX_SUCCESS && s < n; s++) {
-        rdp_buf_t *b = s != me ? rdp_srv_p2p_batch(s, RDP_SRV_CH_DEPART) : NULL;
+        rdp_buf_t *b = NULL;
 
+        if (s != me && hosts_job_of(client->ns, s)) {
+            b = rdp_srv_p2p_batch(s, RDP_SRV_CH_DEPART);
+        }
         if (b == NULL) {
             continue;
         }

@@ -258,8 +258,9 @@ static pmix_status_t map_node_add(map_build_t *mb, const char *name,
         mb->nodes = p;
         mb->ncap  = ncap;
     }
-    mb->nodes[mb->nnodes].name = NULL;
-    mb->nodes[mb->nnodes].id   = NO_ID;
+    mb->nodes[mb->nnodes].name   = NULL;
+    mb->nodes[mb->nnodes].id     = NO_ID;
+    mb->nodes[mb->nnodes].nranks = 0;
     if (name != NULL) {
         mb->nodes[mb->nnodes].name = rdp_strdup(name);
         if (mb->nodes[mb->nnodes].name == NULL) {
@@ -1197,6 +1198,7 @@ static pmix_status_t derive(rdp_srv_nspace_t *ns, map_build_t *mb)
 
     /* per node */
     for (size_t i = 0; i < mb->nnodes; i++) {
+        mb->nodes[i].nranks = (uint32_t)count[i];
         status = derive_node(ns, &mb->nodes[i], &bynode[start[i]], count[i]);
         if (status != PMIX_SUCCESS) {
             goto out;

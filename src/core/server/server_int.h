@@ -41,6 +41,7 @@ typedef struct rdp_srv_peer rdp_srv_peer_t;
 typedef struct rdp_srv_node {
     char *name;
     uint32_t id;
+    uint32_t nranks; /* ranks of the job it hosts (0 also when unknown) */
 } rdp_srv_node_t;
 
 struct rdp_srv_nspace {
