@@ -963,6 +963,38 @@ void rdp_ucx_tl_get_stats(const rdp_ucx_tl_t *tl, rdp_ucx_tl_stats_t *stats_p)
 
 /* ---- lifecycle ---- */
 
+/* UCX 1.13's tcp transport handles a batch of up to UCX_TCP_MAX_POLL
+ * socket events per progress call; when one event fails a peer, UCP closes
+ * that peer's other tcp endpoints, and an event of theirs still in the
+ * same batch trips an assertion that aborts the process
+ * (tcp_iface.c:307, "conn_state != CLOSED"; seen in 7% of
+ * test_ucx_coll.t runs under load).  One event per call cannot hold a
+ * stale one; the loop progresses until idle anyway.  A user's own
+ * UCX_TCP_MAX_POLL wins. */
+static ucs_status_t context_init(rdp_ucx_tl_t *tl, const ucp_params_t *cprm)
+{
+    ucp_config_t *cfg = NULL;
+    ucs_status_t st;
+
+    st = ucp_config_read(NULL, NULL, &cfg);
+    if (st != UCS_OK) {
+        return st;
+    }
+    if (getenv("UCX_TCP_MAX_POLL") == NULL) {
+        /* the tcp table's own name for UCX_TCP_MAX_POLL: UCP hands keys it
+         * does not know to every transport's table by field name, and
+         * warns when none has it (only tcp's is called just MAX_POLL) */
+        st = ucp_config_modify(cfg, "MAX_POLL", "1");
+        if (st != UCS_OK) {
+            rdp_log_warn(UCX, "%s: cannot set UCX_TCP_MAX_POLL=1: %s",
+                         tl->name, rdp_ucx_status_str(st));
+        }
+    }
+    st = ucp_init(cprm, cfg, &tl->context);
+    ucp_config_release(cfg);
+    return st;
+}
+
 static pmix_status_t open_worker(rdp_ucx_tl_t *tl)
 {
     ucp_params_t cprm         = {0};
@@ -973,7 +1005,7 @@ static pmix_status_t open_worker(rdp_ucx_tl_t *tl)
 
     cprm.field_mask = UCP_PARAM_FIELD_FEATURES;
     cprm.features   = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
-    st              = ucp_init(&cprm, NULL, &tl->context);
+    st              = context_init(tl, &cprm);
     if (st != UCS_OK) {
         rdp_log_error(UCX, "%s: ucp_init failed: %s", tl->name,
                       rdp_ucx_status_str(st));
