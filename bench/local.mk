@@ -52,6 +52,7 @@ endif
 
 dist_noinst_SCRIPTS += bench/engine_compare.sh bench/summarize_coll.py \
                        bench/project.py bench/build_diag.sh
+dist_noinst_SCRIPTS += bench/pair_ab.py
 EXTRA_DIST += bench/COLL.md
 
 # launch_compare.sh: one program (mpi-hello or pmix-bench) under rdpmix-run,
