@@ -87,6 +87,22 @@ TESTS += tests/unit/test_server_nspace.t
 endif
 
 if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_pnet.t
+tests_unit_test_pnet_t_SOURCES = tests/unit/test_pnet.c
+tests_unit_test_pnet_t_CFLAGS  = $(RDP_TEST_CFLAGS)
+tests_unit_test_pnet_t_LDADD   = $(RDP_TEST_LIBS)
+TESTS += tests/unit/test_pnet.t
+endif
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_server_pnet.t
+tests_unit_test_server_pnet_t_SOURCES = tests/unit/test_server_pnet.c
+tests_unit_test_server_pnet_t_CFLAGS  = $(RDP_TEST_CFLAGS)
+tests_unit_test_server_pnet_t_LDADD   = $(RDP_TEST_LIBS)
+TESTS += tests/unit/test_server_pnet.t
+endif
+
+if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_server_coll.t
 tests_unit_test_server_coll_t_SOURCES = tests/unit/test_server_coll.c
 tests_unit_test_server_coll_t_CFLAGS  = $(RDP_TEST_CFLAGS)

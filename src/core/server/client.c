@@ -2,6 +2,7 @@
 #include "config.h"
 #include "core/server/server_int.h"
 #include "core/server/group.h"
+#include "pnet/pnet.h"
 #include "core/util/alloc.h"
 #include "core/util/log.h"
 #include "core/util/status.h"
@@ -539,6 +540,10 @@ pmix_status_t PMIx_server_setup_fork(const pmix_proc_t *proc, char ***env)
             /* never leave a stale token from another server */
             env_unset(RDP_ENV_CLIENT_TOKEN, env);
         }
+    }
+    if (status == PMIX_SUCCESS) {
+        /* the job's fabric credentials (setup_local_support) */
+        status = rdp_pnet_setup_fork(proc->nspace, env);
     }
     if (status != PMIX_SUCCESS) {
         rdp_log_error(SERVER, "setup_fork for %s:%u failed: %s", proc->nspace,

@@ -4,6 +4,8 @@
 #include "core/server/server_int.h"
 #include "core/util/alloc.h"
 #include "core/util/log.h"
+#include "core/util/value.h"
+#include "pnet/pnet.h"
 
 #include <string.h>
 
@@ -23,65 +25,156 @@ pmix_status_t PMIx_generate_ppn(const char *input, char **ppn)
     return rdp_server_ppn_generate(input, ppn);
 }
 
-/* ---- application setup (no pnet module yet) ---- */
+/* ---- network support (RFC0012): the pnet modules do the work ---- */
 
-typedef struct app_req {
-    pmix_setup_application_cbfunc_t cbfunc;
+/* A setup_application or setup_local_support call on its way to the loop */
+typedef struct net_req {
+    pmix_nspace_t nspace;
+    pmix_info_t *info; /* copies of the host's array; wiped (may hold keys) */
+    size_t ninfo;
+    pmix_setup_application_cbfunc_t app_cb;
+    pmix_op_cbfunc_t op_cb;
     void *cbdata;
-} app_req_t;
+    pmix_info_t *answer; /* setup_application's; freed by answer_release */
+    size_t nanswer;
+} net_req_t;
 
-static void setup_application_on_loop(void *arg)
+static void wipe_infos(pmix_info_t *info, size_t n)
 {
-    app_req_t *req = arg;
+    for (size_t i = 0; i < n; i++) {
+        rdp_pnet_wipe_value(&info[i].value);
+    }
+}
 
-    /* no fabric module contributes anything yet: an empty answer */
-    req->cbfunc(PMIX_SUCCESS, NULL, 0, req->cbdata, NULL, NULL);
+static void net_req_destroy(net_req_t *req)
+{
+    wipe_infos(req->info, req->ninfo);
+    rdp_info_array_free(req->info, req->ninfo);
     rdp_free(req);
 }
 
-pmix_status_t PMIx_server_setup_application(
-    const pmix_nspace_t nspace, pmix_info_t info[], size_t ninfo,
-    pmix_setup_application_cbfunc_t cbfunc, void *cbdata)
+/* Check the arguments both calls share and copy them into a new request */
+static pmix_status_t net_req_create(const pmix_nspace_t nspace,
+                                    const pmix_info_t info[], size_t ninfo,
+                                    void *cbdata, net_req_t **req_p)
 {
-    app_req_t *req;
+    net_req_t *req;
     pmix_status_t status;
 
-    if (!rdp_srv_initialized()) {
-        return PMIX_ERR_INIT;
-    }
-    if (nspace == NULL || cbfunc == NULL || (info == NULL && ninfo > 0)) {
-        return PMIX_ERR_BAD_PARAM;
-    }
-    req = rdp_calloc(1, sizeof(*req));
-    if (req == NULL) {
-        return PMIX_ERR_NOMEM;
-    }
-    req->cbfunc = cbfunc;
-    req->cbdata = cbdata;
-    status      = rdp_loop_post(rdp_rt.loop, setup_application_on_loop, req);
-    if (status != PMIX_SUCCESS) {
-        rdp_free(req);
-    }
-    return status;
-}
-
-pmix_status_t PMIx_server_setup_local_support(const pmix_nspace_t nspace,
-                                              pmix_info_t info[], size_t ninfo,
-                                              pmix_op_cbfunc_t cbfunc,
-                                              void *cbdata)
-{
     if (!rdp_srv_initialized()) {
         return PMIX_ERR_INIT;
     }
     if (nspace == NULL || (info == NULL && ninfo > 0)) {
         return PMIX_ERR_BAD_PARAM;
     }
-    /* nothing to program on this node yet */
-    if (cbfunc == NULL) {
-        return PMIX_OPERATION_SUCCEEDED;
+    req = rdp_calloc(1, sizeof(*req));
+    if (req == NULL) {
+        return PMIX_ERR_NOMEM;
     }
-    rdp_srv_post_op_cb(cbfunc, PMIX_SUCCESS, cbdata);
+    PMIX_LOAD_NSPACE(req->nspace, nspace);
+    req->cbdata = cbdata;
+    status      = rdp_info_array_copy(&req->info, info, ninfo);
+    if (status != PMIX_SUCCESS) {
+        rdp_free(req);
+        return status;
+    }
+    req->ninfo = ninfo;
+    *req_p     = req;
     return PMIX_SUCCESS;
+}
+
+static pmix_status_t net_req_post(net_req_t *req, rdp_loop_fn_t fn)
+{
+    pmix_status_t status = rdp_loop_post(rdp_rt.loop, fn, req);
+
+    if (status != PMIX_SUCCESS) {
+        net_req_destroy(req);
+    }
+    return status;
+}
+
+/* The host is done with the answer: wipe it and free it */
+static void answer_release(pmix_status_t status, void *cbdata)
+{
+    net_req_t *req = cbdata;
+
+    (void)status;
+    wipe_infos(req->answer, req->nanswer);
+    rdp_info_array_free(req->answer, req->nanswer);
+    net_req_destroy(req);
+}
+
+static void setup_application_on_loop(void *arg)
+{
+    net_req_t *req = arg;
+    pmix_status_t status;
+
+    status = rdp_pnet_setup_app(req->nspace, req->info, req->ninfo,
+                                &req->answer, &req->nanswer);
+    if (status != PMIX_SUCCESS) {
+        req->app_cb(status, NULL, 0, req->cbdata, NULL, NULL);
+        net_req_destroy(req);
+        return;
+    }
+    req->app_cb(PMIX_SUCCESS, req->answer, req->nanswer, req->cbdata,
+                answer_release, req);
+}
+
+pmix_status_t PMIx_server_setup_application(
+    const pmix_nspace_t nspace, pmix_info_t info[], size_t ninfo,
+    pmix_setup_application_cbfunc_t cbfunc, void *cbdata)
+{
+    net_req_t *req;
+    pmix_status_t status;
+
+    if (cbfunc == NULL) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    status = net_req_create(nspace, info, ninfo, cbdata, &req);
+    if (status != PMIX_SUCCESS) {
+        return status;
+    }
+    req->app_cb = cbfunc;
+    return net_req_post(req, setup_application_on_loop);
+}
+
+static pmix_status_t setup_local_run(void *arg)
+{
+    net_req_t *req = arg;
+
+    return rdp_pnet_setup_local(req->nspace, req->info, req->ninfo);
+}
+
+static void setup_local_on_loop(void *arg)
+{
+    net_req_t *req = arg;
+
+    req->op_cb(setup_local_run(req), req->cbdata);
+    net_req_destroy(req);
+}
+
+/* The host must not fork before the callback: the modules program the
+ * node here.  Without a callback the call blocks and returns
+ * PMIX_OPERATION_SUCCEEDED (or the error). */
+pmix_status_t PMIx_server_setup_local_support(const pmix_nspace_t nspace,
+                                              pmix_info_t info[], size_t ninfo,
+                                              pmix_op_cbfunc_t cbfunc,
+                                              void *cbdata)
+{
+    net_req_t *req;
+    pmix_status_t status;
+
+    status = net_req_create(nspace, info, ninfo, cbdata, &req);
+    if (status != PMIX_SUCCESS) {
+        return status;
+    }
+    if (cbfunc == NULL) {
+        status = rdp_runtime_call_sync(setup_local_run, req);
+        net_req_destroy(req);
+        return (status == PMIX_SUCCESS) ? PMIX_OPERATION_SUCCEEDED : status;
+    }
+    req->op_cb = cbfunc;
+    return net_req_post(req, setup_local_on_loop);
 }
 
 /* ---- not implemented ---- */

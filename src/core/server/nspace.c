@@ -2,6 +2,7 @@
 #include "config.h"
 #include "core/server/regex.h"
 #include "core/server/server_int.h"
+#include "pnet/pnet.h"
 #include "core/util/alloc.h"
 #include "core/util/attr_type.h"
 #include "core/util/log.h"
@@ -1713,6 +1714,8 @@ static void deregister_on_loop(void *arg)
         rdp_log_debug(SERVER, "deregister of unknown nspace %s ignored",
                       req->nspace);
     }
+    /* known here or not (a head node sets up jobs it does not host) */
+    rdp_pnet_job_end(req->nspace);
     if (req->cbfunc != NULL) {
         req->cbfunc(PMIX_SUCCESS, req->cbdata);
     }

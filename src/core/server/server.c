@@ -1,6 +1,7 @@
 /* server.c - PMIx_server_init/finalize, rendezvous directory */
 #include "config.h"
 #include "core/server/server_int.h"
+#include "pnet/pnet.h"
 #include "core/server/group.h"
 #include "core/util/alloc.h"
 #include "core/util/log.h"
@@ -270,9 +271,13 @@ static pmix_status_t server_init_on_loop(void *arg)
         status = PMIX_ERR_NOMEM;
         goto err_identity;
     }
-    status = rdp_srv_fork_view_open();
+    status = rdp_pnet_select(getenv("RDPMIX_PNET"));
     if (status != PMIX_SUCCESS) {
         goto err_identity;
+    }
+    status = rdp_srv_fork_view_open();
+    if (status != PMIX_SUCCESS) {
+        goto err_pnet;
     }
     status = make_rendezvous_dir(rdp_srv.rendezvous_dir);
     if (status != PMIX_SUCCESS) {
@@ -297,6 +302,8 @@ err_dir:
     rmdir(rdp_srv.rendezvous_dir);
 err_fork_view:
     rdp_srv_fork_view_close();
+err_pnet:
+    rdp_pnet_cleanup();
 err_identity:
     rdp_srv_engine_fini();
     free_identity();
@@ -363,6 +370,7 @@ static pmix_status_t server_fini_on_loop(void *arg)
         rdp_log_warn(SERVER, "cannot remove %s: %m", rdp_srv.rendezvous_dir);
     }
     rdp_srv_fork_view_close();
+    rdp_pnet_cleanup();
     free_identity();
     cleanup_tables();
     return PMIX_SUCCESS;

@@ -1,0 +1,417 @@
+/* pnet.c - module selection and the per-job lifecycle of RFC0012 */
+#include "config.h"
+#include "pnet/pnet.h"
+#include "pnet/pnet_int.h"
+#include "core/util/alloc.h"
+#include "core/util/hash.h"
+#include "core/util/log.h"
+#include "core/util/status.h"
+#include "core/util/value.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+/* every module, in the order they run; a site selects with RDPMIX_PNET */
+static const rdp_pnet_module_t *const all_modules[] = {
+    &rdp_pnet_opa_module,
+    &rdp_pnet_simptest_module,
+};
+#define NMODULES (sizeof(all_modules) / sizeof(all_modules[0]))
+
+static const rdp_pnet_module_t *selected[NMODULES];
+static size_t nselected;
+static char selected_names[256];
+
+/* ---- selection ---- */
+
+static const rdp_pnet_module_t *module_named(const char *name, size_t len)
+{
+    for (size_t i = 0; i < NMODULES; i++) {
+        if (strlen(all_modules[i]->name) == len
+            && strncmp(all_modules[i]->name, name, len) == 0) {
+            return all_modules[i];
+        }
+    }
+    return NULL;
+}
+
+/* Is @a m named in the comma list @a list?  Unknown names: *bad_p. */
+static bool listed(const char *list, const rdp_pnet_module_t *m, bool *bad_p)
+{
+    bool found = false;
+
+    for (const char *p = list; *p != '\0';) {
+        size_t len = strcspn(p, ",");
+
+        if (len > 0 && module_named(p, len) == NULL) {
+            rdp_log_error(PNET, "RDPMIX_PNET names no module '%.*s'", (int)len,
+                          p);
+            *bad_p = true;
+        } else if (len > 0 && module_named(p, len) == m) {
+            found = true;
+        }
+        p += len + (p[len] == ',');
+    }
+    return found;
+}
+
+pmix_status_t rdp_pnet_select(const char *spec)
+{
+    bool exclude     = (spec != NULL && spec[0] == '^');
+    const char *list = (spec == NULL) ? "" : spec + (exclude ? 1 : 0);
+    bool all = (list[0] == '\0'), bad = false;
+
+    nselected         = 0;
+    selected_names[0] = '\0';
+    for (size_t i = 0; i < NMODULES; i++) {
+        const rdp_pnet_module_t *m = all_modules[i];
+        bool named                 = all ? false : listed(list, m, &bad);
+
+        if (bad) {
+            nselected = 0;
+            return PMIX_ERR_BAD_PARAM;
+        }
+        if (!all && named == exclude) {
+            continue;
+        }
+        /* a module a site names is used; the others only where their own
+         * query says they can serve */
+        if (!(named && !exclude) && m->usable != NULL && !m->usable()) {
+            rdp_log_info(PNET, "module %s cannot serve here", m->name);
+            continue;
+        }
+        selected[nselected++] = m;
+        if (selected_names[0] != '\0') {
+            strncat(selected_names, ",",
+                    sizeof(selected_names) - strlen(selected_names) - 1);
+        }
+        strncat(selected_names, m->name,
+                sizeof(selected_names) - strlen(selected_names) - 1);
+    }
+    rdp_log_debug(PNET, "modules: %s",
+                  selected_names[0] ? selected_names : "(none)");
+    return PMIX_SUCCESS;
+}
+
+const char *rdp_pnet_selected(void)
+{
+    return selected_names;
+}
+
+/* ---- setup_application (head node) ---- */
+
+pmix_status_t rdp_pnet_out_setenv(rdp_pnet_out_t *out, const char *name,
+                                  const char *value)
+{
+    pmix_envar_t ev = {
+        .envar = (char *)name, .value = (char *)value, .separator = ':'};
+
+    if (!out->envars) {
+        return PMIX_SUCCESS;
+    }
+    return PMIx_Info_list_add(out->list, PMIX_SET_ENVAR, &ev, PMIX_ENVAR);
+}
+
+pmix_status_t rdp_pnet_out_value(rdp_pnet_out_t *out, const char *key,
+                                 const void *value, pmix_data_type_t type)
+{
+    if (!out->values) {
+        return PMIX_SUCCESS;
+    }
+    return PMIx_Info_list_add(out->list, key, value, type);
+}
+
+/* Which halves of the answer the host asked for */
+static void wanted_parts(const pmix_info_t *dirs, size_t ndirs,
+                         rdp_pnet_out_t *out)
+{
+    bool env = false, values = false;
+
+    for (size_t i = 0; i < ndirs; i++) {
+        if (!PMIX_INFO_TRUE(&dirs[i])) {
+            continue;
+        }
+        if (PMIX_CHECK_KEY(&dirs[i], PMIX_SETUP_APP_ENVARS)) {
+            env = true;
+        } else if (PMIX_CHECK_KEY(&dirs[i], PMIX_SETUP_APP_NONENVARS)) {
+            values = true;
+        } else if (PMIX_CHECK_KEY(&dirs[i], PMIX_SETUP_APP_ALL)) {
+            env = values = true;
+        }
+    }
+    out->envars = env || !values;
+    out->values = values || !env;
+}
+
+static void release_app_upto(const char *nspace, size_t n)
+{
+    for (size_t i = n; i-- > 0;) {
+        if (selected[i]->release_app != NULL) {
+            selected[i]->release_app(nspace);
+        }
+    }
+}
+
+/* The list as a new array (NULL, 0 when empty) */
+static pmix_status_t out_convert(rdp_pnet_out_t *out, pmix_info_t **info_p,
+                                 size_t *ninfo_p)
+{
+    pmix_data_array_t da = {0};
+    pmix_status_t status = PMIx_Info_list_convert(out->list, &da);
+
+    if (status == PMIX_ERR_EMPTY) {
+        *info_p  = NULL;
+        *ninfo_p = 0;
+        return PMIX_SUCCESS;
+    }
+    if (status == PMIX_SUCCESS) {
+        *info_p  = da.array;
+        *ninfo_p = da.size;
+    }
+    return status;
+}
+
+pmix_status_t rdp_pnet_setup_app(const char *nspace, const pmix_info_t *dirs,
+                                 size_t ndirs, pmix_info_t **info_p,
+                                 size_t *ninfo_p)
+{
+    rdp_pnet_out_t out   = {.list = PMIx_Info_list_start()};
+    pmix_status_t status = PMIX_SUCCESS;
+    size_t nrun;
+
+    if (out.list == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    wanted_parts(dirs, ndirs, &out);
+    /* nrun: the modules that ran, the failing one included (it may hold
+     * part of what it took) */
+    for (nrun = 0; nrun < nselected && status == PMIX_SUCCESS; nrun++) {
+        const rdp_pnet_module_t *m = selected[nrun];
+
+        if (m->setup_app == NULL) {
+            continue;
+        }
+        status = m->setup_app(nspace, &out);
+        if (status != PMIX_SUCCESS) {
+            rdp_log_error(PNET, "%s: module %s cannot set up the job: %s",
+                          nspace, m->name, rdp_status_name(status));
+        }
+    }
+    if (status == PMIX_SUCCESS) {
+        status = out_convert(&out, info_p, ninfo_p);
+    }
+    if (status != PMIX_SUCCESS) {
+        release_app_upto(nspace, nrun);
+    }
+    PMIx_Info_list_release(out.list);
+    return status;
+}
+
+/* ---- setup_local_support, setup_fork, job end (each node) ----
+ * setup_fork may run in a forked child between fork and exec (Slurm's
+ * slurmstepd), where the loop thread is gone: the kept directives live
+ * under a plain mutex that a pthread_atfork handler holds across fork, so
+ * the child finds them consistent and unlocked (as client.c's fork view). */
+
+typedef struct job_env {
+    pmix_info_t *envars; /* the environment directives, in order */
+    size_t n;
+} job_env_t;
+
+static struct {
+    pthread_mutex_t lock;
+    bool ready;
+    rdp_hash_t jobs; /* nspace -> job_env_t */
+} kept                          = {.lock = PTHREAD_MUTEX_INITIALIZER};
+static pthread_once_t kept_once = PTHREAD_ONCE_INIT;
+
+static void kept_lock(void)
+{
+    pthread_mutex_lock(&kept.lock);
+}
+
+static void kept_unlock(void)
+{
+    pthread_mutex_unlock(&kept.lock);
+}
+
+static void kept_init_once(void)
+{
+    if (pthread_atfork(kept_lock, kept_unlock, kept_unlock) != 0) {
+        rdp_log_warn(PNET, "cannot register a fork handler: setup_fork in "
+                           "a forked child may block");
+    }
+}
+
+/* Wipe secrets from the directives before they are freed. */
+static void job_env_destroy(job_env_t *je)
+{
+    if (je == NULL) {
+        return;
+    }
+    for (size_t i = 0; i < je->n; i++) {
+        rdp_pnet_wipe_value(&je->envars[i].value);
+    }
+    rdp_info_array_free(je->envars, je->n);
+    rdp_free(je);
+}
+
+/* A new job_env_t with copies of the environment directives of @a info */
+static pmix_status_t job_env_create(const pmix_info_t *info, size_t ninfo,
+                                    job_env_t **je_p)
+{
+    job_env_t *je        = rdp_calloc(1, sizeof(*je));
+    pmix_status_t status = PMIX_SUCCESS;
+
+    if (je == NULL
+        || (ninfo > 0
+            && (je->envars = rdp_calloc(ninfo, sizeof(pmix_info_t))) == NULL)) {
+        rdp_free(je);
+        return PMIX_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < ninfo && status == PMIX_SUCCESS; i++) {
+        if (rdp_pnet_is_envar_key(info[i].key)) {
+            status = rdp_info_copy(&je->envars[je->n], &info[i]);
+            je->n += (status == PMIX_SUCCESS);
+        }
+    }
+    if (status != PMIX_SUCCESS) {
+        job_env_destroy(je);
+        return status;
+    }
+    *je_p = je;
+    return PMIX_SUCCESS;
+}
+
+/* Keep @a je for @a nspace (NULL: forget), destroying what was kept. */
+static pmix_status_t kept_replace(const char *nspace, job_env_t *je)
+{
+    pmix_status_t status = PMIX_SUCCESS;
+    void *old            = NULL;
+
+    pthread_once(&kept_once, kept_init_once);
+    kept_lock();
+    if (!kept.ready) {
+        status     = rdp_hash_init(&kept.jobs, 16);
+        kept.ready = (status == PMIX_SUCCESS);
+    }
+    if (status == PMIX_SUCCESS) {
+        if (je != NULL) {
+            status = rdp_hash_set_str(&kept.jobs, nspace, je, &old);
+        } else {
+            old = rdp_hash_remove_str(&kept.jobs, nspace);
+        }
+    }
+    kept_unlock();
+    job_env_destroy(old);
+    return status;
+}
+
+/* Check every directive before anything is kept: a bad one would
+ * otherwise fail every fork of the job, one process at a time. */
+static pmix_status_t check_envars(const char *nspace, const pmix_info_t *info,
+                                  size_t ninfo)
+{
+    for (size_t i = 0; i < ninfo; i++) {
+        char **scratch = NULL;
+        pmix_status_t status;
+
+        if (!rdp_pnet_is_envar_key(info[i].key)) {
+            continue;
+        }
+        status = rdp_pnet_envar_apply(info[i].key, &info[i].value, &scratch);
+        pmix_argv_free(scratch);
+        if (status != PMIX_SUCCESS) {
+            rdp_log_error(PNET, "%s: bad environment directive %s (entry %zu)",
+                          nspace, info[i].key, i);
+            return status;
+        }
+    }
+    return PMIX_SUCCESS;
+}
+
+static void job_end_upto(const char *nspace, size_t n)
+{
+    for (size_t i = n; i-- > 0;) {
+        if (selected[i]->job_end != NULL) {
+            selected[i]->job_end(nspace);
+        }
+    }
+}
+
+pmix_status_t rdp_pnet_setup_local(const char *nspace, const pmix_info_t *info,
+                                   size_t ninfo)
+{
+    job_env_t *je = NULL;
+    pmix_status_t status;
+    size_t nrun;
+
+    status = check_envars(nspace, info, ninfo);
+    if (status != PMIX_SUCCESS) {
+        return status;
+    }
+    for (nrun = 0; nrun < nselected && status == PMIX_SUCCESS; nrun++) {
+        const rdp_pnet_module_t *m = selected[nrun];
+
+        if (m->setup_local != NULL) {
+            status = m->setup_local(nspace, info, ninfo);
+            if (status != PMIX_SUCCESS) {
+                rdp_log_error(PNET, "%s: module %s cannot set up this node: %s",
+                              nspace, m->name, rdp_status_name(status));
+            }
+        }
+    }
+    if (status == PMIX_SUCCESS) {
+        status = job_env_create(info, ninfo, &je);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = kept_replace(nspace, je);
+    }
+    if (status != PMIX_SUCCESS) {
+        job_end_upto(nspace, nrun);
+    }
+    return status;
+}
+
+pmix_status_t rdp_pnet_setup_fork(const char *nspace, char ***env)
+{
+    pmix_status_t status = PMIX_SUCCESS;
+    job_env_t *je;
+
+    pthread_once(&kept_once, kept_init_once);
+    kept_lock();
+    je = kept.ready ? rdp_hash_get_str(&kept.jobs, nspace) : NULL;
+    for (size_t i = 0; je != NULL && i < je->n && status == PMIX_SUCCESS; i++) {
+        status =
+            rdp_pnet_envar_apply(je->envars[i].key, &je->envars[i].value, env);
+    }
+    kept_unlock();
+    return status;
+}
+
+void rdp_pnet_job_end(const char *nspace)
+{
+    job_end_upto(nspace, nselected);
+    release_app_upto(nspace, nselected);
+    (void)kept_replace(nspace, NULL);
+}
+
+void rdp_pnet_cleanup(void)
+{
+    rdp_hash_entry_t *e;
+    size_t i;
+
+    kept_lock();
+    if (kept.ready) {
+        rdp_hash_for_each(e, &kept.jobs, i) {
+            job_env_destroy(e->value);
+        }
+        rdp_hash_cleanup(&kept.jobs);
+        kept.ready = false;
+    }
+    kept_unlock();
+    nselected         = 0;
+    selected_names[0] = '\0';
+}

@@ -1,0 +1,58 @@
+/* pnet_int.h - the pnet module interface (private to src/pnet) */
+#ifndef RDP_PNET_PNET_INT_H
+#define RDP_PNET_PNET_INT_H
+
+#include <pmix_common.h>
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * What a module adds to setup_application's answer: environment
+ * directives (PMIX_SET_ENVAR, ...) and job-level values.  The host's
+ * PMIX_SETUP_APP_ENVARS / _NONENVARS choice decides which of the two are
+ * kept (the other adds are accepted and dropped), so modules need not know.
+ */
+typedef struct rdp_pnet_out {
+    void *list;  /* PMIx_Info_list handle */
+    bool envars; /* keep environment directives */
+    bool values; /* keep the rest */
+} rdp_pnet_out_t;
+
+/** Add PMIX_SET_ENVAR @a name=@a value (copied). */
+pmix_status_t rdp_pnet_out_setenv(rdp_pnet_out_t *out, const char *name,
+                                  const char *value);
+
+/** Add a job-level value @a key (copied) of @a type. */
+pmix_status_t rdp_pnet_out_value(rdp_pnet_out_t *out, const char *key,
+                                 const void *value, pmix_data_type_t type);
+
+/*
+ * A module.  Every hook may be NULL (nothing to do at that step).  Hooks
+ * run on the server's loop thread; none may block for long.
+ */
+typedef struct rdp_pnet_module {
+    const char *name;
+    /* can the module serve on this machine (hardware, configuration)? */
+    bool (*usable)(void);
+    /* head node: mint what job @a nspace needs into @a out */
+    pmix_status_t (*setup_app)(const char *nspace, rdp_pnet_out_t *out);
+    /* head node: setup_app of another module failed, or the job ended:
+     * give back what setup_app took */
+    void (*release_app)(const char *nspace);
+    /* each node, before forks: program this node for the job from the
+     * whole setup_application answer */
+    pmix_status_t (*setup_local)(const char *nspace, const pmix_info_t *info,
+                                 size_t ninfo);
+    /* each node: the job ended here */
+    void (*job_end)(const char *nspace);
+} rdp_pnet_module_t;
+
+extern const rdp_pnet_module_t rdp_pnet_simptest_module;
+extern const rdp_pnet_module_t rdp_pnet_opa_module;
+
+/** simptest: how many nspaces hold an application setup (@a local 0) or a
+ * node setup (@a local 1) here; for tests. */
+size_t rdp_pnet_simptest_live(int local);
+
+#endif
