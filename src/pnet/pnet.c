@@ -16,6 +16,8 @@
 /* every module, in the order they run; a site selects with RDPMIX_PNET */
 static const rdp_pnet_module_t *const all_modules[] = {
     &rdp_pnet_opa_module,
+    &rdp_pnet_ib_module,
+    &rdp_pnet_tcp_module,
     &rdp_pnet_simptest_module,
 };
 #define NMODULES (sizeof(all_modules) / sizeof(all_modules[0]))

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /*
  * What a module adds to setup_application's answer: environment
@@ -48,8 +49,47 @@ typedef struct rdp_pnet_module {
     void (*job_end)(const char *nspace);
 } rdp_pnet_module_t;
 
+/* ---- pools (pnet_pool.c): values of [lo, hi] held by live jobs ---- */
+
+/** The directory of the pools' state files (RDPMIX_PNET_STATE_DIR, else
+ * <localstatedir>/lib/rdpmix/pnet).  Borrowed. */
+const char *rdp_pnet_state_dir(void);
+
+/**
+ * Take @a count values of [@a lo, @a hi] that no live job holds, for
+ * @a nspace, into @a values (lowest first).  PMIX_ERR_OUT_OF_RESOURCE
+ * (logged, nothing taken) when too few are free.  Safe across processes.
+ */
+pmix_status_t rdp_pnet_pool_take(const char *pool, uint32_t lo, uint32_t hi,
+                                 const char *nspace, size_t count,
+                                 uint32_t *values);
+
+/** Give back every value @a nspace holds in @a pool. */
+void rdp_pnet_pool_give_back(const char *pool, const char *nspace);
+
+/** How many values of @a pool live jobs hold (tests, rdpmix-info). */
+size_t rdp_pnet_pool_in_use(const char *pool);
+
+/* ---- site settings (pnet_conf.c) ---- */
+
+/** The settings file (RDPMIX_PNET_CONF, else <sysconfdir>/rdpmix/pnet.conf) */
+const char *rdp_pnet_conf_path(void);
+
+/** Setting @a name (RDPMIX_PNET_<NAME> first, then the file) into @a buf. */
+bool rdp_pnet_conf_get(const char *name, char *buf, size_t len);
+
+/** Setting @a name as a range "LOW-HIGH" (decimal or 0x hex). */
+pmix_status_t rdp_pnet_conf_range(const char *name, uint32_t *lo_p,
+                                  uint32_t *hi_p);
+
+/** Setting @a name as a positive count, @a dflt when absent. */
+pmix_status_t rdp_pnet_conf_count(const char *name, uint32_t dflt,
+                                  uint32_t *n_p);
+
 extern const rdp_pnet_module_t rdp_pnet_simptest_module;
 extern const rdp_pnet_module_t rdp_pnet_opa_module;
+extern const rdp_pnet_module_t rdp_pnet_ib_module;
+extern const rdp_pnet_module_t rdp_pnet_tcp_module;
 
 /** simptest: how many nspaces hold an application setup (@a local 0) or a
  * node setup (@a local 1) here; for tests. */

@@ -19,12 +19,41 @@
 
 #include <cmocka.h>
 
+static char statedir[64];
+
 static int teardown(void **state)
 {
     (void)state;
     rdp_pnet_cleanup();
     unsetenv("RDPMIX_PNET_SIMPTEST_FAIL");
     return 0;
+}
+
+/* A private state directory and no site file for the pool tests */
+static int pool_setup(void **state)
+{
+    (void)state;
+    snprintf(statedir, sizeof(statedir), "/tmp/rdp-pnet-XXXXXX");
+    if (mkdtemp(statedir) == NULL) {
+        return -1;
+    }
+    setenv("RDPMIX_PNET_STATE_DIR", statedir, 1);
+    setenv("RDPMIX_PNET_CONF", "/nonexistent/pnet.conf", 1);
+    return 0;
+}
+
+static int pool_teardown(void **state)
+{
+    char cmd[128];
+
+    teardown(state);
+    unsetenv("RDPMIX_PNET_IB_PKEYS");
+    unsetenv("RDPMIX_PNET_TCP_PORTS");
+    unsetenv("RDPMIX_PNET_TCP_PORTS_PER_JOB");
+    unsetenv("RDPMIX_PNET_CONF");
+    unsetenv("RDPMIX_PNET_STATE_DIR");
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", statedir);
+    return system(cmd) == 0 ? 0 : -1;
 }
 
 /* ---- helpers ---- */
@@ -380,6 +409,190 @@ static void fingerprints_are_short_and_stable(void **state)
     assert_string_not_equal(a, c);
 }
 
+/* ---- pools ---- */
+
+static void a_pool_never_hands_a_value_to_two_live_jobs(void **state)
+{
+    uint32_t v[3];
+
+    (void)state;
+    assert_int_equal(rdp_pnet_pool_take("p", 10, 12, "A", 2, v), PMIX_SUCCESS);
+    assert_int_equal(v[0], 10);
+    assert_int_equal(v[1], 11);
+    assert_int_equal(rdp_pnet_pool_take("p", 10, 12, "B", 1, v), PMIX_SUCCESS);
+    assert_int_equal(v[0], 12);
+    /* exhausted: an error, and nothing taken */
+    assert_int_equal(rdp_pnet_pool_take("p", 10, 12, "C", 1, v),
+                     PMIX_ERR_OUT_OF_RESOURCE);
+    assert_int_equal(rdp_pnet_pool_in_use("p"), 3);
+    rdp_pnet_pool_give_back("p", "A");
+    assert_int_equal(rdp_pnet_pool_in_use("p"), 1);
+    assert_int_equal(rdp_pnet_pool_take("p", 10, 12, "C", 2, v), PMIX_SUCCESS);
+    assert_int_equal(v[0], 10);
+    assert_int_equal(v[1], 11);
+    /* other pools are other files */
+    assert_int_equal(rdp_pnet_pool_in_use("q"), 0);
+}
+
+/* Four launchers take at once; each stays alive until the parent has
+ * seen every value (a dead owner's values are free again), then all go. */
+static void
+concurrent_takers_get_distinct_values_and_dead_ones_free_them(void **state)
+{
+    enum {
+        KIDS = 4,
+        EACH = 5
+    };
+    int results[2], release[2];
+    uint32_t all[KIDS * EACH];
+    pid_t pids[KIDS];
+
+    (void)state;
+    assert_int_equal(pipe(results), 0);
+    assert_int_equal(pipe(release), 0);
+    for (int k = 0; k < KIDS; k++) {
+        pids[k] = fork();
+        assert_true(pids[k] >= 0);
+        if (pids[k] == 0) {
+            uint32_t v[EACH] = {0};
+            char ns[16], c;
+
+            alarm(20);
+            close(release[1]); /* so that the parent's close ends the read */
+            close(results[0]);
+            snprintf(ns, sizeof(ns), "job%d", k);
+            if (rdp_pnet_pool_take("c", 1, KIDS * EACH, ns, EACH, v)
+                != PMIX_SUCCESS) {
+                memset(v, 0, sizeof(v));
+            }
+            (void)!write(results[1], v, sizeof(v));
+            (void)!read(release[0], &c, 1); /* until the parent closes */
+            _exit(0);
+        }
+    }
+    close(results[1]);
+    close(release[0]);
+    for (size_t got = 0; got < sizeof(all);) {
+        ssize_t n = read(results[0], (char *)all + got, sizeof(all) - got);
+
+        assert_true(n > 0);
+        got += (size_t)n;
+    }
+    for (int i = 0; i < KIDS * EACH; i++) {
+        assert_true(all[i] >= 1 && all[i] <= KIDS * EACH);
+        for (int j = 0; j < i; j++) {
+            assert_int_not_equal(all[i], all[j]);
+        }
+    }
+    assert_int_equal(rdp_pnet_pool_in_use("c"), KIDS * EACH);
+    close(release[1]);
+    for (int k = 0; k < KIDS; k++) {
+        assert_int_equal(waitpid(pids[k], NULL, 0), pids[k]);
+    }
+    close(results[0]);
+    assert_int_equal(rdp_pnet_pool_in_use("c"), 0);
+}
+
+static void settings_come_from_the_environment_over_the_file(void **state)
+{
+    char path[96];
+    uint32_t lo = 0, hi = 0, n = 0;
+    FILE *f;
+
+    (void)state;
+    snprintf(path, sizeof(path), "%s/pnet.conf", statedir);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "# site settings\nib_pkeys = 0x10-0x11  # two keys\n"
+               "tcp_ports=100-199\nbad = 5-3\nword = abc\n");
+    fclose(f);
+    setenv("RDPMIX_PNET_CONF", path, 1);
+    assert_int_equal(rdp_pnet_conf_range("ib_pkeys", &lo, &hi), PMIX_SUCCESS);
+    assert_int_equal(lo, 0x10);
+    assert_int_equal(hi, 0x11);
+    setenv("RDPMIX_PNET_IB_PKEYS", "0x20-0x30", 1);
+    assert_int_equal(rdp_pnet_conf_range("ib_pkeys", &lo, &hi), PMIX_SUCCESS);
+    assert_int_equal(lo, 0x20);
+    assert_int_equal(rdp_pnet_conf_range("bad", &lo, &hi), PMIX_ERR_BAD_PARAM);
+    assert_int_equal(rdp_pnet_conf_range("word", &lo, &hi), PMIX_ERR_BAD_PARAM);
+    assert_int_equal(rdp_pnet_conf_range("absent", &lo, &hi),
+                     PMIX_ERR_NOT_FOUND);
+    assert_int_equal(rdp_pnet_conf_count("absent", 7, &n), PMIX_SUCCESS);
+    assert_int_equal(n, 7);
+    assert_int_equal(rdp_pnet_conf_count("word", 7, &n), PMIX_ERR_BAD_PARAM);
+}
+
+static const char *answer_env(const pmix_info_t *info, size_t n,
+                              const char *name)
+{
+    const pmix_info_t *e = find(info, n, PMIX_SET_ENVAR, name);
+
+    return e == NULL ? NULL : e->value.data.envar.value;
+}
+
+static void
+ib_jobs_get_distinct_partition_keys_until_the_pool_is_empty(void **state)
+{
+    pmix_info_t *a = NULL, *b = NULL, *c = NULL;
+    size_t na = 0, nb = 0, nc = 0;
+
+    (void)state;
+    setenv("RDPMIX_PNET_IB_PKEYS", "0x8001-0x8002", 1);
+    assert_int_equal(rdp_pnet_select("ib"), PMIX_SUCCESS);
+    setup_app("A", NULL, 0, &a, &na);
+    setup_app("B", NULL, 0, &b, &nb);
+    assert_string_equal(answer_env(a, na, "UCX_IB_PKEY"), "0x8001");
+    assert_string_equal(answer_env(b, nb, "UCX_IB_PKEY"), "0x8002");
+    assert_string_equal(answer_env(b, nb, "OMPI_MCA_btl_openib_pkey"),
+                        "0x8002");
+    assert_int_equal(
+        find(a, na, "rdpmix.pnet.ib.pkey", NULL)->value.data.uint32, 0x8001);
+    assert_int_equal(rdp_pnet_setup_app("C", NULL, 0, &c, &nc),
+                     PMIX_ERR_OUT_OF_RESOURCE);
+    rdp_pnet_job_end("A");
+    setup_app("C", NULL, 0, &c, &nc);
+    assert_string_equal(answer_env(c, nc, "UCX_IB_PKEY"), "0x8001");
+    rdp_pnet_job_end("B");
+    rdp_pnet_job_end("C");
+    assert_int_equal(rdp_pnet_pool_in_use("ib_pkey"), 0);
+    PMIX_INFO_FREE(a, na);
+    PMIX_INFO_FREE(b, nb);
+    PMIX_INFO_FREE(c, nc);
+    /* a module whose pool is not configured fails the setup clearly */
+    unsetenv("RDPMIX_PNET_IB_PKEYS");
+    assert_int_equal(rdp_pnet_setup_app("D", NULL, 0, &c, &nc),
+                     PMIX_ERR_NOT_FOUND);
+}
+
+static void tcp_jobs_get_disjoint_port_blocks(void **state)
+{
+    pmix_info_t *a = NULL, *b = NULL;
+    size_t na = 0, nb = 0;
+
+    (void)state;
+    setenv("RDPMIX_PNET_TCP_PORTS", "40000-40063", 1);
+    assert_int_equal(rdp_pnet_select("tcp,simptest"), PMIX_SUCCESS);
+    setup_app("A", NULL, 0, &a, &na);
+    setup_app("B", NULL, 0, &b, &nb);
+    assert_string_equal(answer_env(a, na, "RDPMIX_TCP_PORTS"), "40000-40031");
+    assert_string_equal(answer_env(b, nb, "RDPMIX_TCP_PORTS"), "40032-40063");
+    assert_string_equal(answer_env(b, nb, "OMPI_MCA_btl_tcp_port_min_v4"),
+                        "40032");
+    assert_string_equal(answer_env(b, nb, "OMPI_MCA_btl_tcp_port_range_v4"),
+                        "32");
+    PMIX_INFO_FREE(a, na);
+    PMIX_INFO_FREE(b, nb);
+    /* the third job: no block left; simptest (after tcp) never ran, and
+     * nothing stays taken */
+    assert_int_equal(rdp_pnet_setup_app("C", NULL, 0, &a, &na),
+                     PMIX_ERR_OUT_OF_RESOURCE);
+    assert_int_equal(rdp_pnet_simptest_live(0), 2);
+    rdp_pnet_job_end("A");
+    rdp_pnet_job_end("B");
+    assert_int_equal(rdp_pnet_pool_in_use("tcp_block"), 0);
+    assert_int_equal(rdp_pnet_simptest_live(0), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -399,6 +612,20 @@ int main(void)
             a_bad_directive_fails_the_node_setup_not_the_forks, teardown),
         cmocka_unit_test_teardown(setup_fork_works_in_a_forked_child, teardown),
         cmocka_unit_test_teardown(fingerprints_are_short_and_stable, teardown),
+        cmocka_unit_test_setup_teardown(
+            a_pool_never_hands_a_value_to_two_live_jobs, pool_setup,
+            pool_teardown),
+        cmocka_unit_test_setup_teardown(
+            concurrent_takers_get_distinct_values_and_dead_ones_free_them,
+            pool_setup, pool_teardown),
+        cmocka_unit_test_setup_teardown(
+            settings_come_from_the_environment_over_the_file, pool_setup,
+            pool_teardown),
+        cmocka_unit_test_setup_teardown(
+            ib_jobs_get_distinct_partition_keys_until_the_pool_is_empty,
+            pool_setup, pool_teardown),
+        cmocka_unit_test_setup_teardown(tcp_jobs_get_disjoint_port_blocks,
+                                        pool_setup, pool_teardown),
     };
 
     return cmocka_run_group_tests_name("pnet", tests, NULL, NULL);
