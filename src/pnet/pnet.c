@@ -67,6 +67,9 @@ pmix_status_t rdp_pnet_select(const char *spec)
 
     nselected         = 0;
     selected_names[0] = '\0';
+    if (strcmp(list, "none") == 0 && !exclude) {
+        return PMIX_SUCCESS;
+    }
     for (size_t i = 0; i < NMODULES; i++) {
         const rdp_pnet_module_t *m = all_modules[i];
         bool named                 = all ? false : listed(list, m, &bad);

@@ -33,7 +33,8 @@
 /**
  * Select the modules named by @a spec (RDPMIX_PNET's syntax: a comma list
  * of module names, or "^a,b" for all but those; NULL or "" for every
- * module) whose own query says they can serve on this machine.  A name
+ * module; "none" for none) whose own query says they can serve on this
+ * machine (a module named in a list serves regardless).  A name
  * that is no module is PMIX_ERR_BAD_PARAM (and logged).  Calling it again
  * replaces the selection.
  */

@@ -3,6 +3,7 @@
 #include "run/ctl.h"
 #include "core/util/alloc.h"
 #include "core/util/value.h"
+#include "pnet/pnet.h"
 
 #include <string.h>
 
@@ -243,6 +244,9 @@ pmix_status_t rdp_ctl_launch_pack(rdp_buf_t *buf, const rdp_ctl_launch_t *m)
         status = rdp_pack_bytes(buf, engine ? m->engine_key : NULL,
                                 engine ? sizeof(m->engine_key) : 0);
     }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_pack_info_array(buf, m->net, m->nnet);
+    }
     return finish(buf, mark, status);
 }
 
@@ -420,6 +424,9 @@ pmix_status_t rdp_ctl_launch_unpack(const void *data, size_t len,
     if (status == PMIX_SUCCESS) {
         status = unpack_key(&rb, &m);
     }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_unpack_info_array(&rb, &m.net, &m.nnet);
+    }
     status = check_end(&rb, status);
     if (status == PMIX_SUCCESS) {
         status = check_map(&m);
@@ -449,6 +456,10 @@ void rdp_ctl_launch_cleanup(rdp_ctl_launch_t *m)
     rdp_ctl_strv_free(m->argv);
     rdp_ctl_strv_free(m->env);
     rdp_free(m->cwd);
+    for (size_t i = 0; i < m->nnet; i++) {
+        rdp_pnet_wipe_value(&m->net[i].value);
+    }
+    rdp_info_array_free(m->net, m->nnet);
     explicit_bzero(m, sizeof(*m)); /* the engine key */
 }
 

@@ -164,6 +164,11 @@ typedef struct rdp_ctl_launch {
     /* with RDP_CTL_FLAG_ENGINE: the session key (a secret: wiped by
      * rdp_ctl_launch_cleanup, never logged) */
     uint8_t engine_key[RDP_CTL_ENGINE_KEY_LEN];
+    /* the launcher's setup_application answer (pnet: keys, VNIs, ...;
+     * secrets: wiped by rdp_ctl_launch_cleanup, never logged), for every
+     * daemon's setup_local_support */
+    pmix_info_t *net;
+    size_t nnet;
 } rdp_ctl_launch_t;
 
 typedef struct rdp_ctl_report {

@@ -16,6 +16,8 @@
 #include "core/util/alloc.h"
 #include "core/util/list.h"
 #include "core/util/log.h"
+#include "core/util/value.h"
+#include "pnet/pnet.h"
 #include "core/util/logchan.h"
 #include "core/util/status.h"
 
@@ -125,6 +127,11 @@ typedef struct launcher {
     int engine;     /* more than one node: the servers run the engine */
     int tag_output;
     int recovery; /* --enable-recovery: a failing rank does not end the job */
+    const char *pnet; /* --pnet LIST (else RDPMIX_PNET): docs/pnet.md */
+    /* the job's network setup (pnet: keys; secrets, wiped at the end) */
+    pmix_info_t *net;
+    size_t nnet;
+    pid_t net_owner; /* the launcher, not a forked child, ends the job */
     int ompi;
     uint32_t timeout;
     char **xenv; /* "NAME=value" */
@@ -618,6 +625,8 @@ static void send_launch(void)
     m.argv     = L.argv;
     m.env      = env;
     m.cwd      = getcwd(cwd, sizeof(cwd));
+    m.net      = L.net;
+    m.nnet     = L.nnet;
     m.flags    = L.tag_output ? RDP_CTL_FLAG_TAG_OUTPUT : 0;
     m.flags |= L.recovery ? RDP_CTL_FLAG_CONTINUE : 0;
     status     = PMIX_SUCCESS;
@@ -1645,6 +1654,10 @@ static void usage(FILE *f)
         "  --slots-per-node K    slots of each node (default: the host's,\n"
         "                        Slurm's, or ceil(N/M)); N may not exceed\n"
         "                        M*K\n"
+        "  --pnet LIST           fabric credential modules for the job\n"
+        "                        (opa, ib, tcp; ^LIST: all but these;\n"
+        "                        default RDPMIX_PNET, else those the\n"
+        "                        machine has: docs/pnet.md)\n"
         "  --tag-output          prefix each output line with \"[rank] \"\n"
         "  --enable-recovery     a rank that fails (exit status or signal)\n"
         "                        does not end the job: the others are\n"
@@ -2006,6 +2019,8 @@ static void parse_args(int argc, char **argv)
             L.recovery = 1;
         } else if (strcmp(a, "--no-ompi") == 0) {
             L.ompi = 0;
+        } else if ((v = match_opt(argc, argv, &i, "--pnet", 0)) != NULL) {
+            L.pnet = v;
         } else if ((v = match_opt(argc, argv, &i, "--np", 0)) != NULL
                    || (v = match_opt(argc, argv, &i, "-np", 0)) != NULL
                    || (v = match_opt(argc, argv, &i, "-n", 1)) != NULL) {
@@ -2948,6 +2963,49 @@ static void find_agent(void)
     }
 }
 
+/* RFC0012's head-node step: the pnet modules mint the job's credentials
+ * before any daemon starts, so a pool that is empty stops the job before
+ * anything runs.  Their answer goes to every daemon with the launch. */
+static void setup_network(void)
+{
+    const char *spec = L.pnet != NULL ? L.pnet : getenv("RDPMIX_PNET");
+    pmix_status_t status;
+
+    status = rdp_pnet_select(spec);
+    if (status != PMIX_SUCCESS) {
+        say("--pnet/RDPMIX_PNET '%s' names no module (docs/pnet.md)",
+            spec == NULL ? "" : spec);
+        exit(1);
+    }
+    /* the daemons (which inherit or are sent our RDPMIX_* variables) run
+     * the same modules' node steps */
+    setenv("RDPMIX_PNET",
+           rdp_pnet_selected()[0] != '\0' ? rdp_pnet_selected() : "none", 1);
+    L.net_owner = getpid();
+    status      = rdp_pnet_setup_app(L.nspace, NULL, 0, &L.net, &L.nnet);
+    if (status != PMIX_SUCCESS) {
+        say("cannot set up the job's network (%s): %s; nothing was launched",
+            rdp_pnet_selected(), rdp_status_name(status));
+        exit(1);
+    }
+}
+
+/* The job is over: the pools get its values back, the keys are wiped. */
+static void cleanup_network(void)
+{
+    if (getpid() != L.net_owner) {
+        return;
+    }
+    rdp_pnet_job_end(L.nspace);
+    for (size_t i = 0; i < L.nnet; i++) {
+        rdp_pnet_wipe_value(&L.net[i].value);
+    }
+    rdp_info_array_free(L.net, L.nnet);
+    L.net  = NULL;
+    L.nnet = 0;
+    rdp_pnet_cleanup();
+}
+
 int main(int argc, char **argv)
 {
     pmix_status_t status;
@@ -2965,6 +3023,8 @@ int main(int argc, char **argv)
     }
     find_agent();
     setup_job();
+    setup_network();
+    atexit(cleanup_network);
     setup_daemon_env();
     if (L.mode == LAUNCH_LOCAL) {
         /* remote daemons do not run here */

@@ -1038,6 +1038,15 @@ void rdp_run_dmn_start(void)
                  rdp_status_name(status));
         goto fail;
     }
+    /* RFC0012: this node's part of the job's network, before any fork */
+    status = PMIx_server_setup_local_support(
+        dm->nspace, dm->launch.net, dm->launch.nnet, NULL, NULL);
+    if (status != PMIX_OPERATION_SUCCEEDED) {
+        snprintf(error, sizeof(error),
+                 "cannot set up the job's network on this node: %s",
+                 rdp_status_name(status));
+        goto fail;
+    }
     base_env = build_base_env();
     if (base_env == NULL) {
         snprintf(error, sizeof(error), "out of memory");

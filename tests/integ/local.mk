@@ -38,7 +38,8 @@ TESTS += tests/integ/test_run_basic.sh tests/integ/test_run_kill.sh \
          tests/integ/test_run_modex.sh tests/integ/test_run_leave.sh \
          tests/integ/test_run_pubsub.sh tests/integ/test_run_events.sh \
          tests/integ/test_run_hostops.sh tests/integ/test_run_monitor.sh \
-         tests/integ/test_run_connect.sh tests/integ/test_run_group.sh
+         tests/integ/test_run_connect.sh tests/integ/test_run_group.sh \
+         tests/integ/test_run_pnet.sh
 EXTRA_DIST += tests/integ/test_run_common.sh tests/integ/test_run_basic.sh \
               tests/integ/test_run_kill.sh tests/integ/test_run_pmix.sh \
               tests/integ/test_run_nodes.sh tests/integ/test_run_engine.sh \
@@ -46,7 +47,7 @@ EXTRA_DIST += tests/integ/test_run_common.sh tests/integ/test_run_basic.sh \
               tests/integ/test_run_leave.sh tests/integ/test_run_pubsub.sh \
               tests/integ/test_run_events.sh tests/integ/test_run_hostops.sh \
               tests/integ/test_run_monitor.sh tests/integ/test_run_connect.sh \
-              tests/integ/test_run_group.sh
+              tests/integ/test_run_group.sh tests/integ/test_run_pnet.sh
 
 # rdpmix-run slow to start daemons, an rdpmixd slow to launch or to exit
 # (an LD_PRELOAD shim for test_run_faults.sh)

@@ -142,6 +142,8 @@ static void selection_follows_the_spec(void **state)
     assert_int_equal(rdp_pnet_select("^opa"), PMIX_SUCCESS);
     assert_null(strstr(rdp_pnet_selected(), "opa"));
     assert_null(strstr(rdp_pnet_selected(), "simptest"));
+    assert_int_equal(rdp_pnet_select("none"), PMIX_SUCCESS);
+    assert_string_equal(rdp_pnet_selected(), "");
     /* a name that is no module is an error and selects nothing */
     assert_int_equal(rdp_pnet_select("opa,nosuch"), PMIX_ERR_BAD_PARAM);
     assert_string_equal(rdp_pnet_selected(), "");

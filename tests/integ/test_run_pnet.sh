@@ -1,0 +1,91 @@
+#!/bin/sh
+# test_run_pnet.sh - fabric credentials through rdpmix-run (RFC0012,
+# docs/pnet.md): two concurrent jobs over 3 nodes each get their own key
+# and port block, no key reaches a log, the pools are full again after
+# both end (also when one was killed), and an empty pool stops a job
+# before anything is launched.
+. "${srcdir:-.}/tests/integ/test_run_common.sh"
+
+export RDPMIX_PNET_STATE_DIR="$tmp/pnet-state"
+export RDPMIX_PNET_CONF="$tmp/pnet.conf"
+printf 'tcp_ports = 41000-41063\ntcp_ports_per_job = 32\n' >"$RDPMIX_PNET_CONF"
+export RDPMIX_LOG_LEVEL=debug
+
+# what every rank prints: its rank, its job's key and its port block; then
+# it waits (bounded) until the test lets it go
+marker="$tmp/hold"
+rank_prog='echo "rank=$PMIX_RANK key=$OMPI_MCA_orte_precondition_transports ports=$RDPMIX_TCP_PORTS"; i=0; while [ ! -e "$1" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done'
+
+in_use() {
+    cat "$RDPMIX_PNET_STATE_DIR/$1.state" 2>/dev/null | wc -l
+}
+
+# start_job NAME NODES NP: rdpmix-run in the background, outputs in
+# $tmp/NAME.out / .err, its pid in $tmp/NAME.pid
+start_job() {
+    timeout -k 5 90 "$RUN" --nodes "$2" -n "$3" --pnet opa,tcp \
+        /bin/sh -c "$rank_prog" sh "$marker" \
+        >"$tmp/$1.out" 2>"$tmp/$1.err" </dev/null &
+    echo $! >"$tmp/$1.pid"
+}
+
+# the single key and the single port block of a job's ranks (and N lines)
+keys_of() { sed -n 's/.*key=\([^ ]*\) .*/\1/p' "$tmp/$1.out" | sort -u; }
+ports_of() { sed -n 's/.*ports=\(.*\)$/\1/p' "$tmp/$1.out" | sort -u; }
+nlines() { grep -c '^rank=' "$tmp/$1.out"; }
+
+start_job A 3 4
+start_job B 3 5
+poll_for 60 '[ "$(nlines A)" -eq 4 ] && [ "$(nlines B)" -eq 5 ]'
+check_that "two concurrent jobs on 3 nodes: every rank started" \
+    '[ "$(nlines A)" -eq 4 ] && [ "$(nlines B)" -eq 5 ]'
+check_that "every rank of a job has the job's one key, in Open MPI's format" \
+    '[ "$(keys_of A | wc -l)" -eq 1 ] && [ "$(keys_of B | wc -l)" -eq 1 ] &&
+     keys_of A | grep -Eqx "[0-9a-f]{16}-[0-9a-f]{16}"'
+check_that "the two jobs' keys differ" '[ "$(keys_of A)" != "$(keys_of B)" ]'
+check_that "the two jobs hold disjoint port blocks, both of the pool" \
+    '[ "$(ports_of A | wc -l)" -eq 1 ] && [ "$(ports_of B | wc -l)" -eq 1 ] &&
+     [ "$(ports_of A)" != "$(ports_of B)" ] &&
+     ports_of A | grep -Eqx "410(00-41031|32-41063)"'
+check_that "the pool records both live jobs" '[ "$(in_use tcp_block)" -eq 2 ]'
+
+# the pool is empty: a third job stops before it launches anything
+job 60 --nodes 2 -n 2 --pnet opa,tcp /bin/echo launched
+check_that "an empty pool stops a job before launch, naming the problem" \
+    '[ $rc -ne 0 ] && ! grep -q launched "$tmp/out" &&
+     grep -q "cannot set up the job.s network" "$tmp/err" &&
+     grep -q "tcp_block is exhausted" "$tmp/err"'
+
+# A ends normally, B's launcher is killed
+touch "$marker"
+wait "$(cat "$tmp/A.pid")"
+rcA=$?
+kill -KILL "$(pgrep -P "$(cat "$tmp/B.pid")")" 2>/dev/null
+wait "$(cat "$tmp/B.pid")"
+check_that "the first job ends normally" '[ $rcA -eq 0 ]'
+check_that "no key appears in any log, at debug level" \
+    '! grep -qF "$(keys_of A)" "$tmp/A.err" "$tmp/B.err" &&
+     ! grep -qF "$(keys_of B)" "$tmp/A.err" "$tmp/B.err"'
+rm -f "$marker"
+# B's daemons notice their launcher is gone and end (docs/run.md)
+none_left "$builddir/src/run/rdpmixd"
+# a job after both: the killed launcher's block is free again
+job 60 --nodes 3 -n 3 --pnet tcp /bin/sh -c 'echo "ports=$RDPMIX_TCP_PORTS"'
+check_that "after both ended (one killed) the pool serves a new job" \
+    '[ $rc -eq 0 ] && [ "$(grep -c "^ports=410" "$tmp/out")" -eq 3 ]'
+check_that "and is full again after it" '[ "$(in_use tcp_block)" -eq 0 ]'
+
+# a module name that does not exist
+job 30 --nodes 1 -n 1 --pnet opa,nosuch /bin/echo launched
+check_that "--pnet with an unknown module is refused before launch" \
+    '[ $rc -ne 0 ] && ! grep -q launched "$tmp/out" &&
+     grep -q "nosuch" "$tmp/err"'
+
+# without --pnet nothing is set (no fabric here: no module volunteers)
+unset RDPMIX_PNET
+job 30 --nodes 2 -n 2 /bin/sh -c 'echo "key=[$OMPI_MCA_orte_precondition_transports]"'
+check_that "without --pnet on a machine without fabric: no key" \
+    '[ $rc -eq 0 ] && [ "$(grep -c "^key=\[\]$" "$tmp/out")" -eq 2 ]'
+
+echo "1..$tnum"
+exit $tfail
