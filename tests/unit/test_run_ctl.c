@@ -63,8 +63,44 @@ static void launch_roundtrip_keeps_every_field(void **state)
     assert_null(out.env[3]);
     assert_string_equal(out.cwd, "/tmp");
     assert_int_equal(out.flags, RDP_CTL_FLAG_TAG_OUTPUT);
+    assert_int_equal(out.nnet, 0);
     rdp_ctl_launch_cleanup(&out);
     rdp_buf_cleanup(&buf);
+}
+
+/* The job's network setup (pnet) travels with the launch, intact */
+static void launch_carries_the_network_setup(void **state)
+{
+    rdp_ctl_node_t nodes[2];
+    rdp_ctl_launch_t in, out;
+    pmix_envar_t ev = {"KEY", "0123-4567", ':'};
+    pmix_info_t net[2];
+    rdp_buf_t buf;
+
+    fill_launch(&in, nodes);
+    PMIX_INFO_LOAD(&net[0], PMIX_SET_ENVAR, &ev, PMIX_ENVAR);
+    PMIX_INFO_LOAD(&net[1], PMIX_CREDENTIAL, "0123-4567", PMIX_STRING);
+    in.net  = net;
+    in.nnet = 2;
+    rdp_buf_init(&buf);
+    assert_int_equal(rdp_ctl_launch_pack(&buf, &in), PMIX_SUCCESS);
+    assert_int_equal(rdp_ctl_launch_unpack(buf.data, buf.size, &out),
+                     PMIX_SUCCESS);
+    assert_int_equal(out.nnet, 2);
+    assert_true(PMIX_CHECK_KEY(&out.net[0], PMIX_SET_ENVAR));
+    assert_string_equal(out.net[0].value.data.envar.envar, "KEY");
+    assert_string_equal(out.net[0].value.data.envar.value, "0123-4567");
+    assert_string_equal(out.net[1].value.data.string, "0123-4567");
+    rdp_ctl_launch_cleanup(&out);
+    /* cut anywhere inside the setup: refused */
+    for (size_t cut = 1; cut < 40; cut++) {
+        assert_int_not_equal(rdp_ctl_launch_unpack(buf.data, buf.size - cut,
+                                                   &out),
+                             PMIX_SUCCESS);
+    }
+    rdp_buf_cleanup(&buf);
+    PMIX_INFO_DESTRUCT(&net[0]);
+    PMIX_INFO_DESTRUCT(&net[1]);
 }
 
 static pmix_status_t launch_status(rdp_ctl_launch_t *m)
@@ -720,6 +756,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(launch_roundtrip_keeps_every_field),
         cmocka_unit_test(launch_with_a_bad_map_is_rejected),
+        cmocka_unit_test(launch_carries_the_network_setup),
         cmocka_unit_test(truncated_payloads_fail_cleanly),
         cmocka_unit_test(hello_with_a_short_secret_is_rejected),
         cmocka_unit_test(io_roundtrip_is_zero_copy_and_checks_the_channel),
