@@ -40,8 +40,37 @@
  *                            and destruct gN without it.
  *   run_client group leader  rank 0 invites the others to "gL" and exits
  *                            before they answer; they get
- *                            PMIX_GROUP_LEADER_FAILED and a join then is
+ *                            PMIX_GROUP_LEADER_FAILED, no handler chooses
+ *                            a new leader, they get
+ *                            PMIX_GROUP_CONSTRUCT_ABORT and a join then is
  *                            not found.
+ *   run_client group select  as leader ("gS"), but rank 1's handler
+ *                            returns PMIX_GROUP_LEADER: everyone gets
+ *                            PMIX_GROUP_LEADER_SELECTED (rank 1), then
+ *                            accepts; rank 1 hears the others' accepts;
+ *                            the group is ranks 1..n-1; destructed.
+ *   run_client group abort   as select ("gA2"), but rank 2's handler
+ *                            completes with PMIX_GROUP_CONSTRUCT_ABORT:
+ *                            everyone gets PMIX_GROUP_CONSTRUCT_ABORT, no
+ *                            PMIX_GROUP_LEADER_SELECTED, a join is not
+ *                            found.
+ *   run_client group cleader  constructs with PMIX_GROUP_LEADER (rank 0):
+ *                            the last rank exits at once; "gK" with
+ *                            PMIX_GROUP_OPTIONAL is made without it and
+ *                            only rank 0 hears PMIX_GROUP_INVITE_FAILED;
+ *                            then rank 0 starts "gK2" and exits, the
+ *                            others hear PMIX_GROUP_LEADER_FAILED, rank 1
+ *                            chooses itself, they construct gK2 (ranks
+ *                            1..n-2) and hear PMIX_GROUP_LEADER_SELECTED.
+ *   run_client group ftdestruct  "gF" and "gG" over every rank; the last
+ *                            rank exits; a destruct of gF with
+ *                            PMIX_GROUP_FT_COLLECTIVE succeeds without
+ *                            it, one of gG without fails
+ *                            (PMIX_ERR_PROC_TERM_WO_SYNC).
+ *   run_client group conc    the last rank exits at once; the others
+ *                            construct "gX" (PMIX_GROUP_OPTIONAL) and "gY"
+ *                            (not) over every rank at the same time with
+ *                            _nb: gX is made without it, gY fails.
  * Every wait is bounded (PMIX_TIMEOUT 30 s, or the job's limit).
  */
 #include "run_client.h"
@@ -518,7 +547,9 @@ static void without_last(const char *mode)
 static pthread_mutex_t ev_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t ev_cond  = PTHREAD_COND_INITIALIZER;
 static int n_accepted, n_declined, n_complete, n_left, n_joined, n_failed,
-    n_ping, n_invited, n_leader_failed;
+    n_ping, n_invited, n_leader_failed, n_selected, n_abort, n_inv_failed,
+    n_others_accepted;
+static pmix_rank_t selected_rank = PMIX_RANK_UNDEF;
 static size_t complete_members;
 
 static const pmix_info_t *find_info(const pmix_info_t *info, size_t n,
@@ -586,6 +617,7 @@ static void group_event(size_t id, pmix_status_t status,
     pthread_mutex_lock(&ev_lock);
     if (status == PMIX_GROUP_INVITE_ACCEPTED) {
         n_accepted++;
+        n_others_accepted += source->rank != me.rank;
     } else if (status == PMIX_GROUP_INVITE_DECLINED && source->rank == 1) {
         n_declined++;
     } else if (status == PMIX_GROUP_CONSTRUCT_COMPLETE && m != NULL
@@ -600,6 +632,13 @@ static void group_event(size_t id, pmix_status_t status,
         n_ping++;
     } else if (status == PMIX_GROUP_LEADER_FAILED && source->rank == 0) {
         n_leader_failed++;
+    } else if (status == PMIX_GROUP_LEADER_SELECTED) {
+        selected_rank = source->rank;
+        n_selected++;
+    } else if (status == PMIX_GROUP_CONSTRUCT_ABORT) {
+        n_abort++;
+    } else if (status == PMIX_GROUP_INVITE_FAILED) {
+        n_inv_failed++;
     }
     pthread_cond_broadcast(&ev_cond);
     pthread_mutex_unlock(&ev_lock);
@@ -790,13 +829,289 @@ static void leader(void)
         fence_collect(0); /* every invitee has its invitation */
         _exit(0);
     }
+    register_code(PMIX_GROUP_CONSTRUCT_ABORT, group_event);
     wait_count(&n_invited, 1, "PMIX_GROUP_INVITED");
     fence_collect(0);
     wait_count(&n_leader_failed, 1, "PMIX_GROUP_LEADER_FAILED");
+    wait_count(&n_abort, 1, "PMIX_GROUP_CONSTRUCT_ABORT");
     expect("join after the leader failed",
            PMIx_Group_join("gL", NULL, PMIX_GROUP_ACCEPT, NULL, 0, NULL, NULL),
            PMIX_ERR_NOT_FOUND);
     free(others);
+}
+
+
+/* ---- leader failure, fault tolerance ---- */
+
+/* PMIX_GROUP_LEADER_FAILED: counted; rank 1 chooses itself (results:
+ * PMIX_GROUP_LEADER), rank 2 aborts in mode "abort". */
+static int abort_by_rank2;
+
+static void leader_failed(size_t id, pmix_status_t status,
+                          const pmix_proc_t *source, pmix_info_t info[],
+                          size_t ninfo, pmix_info_t results[], size_t nresults,
+                          pmix_event_notification_cbfunc_fn_t cbfunc,
+                          void *cbdata)
+{
+    static pmix_info_t lead; /* results live until the chain is done */
+    bool yes = true;
+
+    (void)id;
+    (void)status;
+    (void)info;
+    (void)ninfo;
+    (void)results;
+    (void)nresults;
+    pthread_mutex_lock(&ev_lock);
+    n_leader_failed += source->rank == 0;
+    pthread_cond_broadcast(&ev_cond);
+    pthread_mutex_unlock(&ev_lock);
+    if (cbfunc == NULL) {
+        return;
+    }
+    if (me.rank == 1) {
+        PMIX_INFO_LOAD(&lead, PMIX_GROUP_LEADER, &yes, PMIX_BOOL);
+        cbfunc(PMIX_EVENT_ACTION_COMPLETE, &lead, 1, NULL, NULL, cbdata);
+    } else if (me.rank == 2 && abort_by_rank2) {
+        cbfunc(PMIX_GROUP_CONSTRUCT_ABORT, NULL, 0, NULL, NULL, cbdata);
+    } else {
+        cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+    }
+}
+
+static void register_leader_events(void)
+{
+    register_code(PMIX_GROUP_INVITED, invited_count);
+    register_code(PMIX_GROUP_LEADER_FAILED, leader_failed);
+    register_code(PMIX_GROUP_LEADER_SELECTED, group_event);
+    register_code(PMIX_GROUP_CONSTRUCT_ABORT, group_event);
+    register_code(PMIX_GROUP_INVITE_ACCEPTED, group_event);
+    register_code(PMIX_GROUP_INVITE_FAILED, group_event);
+}
+
+/* Rank 0 invites the others to @a grp and exits once they are invited. */
+static void invite_and_die(const char *grp, size_t n)
+{
+    pmix_proc_t *others = calloc(n, sizeof(*others));
+
+    fence_collect(0);
+    if (me.rank == 0) {
+        for (size_t r = 1; r < n; r++) {
+            PMIX_LOAD_PROCID(&others[r - 1], me.nspace, (pmix_rank_t)r);
+        }
+        expect("PMIx_Group_invite_nb",
+               PMIx_Group_invite_nb(grp, others, n - 1, NULL, 0, NULL, NULL),
+               PMIX_SUCCESS);
+        fence_collect(0); /* every invitee has its invitation */
+        _exit(0);
+    }
+    free(others);
+    wait_count(&n_invited, 1, "PMIX_GROUP_INVITED");
+    fence_collect(0);
+    wait_count(&n_leader_failed, 1, "PMIX_GROUP_LEADER_FAILED");
+}
+
+static void all_but(pmix_rank_t skip, size_t n, pmix_proc_t *out, size_t *k)
+{
+    size_t i = 0;
+
+    for (size_t r = 0; r < n; r++) {
+        if (r != skip) {
+            PMIX_LOAD_PROCID(&out[i], me.nspace, (pmix_rank_t)r);
+            i++; /* not in the macro: it names its argument twice */
+        }
+    }
+    *k = i;
+}
+
+static void check_selected(pmix_rank_t want)
+{
+    wait_count(&n_selected, 1, "PMIX_GROUP_LEADER_SELECTED");
+    pthread_mutex_lock(&ev_lock);
+    if (n_selected != 1 || selected_rank != want) {
+        fail("PMIX_GROUP_LEADER_SELECTED %d times, rank %u", n_selected,
+             selected_rank);
+    }
+    pthread_mutex_unlock(&ev_lock);
+}
+
+/* A new leader is chosen: the others accept; it hears their accepts. */
+static void select_leader(void)
+{
+    size_t n          = job_size(), k;
+    pmix_proc_t *rest = calloc(n, sizeof(*rest));
+    pmix_info_t *res  = NULL;
+    size_t nres       = 0;
+
+    register_leader_events();
+    invite_and_die("gS", n);
+    check_selected(1);
+    expect("join gS after a new leader",
+           PMIx_Group_join("gS", NULL, PMIX_GROUP_ACCEPT, NULL, 0, &res, &nres),
+           PMIX_SUCCESS);
+    all_but(0, n, rest, &k);
+    check_membership("gS", res, nres, rest, k);
+    PMIX_INFO_FREE(res, nres);
+    if (me.rank == 1) {
+        wait_count(&n_others_accepted, (int)n - 2,
+                   "PMIX_GROUP_INVITE_ACCEPTED to the new leader");
+    }
+    expect("destruct gS", PMIx_Group_destruct("gS", NULL, 0), PMIX_SUCCESS);
+    pthread_mutex_lock(&ev_lock);
+    if (n_abort != 0) {
+        fail("PMIX_GROUP_CONSTRUCT_ABORT although a leader was chosen");
+    }
+    pthread_mutex_unlock(&ev_lock);
+    free(rest);
+}
+
+/* Rank 2 aborts while rank 1 would lead: everyone hears the abort. */
+static void abort_by_handler(void)
+{
+    size_t n = job_size();
+
+    abort_by_rank2 = 1;
+    register_leader_events();
+    invite_and_die("gA2", n);
+    wait_count(&n_abort, 1, "PMIX_GROUP_CONSTRUCT_ABORT");
+    expect("join gA2 after the abort",
+           PMIx_Group_join("gA2", NULL, PMIX_GROUP_ACCEPT, NULL, 0, NULL, NULL),
+           PMIX_ERR_NOT_FOUND);
+    pthread_mutex_lock(&ev_lock);
+    if (n_selected != 0) {
+        fail("PMIX_GROUP_LEADER_SELECTED although a handler aborted");
+    }
+    pthread_mutex_unlock(&ev_lock);
+}
+
+/* A barrier over @a n procs (the job's others may be gone). */
+static void fence_among(const pmix_proc_t *procs, size_t n)
+{
+    expect("PMIx_Fence", PMIx_Fence(procs, n, NULL, 0), PMIX_SUCCESS);
+}
+
+/* Constructs with PMIX_GROUP_LEADER (rank 0); see the top. */
+static void construct_leader(void)
+{
+    size_t n          = job_size(), k;
+    pmix_proc_t *all  = calloc(n, sizeof(*all)),
+                *rest = calloc(n, sizeof(*rest));
+    pmix_info_t info[3], *res = NULL;
+    size_t nres = 0;
+    int secs    = 30;
+    bool yes    = true;
+
+    register_leader_events();
+    fence_collect(0);
+    if (me.rank == n - 1) {
+        _exit(0);
+    }
+    all_but(PMIX_RANK_UNDEF, n, all, &k);
+    PMIX_INFO_LOAD(&info[0], PMIX_TIMEOUT, &secs, PMIX_INT);
+    PMIX_INFO_LOAD(&info[1], PMIX_GROUP_OPTIONAL, &yes, PMIX_BOOL);
+    PMIX_INFO_LOAD(&info[2], PMIX_GROUP_LEADER, &yes, PMIX_BOOL);
+    expect("construct gK",
+           PMIx_Group_construct("gK", all, n, info, me.rank == 0 ? 3 : 2, &res,
+                                &nres),
+           PMIX_SUCCESS);
+    check_membership("gK", res, nres, all, n - 1);
+    PMIX_INFO_FREE(res, nres);
+    if (me.rank == 0) {
+        wait_count(&n_inv_failed, 1, "PMIX_GROUP_INVITE_FAILED to the leader");
+    }
+    /* the event is raised before the construct completes: none came */
+    fence_among(all, n - 1);
+    pthread_mutex_lock(&ev_lock);
+    if (me.rank != 0 && n_inv_failed != 0) {
+        fail("PMIX_GROUP_INVITE_FAILED to a member that does not lead");
+    }
+    pthread_mutex_unlock(&ev_lock);
+    expect("destruct gK", PMIx_Group_destruct("gK", NULL, 0), PMIX_SUCCESS);
+    /* the leader of gK2 arrives and exits before the others */
+    if (me.rank == 0) {
+        nbwait_t w;
+
+        nbwait_init(&w);
+        expect("construct_nb gK2",
+               PMIx_Group_construct_nb("gK2", all, n - 1, info, 3, construct_cb,
+                                       &w),
+               PMIX_SUCCESS);
+        fence_among(all, n - 1);
+        _exit(0);
+    }
+    fence_among(all, n - 1);
+    wait_count(&n_leader_failed, 1, "PMIX_GROUP_LEADER_FAILED");
+    expect("construct gK2 after its leader left",
+           PMIx_Group_construct("gK2", all, n - 1, info, 1, &res, &nres),
+           PMIX_SUCCESS);
+    all_but(0, n - 1, rest, &k);
+    check_membership("gK2", res, nres, rest, k);
+    PMIX_INFO_FREE(res, nres);
+    check_selected(1);
+    free(all);
+    free(rest);
+}
+
+/* Destruct with PMIX_GROUP_FT_COLLECTIVE goes on without a member that
+ * exited; without it, fails. */
+static void ft_destruct(void)
+{
+    size_t n         = job_size(), k;
+    pmix_proc_t *all = calloc(n, sizeof(*all));
+    pmix_info_t info[2];
+    int secs = 30;
+    bool yes = true;
+
+    all_but(PMIX_RANK_UNDEF, n, all, &k);
+    PMIX_INFO_LOAD(&info[0], PMIX_TIMEOUT, &secs, PMIX_INT);
+    PMIX_INFO_LOAD(&info[1], PMIX_GROUP_FT_COLLECTIVE, &yes, PMIX_BOOL);
+    expect("construct gF",
+           PMIx_Group_construct("gF", all, n, info, 1, NULL, NULL),
+           PMIX_SUCCESS);
+    expect("construct gG",
+           PMIx_Group_construct("gG", all, n, info, 1, NULL, NULL),
+           PMIX_SUCCESS);
+    free(all);
+    if (me.rank == n - 1) {
+        _exit(0);
+    }
+    expect("destruct gF with PMIX_GROUP_FT_COLLECTIVE",
+           PMIx_Group_destruct("gF", info, 2), PMIX_SUCCESS);
+    expect("destruct gG without", PMIx_Group_destruct("gG", info, 1),
+           PMIX_ERR_PROC_TERM_WO_SYNC);
+}
+
+/* Two constructs over the same processes while one of them exits. */
+static void concurrent_failing(void)
+{
+    size_t n         = job_size(), k;
+    pmix_proc_t *all = calloc(n, sizeof(*all));
+    pmix_info_t info[2];
+    int secs = 30;
+    bool yes = true;
+    nbwait_t wx, wy;
+
+    if (me.rank == n - 1) {
+        _exit(0);
+    }
+    all_but(PMIX_RANK_UNDEF, n, all, &k);
+    PMIX_INFO_LOAD(&info[0], PMIX_TIMEOUT, &secs, PMIX_INT);
+    PMIX_INFO_LOAD(&info[1], PMIX_GROUP_OPTIONAL, &yes, PMIX_BOOL);
+    nbwait_init(&wx);
+    nbwait_init(&wy);
+    expect("construct_nb gY",
+           PMIx_Group_construct_nb("gY", all, n, info, 1, construct_cb, &wy),
+           PMIX_SUCCESS);
+    expect("construct_nb gX",
+           PMIx_Group_construct_nb("gX", all, n, info, 2, construct_cb, &wx),
+           PMIX_SUCCESS);
+    expect("construct gX", nbwait_wait(&wx, "construct gX"), PMIX_SUCCESS);
+    check_membership("gX", wx.results, wx.nresults, all, n - 1);
+    PMIX_INFO_FREE(wx.results, wx.nresults);
+    expect("construct gY", nbwait_wait(&wy, "construct gY"),
+           PMIX_ERR_PROC_TERM_WO_SYNC);
+    expect("destruct gX", PMIx_Group_destruct("gX", NULL, 0), PMIX_SUCCESS);
+    free(all);
 }
 
 int group_main(const char *mode)
@@ -816,6 +1131,16 @@ int group_main(const char *mode)
         invite();
     } else if (strcmp(mode, "fin") == 0 || strcmp(mode, "exit") == 0) {
         without_last(mode);
+    } else if (strcmp(mode, "select") == 0) {
+        select_leader();
+    } else if (strcmp(mode, "abort") == 0) {
+        abort_by_handler();
+    } else if (strcmp(mode, "cleader") == 0) {
+        construct_leader();
+    } else if (strcmp(mode, "ftdestruct") == 0) {
+        ft_destruct();
+    } else if (strcmp(mode, "conc") == 0) {
+        concurrent_failing();
     } else {
         fail("unknown group mode %s", mode);
     }

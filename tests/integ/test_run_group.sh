@@ -1,16 +1,42 @@
 #!/bin/sh
-# test_run_group.sh - PMIx groups (RFC0033) under rdpmix-run on 1, 2 and 3
-# nodes: construct/destruct (blocking and _nb), results (context id,
+# test_run_group.sh - PMIx groups (RFC0033) under rdpmix-run on 1, 2, 3
+# and 4 nodes: construct/destruct (blocking and _nb), results (context id,
 # membership), concurrent groups over the same processes, group info and
 # endpoint data, PMIX_TIMEOUT, bad requests; a member that finalizes or
 # exits before joining fails a construct unless PMIX_GROUP_OPTIONAL;
-# invite/join/leave with their events.
+# invite/join/leave with their events; faults: a leader that exits (a new
+# one chosen by a handler, none chosen, a handler that aborts), a
+# construct's PMIX_GROUP_LEADER, PMIX_GROUP_FT_COLLECTIVE destructs,
+# concurrent constructs while a member exits.  Every rank's outcome is
+# checked: its "ok" line, or its absence for the ranks that exit.
 . "${top_srcdir:-.}/tests/integ/test_run_common.sh"
 
 client="$builddir/tests/integ/run_client"
 np=4
 
-nodes=${RDPMIX_TEST_GROUP_NODES:-1 2 3}
+# ranks_ok MODE R...: the job succeeded, exactly ranks R... printed
+# "rank R group MODE ok" (the others exited on purpose)
+ranks_ok() {
+    _mode=$1
+    shift
+    [ "$rc" -eq 0 ] || return 1
+    [ "$(grep -c "^rank [0-9]* group $_mode ok$" "$tmp/out")" -eq $# ] || return 1
+    for _r in "$@"; do
+        grep -q "^rank $_r group $_mode ok$" "$tmp/out" || return 1
+    done
+}
+
+# fault MODE DESCRIPTION R...: run mode MODE on $m nodes; ranks R... end
+# well, the others exit on purpose
+fault() {
+    _fm=$1
+    _fd=$2
+    shift 2
+    job 120 --enable-recovery --nodes "$m" -n "$np" "$client" group "$_fm"
+    check_that "$_fd, on $m node(s)" "ranks_ok $_fm $*"
+}
+
+nodes=${RDPMIX_TEST_GROUP_NODES:-1 2 3 4}
 for m in $nodes; do
     job 120 --nodes "$m" -n "$np" "$client" group basic
     check_that "construct/destruct, concurrent groups, context ids on $m node(s)" \
@@ -29,6 +55,11 @@ for m in $nodes; do
         check_that "a member that leaves ($how) fails a construct, optional goes on, on $m node(s)" \
             '[ "$rc" -eq 0 ] && [ "$(grep -c "^rank [0-9]* group $how ok$" "$tmp/out")" -eq $((np - 1)) ]'
     done
+    fault select "a leader exits during its invitation, a handler chooses a new one (PMIX_GROUP_LEADER_SELECTED)" 1 2 3
+    fault abort "a leader exits, a handler returns PMIX_GROUP_CONSTRUCT_ABORT: everyone aborts" 1 2 3
+    fault cleader "PMIX_GROUP_LEADER in a construct: failures to the leader, a new leader after it exits" 1 2
+    fault ftdestruct "PMIX_GROUP_FT_COLLECTIVE: a destruct goes on without a member that exited" 0 1 2
+    fault conc "concurrent constructs over the same processes while one exits" 0 1 2
 done
 
 finish

@@ -1,4 +1,5 @@
-/* test_server_group.c - group blocks: packing, membership, context ids */
+/* test_server_group.c - group blocks: packing, membership, context ids;
+ * votes for a new leader */
 #include "config.h"
 #include "core/server/group.h"
 
@@ -197,6 +198,122 @@ static void test_member_missing(void **state)
     rdp_buf_cleanup(&b);
 }
 
+/* Pack @a n votes of nspace "ns" (ranks, votes) and append them. */
+static void add_votes(const pmix_rank_t *ranks, const uint8_t *kinds, size_t n,
+                      rdp_srv_group_vote_t **votes, size_t *nvotes)
+{
+    rdp_srv_group_vote_t v[8];
+    rdp_buf_t buf;
+
+    assert_true(n <= 8);
+    memset(v, 0, sizeof(v));
+    for (size_t i = 0; i < n; i++) {
+        load(&v[i].proc, "ns", ranks[i]);
+        v[i].vote = kinds[i];
+    }
+    rdp_buf_init(&buf);
+    assert_int_equal(rdp_srv_group_votes_pack(&buf, v, n), PMIX_SUCCESS);
+    assert_int_equal(
+        rdp_srv_group_votes_unpack(buf.data, buf.size, votes, nvotes),
+        PMIX_SUCCESS);
+    rdp_buf_cleanup(&buf);
+}
+
+static void members_of(pmix_proc_t *members, size_t n)
+{
+    for (size_t r = 0; r < n; r++) {
+        load(&members[r], "ns", (pmix_rank_t)r);
+    }
+}
+
+/* Two servers' votes: the chooser with the lowest group rank leads,
+ * whatever order the servers' votes come in. */
+static void test_votes_choose_lowest(void **state)
+{
+    const pmix_rank_t a[] = {3, 1}, b[] = {2, 0};
+    const uint8_t va[]          = {RDP_GROUP_VOTE_SELF, RDP_GROUP_VOTE_NONE};
+    const uint8_t vb[]          = {RDP_GROUP_VOTE_SELF, RDP_GROUP_VOTE_NONE};
+    rdp_srv_group_vote_t *votes = NULL;
+    size_t n                    = 0;
+    pmix_proc_t members[4], leader;
+
+    (void)state;
+    members_of(members, 4);
+    add_votes(a, va, 2, &votes, &n);
+    add_votes(b, vb, 2, &votes, &n);
+    assert_int_equal(n, 4);
+    assert_int_equal(rdp_srv_group_votes_resolve(members, 4, votes, n, &leader),
+                     PMIX_SUCCESS);
+    assert_int_equal(leader.rank, 2);
+    free(votes);
+    votes = NULL;
+    n     = 0;
+    add_votes(b, vb, 2, &votes, &n);
+    add_votes(a, va, 2, &votes, &n);
+    assert_int_equal(rdp_srv_group_votes_resolve(members, 4, votes, n, &leader),
+                     PMIX_SUCCESS);
+    assert_int_equal(leader.rank, 2);
+    free(votes);
+}
+
+/* Nobody chooses itself, or one member aborts: the construct aborts. */
+static void test_votes_abort(void **state)
+{
+    const pmix_rank_t r[]       = {1, 2, 3};
+    const uint8_t none[]        = {RDP_GROUP_VOTE_NONE, RDP_GROUP_VOTE_NONE,
+                                   RDP_GROUP_VOTE_NONE};
+    const uint8_t mixed[]       = {RDP_GROUP_VOTE_SELF, RDP_GROUP_VOTE_ABORT,
+                                   RDP_GROUP_VOTE_NONE};
+    rdp_srv_group_vote_t *votes = NULL;
+    size_t n                    = 0;
+    pmix_proc_t members[4], leader;
+
+    (void)state;
+    members_of(members, 4);
+    add_votes(r, none, 3, &votes, &n);
+    assert_int_equal(rdp_srv_group_votes_resolve(members, 4, votes, n, &leader),
+                     PMIX_GROUP_CONSTRUCT_ABORT);
+    free(votes);
+    votes = NULL;
+    n     = 0;
+    add_votes(r, mixed, 3, &votes, &n);
+    assert_int_equal(rdp_srv_group_votes_resolve(members, 4, votes, n, &leader),
+                     PMIX_GROUP_CONSTRUCT_ABORT);
+    free(votes);
+    /* no votes at all (every member gone) */
+    assert_int_equal(rdp_srv_group_votes_resolve(members, 4, NULL, 0, &leader),
+                     PMIX_GROUP_CONSTRUCT_ABORT);
+}
+
+/* A non-member's vote counts for nothing; a truncated block is refused. */
+static void test_votes_strangers_and_truncation(void **state)
+{
+    const pmix_rank_t r[]       = {7, 1};
+    const uint8_t v[]           = {RDP_GROUP_VOTE_SELF, RDP_GROUP_VOTE_NONE};
+    rdp_srv_group_vote_t *votes = NULL, one;
+    size_t n                    = 0;
+    pmix_proc_t members[4], leader;
+    rdp_buf_t buf;
+
+    (void)state;
+    members_of(members, 4);
+    add_votes(r, v, 2, &votes, &n);
+    assert_int_equal(rdp_srv_group_votes_resolve(members, 4, votes, n, &leader),
+                     PMIX_GROUP_CONSTRUCT_ABORT);
+    free(votes);
+    votes = NULL;
+    n     = 0;
+    memset(&one, 0, sizeof(one));
+    load(&one.proc, "ns", 1);
+    rdp_buf_init(&buf);
+    assert_int_equal(rdp_srv_group_votes_pack(&buf, &one, 1), PMIX_SUCCESS);
+    assert_true(rdp_srv_group_votes_unpack(buf.data, buf.size - 1, &votes, &n)
+                != PMIX_SUCCESS);
+    assert_int_equal(n, 0);
+    free(votes);
+    rdp_buf_cleanup(&buf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -205,6 +322,9 @@ int main(void)
         cmocka_unit_test(test_membership_order),
         cmocka_unit_test(test_cid_lowest_server),
         cmocka_unit_test(test_member_missing),
+        cmocka_unit_test(test_votes_choose_lowest),
+        cmocka_unit_test(test_votes_abort),
+        cmocka_unit_test(test_votes_strangers_and_truncation),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

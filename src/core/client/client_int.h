@@ -159,6 +159,10 @@ pmix_status_t rdp_client_group_expand(const pmix_proc_t *procs, size_t nprocs,
                                       pmix_proc_t **out_p, size_t *nout_p);
 /** Forget every group (PMIx_Finalize). */
 void rdp_client_group_cleanup(void);
+/** rdp_event_chain_end for a client: answers PMIX_GROUP_LEADER_FAILED. */
+void rdp_client_group_chain_end(pmix_status_t code, const pmix_info_t *info,
+                                size_t ninfo, const pmix_info_t *results,
+                                size_t nresults, pmix_status_t hdlr_status);
 /** Pack an event's info with its PMIX_EVENT_CUSTOM_RANGE expanded as
  * rdp_client_group_expand does (the server sees the members). */
 pmix_status_t rdp_client_group_pack_event_info(rdp_buf_t *buf,

@@ -522,3 +522,77 @@ pmix_status_t rdp_client_group_pack_event_info(rdp_buf_t *buf,
     rdp_free(procs);
     return status;
 }
+
+/* ---- a new leader (RFC0033) ---- */
+
+enum {
+    LEADER_VOTE_NONE  = 0,
+    LEADER_VOTE_SELF  = 1,
+    LEADER_VOTE_ABORT = 2
+};
+
+static void leader_vote_sent(pmix_status_t status, rdp_rbuf_t *rb, void *arg)
+{
+    (void)rb;
+    (void)arg;
+    if (status != PMIX_SUCCESS) {
+        rdp_log_debug(CLIENT, "answer to PMIX_GROUP_LEADER_FAILED: %s",
+                      rdp_status_name(status));
+    }
+}
+
+/* What this member's handlers decided: abort (one completed with
+ * PMIX_GROUP_CONSTRUCT_ABORT), it leads (PMIX_GROUP_LEADER true in their
+ * results), or nothing. */
+static uint8_t leader_vote(const pmix_info_t *results, size_t nresults,
+                           pmix_status_t hdlr_status)
+{
+    uint8_t vote = LEADER_VOTE_NONE;
+
+    if (hdlr_status == PMIX_GROUP_CONSTRUCT_ABORT) {
+        return LEADER_VOTE_ABORT;
+    }
+    for (size_t i = 0; i < nresults; i++) {
+        if (PMIX_CHECK_KEY(&results[i], PMIX_GROUP_LEADER)
+            && PMIX_INFO_TRUE(&results[i])) {
+            vote = LEADER_VOTE_SELF;
+        }
+    }
+    return vote;
+}
+
+void rdp_client_group_chain_end(pmix_status_t code, const pmix_info_t *info,
+                                size_t ninfo, const pmix_info_t *results,
+                                size_t nresults, pmix_status_t hdlr_status)
+{
+    const char *id = NULL;
+    rdp_buf_t buf;
+    pmix_status_t status;
+
+    if (code != PMIX_GROUP_LEADER_FAILED) {
+        return;
+    }
+    for (size_t i = 0; i < ninfo && id == NULL; i++) {
+        if (PMIX_CHECK_KEY(&info[i], PMIX_GROUP_ID)
+            && info[i].value.type == PMIX_STRING) {
+            id = info[i].value.data.string;
+        }
+    }
+    if (id == NULL || rdp_client.conn == NULL) {
+        return;
+    }
+    rdp_buf_init(&buf);
+    status = rdp_pack_string(&buf, id);
+    if (status == PMIX_SUCCESS) {
+        status = rdp_pack_u8(&buf, leader_vote(results, nresults, hdlr_status));
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_client_request(RDP_CMD_GROUP_LEADER_VOTE, &buf, 0,
+                                    leader_vote_sent, NULL);
+    }
+    if (status != PMIX_SUCCESS) {
+        rdp_log_warn(CLIENT, "cannot answer PMIX_GROUP_LEADER_FAILED: %s",
+                     rdp_status_name(status));
+    }
+    rdp_buf_cleanup(&buf);
+}

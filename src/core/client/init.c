@@ -217,7 +217,8 @@ static pmix_status_t setup_on_loop(void *arg)
     rdp_client.next_tag = CONNECT_TAG + 1;
     rdp_ipc_conn_start(ctx->conn, rdp_client_conn_msg, rdp_client_conn_closed,
                        NULL);
-    rdp_event_forward = rdp_client_event_forward;
+    rdp_event_forward   = rdp_client_event_forward;
+    rdp_event_chain_end = rdp_client_group_chain_end;
     return PMIX_SUCCESS;
 
 err:
@@ -592,6 +593,7 @@ static void finalize_on_loop(void *arg, rdp_wait_t *wait)
     pmix_status_t status;
 
     rdp_event_forward     = NULL;
+    rdp_event_chain_end   = NULL;
     rdp_client.close_wait = wait;
     rdp_client.finalizing = 1;
     if (rdp_client.conn == NULL) {

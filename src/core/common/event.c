@@ -95,6 +95,7 @@ static struct {
 } reg;
 
 rdp_event_forward_fn_t rdp_event_forward = NULL;
+rdp_event_chain_end_fn_t rdp_event_chain_end = NULL;
 
 /* A running delivery.  `info` holds the event's info followed by two spare
  * slots that carry, for the handler being called, its name and its
@@ -112,6 +113,7 @@ typedef struct evchain {
     size_t *ids;
     size_t nids;
     size_t next;
+    pmix_status_t hdlr_status; /* see rdp_event_chain_end */
 } evchain_t;
 
 /* ---------------------------------------------------------------- */
@@ -673,6 +675,16 @@ static int hdlr_matches(const evhdlr_t *h, const ev_facts_t *ev)
     return 1;
 }
 
+/* The delivery ends: tell the role, then free. */
+static void chain_end(evchain_t *chain)
+{
+    if (rdp_event_chain_end != NULL) {
+        rdp_event_chain_end(chain->code, chain->info, chain->nbase,
+                            chain->results, chain->nresults,
+                            chain->hdlr_status);
+    }
+}
+
 static void chain_free(evchain_t *chain)
 {
     if (chain == NULL) {
@@ -738,6 +750,7 @@ static void chain_run_next(evchain_t *chain)
         }
     }
     if (h == NULL) {
+        chain_end(chain);
         chain_free(chain);
         return;
     }
@@ -795,9 +808,14 @@ static void chain_done_on_loop(void *arg)
     if (step->cbfunc != NULL) {
         step->cbfunc(PMIX_SUCCESS, step->thiscbdata);
     }
+    if (chain->hdlr_status == PMIX_SUCCESS && step->status != PMIX_SUCCESS
+        && step->status != PMIX_EVENT_ACTION_COMPLETE) {
+        chain->hdlr_status = step->status;
+    }
     if (step->status == PMIX_EVENT_ACTION_COMPLETE) {
         rdp_log_trace(CORE, "event %d: chain completed by a handler",
                       chain->code);
+        chain_end(chain);
         chain_free(chain);
     } else {
         chain_run_next(chain);
@@ -1005,6 +1023,9 @@ static pmix_status_t deliver(pmix_status_t code, const pmix_proc_t *source,
         } else {
             nids = collect_ids(ids, &ev);
         }
+    }
+    if (status == PMIX_SUCCESS && nids == 0 && rdp_event_chain_end != NULL) {
+        rdp_event_chain_end(code, info, ninfo, NULL, 0, PMIX_SUCCESS);
     }
     if (status == PMIX_SUCCESS && nids > 0) {
         status = chain_post(code, ev.source, range, info, ninfo, ids, nids);

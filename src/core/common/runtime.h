@@ -132,6 +132,22 @@ typedef pmix_status_t (*rdp_event_forward_fn_t)(
     void *cbdata);
 extern rdp_event_forward_fn_t rdp_event_forward;
 
+/**
+ * Role-specific hook told when a delivery of an event ends here: its
+ * handlers are done (one completed it, or none is left), or no handler
+ * took it (@a nresults 0).  @a results are what the handlers returned,
+ * @a hdlr_status the first status a handler completed with other than
+ * PMIX_SUCCESS / PMIX_EVENT_ACTION_COMPLETE (PMIX_SUCCESS if none).  The
+ * client uses it to send a group member's answer to
+ * PMIX_GROUP_LEADER_FAILED (RFC0033).  Loop thread; NULL: nothing.
+ */
+typedef void (*rdp_event_chain_end_fn_t)(pmix_status_t code,
+                                         const pmix_info_t *info, size_t ninfo,
+                                         const pmix_info_t *results,
+                                         size_t nresults,
+                                         pmix_status_t hdlr_status);
+extern rdp_event_chain_end_fn_t rdp_event_chain_end;
+
 /** Drop every handler (at final release). */
 void rdp_event_cleanup(void);
 

@@ -40,6 +40,13 @@ enum gop_state {
     GOP_DONE        /* answered; kept until every local member came */
 };
 
+/* Choosing a new leader: gather this node's votes, exchange them. */
+enum vote_state {
+    VOTE_GATHER = 0,
+    VOTE_XCHG,
+    VOTE_DONE
+};
+
 typedef struct gpart {
     pmix_proc_t proc;
     bool arrived;
@@ -47,6 +54,8 @@ typedef struct gpart {
     uint64_t peer_id;
     uint32_t tag;
     uint16_t ack;       /* its reply command (construct, invite or join) */
+    bool voted;         /* answered PMIX_GROUP_LEADER_FAILED */
+    uint8_t vote;       /* enum rdp_srv_group_vote_kind */
     pmix_info_t *ginfo; /* PMIX_GROUP_INFO it gave */
     size_t nginfo;
 } gpart_t;
@@ -66,10 +75,17 @@ typedef struct gop {
     rdp_timer_t *timer;
     enum gop_state state;
     pmix_status_t status;
-    uint64_t gen;  /* how many operations of this kind and id before */
-    uint64_t xchg; /* the exchange's handle while GOP_XCHG */
-    bool invite;   /* made by PMIx_Group_invite: members join */
+    uint64_t gen;    /* how many operations of this kind and id before */
+    uint64_t xchg;   /* the exchange's handle while GOP_XCHG */
+    bool invite;     /* made by PMIx_Group_invite: members join */
+    bool has_leader; /* an invitation, or a member gave PMIX_GROUP_LEADER */
     pmix_proc_t leader;
+    bool leader_lost; /* it left before completion: the members vote */
+    pmix_proc_t lost_leader;
+    enum vote_state vstate;
+    uint64_t vxchg;             /* the vote exchange's handle while VOTE_XCHG */
+    rdp_srv_xchg_block_t *held; /* blocks that came before the vote ended */
+    size_t nheld;
     bool hold; /* in use by a caller that looks at it afterwards */
 } gop_t;
 
@@ -97,6 +113,7 @@ static pmix_status_t gop_create(uint8_t kind, const char *id,
 static void gop_check_doomed(gop_t *op);
 static void gop_check_departed(gop_t *op);
 static void gop_maybe_ready(gop_t *op);
+static void gop_maybe_vote(gop_t *op);
 static void invite_all(const gop_t *op);
 
 static pmix_status_t gs_init(void)
@@ -161,8 +178,19 @@ static void group_free(group_t *g)
     }
 }
 
+static void held_free(gop_t *op)
+{
+    for (size_t i = 0; i < op->nheld; i++) {
+        rdp_free((void *)op->held[i].data);
+    }
+    rdp_free(op->held);
+    op->held  = NULL;
+    op->nheld = 0;
+}
+
 static void gop_free(gop_t *op)
 {
+    held_free(op);
     rdp_timer_destroy(op->timer);
     for (size_t i = 0; i < op->nparts; i++) {
         rdp_info_array_free(op->parts[i].ginfo, op->parts[i].nginfo);
@@ -265,6 +293,9 @@ static void gop_fail_here(gop_t *op, pmix_status_t status, bool tell)
         /* its completion finds the tracker answered and does nothing */
         (void)rdp_srv_xchg_cancel(op->xchg, status);
     }
+    if (op->vstate == VOTE_XCHG) {
+        (void)rdp_srv_xchg_cancel(op->vxchg, status);
+    }
     if (tell && !op->all_local) {
         tell_others(op, status);
     }
@@ -310,18 +341,25 @@ static void notify_procs(pmix_status_t code, const pmix_proc_t *source,
     rdp_srv_notify_local(code, source, PMIX_RANGE_CUSTOM, info, n);
 }
 
-/* PMIX_GROUP_LEADER_FAILED to the members of @a op on this node but
- * the leader. */
-static void announce_leader_failed(const gop_t *op)
+/* @a code about @a proc (source and affected proc) to the members of
+ * @a op on this node. */
+static void announce_about(const gop_t *op, pmix_status_t code,
+                           const pmix_proc_t *proc)
 {
     pmix_info_t affected;
 
     memset(&affected, 0, sizeof(affected));
     PMIX_LOAD_KEY(affected.key, PMIX_EVENT_AFFECTED_PROC);
     affected.value.type      = PMIX_PROC;
-    affected.value.data.proc = (pmix_proc_t *)&op->leader;
-    notify_procs(PMIX_GROUP_LEADER_FAILED, &op->leader, op->members,
-                 op->nmembers, op->id, &affected, 1);
+    affected.value.data.proc = (pmix_proc_t *)proc;
+    notify_procs(code, proc, op->members, op->nmembers, op->id, &affected, 1);
+}
+
+/* PMIX_GROUP_LEADER_FAILED to the members of @a op on this node but
+ * the leader. */
+static void announce_leader_failed(const gop_t *op)
+{
+    announce_about(op, PMIX_GROUP_LEADER_FAILED, &op->leader);
 }
 
 /* Tell the leader of an invitation about @a member. */
@@ -532,6 +570,42 @@ static void announce_complete(const char *id, const pmix_proc_t *leader,
                  id, extra, n);
 }
 
+/* Remove @a proc from @a procs; the new count. */
+static size_t procs_without(pmix_proc_t *procs, size_t n,
+                            const pmix_proc_t *proc)
+{
+    size_t k = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        if (!(procs[i].rank == proc->rank
+              && PMIX_CHECK_NSPACE(procs[i].nspace, proc->nspace))) {
+            procs[k++] = procs[i];
+        }
+    }
+    return k;
+}
+
+/* A construct's leader (PMIX_GROUP_LEADER), if it is here, hears
+ * PMIX_GROUP_INVITE_FAILED for each member left out (it left before
+ * joining), before its reply.  Told here rather than when the member
+ * left: only now does every server know who leads. */
+static void tell_leader_left_out(const gop_t *op, const pmix_proc_t *final,
+                                 size_t nfinal)
+{
+    rdp_srv_nspace_t *ns = rdp_srv_nspace_find(op->leader.nspace);
+
+    if (op->invite || !op->has_leader || ns == NULL
+        || !rdp_srv_nspace_is_local(ns, op->leader.rank)) {
+        return;
+    }
+    for (size_t i = 0; i < op->nmembers; i++) {
+        if (!rdp_srv_procs_contain(final, nfinal, &op->members[i])) {
+            notify_leader_here(PMIX_GROUP_INVITE_FAILED, &op->members[i],
+                               &op->leader, op->id);
+        }
+    }
+}
+
 /* Every participating server's block is here: answer the members. */
 static void construct_done(gop_t *op, const rdp_srv_group_block_t *blocks,
                            size_t nblocks)
@@ -552,6 +626,10 @@ static void construct_done(gop_t *op, const rdp_srv_group_block_t *blocks,
     if (status != PMIX_SUCCESS) {
         gop_fail(op, status);
         return;
+    }
+    if (op->leader_lost) {
+        /* it may have been in before it left */
+        nfinal = procs_without(final, nfinal, &op->lost_leader);
     }
     rdp_buf_init(&buf);
     status = rdp_pack_i32(&buf, PMIX_SUCCESS);
@@ -576,6 +654,7 @@ static void construct_done(gop_t *op, const rdp_srv_group_block_t *blocks,
     invite = op->invite;
     leader = op->leader;
     memcpy(id, op->id, sizeof(id));
+    tell_leader_left_out(op, final, nfinal);
     gop_answer(op, PMIX_SUCCESS, &buf); /* may free op */
     if (invite) {
         /* after the replies: a joiner knows the group when it hears */
@@ -733,7 +812,8 @@ typedef struct xref {
     uint64_t gen;
 } xref_t;
 
-static gop_t *xref_find(const xref_t *x)
+/* The tracker @a x names, if it is still that operation, unanswered. */
+static gop_t *xref_lookup(const xref_t *x)
 {
     uint8_t key[OP_KEY_MAX];
     gop_t *op;
@@ -742,7 +822,58 @@ static gop_t *xref_find(const xref_t *x)
         return NULL;
     }
     op = rdp_hash_get(&gs.ops, key, op_key(x->kind, x->id, key));
-    return op != NULL && op->gen == x->gen && op->state == GOP_XCHG ? op : NULL;
+    return op != NULL && op->gen == x->gen && op->state != GOP_DONE ? op : NULL;
+}
+
+static gop_t *xref_find(const xref_t *x)
+{
+    gop_t *op = xref_lookup(x);
+
+    return op != NULL && op->state == GOP_XCHG ? op : NULL;
+}
+
+static xref_t *xref_new(const gop_t *op)
+{
+    xref_t *x = rdp_calloc(1, sizeof(*x));
+
+    if (x != NULL) {
+        x->kind = op->kind;
+        x->gen  = op->gen;
+        memcpy(x->id, op->id, sizeof(x->id));
+    }
+    return x;
+}
+
+/* Start an exchange of @a buf (RDP_COLL_HEADROOM, then this server's
+ * block; emptied) over the servers that host @a op's members. */
+static pmix_status_t xchg_begin(gop_t *op, rdp_buf_t *buf, const uint8_t *key,
+                                size_t keylen, rdp_srv_xchg_done_fn done,
+                                uint64_t *handle_p)
+{
+    rdp_srv_xchg_args_t args;
+    xref_t *x   = xref_new(op);
+    size_t size = 0;
+    pmix_status_t status;
+
+    memset(&args, 0, sizeof(args));
+    args.own_buf = rdp_buf_take(buf, &size);
+    rdp_buf_cleanup(buf);
+    if (x == NULL) {
+        rdp_free(args.own_buf);
+        return PMIX_ERR_NOMEM;
+    }
+    args.key     = key;
+    args.keylen  = keylen;
+    args.procs   = op->members;
+    args.nprocs  = op->nmembers;
+    args.collect = true;
+    args.timeout = op->timeout;
+    args.len     = size - RDP_COLL_HEADROOM;
+    status       = rdp_srv_xchg_start(&args, done, x, handle_p);
+    if (status != PMIX_SUCCESS) {
+        rdp_free(x);
+    }
+    return status;
 }
 
 static pmix_status_t unpack_blocks(const rdp_srv_xchg_block_t *blocks,
@@ -768,6 +899,30 @@ static pmix_status_t unpack_blocks(const rdp_srv_xchg_block_t *blocks,
     return PMIX_SUCCESS;
 }
 
+/* The servers' blocks came while a new leader is being chosen: whether
+ * the construct completes depends on the vote, so keep them (a copy). */
+static pmix_status_t hold_blocks(gop_t *op, const rdp_srv_xchg_block_t *blocks,
+                                 size_t nblocks)
+{
+    op->held = rdp_calloc(nblocks + 1, sizeof(*op->held));
+    if (op->held == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < nblocks; i++) {
+        void *copy = rdp_malloc(blocks[i].len + 1);
+
+        if (copy == NULL) {
+            held_free(op);
+            return PMIX_ERR_NOMEM;
+        }
+        memcpy(copy, blocks[i].data, blocks[i].len);
+        op->held[i]      = blocks[i];
+        op->held[i].data = copy;
+        op->nheld++;
+    }
+    return PMIX_SUCCESS;
+}
+
 static void xchg_done(pmix_status_t status, const rdp_srv_xchg_block_t *blocks,
                       size_t nblocks, void *arg)
 {
@@ -778,6 +933,12 @@ static void xchg_done(pmix_status_t status, const rdp_srv_xchg_block_t *blocks,
     rdp_free(x);
     if (op == NULL) {
         return; /* answered already (failed here) */
+    }
+    if (status == PMIX_SUCCESS && op->leader_lost && op->vstate != VOTE_DONE) {
+        status = hold_blocks(op, blocks, nblocks);
+        if (status == PMIX_SUCCESS) {
+            return; /* resolved when the vote ends (vote_done) */
+        }
     }
     op->state = GOP_GATHER; /* no exchange to cancel any more */
     if (status == PMIX_SUCCESS) {
@@ -803,23 +964,13 @@ static pmix_status_t gop_exchange(gop_t *op)
 {
     static const uint8_t headroom[RDP_COLL_HEADROOM];
     uint8_t key[XCHG_KEY_MAX];
-    rdp_srv_xchg_args_t args;
     rdp_buf_t data, buf;
-    xref_t *x;
-    size_t size = 0;
     pmix_status_t status;
 
     if (rdp_srv_xchg_me() == UINT32_MAX) {
         /* no engine: a host's fence cannot carry groups (yet) */
         return PMIX_ERR_NOT_SUPPORTED;
     }
-    x = rdp_calloc(1, sizeof(*x));
-    if (x == NULL) {
-        return PMIX_ERR_NOMEM;
-    }
-    x->kind = op->kind;
-    x->gen  = op->gen;
-    memcpy(x->id, op->id, sizeof(x->id));
     rdp_buf_init(&data);
     rdp_buf_init(&buf);
     status =
@@ -831,26 +982,11 @@ static pmix_status_t gop_exchange(gop_t *op)
         status = pack_own_block(op, data.data, data.size, &buf);
     }
     rdp_buf_cleanup(&data);
-    memset(&args, 0, sizeof(args));
-    args.own_buf = rdp_buf_take(&buf, &size);
-    rdp_buf_cleanup(&buf);
     if (status != PMIX_SUCCESS) {
-        rdp_free(args.own_buf);
-        rdp_free(x);
+        rdp_buf_cleanup(&buf);
         return status;
     }
-    args.key     = key;
-    args.keylen  = xchg_key(op, key);
-    args.procs   = op->members;
-    args.nprocs  = op->nmembers;
-    args.collect = true;
-    args.timeout = op->timeout;
-    args.len     = size - sizeof(headroom);
-    status       = rdp_srv_xchg_start(&args, xchg_done, x, &op->xchg);
-    if (status != PMIX_SUCCESS) {
-        rdp_free(x);
-    }
-    return status;
+    return xchg_begin(op, &buf, key, xchg_key(op, key), xchg_done, &op->xchg);
 }
 
 /* ---- told between servers (P2P channel GROUP_CTL) ----
@@ -865,15 +1001,22 @@ static pmix_status_t gop_exchange(gop_t *op)
  * (with nobody joined) or fails the operation, and every server starts
  * its timer. */
 enum {
-    CTL_FAIL  = 1,
-    CTL_LEFT  = 2,
-    CTL_OPEN  = 3,
-    CTL_EVENT = 4
+    CTL_FAIL   = 1,
+    CTL_LEFT   = 2,
+    CTL_OPEN   = 3,
+    CTL_EVENT  = 4,
+    CTL_LEADER = 5
+};
+/* CTL_LEADER: u8 kind, str id, u64 gen, u8 what, proc leader */
+enum {
+    LEADER_DECLARED = 0, /* a member gave PMIX_GROUP_LEADER */
+    LEADER_LOST     = 1  /* the leader left before completion */
 };
 enum {
     OPEN_OPTIONAL    = 1,
     OPEN_NOTIFY_TERM = 2,
-    OPEN_INVITE      = 4
+    OPEN_INVITE      = 4,
+    OPEN_LEADER      = 8 /* the leader field names the leader */
 };
 
 static size_t doom_key(uint8_t kind, const char *id, uint64_t gen, uint8_t *key)
@@ -917,23 +1060,55 @@ static pmix_status_t pack_ctl_head(rdp_buf_t *buf, uint8_t type,
     return rc;
 }
 
+/* u8 kind, str id, u64 gen: the head's rest, as the receiver reads it */
+static pmix_status_t unpack_ctl_head(rdp_rbuf_t *rb, uint8_t *kind, char *id,
+                                     uint64_t *gen)
+{
+    pmix_status_t rc = rdp_unpack_u8(rb, kind);
+
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_unpack_string_into(rb, id, PMIX_MAX_NSLEN + 1);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_unpack_u64(rb, gen);
+    }
+    return rc;
+}
+
+/* Send @a buf (packed with status @a rc) to the others, and clean it. */
+static void send_ctl(rdp_buf_t *buf, pmix_status_t rc)
+{
+    if (rc == PMIX_SUCCESS) {
+        send_all(buf);
+    }
+    rdp_buf_cleanup(buf);
+}
+
+/* Start a control message of @a type about @a op (its head packed,
+ * status in *rc); false without the engine (nobody to tell). */
+static bool ctl_begin(rdp_buf_t *buf, uint8_t type, const gop_t *op,
+                      pmix_status_t *rc)
+{
+    if (rdp_srv_xchg_me() == UINT32_MAX) {
+        return false;
+    }
+    rdp_buf_init(buf);
+    *rc = pack_ctl_head(buf, type, op);
+    return true;
+}
+
 static void tell_others(const gop_t *op, pmix_status_t status)
 {
     rdp_buf_t buf;
     pmix_status_t rc;
 
-    if (rdp_srv_xchg_me() == UINT32_MAX) {
+    if (!ctl_begin(&buf, CTL_FAIL, op, &rc)) {
         return;
     }
-    rdp_buf_init(&buf);
-    rc = pack_ctl_head(&buf, CTL_FAIL, op);
     if (rc == PMIX_SUCCESS) {
         rc = rdp_pack_i32(&buf, status);
     }
-    if (rc == PMIX_SUCCESS) {
-        send_all(&buf);
-    }
-    rdp_buf_cleanup(&buf);
+    send_ctl(&buf, rc);
 }
 
 /* A member left a group (here or on another server): forget it and
@@ -1025,15 +1200,9 @@ static void ctl_fail(uint32_t server, rdp_rbuf_t *rb)
     uint8_t kind, key[DOOM_KEY_MAX];
     uint64_t gen;
     int32_t status;
-    pmix_status_t rc = rdp_unpack_u8(rb, &kind);
+    pmix_status_t rc = unpack_ctl_head(rb, &kind, id, &gen);
     gop_t *op;
 
-    if (rc == PMIX_SUCCESS) {
-        rc = rdp_unpack_string_into(rb, id, sizeof(id));
-    }
-    if (rc == PMIX_SUCCESS) {
-        rc = rdp_unpack_u64(rb, &gen);
-    }
     if (rc == PMIX_SUCCESS) {
         rc = rdp_unpack_i32(rb, &status);
     }
@@ -1054,8 +1223,8 @@ static void ctl_fail(uint32_t server, rdp_rbuf_t *rb)
     if (op != NULL && op->gen == gen) {
         rdp_log_info(SERVER, "group %s failed on server %u: %s", id, server,
                      rdp_status_name(status));
-        if (op->invite && status == PMIX_GROUP_CONSTRUCT_ABORT
-            && op->state != GOP_DONE) {
+        if (op->has_leader && !op->leader_lost
+            && status == PMIX_GROUP_CONSTRUCT_ABORT && op->state != GOP_DONE) {
             announce_leader_failed(op); /* this node's members */
         }
         gop_fail_here(op, status, false);
@@ -1081,15 +1250,14 @@ static void tell_open(const gop_t *op)
 {
     uint8_t flags = (op->optional ? OPEN_OPTIONAL : 0)
                     | (op->notify_term ? OPEN_NOTIFY_TERM : 0)
-                    | (op->invite ? OPEN_INVITE : 0);
+                    | (op->invite ? OPEN_INVITE : 0)
+                    | (op->has_leader ? OPEN_LEADER : 0);
     rdp_buf_t buf;
     pmix_status_t rc;
 
-    if (rdp_srv_xchg_me() == UINT32_MAX) {
+    if (!ctl_begin(&buf, CTL_OPEN, op, &rc)) {
         return;
     }
-    rdp_buf_init(&buf);
-    rc = pack_ctl_head(&buf, CTL_OPEN, op);
     if (rc == PMIX_SUCCESS) {
         rc = rdp_pack_u8(&buf, flags);
     }
@@ -1102,10 +1270,7 @@ static void tell_open(const gop_t *op)
     if (rc == PMIX_SUCCESS) {
         rc = rdp_pack_proc_array(&buf, op->members, op->nmembers);
     }
-    if (rc == PMIX_SUCCESS) {
-        send_all(&buf);
-    }
-    rdp_buf_cleanup(&buf);
+    send_ctl(&buf, rc);
 }
 
 /* Make the tracker another server opened, unless it is here already (or
@@ -1136,6 +1301,7 @@ static void open_tracker(uint8_t kind, const char *id, uint64_t gen,
     op->optional    = (flags & OPEN_OPTIONAL) != 0;
     op->notify_term = (flags & OPEN_NOTIFY_TERM) != 0;
     op->invite      = (flags & OPEN_INVITE) != 0;
+    op->has_leader  = (flags & (OPEN_INVITE | OPEN_LEADER)) != 0;
     op->leader      = *leader;
     op->timeout     = timeout;
     op->hold        = true; /* failing it below must not free it */
@@ -1161,14 +1327,8 @@ static void ctl_open(uint32_t server, rdp_rbuf_t *rb)
     uint32_t timeout;
     pmix_proc_t leader, *members = NULL;
     size_t n         = 0;
-    pmix_status_t rc = rdp_unpack_u8(rb, &kind);
+    pmix_status_t rc = unpack_ctl_head(rb, &kind, id, &gen);
 
-    if (rc == PMIX_SUCCESS) {
-        rc = rdp_unpack_string_into(rb, id, sizeof(id));
-    }
-    if (rc == PMIX_SUCCESS) {
-        rc = rdp_unpack_u64(rb, &gen);
-    }
     if (rc == PMIX_SUCCESS) {
         rc = rdp_unpack_u8(rb, &flags);
     }
@@ -1253,6 +1413,8 @@ static void ctl_event(uint32_t server, rdp_rbuf_t *rb)
     notify_leader_here(code, &source, &target, id);
 }
 
+static void ctl_leader(uint32_t server, rdp_rbuf_t *rb);
+
 static void ctl_recv(uint32_t server, rdp_rbuf_t *rb)
 {
     uint8_t type = 0;
@@ -1265,6 +1427,8 @@ static void ctl_recv(uint32_t server, rdp_rbuf_t *rb)
         ctl_event(server, rb);
     } else if (type == CTL_LEFT) {
         ctl_left(server, rb);
+    } else if (type == CTL_LEADER) {
+        ctl_leader(server, rb);
     } else {
         rdp_log_error(SERVER, "bad group message from server %u", server);
     }
@@ -1296,6 +1460,10 @@ static void gop_maybe_ready(gop_t *op)
     pmix_status_t status;
 
     if (op->state != GOP_GATHER) {
+        return;
+    }
+    if (op->leader_lost && op->vstate != VOTE_DONE) {
+        gop_maybe_vote(op); /* a new leader is being chosen first */
         return;
     }
     for (size_t i = 0; i < op->nparts; i++) {
@@ -1373,6 +1541,10 @@ static void read_directives(gop_t *op, const pmix_info_t *info, size_t ninfo,
             op->optional = op->invite || PMIX_INFO_TRUE(in);
         } else if (PMIX_CHECK_KEY(in, PMIX_GROUP_NOTIFY_TERMINATION)) {
             op->notify_term = PMIX_INFO_TRUE(in);
+        } else if (PMIX_CHECK_KEY(in, PMIX_GROUP_FT_COLLECTIVE)
+                   && op->kind == GOP_DESTRUCT) {
+            /* adjusted for members that leave: goes on without them */
+            op->optional = op->optional || PMIX_INFO_TRUE(in);
         } else if (PMIX_CHECK_KEY(in, PMIX_TIMEOUT)
                    && rdp_srv_value_to_u64(&in->value, &t) && t > 0) {
             op->timeout = (double)t;
@@ -1559,6 +1731,13 @@ static pmix_status_t greq_unpack(uint16_t cmd, rdp_rbuf_t *rb, greq_t *req)
         && (cmd == RDP_CMD_GROUP_CONSTRUCT || cmd == RDP_CMD_GROUP_INVITE)) {
         status = rdp_unpack_proc_array(rb, &req->procs, &req->nprocs);
     }
+    if (status == PMIX_SUCCESS && cmd == RDP_CMD_GROUP_LEADER_VOTE) {
+        status = rdp_unpack_u8(rb, &req->opt); /* the vote; no infos */
+        if (status == PMIX_SUCCESS && rb->left != 0) {
+            status = PMIX_ERR_UNPACK_FAILURE;
+        }
+        return status;
+    }
     if (status == PMIX_SUCCESS && cmd == RDP_CMD_GROUP_JOIN) {
         status = rdp_unpack_proc(rb, &req->leader);
         if (status == PMIX_SUCCESS) {
@@ -1627,6 +1806,27 @@ static pmix_status_t gop_for(const greq_t *req, const pmix_proc_t *caller,
     return status;
 }
 
+static void tell_leader(const gop_t *op, uint8_t what);
+
+/* A member that gives PMIX_GROUP_LEADER (true) leads the construct: it
+ * hears of members that leave before joining, and if it leaves before
+ * the construct completes the others choose a new leader.  The first
+ * one counts. */
+static void declare_leader(gop_t *op, const gpart_t *part,
+                           const pmix_info_t *info, size_t ninfo)
+{
+    for (size_t i = 0; i < ninfo && !op->has_leader; i++) {
+        if (PMIX_CHECK_KEY(&info[i], PMIX_GROUP_LEADER)
+            && PMIX_INFO_TRUE(&info[i])) {
+            op->has_leader = true;
+            op->leader     = part->proc;
+            if (!op->all_local) {
+                tell_leader(op, LEADER_DECLARED);
+            }
+        }
+    }
+}
+
 static void gop_arrive(gop_t *op, bool first, rdp_srv_peer_t *peer,
                        uint32_t tag, const greq_t *req)
 {
@@ -1647,6 +1847,9 @@ static void gop_arrive(gop_t *op, bool first, rdp_srv_peer_t *peer,
         return;
     }
     read_directives(op, req->info, req->ninfo, first);
+    if (req->cmd == RDP_CMD_GROUP_CONSTRUCT) {
+        declare_leader(op, part, req->info, req->ninfo);
+    }
     status = take_ginfo(part, req->info, req->ninfo);
     if (status != PMIX_SUCCESS) {
         gop_fail(op, status);
@@ -1770,9 +1973,10 @@ static pmix_status_t handle_invite(rdp_srv_peer_t *peer, uint32_t tag,
     if (status != PMIX_SUCCESS) {
         return status;
     }
-    op->invite   = true;
-    op->optional = true;
-    op->leader   = *me;
+    op->invite     = true;
+    op->optional   = true;
+    op->has_leader = true;
+    op->leader     = *me;
     if (!op->all_local && rdp_srv_xchg_me() == UINT32_MAX) {
         gop_remove(op); /* no engine to carry it */
         return PMIX_ERR_NOT_SUPPORTED;
@@ -1833,6 +2037,32 @@ static pmix_status_t handle_leave(rdp_srv_peer_t *peer, uint32_t tag,
     return PMIX_SUCCESS;
 }
 
+/* A member's answer to PMIX_GROUP_LEADER_FAILED (its library sends it
+ * when the event's handlers are done). */
+static pmix_status_t handle_vote(rdp_srv_peer_t *peer, uint32_t tag,
+                                 const greq_t *req)
+{
+    uint8_t key[OP_KEY_MAX];
+    gop_t *op = rdp_hash_get(&gs.ops, key, op_key(GOP_CONSTRUCT, req->id, key));
+    gpart_t *part;
+
+    if (op == NULL || !op->leader_lost || op->state == GOP_DONE) {
+        return PMIX_ERR_NOT_FOUND; /* decided already */
+    }
+    part = gop_part(op, &peer->client->proc);
+    if (part == NULL) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    rdp_srv_reply_status(peer, req->ack, tag, PMIX_SUCCESS);
+    if (!part->voted) {
+        part->voted = true;
+        part->vote =
+            req->opt <= RDP_GROUP_VOTE_ABORT ? req->opt : RDP_GROUP_VOTE_NONE;
+        gop_maybe_vote(op);
+    }
+    return PMIX_SUCCESS;
+}
+
 void rdp_srv_handle_group(rdp_srv_peer_t *peer, uint16_t cmd, uint32_t tag,
                           rdp_rbuf_t *rb)
 {
@@ -1863,6 +2093,8 @@ void rdp_srv_handle_group(rdp_srv_peer_t *peer, uint16_t cmd, uint32_t tag,
         status = handle_join(peer, tag, &req);
     } else if (cmd == RDP_CMD_GROUP_LEAVE) {
         status = handle_leave(peer, tag, &req);
+    } else if (cmd == RDP_CMD_GROUP_LEADER_VOTE) {
+        status = handle_vote(peer, tag, &req);
     } else {
         status = handle_construct(peer, tag, &req);
     }
@@ -1870,6 +2102,259 @@ void rdp_srv_handle_group(rdp_srv_peer_t *peer, uint16_t cmd, uint32_t tag,
         rdp_srv_reply_status(peer, req.ack, tag, status);
     }
     greq_clear(&req);
+}
+
+/* ---- a new leader (RFC0033) ----
+ * When the leader leaves before the construct completes, every server
+ * raises PMIX_GROUP_LEADER_FAILED for its members and waits for each of
+ * them to answer (the library does, when the event's handlers are done:
+ * handle_vote) or to be gone.  The servers then exchange their members'
+ * votes, and each resolves them alike (rdp_srv_group_votes_resolve):
+ * a new leader -> PMIX_GROUP_LEADER_SELECTED to the members and the
+ * construct goes on (later answers to invitations go to the new leader);
+ * none, or an abort -> PMIX_GROUP_CONSTRUCT_ABORT as an event and as the
+ * construct's status. */
+
+static void tell_leader(const gop_t *op, uint8_t what)
+{
+    rdp_buf_t buf;
+    pmix_status_t rc;
+
+    if (!ctl_begin(&buf, CTL_LEADER, op, &rc)) {
+        return;
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_pack_u8(&buf, what);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_pack_proc(&buf, &op->leader);
+    }
+    send_ctl(&buf, rc);
+}
+
+/* The leader left: its members here choose a new one.  The construct
+ * goes on without whoever is gone then. */
+static void leader_lost_here(gop_t *op)
+{
+    gpart_t *lp = gop_part(op, &op->leader);
+
+    op->leader_lost = true;
+    op->lost_leader = op->leader;
+    op->optional    = true;
+    if (lp != NULL) {
+        lp->arrived = false; /* nobody to answer */
+        lp->gone    = true;
+    }
+    announce_leader_failed(op);
+    gop_maybe_vote(op);
+}
+
+static bool part_left(const gpart_t *p)
+{
+    rdp_srv_client_t *c = rdp_srv_client_find(p->proc.nspace, p->proc.rank);
+
+    return p->gone || c == NULL || c->state == RDP_SRV_CLIENT_FINALIZED
+           || c->state == RDP_SRV_CLIENT_TERMINATED;
+}
+
+/* The votes of this node's members (those that left: none). */
+static pmix_status_t pack_own_votes(const gop_t *op, rdp_buf_t *buf)
+{
+    rdp_srv_group_vote_t *v = rdp_calloc(op->nparts + 1, sizeof(*v));
+    pmix_status_t status;
+
+    if (v == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < op->nparts; i++) {
+        v[i].proc = op->parts[i].proc;
+        v[i].vote =
+            op->parts[i].voted ? op->parts[i].vote : RDP_GROUP_VOTE_NONE;
+    }
+    status = rdp_srv_group_votes_pack(buf, v, op->nparts);
+    rdp_free(v);
+    return status;
+}
+
+static void vote_done(gop_t *op, const rdp_srv_group_vote_t *votes,
+                      size_t nvotes)
+{
+    pmix_proc_t chosen;
+    pmix_status_t status = rdp_srv_group_votes_resolve(
+        op->members, op->nmembers, votes, nvotes, &chosen);
+
+    op->vstate = VOTE_DONE;
+    if (status != PMIX_SUCCESS) {
+        rdp_log_info(SERVER, "group %s: no new leader", op->id);
+        announce_about(op, PMIX_GROUP_CONSTRUCT_ABORT, &op->leader);
+        gop_fail_here(op, status, false); /* every server decides so */
+        return;
+    }
+    rdp_log_info(SERVER, "group %s: new leader %s:%u", op->id, chosen.nspace,
+                 chosen.rank);
+    op->leader = chosen;
+    announce_about(op, PMIX_GROUP_LEADER_SELECTED, &chosen);
+    if (op->held != NULL) {
+        xref_t *x = xref_new(op);
+
+        if (x == NULL) {
+            gop_fail_here(op, PMIX_ERR_NOMEM, false);
+            return;
+        }
+        op->hold = true;                                 /* held_free below */
+        xchg_done(PMIX_SUCCESS, op->held, op->nheld, x); /* takes x */
+        op->hold = false;
+        held_free(op);
+        gop_maybe_free(op);
+        return;
+    }
+    gop_maybe_ready(op);
+}
+
+static void vote_local(gop_t *op)
+{
+    rdp_srv_group_vote_t *votes = NULL;
+    size_t n                    = 0;
+    rdp_buf_t buf;
+    pmix_status_t status;
+
+    rdp_buf_init(&buf);
+    status = pack_own_votes(op, &buf);
+    if (status == PMIX_SUCCESS) {
+        status = rdp_srv_group_votes_unpack(buf.data, buf.size, &votes, &n);
+    }
+    rdp_buf_cleanup(&buf);
+    if (status == PMIX_SUCCESS) {
+        vote_done(op, votes, n);
+    } else {
+        gop_fail(op, status);
+    }
+    rdp_free(votes);
+}
+
+static gop_t *vref_find(const xref_t *x)
+{
+    gop_t *op = xref_lookup(x);
+
+    return op != NULL && op->vstate == VOTE_XCHG ? op : NULL;
+}
+
+static void vote_xchg_done(pmix_status_t status,
+                           const rdp_srv_xchg_block_t *blocks, size_t nblocks,
+                           void *arg)
+{
+    xref_t *x                   = arg;
+    gop_t *op                   = vref_find(x);
+    rdp_srv_group_vote_t *votes = NULL;
+    size_t n                    = 0;
+
+    rdp_free(x);
+    if (op == NULL) {
+        return; /* answered already */
+    }
+    for (size_t i = 0; status == PMIX_SUCCESS && i < nblocks; i++) {
+        status = rdp_srv_group_votes_unpack(blocks[i].data, blocks[i].len,
+                                            &votes, &n);
+    }
+    if (status == PMIX_SUCCESS) {
+        vote_done(op, votes, n);
+    } else {
+        rdp_log_error(SERVER, "group %s: exchange of votes failed: %s", op->id,
+                      rdp_status_name(status));
+        op->vstate = VOTE_DONE;
+        gop_fail_here(op, status, false);
+    }
+    rdp_free(votes);
+}
+
+/* The exchange of votes: the block exchange's key with a 'V' after it. */
+static pmix_status_t vote_exchange(gop_t *op)
+{
+    static const uint8_t headroom[RDP_COLL_HEADROOM];
+    uint8_t key[XCHG_KEY_MAX + 1];
+    size_t keylen = xchg_key(op, key);
+    rdp_buf_t buf;
+    pmix_status_t status;
+
+    key[keylen++] = 'V';
+    rdp_buf_init(&buf);
+    status = rdp_buf_append(&buf, headroom, sizeof(headroom));
+    if (status == PMIX_SUCCESS) {
+        status = pack_own_votes(op, &buf);
+    }
+    if (status != PMIX_SUCCESS) {
+        rdp_buf_cleanup(&buf);
+        return status;
+    }
+    return xchg_begin(op, &buf, key, keylen, vote_xchg_done, &op->vxchg);
+}
+
+/* Every member here voted or is gone: decide, or exchange the votes. */
+static void gop_maybe_vote(gop_t *op)
+{
+    pmix_status_t status;
+
+    if (!op->leader_lost || op->vstate != VOTE_GATHER
+        || op->state == GOP_DONE) {
+        return; /* (its block may be in the exchange already) */
+    }
+    for (size_t i = 0; i < op->nparts; i++) {
+        if (!op->parts[i].voted && !part_left(&op->parts[i])) {
+            return;
+        }
+    }
+    if (op->all_local) {
+        vote_local(op);
+        return;
+    }
+    op->vstate = VOTE_XCHG;
+    status     = vote_exchange(op);
+    if (status != PMIX_SUCCESS) {
+        op->vstate = VOTE_DONE;
+        gop_fail(op, status);
+    }
+}
+
+/* Another server's leader news: who leads, or that the leader left. */
+static void ctl_leader(uint32_t server, rdp_rbuf_t *rb)
+{
+    char id[PMIX_MAX_NSLEN + 1];
+    uint8_t kind, what, key[OP_KEY_MAX];
+    uint64_t gen;
+    pmix_proc_t leader;
+    pmix_status_t rc = unpack_ctl_head(rb, &kind, id, &gen);
+    gop_t *op;
+
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_unpack_u8(rb, &what);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_unpack_proc(rb, &leader);
+    }
+    if (rc == PMIX_SUCCESS && (kind != GOP_CONSTRUCT || what > LEADER_LOST)) {
+        rc = PMIX_ERR_UNPACK_FAILURE;
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = gs_init();
+    }
+    if (rc != PMIX_SUCCESS) {
+        rdp_log_error(SERVER, "bad group message from server %u: %s", server,
+                      rdp_status_name(rc));
+        return;
+    }
+    op = rdp_hash_get(&gs.ops, key, op_key(kind, id, key));
+    if (op == NULL || op->gen != gen || op->state == GOP_DONE
+        || op->leader_lost) {
+        return; /* no member here, or too late */
+    }
+    op->has_leader = true;
+    op->leader     = leader;
+    if (what == LEADER_LOST) {
+        op->hold = true; /* failing it below must not free it */
+        leader_lost_here(op);
+        op->hold = false;
+        gop_maybe_free(op);
+    }
 }
 
 /* ---- members that leave ---- */
@@ -1956,20 +2441,21 @@ static void groups_member_failed(const pmix_proc_t *proc)
     rdp_free(ids);
 }
 
-/* The leader of an invitation left before the group was complete: its
- * members hear PMIX_GROUP_LEADER_FAILED and the construct ends with
- * PMIX_GROUP_CONSTRUCT_ABORT (no new leader is chosen yet). */
+/* The leader left before the group was complete: its members hear
+ * PMIX_GROUP_LEADER_FAILED and choose a new one (leader_lost_here). */
 static void leader_failed(gop_t *op)
 {
     rdp_log_info(SERVER, "leader %s:%u of group %s left", op->leader.nspace,
                  op->leader.rank, op->id);
-    announce_leader_failed(op);
-    gop_fail(op, PMIX_GROUP_CONSTRUCT_ABORT); /* also elsewhere */
+    if (!op->all_local) {
+        tell_leader(op, LEADER_LOST);
+    }
+    leader_lost_here(op);
 }
 
 static bool is_leader(const gop_t *op, const pmix_proc_t *proc)
 {
-    return op->invite && op->leader.rank == proc->rank
+    return op->has_leader && op->leader.rank == proc->rank
            && PMIX_CHECK_NSPACE(op->leader.nspace, proc->nspace);
 }
 
@@ -1992,8 +2478,11 @@ void rdp_srv_group_client_gone(rdp_srv_client_t *client)
         }
         if (op->state == GOP_GATHER && !part->arrived && !part->gone) {
             gop_part_left(op, part);
-        } else if (op->state != GOP_DONE && is_leader(op, &client->proc)) {
+        } else if (op->state != GOP_DONE && is_leader(op, &client->proc)
+                   && !op->leader_lost) {
             leader_failed(op);
+        } else if (op->state == GOP_GATHER && op->leader_lost) {
+            gop_maybe_vote(op); /* it will not vote */
         } else {
             gop_maybe_free(op);
         }

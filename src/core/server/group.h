@@ -77,6 +77,43 @@ const rdp_srv_group_entry_t *
 rdp_srv_group_find_entry(const rdp_srv_group_block_t *blocks, size_t nblocks,
                          const pmix_proc_t *proc);
 
+/*
+ * Choosing a new leader (RFC0033): after PMIX_GROUP_LEADER_FAILED every
+ * remaining member's library answers with a vote (RDP_CMD_GROUP_LEADER_VOTE),
+ * and the servers exchange their members' votes:
+ *
+ *   votes := u32 n, n x (proc, u8 vote)
+ */
+enum rdp_srv_group_vote_kind {
+    RDP_GROUP_VOTE_NONE  = 0, /* no handler chose anything */
+    RDP_GROUP_VOTE_SELF  = 1, /* a handler returned PMIX_GROUP_LEADER */
+    RDP_GROUP_VOTE_ABORT = 2 /* a handler returned PMIX_GROUP_CONSTRUCT_ABORT */
+};
+
+typedef struct rdp_srv_group_vote {
+    pmix_proc_t proc;
+    uint8_t vote;
+} rdp_srv_group_vote_t;
+
+pmix_status_t rdp_srv_group_votes_pack(rdp_buf_t *buf,
+                                       const rdp_srv_group_vote_t *votes,
+                                       size_t n);
+/** Unpack one server's votes and append them to *votes_p (realloc'ed). */
+pmix_status_t rdp_srv_group_votes_unpack(const void *data, size_t len,
+                                         rdp_srv_group_vote_t **votes_p,
+                                         size_t *n_p);
+/**
+ * The outcome of a vote, the same on every server: PMIX_GROUP_CONSTRUCT_ABORT
+ * when any member voted abort or none chose itself, else PMIX_SUCCESS and
+ * @a leader = the chooser with the lowest group rank (the Standard allows
+ * one; this keeps several deterministic).  Votes of non-members and
+ * unknown vote values are ignored.
+ */
+pmix_status_t rdp_srv_group_votes_resolve(const pmix_proc_t *members,
+                                          size_t nmembers,
+                                          const rdp_srv_group_vote_t *votes,
+                                          size_t nvotes, pmix_proc_t *leader);
+
 /* ---- group.c: trackers and the API of the server ---- */
 /** GROUP_CONSTRUCT / GROUP_DESTRUCT from a client (conn.c). */
 void rdp_srv_handle_group(rdp_srv_peer_t *peer, uint16_t cmd, uint32_t tag,

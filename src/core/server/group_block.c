@@ -194,3 +194,99 @@ pmix_status_t rdp_srv_group_resolve(const pmix_proc_t *members, size_t n,
     *have_cid_p = pick_cid(blocks, nblocks, cid_p);
     return PMIX_SUCCESS;
 }
+
+/* ---- votes for a new leader ---- */
+
+pmix_status_t rdp_srv_group_votes_pack(rdp_buf_t *buf,
+                                       const rdp_srv_group_vote_t *votes,
+                                       size_t n)
+{
+    pmix_status_t status = rdp_pack_u32(buf, (uint32_t)n);
+
+    for (size_t i = 0; status == PMIX_SUCCESS && i < n; i++) {
+        status = rdp_pack_proc(buf, &votes[i].proc);
+        if (status == PMIX_SUCCESS) {
+            status = rdp_pack_u8(buf, votes[i].vote);
+        }
+    }
+    return status;
+}
+
+pmix_status_t rdp_srv_group_votes_unpack(const void *data, size_t len,
+                                         rdp_srv_group_vote_t **votes_p,
+                                         size_t *n_p)
+{
+    rdp_rbuf_t rb;
+    rdp_srv_group_vote_t *grown;
+    uint32_t n;
+    pmix_status_t status;
+
+    rdp_rbuf_init(&rb, data, len);
+    status = rdp_unpack_u32(&rb, &n);
+    if (status != PMIX_SUCCESS) {
+        return status;
+    }
+    if (n > rb.left) { /* a vote takes more than one byte */
+        return PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER;
+    }
+    grown = rdp_realloc(*votes_p, (*n_p + n + 1) * sizeof(*grown));
+    if (grown == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    *votes_p = grown;
+    for (uint32_t i = 0; status == PMIX_SUCCESS && i < n; i++) {
+        rdp_srv_group_vote_t *v = &grown[*n_p];
+
+        memset(v, 0, sizeof(*v));
+        status = rdp_unpack_proc(&rb, &v->proc);
+        if (status == PMIX_SUCCESS) {
+            status = rdp_unpack_u8(&rb, &v->vote);
+        }
+        if (status == PMIX_SUCCESS) {
+            (*n_p)++;
+        }
+    }
+    if (status == PMIX_SUCCESS && rb.left != 0) {
+        status = PMIX_ERR_UNPACK_FAILURE;
+    }
+    return status;
+}
+
+static size_t group_rank_of(const pmix_proc_t *members, size_t n,
+                            const pmix_proc_t *proc)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (members[i].rank == proc->rank
+            && PMIX_CHECK_NSPACE(members[i].nspace, proc->nspace)) {
+            return i;
+        }
+    }
+    return SIZE_MAX;
+}
+
+pmix_status_t rdp_srv_group_votes_resolve(const pmix_proc_t *members,
+                                          size_t nmembers,
+                                          const rdp_srv_group_vote_t *votes,
+                                          size_t nvotes, pmix_proc_t *leader)
+{
+    size_t best = SIZE_MAX;
+
+    for (size_t i = 0; i < nvotes; i++) {
+        size_t r = group_rank_of(members, nmembers, &votes[i].proc);
+
+        if (r == SIZE_MAX) {
+            continue;
+        }
+        if (votes[i].vote == RDP_GROUP_VOTE_ABORT) {
+            return PMIX_GROUP_CONSTRUCT_ABORT;
+        }
+        if (votes[i].vote == RDP_GROUP_VOTE_SELF && r < best) {
+            best = r;
+        }
+    }
+    if (best == SIZE_MAX) {
+        return PMIX_GROUP_CONSTRUCT_ABORT;
+    }
+    *leader = members[best];
+    return PMIX_SUCCESS;
+}

@@ -137,7 +137,11 @@ enum rdp_cmd {
     /* str group id, infos  ->  status */
     RDP_CMD_GROUP_LEAVE     = 43,
     RDP_CMD_GROUP_LEAVE_ACK = 44,
-    /* 45-46: spare for groups */
+    /* A member's answer to PMIX_GROUP_LEADER_FAILED, sent by the library
+     * when the event's handlers are done: str group id, u8 vote
+     * (0 none, 1 the caller leads, 2 abort)  ->  status */
+    RDP_CMD_GROUP_LEADER_VOTE     = 45,
+    RDP_CMD_GROUP_LEADER_VOTE_ACK = 46,
 
     RDP_CMD_MAX
 };
