@@ -91,8 +91,12 @@ typedef struct gop {
 
 /* A constructed group, as this server knows it. */
 typedef struct group {
-    pmix_proc_t *members;
+    pmix_proc_t *members; /* now: without those that left or failed */
     size_t nmembers;
+    /* as constructed: what a destruct runs over, the same on every server
+     * whenever each heard of a departure */
+    pmix_proc_t *constructed;
+    size_t nconstructed;
     uint64_t cid; /* 0: none assigned */
     bool notify_term;
 } group_t;
@@ -174,6 +178,7 @@ static void group_free(group_t *g)
 {
     if (g != NULL) {
         rdp_free(g->members);
+        rdp_free(g->constructed);
         rdp_free(g);
     }
 }
@@ -518,6 +523,8 @@ static pmix_status_t pack_results(const pmix_proc_t *final, size_t nfinal,
     return status;
 }
 
+static void early_lefts_take(const char *id, bool apply);
+
 /* Remember a constructed group (replacing one of the same id). */
 static pmix_status_t group_record(const gop_t *op, pmix_proc_t *final,
                                   size_t nfinal, bool have_cid, uint64_t cid)
@@ -528,11 +535,18 @@ static pmix_status_t group_record(const gop_t *op, pmix_proc_t *final,
     if (g == NULL) {
         return PMIX_ERR_NOMEM;
     }
-    g->members     = final;
-    g->nmembers    = nfinal;
-    g->cid         = have_cid ? cid : 0;
-    g->notify_term = op->notify_term;
-    status         = rdp_hash_set_str(&gs.groups, op->id, g, (void **)&old);
+    g->constructed = rdp_calloc(nfinal + 1, sizeof(*g->constructed));
+    if (g->constructed == NULL) {
+        rdp_free(g);
+        return PMIX_ERR_NOMEM;
+    }
+    memcpy(g->constructed, final, nfinal * sizeof(*final));
+    g->nconstructed = nfinal;
+    g->members      = final;
+    g->nmembers     = nfinal;
+    g->cid          = have_cid ? cid : 0;
+    g->notify_term  = op->notify_term;
+    status          = rdp_hash_set_str(&gs.groups, op->id, g, (void **)&old);
     if (status != PMIX_SUCCESS) {
         rdp_free(g);
         return status;
@@ -660,6 +674,7 @@ static void construct_done(gop_t *op, const rdp_srv_group_block_t *blocks,
         /* after the replies: a joiner knows the group when it hears */
         announce_complete(id, &leader, have_cid, cid);
     }
+    early_lefts_take(id, true);
 }
 
 static void destruct_done(gop_t *op, const rdp_srv_group_block_t *blocks,
@@ -1169,6 +1184,55 @@ static void tell_left(const char *id, const pmix_proc_t *proc,
     rdp_buf_cleanup(&buf);
 }
 
+/* Departures told before this server recorded the group: another server
+ * may finish a construct, and see a member leave, before this one has its
+ * result.  Kept while a construct of that id runs here, applied when it
+ * completes (so the members here hear of it after their construct). */
+#define EARLY_LEFT_MAX 256
+
+typedef struct early_left {
+    char id[PMIX_MAX_NSLEN + 1];
+    pmix_proc_t proc;
+    int32_t code;
+} early_left_t;
+
+static early_left_t early_lefts[EARLY_LEFT_MAX];
+static size_t nearly_lefts;
+
+static void early_left_keep(const char *id, const pmix_proc_t *proc,
+                            int32_t code)
+{
+    early_left_t *e;
+
+    if (nearly_lefts == EARLY_LEFT_MAX) {
+        rdp_log_warn(SERVER, "too many early group departures; dropping one");
+        memmove(&early_lefts[0], &early_lefts[1],
+                (EARLY_LEFT_MAX - 1) * sizeof(early_lefts[0]));
+        nearly_lefts--;
+    }
+    e = &early_lefts[nearly_lefts++];
+    snprintf(e->id, sizeof(e->id), "%s", id);
+    e->proc = *proc;
+    e->code = code;
+}
+
+/* Apply (or, @a apply false: forget) the early departures of group @a id */
+static void early_lefts_take(const char *id, bool apply)
+{
+    size_t k = 0;
+
+    for (size_t i = 0; i < nearly_lefts; i++) {
+        early_left_t e = early_lefts[i];
+
+        if (strcmp(e.id, id) != 0) {
+            early_lefts[k++] = e;
+        } else if (apply) {
+            member_left(e.id, &e.proc, e.code);
+        }
+    }
+    nearly_lefts = k;
+}
+
 static void ctl_left(uint32_t server, rdp_rbuf_t *rb)
 {
     char id[PMIX_MAX_NSLEN + 1];
@@ -1189,6 +1253,15 @@ static void ctl_left(uint32_t server, rdp_rbuf_t *rb)
     if (rc != PMIX_SUCCESS) {
         rdp_log_error(SERVER, "bad group message from server %u: %s", server,
                       rdp_status_name(rc));
+        return;
+    }
+    if (rdp_hash_get_str(&gs.groups, id) == NULL) {
+        uint8_t key[OP_KEY_MAX];
+
+        if (rdp_hash_get(&gs.ops, key, op_key(GOP_CONSTRUCT, id, key))
+            != NULL) {
+            early_left_keep(id, &proc, code);
+        }
         return;
     }
     member_left(id, &proc, code);
@@ -1273,6 +1346,8 @@ static void tell_open(const gop_t *op)
     send_ctl(&buf, rc);
 }
 
+static void mark_departed(gop_t *op);
+
 /* Make the tracker another server opened, unless it is here already (or
  * older than one here), or no member is local. */
 static void open_tracker(uint8_t kind, const char *id, uint64_t gen,
@@ -1305,6 +1380,7 @@ static void open_tracker(uint8_t kind, const char *id, uint64_t gen,
     op->leader      = *leader;
     op->timeout     = timeout;
     op->hold        = true; /* failing it below must not free it */
+    mark_departed(op);
     gop_start_timer(op);
     gop_check_doomed(op);
     if (op->invite && op->state == GOP_GATHER) {
@@ -1686,23 +1762,44 @@ static pmix_status_t gop_create(uint8_t kind, const char *id,
     return PMIX_SUCCESS;
 }
 
-/* The members a destruct waits for: the group's, as constructed here. */
-static pmix_status_t destruct_members(const char *id, pmix_proc_t **m_p,
-                                      size_t *n_p, bool *notify_term_p)
+/* The members a destruct runs over: the group's as constructed, so that
+ * every server takes the same servers into the exchange however late it
+ * heard that a member left or failed (mark_departed leaves those out of
+ * the wait).  Only a member still in the group may call it. */
+static pmix_status_t destruct_members(const char *id, const pmix_proc_t *caller,
+                                      pmix_proc_t **m_p, size_t *n_p,
+                                      bool *notify_term_p)
 {
     group_t *g = rdp_hash_get_str(&gs.groups, id);
 
-    if (g == NULL) {
+    if (g == NULL || !rdp_srv_procs_contain(g->members, g->nmembers, caller)) {
         return PMIX_ERR_NOT_FOUND;
     }
-    *m_p = rdp_calloc(g->nmembers + 1, sizeof(**m_p));
+    *m_p = rdp_calloc(g->nconstructed + 1, sizeof(**m_p));
     if (*m_p == NULL) {
         return PMIX_ERR_NOMEM;
     }
-    memcpy(*m_p, g->members, g->nmembers * sizeof(**m_p));
-    *n_p           = g->nmembers;
+    memcpy(*m_p, g->constructed, g->nconstructed * sizeof(**m_p));
+    *n_p           = g->nconstructed;
     *notify_term_p = g->notify_term;
     return PMIX_SUCCESS;
+}
+
+/* A destruct does not wait for the members that already left the group
+ * or failed (they are no longer in it here). */
+static void mark_departed(gop_t *op)
+{
+    group_t *g = rdp_hash_get_str(&gs.groups, op->id);
+
+    if (op->kind != GOP_DESTRUCT || g == NULL) {
+        return;
+    }
+    for (size_t i = 0; i < op->nparts; i++) {
+        if (!rdp_srv_procs_contain(g->members, g->nmembers,
+                                   &op->parts[i].proc)) {
+            op->parts[i].gone = true;
+        }
+    }
 }
 
 typedef struct greq {
@@ -1773,7 +1870,8 @@ static pmix_status_t gop_for(const greq_t *req, const pmix_proc_t *caller,
     if (req->kind == GOP_CONSTRUCT) {
         status = expand_members(req->procs, req->nprocs, &members, &nmembers);
     } else {
-        status = destruct_members(req->id, &members, &nmembers, &notify_term);
+        status = destruct_members(req->id, caller, &members, &nmembers,
+                                  &notify_term);
     }
     if (status == PMIX_SUCCESS
         && !rdp_srv_procs_contain(members, nmembers, caller)) {
@@ -1801,7 +1899,8 @@ static pmix_status_t gop_for(const greq_t *req, const pmix_proc_t *caller,
     if (status == PMIX_SUCCESS) {
         op->notify_term = notify_term;
         op->optional    = req->kind == GOP_DESTRUCT && notify_term;
-        *op_p           = op;
+        mark_departed(op);
+        *op_p = op;
     }
     return status;
 }
@@ -2507,6 +2606,7 @@ void rdp_srv_group_cleanup(void)
     rdp_hash_for_each(ent, &gs.groups, i) {
         group_free(ent->value);
     }
+    nearly_lefts = 0;
     rdp_hash_cleanup(&gs.groups);
     rdp_hash_cleanup(&gs.ops);
     rdp_hash_cleanup(&gs.gens);
