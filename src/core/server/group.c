@@ -686,9 +686,12 @@ static void destruct_done(gop_t *op, const rdp_srv_group_block_t *blocks,
     uint64_t cid;
     pmix_status_t status;
 
-    status =
-        rdp_srv_group_resolve(op->members, op->nmembers, blocks, nblocks,
-                              op->optional, &final, &nfinal, &have_cid, &cid);
+    /* every member not in the blocks is one that may be missing: one that
+     * left or failed before (mark_departed) or under NOTIFY_TERMINATION /
+     * FT_COLLECTIVE; any other that leaves fails the destruct at its own
+     * server before the exchange */
+    status = rdp_srv_group_resolve(op->members, op->nmembers, blocks, nblocks,
+                                   true, &final, &nfinal, &have_cid, &cid);
     rdp_free(final);
     if (status == PMIX_SUCCESS) {
         group_free(rdp_hash_remove_str(&gs.groups, op->id));
