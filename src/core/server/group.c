@@ -1,6 +1,7 @@
 /* group.c - PMIx_Group_construct / _destruct in the server (RFC0033) */
 #include "config.h"
 #include "core/server/group.h"
+#include "core/server/group_host.h"
 #include "core/server/p2p.h"
 #include "core/server/xchg.h"
 #include "core/util/alloc.h"
@@ -809,10 +810,6 @@ static pmix_status_t gop_exchange(gop_t *op)
     size_t size = 0;
     pmix_status_t status;
 
-    if (rdp_srv_xchg_me() == UINT32_MAX) {
-        /* no engine: a host's fence cannot carry groups (yet) */
-        return PMIX_ERR_NOT_SUPPORTED;
-    }
     x = rdp_calloc(1, sizeof(*x));
     if (x == NULL) {
         return PMIX_ERR_NOMEM;
@@ -846,7 +843,11 @@ static pmix_status_t gop_exchange(gop_t *op)
     args.collect = true;
     args.timeout = op->timeout;
     args.len     = size - sizeof(headroom);
-    status       = rdp_srv_xchg_start(&args, xchg_done, x, &op->xchg);
+    /* without the engine the host carries it (group_host.c) */
+    status = rdp_srv_xchg_me() == UINT32_MAX
+                 ? rdp_srv_group_host_start(op->kind == GOP_CONSTRUCT, op->id,
+                                            &args, xchg_done, x, &op->xchg)
+                 : rdp_srv_xchg_start(&args, xchg_done, x, &op->xchg);
     if (status != PMIX_SUCCESS) {
         rdp_free(x);
     }
@@ -923,6 +924,11 @@ static void tell_others(const gop_t *op, pmix_status_t status)
     pmix_status_t rc;
 
     if (rdp_srv_xchg_me() == UINT32_MAX) {
+        uint8_t key[XCHG_KEY_MAX];
+
+        rdp_srv_group_host_fail(op->kind == GOP_CONSTRUCT, op->id, key,
+                                xchg_key(op, key), op->members, op->nmembers,
+                                status);
         return;
     }
     rdp_buf_init(&buf);
