@@ -43,6 +43,7 @@ typedef struct ghop {
     char id[PMIX_MAX_NSLEN + 1];
     pmix_proc_t *procs;
     size_t nprocs;
+    pmix_proc_t *fprocs; /* what the host's collective runs over */
     double timeout;
     uint8_t *key;
     size_t keylen;
@@ -161,6 +162,7 @@ static void ghop_free(ghop_t *op)
         return;
     }
     rdp_free(op->procs);
+    rdp_free(op->fprocs);
     rdp_free(op->key);
     rdp_free(op->block);
     rdp_free(op->frame);
@@ -202,6 +204,76 @@ static uint32_t this_node(const pmix_proc_t *procs, size_t nprocs)
         h = (h ^ (uint8_t)*c) * 16777619u;
     }
     return h;
+}
+
+/* The node id of member @a p, or false. */
+static bool node_of(rdp_srv_nspace_t *ns, pmix_rank_t rank, uint64_t *id_p)
+{
+    const pmix_value_t *v =
+        rdp_kvs_peek(ns->info, RDP_SRV_KVS_JOB, rank, PMIX_NODEID);
+
+    return v != NULL && rdp_srv_value_to_u64(v, id_p);
+}
+
+/* True when @a procs (no wildcards) are of one nspace and live on every
+ * node of it. */
+static bool on_every_node(const pmix_proc_t *procs, size_t nprocs)
+{
+    rdp_srv_nspace_t *ns = rdp_srv_nspace_find(procs[0].nspace);
+    uint64_t *seen;
+    size_t nseen = 0;
+
+    if (ns == NULL || ns->nnodes == 0) {
+        return false;
+    }
+    seen = rdp_calloc(ns->nnodes + 1, sizeof(*seen));
+    for (size_t i = 0; seen != NULL && i < nprocs; i++) {
+        uint64_t id;
+        size_t k = 0;
+
+        if (!PMIX_CHECK_NSPACE(procs[i].nspace, ns->name)
+            || !node_of(ns, procs[i].rank, &id)) {
+            nseen = 0;
+            break;
+        }
+        while (k < nseen && seen[k] != id) {
+            k++;
+        }
+        if (k == nseen && nseen < ns->nnodes) {
+            seen[nseen++] = id;
+        }
+    }
+    rdp_free(seen);
+    return nseen == ns->nnodes;
+}
+
+/*
+ * The processes the host's fence runs over.  Slurm 22.05 names a fence to
+ * the other nodes by its first process repeated (its ring and tree
+ * collectives pack procs[0] for every entry), so a fence over a list of
+ * processes never meets its peers there, while one over copies of an
+ * nspace's wildcard does.  Members on every node of their nspace: the
+ * fence goes over nmembers copies of its wildcard (the same servers take
+ * part; the count keeps it apart from the job's own fences over the
+ * wildcard).  Else over exactly the members.
+ */
+static pmix_status_t fence_procs(ghop_t *op)
+{
+    size_t n = op->nprocs;
+    bool collapse =
+        rdp_srv.host.group == NULL && n > 1 && on_every_node(op->procs, n);
+
+    op->fprocs = rdp_calloc(n + 1, sizeof(*op->fprocs));
+    if (op->fprocs == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < n; i++) {
+        op->fprocs[i] = op->procs[i];
+        if (collapse) {
+            op->fprocs[i].rank = PMIX_RANK_WILDCARD;
+        }
+    }
+    return PMIX_SUCCESS;
 }
 
 static pmix_status_t pack_frame(ghop_t *op)
@@ -326,8 +398,8 @@ static pmix_status_t call_fence(ghop_t *op)
     op->ninfo++;
     add_common_info(op);
     /* the host owns data from now on (as with a fence's contribution) */
-    rc = rdp_srv.host.fence_nb(op->procs, op->nprocs, op->info, op->ninfo, data,
-                               op->framelen, fence_cb, op);
+    rc = rdp_srv.host.fence_nb(op->fprocs, op->nprocs, op->info, op->ninfo,
+                               data, op->framelen, fence_cb, op);
     if (rc != PMIX_SUCCESS) {
         rdp_free(data);
     }
@@ -669,6 +741,10 @@ static ghop_t *ghop_new(bool construct, const char *id, const uint8_t *key,
     }
     memcpy(op->procs, procs, nprocs * sizeof(*procs));
     memcpy(op->key, key, keylen);
+    if (fence_procs(op) != PMIX_SUCCESS) {
+        ghop_free(op);
+        return NULL;
+    }
     return op;
 }
 
@@ -681,7 +757,7 @@ static bool host_can(void)
  * is the first.  PMIX_SUCCESS, or why it could not start (op freed). */
 static pmix_status_t enqueue(ghop_t *op)
 {
-    ghset_t *set = set_get(op->procs, op->nprocs, true);
+    ghset_t *set = set_get(op->fprocs, op->nprocs, true);
     pmix_status_t rc;
 
     if (set == NULL) {
@@ -749,20 +825,22 @@ void rdp_srv_group_host_fail(bool construct, const char *id, const uint8_t *key,
                              size_t keylen, const pmix_proc_t *procs,
                              size_t nprocs, pmix_status_t status)
 {
-    ghop_t *op;
+    ghop_t *op, *queued;
 
     if (!host_can() || status == PMIX_SUCCESS) {
         return;
     }
-    op = find_queued(set_get(procs, nprocs, false), key, keylen);
-    if (op != NULL) {
-        if (!op->launched) {
-            op->status = status; /* contributes the failure in its turn */
-        }
-        return; /* else its fence runs: the others get this block */
-    }
     op = ghop_new(construct, id, key, keylen, procs, nprocs);
     if (op == NULL) {
+        return;
+    }
+    queued = find_queued(set_get(op->fprocs, op->nprocs, false), key, keylen);
+    if (queued != NULL) {
+        if (!queued->launched) {
+            queued->status = status; /* contributes the failure in turn */
+        }
+        /* else its fence runs: the others get this server's block */
+        ghop_free(op);
         return;
     }
     op->status = status;
