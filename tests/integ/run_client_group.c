@@ -836,8 +836,7 @@ static void host_even_group(size_t n, size_t cid_a)
             fail("hA and hE got the same context id %zu", cid);
         }
         PMIX_INFO_FREE(res, nres);
-        expect("destruct hE", PMIx_Group_destruct("hE", NULL, 0),
-               PMIX_SUCCESS);
+        expect("destruct hE", PMIx_Group_destruct("hE", NULL, 0), PMIX_SUCCESS);
     }
     free(even);
 }

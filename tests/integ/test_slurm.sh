@@ -347,8 +347,9 @@ group_step() {
     [ "$server" = rdpmix ] || return 0
     cids=$(sed -n 's/^rank [0-9]* group host cid \([0-9]*\)$/\1/p' "$tmp/out" | sort -u)
     ncid=$(sed -n '/^rank [0-9]* group host cid /p' "$tmp/out" | wc -l)
+    gnp=$2
     check_that "group host, srun -N $1 -n $2: all $2 ranks printed one context id ($ncid lines, ids: $(echo $cids))" \
-        '[ "$ncid" -eq "$2" ] && [ "$(echo "$cids" | wc -l)" -eq 1 ] && [ -n "$cids" ]'
+        '[ "$ncid" -eq "$gnp" ] && [ "$(echo "$cids" | wc -l)" -eq 1 ] && [ -n "$cids" ]'
 }
 
 # --- the run -----------------------------------------------------------------

@@ -416,7 +416,15 @@ static pmix_status_t launch(ghop_t *op)
         return rc;
     }
     op->ninfo = 0;
-    rc = rdp_srv.host.group != NULL ? call_group_upcall(op) : call_fence(op);
+    rc = PMIX_ERR_NOT_SUPPORTED;
+    if (rdp_srv.host.group != NULL) {
+        rc = call_group_upcall(op);
+    }
+    if (rc == PMIX_ERR_NOT_SUPPORTED && rdp_srv.host.fence_nb != NULL) {
+        /* no group upcall, or one that refuses (as Slurm's connect does) */
+        op->ninfo = 0;
+        rc        = call_fence(op);
+    }
     if (rc == PMIX_OPERATION_SUCCEEDED) {
         /* done at once: but the other servers' blocks are needed */
         rdp_log_error(SERVER,
