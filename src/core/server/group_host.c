@@ -397,11 +397,10 @@ static pmix_status_t call_fence(ghop_t *op)
     PMIX_INFO_LOAD(&op->info[op->ninfo], PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
     op->ninfo++;
     add_common_info(op);
-    /* the host owns data from now on (as with a fence's contribution) */
     rc = rdp_srv.host.fence_nb(op->fprocs, op->nprocs, op->info, op->ninfo,
                                data, op->framelen, fence_cb, op);
-    if (rc != PMIX_SUCCESS) {
-        rdp_free(data);
+    if (rc != PMIX_SUCCESS && rc != PMIX_OPERATION_SUCCEEDED) {
+        rdp_free(data); /* else the host's now, as a fence's (coll.c) */
     }
     return rc;
 }
@@ -416,7 +415,7 @@ static pmix_status_t launch(ghop_t *op)
         return rc;
     }
     op->ninfo = 0;
-    rc = PMIX_ERR_NOT_SUPPORTED;
+    rc        = PMIX_ERR_NOT_SUPPORTED;
     if (rdp_srv.host.group != NULL) {
         rc = call_group_upcall(op);
     }
