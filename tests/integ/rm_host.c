@@ -27,6 +27,13 @@
  *                   PMIX_NODEID next to the rank's right PMIX_HOSTNAME;
  *   int-appnum      PMIX_APPNUM is registered as PMIX_INT.
  *
+ * RM_HOST_GROUP=1 adds a PMIx v4 `group` upcall: the host runs a group
+ * construct/destruct as one of its fences over the server's
+ * PMIX_GROUP_ENDPT_DATA and answers with every node's data concatenated
+ * (PMIX_GROUP_ENDPT_DATA) and, when asked, a context id of its own
+ * choosing, 1000000 + the number of group operations completed before
+ * (the same on every node).  Each node reports "group upcalls: N".
+ *
  * Exits 0 only if every server and client exited 0 and no call into the
  * host came from inside a host callback.  RM_HOST_TIMEOUT=S (default 60)
  * kills everything after S seconds: a hang is a failure (exit 3).
@@ -301,6 +308,85 @@ static void fence_arrived(int from, uint32_t seq, pmix_status_t status,
     if (cbfunc != NULL) {
         fence_complete(f, cbfunc, cbdata);
     }
+}
+
+/* ---- groups (RM_HOST_GROUP=1) ---- */
+
+typedef struct grp_call {
+    pmix_info_cbfunc_t cbfunc;
+    void *cbdata;
+    int want_cid;
+    pmix_info_t info[2];
+    char *all; /* every node's data, from the fence */
+} grp_call_t;
+
+static int group_upcalls;
+static size_t groups_done; /* same order on every node, as fences */
+
+static void release_group(void *cbdata)
+{
+    UPCALL_BEGIN("release_fn");
+    grp_call_t *g = cbdata;
+
+    free(g->all);
+    free(g);
+    UPCALL_END();
+}
+
+/* The fence under a group operation completed (under the host lock). */
+static void group_fence_done(pmix_status_t status, const char *data,
+                             size_t ndata, void *cbdata,
+                             pmix_release_cbfunc_t release_fn,
+                             void *release_cbdata)
+{
+    grp_call_t *g = cbdata;
+    size_t n = 0, cid = 1000000 + groups_done++;
+
+    (void)release_fn;
+    (void)release_cbdata;
+    g->all = (char *)data; /* release_buf's buffer: freed with g */
+    PMIX_INFO_LOAD(&g->info[n], PMIX_GROUP_ENDPT_DATA, NULL, PMIX_UNDEF);
+    g->info[n].value.type          = PMIX_BYTE_OBJECT;
+    g->info[n].value.data.bo.bytes = g->all;
+    g->info[n].value.data.bo.size  = ndata;
+    n++;
+    if (g->want_cid) {
+        PMIX_INFO_LOAD(&g->info[n], PMIX_GROUP_CONTEXT_ID, &cid, PMIX_SIZE);
+        n++;
+    }
+    g->cbfunc(status, g->info, n, g->cbdata, release_group, g);
+}
+
+static pmix_status_t host_group(pmix_group_operation_t op, char grp[],
+                                const pmix_proc_t procs[], size_t nprocs,
+                                const pmix_info_t directives[], size_t ndirs,
+                                pmix_info_cbfunc_t cbfunc, void *cbdata)
+{
+    UPCALL_BEGIN("group");
+    grp_call_t *g = calloc(1, sizeof(*g));
+    char *data    = NULL;
+    size_t ndata  = 0;
+
+    (void)op;
+    (void)grp;
+    g->cbfunc = cbfunc;
+    g->cbdata = cbdata;
+    for (size_t i = 0; i < ndirs; i++) {
+        if (PMIX_CHECK_KEY(&directives[i], PMIX_GROUP_ASSIGN_CONTEXT_ID)) {
+            g->want_cid = 1;
+        } else if (PMIX_CHECK_KEY(&directives[i], PMIX_GROUP_ENDPT_DATA)
+                   && directives[i].value.type == PMIX_BYTE_OBJECT) {
+            /* the server's: the fence keeps a copy of its own */
+            ndata = directives[i].value.data.bo.size;
+            data  = malloc(ndata + 1);
+            memcpy(data, directives[i].value.data.bo.bytes, ndata);
+        }
+    }
+    group_upcalls++;
+    UPCALL_END();
+    /* the fence sees PMIX_LOCAL_COLLECTIVE_STATUS among the directives */
+    return host_fence_nb(procs, nprocs, directives, ndirs, data, ndata,
+                         group_fence_done, g);
 }
 
 /* ---- direct modex ---- */
@@ -660,6 +746,9 @@ static int run_node(const char *tmpdir, char **prog)
     module.fence_nb         = host_fence_nb;
     module.direct_modex     = host_direct_modex;
     module.query            = host_query;
+    if (getenv("RM_HOST_GROUP") != NULL && atoi(getenv("RM_HOST_GROUP")) > 0) {
+        module.group = host_group;
+    }
     if (quirks & Q_V4_CONNECTED) {
         module.client_connected = host_client_connected;
     } else {
@@ -722,6 +811,9 @@ static int run_node(const char *tmpdir, char **prog)
     }
     rmdir(dir);
     free(kids);
+    if (module.group != NULL) {
+        fprintf(stderr, "%s: group upcalls: %d\n", who, group_upcalls);
+    }
     if (violations > 0) {
         fprintf(stderr,
                 "%s: %d calls into the host from inside its "

@@ -71,6 +71,19 @@
  *                            construct "gX" (PMIX_GROUP_OPTIONAL) and "gY"
  *                            (not) over every rank at the same time with
  *                            _nb: gX is made without it, gY fails.
+ *   run_client group host    (at least 2 ranks; groups through a host
+ *                            without the engine, but works anywhere) every
+ *                            rank puts "grp.ep", then constructs "hA" over
+ *                            all ranks in reverse order (context id, its
+ *                            PMIX_GROUP_INFO "grp.lcl"), checks membership,
+ *                            every member's group info and endpoint data,
+ *                            and that every rank got the same context id;
+ *                            the even ranks construct "hE" (another
+ *                            context id) and destruct it; every rank
+ *                            issues "hC" then "hD" over all ranks with _nb
+ *                            (operations over the same processes in the
+ *                            same order), destructs them and hA.  Prints
+ *                            "rank R group host cid C" (hA's) too.
  * Every wait is bounded (PMIX_TIMEOUT 30 s, or the job's limit).
  */
 #include "run_client.h"
@@ -1114,6 +1127,101 @@ static void concurrent_failing(void)
     free(all);
 }
 
+/* ---- through the host (appended for group_host.c) ---- */
+
+static void host_even_group(size_t n, size_t cid_a)
+{
+    pmix_proc_t *even = calloc(n, sizeof(*even));
+    pmix_info_t info[1];
+    pmix_info_t *res = NULL;
+    size_t nres = 0, neven = 0, cid;
+
+    for (size_t r = 0; r < n; r += 2) {
+        PMIX_LOAD_PROCID(&even[neven], me.nspace, (pmix_rank_t)r);
+        neven++; /* not inside the macro: it uses its argument twice */
+    }
+    if (me.rank % 2 == 0) {
+        PMIX_INFO_LOAD(&info[0], PMIX_GROUP_ASSIGN_CONTEXT_ID, NULL, PMIX_BOOL);
+        expect("construct hE",
+               PMIx_Group_construct("hE", even, neven, info, 1, &res, &nres),
+               PMIX_SUCCESS);
+        check_membership("hE", res, nres, even, neven);
+        cid = check_cid("hE", res, nres);
+        if (cid == cid_a) {
+            fail("hA and hE got the same context id %zu", cid);
+        }
+        PMIX_INFO_FREE(res, nres);
+        expect("destruct hE", PMIx_Group_destruct("hE", NULL, 0), PMIX_SUCCESS);
+    }
+    free(even);
+}
+
+/* hC then hD over the same processes, in the same order everywhere. */
+static void host_same_set(size_t n)
+{
+    pmix_proc_t *all = calloc(n, sizeof(*all));
+    pmix_info_t info[1];
+    nbwait_t wc, wd;
+
+    for (size_t r = 0; r < n; r++) {
+        PMIX_LOAD_PROCID(&all[r], me.nspace, (pmix_rank_t)r);
+    }
+    PMIX_INFO_LOAD(&info[0], PMIX_GROUP_ASSIGN_CONTEXT_ID, NULL, PMIX_BOOL);
+    nbwait_init(&wc);
+    nbwait_init(&wd);
+    expect("construct_nb hC",
+           PMIx_Group_construct_nb("hC", all, n, info, 1, construct_cb, &wc),
+           PMIX_SUCCESS);
+    expect("construct_nb hD",
+           PMIx_Group_construct_nb("hD", all, n, info, 1, construct_cb, &wd),
+           PMIX_SUCCESS);
+    expect("hC", nbwait_wait(&wc, "hC"), PMIX_SUCCESS);
+    expect("hD", nbwait_wait(&wd, "hD"), PMIX_SUCCESS);
+    check_membership("hC", wc.results, wc.nresults, all, n);
+    check_membership("hD", wd.results, wd.nresults, all, n);
+    if (check_cid("hC", wc.results, wc.nresults)
+        == check_cid("hD", wd.results, wd.nresults)) {
+        fail("hC and hD got the same context id");
+    }
+    PMIX_INFO_FREE(wc.results, wc.nresults);
+    PMIX_INFO_FREE(wd.results, wd.nresults);
+    expect("destruct hC", PMIx_Group_destruct("hC", NULL, 0), PMIX_SUCCESS);
+    expect("destruct hD", PMIx_Group_destruct("hD", NULL, 0), PMIX_SUCCESS);
+    free(all);
+}
+
+static void host(void)
+{
+    size_t n         = job_size();
+    pmix_proc_t *rev = calloc(n, sizeof(*rev));
+    pmix_info_t ainfo[2], ginfo[1];
+    pmix_data_array_t darray;
+    pmix_info_t *res = NULL;
+    size_t nres      = 0, cid;
+
+    if (n < 2) {
+        fail("group host needs at least 2 ranks");
+    }
+    for (size_t r = 0; r < n; r++) {
+        PMIX_LOAD_PROCID(&rev[r], me.nspace, (pmix_rank_t)(n - 1 - r));
+    }
+    put_commit_size("grp.ep", 10 * me.rank + 1);
+    ga_info(ainfo, &darray, ginfo);
+    expect("construct hA",
+           PMIx_Group_construct("hA", rev, n, ainfo, 2, &res, &nres),
+           PMIX_SUCCESS);
+    cid = check_cid("hA", res, nres);
+    check_membership("hA", res, nres, rev, n);
+    PMIX_INFO_FREE(res, nres);
+    check_member_data(n);
+    printf("rank %u group host cid %zu\n", me.rank, cid);
+    check_cid_agreed("hA.cid", cid, n);
+    host_even_group(n, cid);
+    host_same_set(n);
+    expect("destruct hA", PMIx_Group_destruct("hA", NULL, 0), PMIX_SUCCESS);
+    free(rev);
+}
+
 int group_main(const char *mode)
 {
     pmix_status_t rc = PMIx_Init(&me, NULL, 0);
@@ -1141,6 +1249,8 @@ int group_main(const char *mode)
         ft_destruct();
     } else if (strcmp(mode, "conc") == 0) {
         concurrent_failing();
+    } else if (strcmp(mode, "host") == 0) {
+        host();
     } else {
         fail("unknown group mode %s", mode);
     }

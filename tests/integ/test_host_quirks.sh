@@ -8,6 +8,8 @@
 # the server passes the failed fence up with PMIX_LOCAL_COLLECTIVE_STATUS,
 # which rm_host, like a host that honours the Standard, hands to every
 # node's fence (docs/design.md, "Departures in host-delegated mode").
+# Connect and groups across nodes run through the host too: its fence_nb,
+# or its group upcall (docs/design.md, "Groups").
 builddir=${top_builddir:-.}
 host="$builddir/tests/integ/rm_host"
 client="$builddir/tests/integ/rm_client"
@@ -122,5 +124,43 @@ hconnect 3 1 all
 hconnect 2 2 subsets
 hconnect 2 2 die 0
 hconnect 2 2 die 3
+# groups across nodes without the engine (tests/integ/run_client_group.c
+# says what each mode checks): under a host with only fence_nb they run as
+# its fences carrying each server's block; RM_HOST_GROUP=1 gives the host a
+# group upcall, which the server then calls instead (each node reports how
+# often).  "exit": the last rank exits without finalizing, and the failure
+# reaches the other nodes through the host's collective
+hgroup() {
+    np=$(($1 * $2))
+    n=$((n + 1))
+    count=$np
+    [ "$4" = exit ] && count=$((np - 1))
+    if RM_HOST_GROUP=$3 timeout -k 5 60 "$host" "$1" "$2" "$run_client" \
+        group "$4" >"$tmp/out" 2>"$tmp/err"
+    then rc=0; else rc=$?; fi
+    got=$(grep -c "^rank [0-9]* group $4 ok\$" "$tmp/out")
+    cids=$(sed -n 's/^rank [0-9]* group host cid //p' "$tmp/out" | sort -u | wc -l)
+    upcalls=$(grep -c "group upcalls: [1-9]" "$tmp/err")
+    how=fences
+    [ "$3" = 1 ] && how="the group upcall"
+    if [ "$rc" -eq 0 ] && [ "$got" -eq "$count" ] \
+        && { [ "$4" != host ] || [ "$cids" -eq 1 ]; } \
+        && { [ "$3" != 1 ] || [ "$1" -eq 1 ] || [ "$upcalls" -eq "$1" ]; }
+    then
+        echo "ok $n - $1 nodes x $2, host quirks: all; group $4 through $how"
+    else
+        echo "not ok $n - $1 nodes x $2, group $4 through $how: exit $rc," \
+             "$got of $count ok, $cids context ids, $upcalls nodes called the upcall"
+        sed 's/^/# /' "$tmp/out" "$tmp/err" | head -40
+        fail=1
+    fi
+}
+for nodes in 1 2 3; do
+    hgroup "$nodes" 2 0 host
+    hgroup "$nodes" 2 1 host
+done
+hgroup 2 2 0 exit
+hgroup 3 2 0 exit
+hgroup 2 2 1 exit
 echo "1..$n"
 exit $fail

@@ -3,8 +3,10 @@
 # slurmstepd, under `srun --mpi=pmix`, on a private two-node Slurm cluster
 # on this machine (tests/integ/slurm_cluster.sh): Open MPI programs with the
 # full and with the direct modex, a PMIx Standard-API program checking its
-# job info against what srun launched (tests/integ/slurm_client.c), and
-# pmix-bench.  Every rank proves which libpmix.so.2 it loaded, and the ranks
+# job info against what srun launched (tests/integ/slurm_client.c),
+# pmix-bench, and PMIx groups and connect/disconnect across nodes, which
+# run as Slurm's fence over exactly their processes (tests/integ/run_client
+# group host, connect all / subsets; rdpmix only).  Every rank proves which libpmix.so.2 it loaded, and the ranks
 # prove which one their slurmstepd loaded.
 #
 # Needs root, Debian's slurmctld slurmd slurm-client munge and UTS
@@ -13,7 +15,7 @@
 #       the server and client library (nothing preloaded), to check the
 #       harness itself; default rdpmix
 #   RDPMIX_TEST_SLURM_STEP_TIMEOUT     bound of one step in seconds (30)
-#   RDPMIX_TEST_SLURM_BUDGET           bound of all steps together (150);
+#   RDPMIX_TEST_SLURM_BUDGET           bound of all steps together (210);
 #       steps that no longer fit fail as not run
 #   RDPMIX_TEST_SLURM_STEPD_ENV        VAR=value words for slurmstepd's
 #       environment (the server's RDPMIX_* settings; its log is lost:
@@ -30,11 +32,12 @@ builddir=$(cd "${top_builddir:-.}" && pwd)
 
 server=${RDPMIX_TEST_SLURM_SERVER:-rdpmix}
 step_secs=${RDPMIX_TEST_SLURM_STEP_TIMEOUT:-30}
-budget=${RDPMIX_TEST_SLURM_BUDGET:-150}
+budget=${RDPMIX_TEST_SLURM_BUDGET:-210}
 ourlib="$builddir/.libs"
 mpi_prog="$builddir/tests/integ/mpi_basic"
 client="$builddir/tests/integ/slurm_client"
 bench="$builddir/bench/pmix-bench"
+run_client="$builddir/tests/integ/run_client"
 
 skip_all() {
     echo "1..0 # SKIP $*"
@@ -314,6 +317,41 @@ bench_step() {
     end_step
 }
 
+# run_client_step NODES NPROCS WANT ARGS...: tests/integ/run_client ARGS
+# on every rank; each must print "rank R WANT" (run_client_group.c and
+# run_client_connect.c say what each mode checks).  Under Slurm groups
+# and connects across nodes have no engine and no host upcall: they run
+# as Slurm's fence_nb over exactly their processes (group_host.c,
+# conndisc.c)
+run_client_step() {
+    nn=$1
+    np=$2
+    want=$3
+    shift 3
+    _what="run_client $*, srun -N $nn -n $np"
+    if [ "$server" != rdpmix ] || [ ! -x "$run_client" ]; then
+        skip "$_what: rdpmix's own test client"
+        return
+    fi
+    step "$_what" srun --mpi=pmix -N "$nn" -n "$np" "$run_client" "$@"
+    oks=$(grep -c "^rank [0-9]* $want\$" "$tmp/out")
+    check_that "$_what: every rank's checks passed ($oks of $np ranks)" \
+        '[ "$rc" = 0 ] && [ "$oks" -eq "$np" ]'
+    end_step
+}
+
+# group_step NODES NPROCS: run_client group host, and every rank printed
+# the same context id for hA
+group_step() {
+    run_client_step "$1" "$2" "group host ok" group host
+    [ "$server" = rdpmix ] || return 0
+    cids=$(sed -n 's/^rank [0-9]* group host cid \([0-9]*\)$/\1/p' "$tmp/out" | sort -u)
+    ncid=$(sed -n '/^rank [0-9]* group host cid /p' "$tmp/out" | wc -l)
+    gnp=$2
+    check_that "group host, srun -N $1 -n $2: all $2 ranks printed one context id ($ncid lines, ids: $(echo $cids))" \
+        '[ "$ncid" -eq "$gnp" ] && [ "$(echo "$cids" | wc -l)" -eq 1 ] && [ -n "$cids" ]'
+}
+
 # --- the run -----------------------------------------------------------------
 echo "# server library: $server${preload:+ ($preload preloaded into slurmstepd)}"
 SLURM_CLUSTER_STEPD_ENV=${RDPMIX_TEST_SLURM_STEPD_ENV:-}
@@ -360,6 +398,10 @@ if [ "$server" = rdpmix ]; then
              && cat "$tmp"/server.$n.* | grep -q "registers pmix.appnum as PMIX_INT"'
     done
 fi
+# groups and connect across two nodes through Slurm's fence
+group_step 2 4
+run_client_step 2 4 "connect all ok" connect all
+run_client_step 2 4 "connect subsets ok" connect subsets
 mpi_step 2 4 full
 mpi_step 2 4 direct
 bench_step 2 8 collect
@@ -370,6 +412,7 @@ client_step 2 8
 mpi_step 2 8 full
 mpi_step 2 8 direct
 client_step 2 8 --distribution=cyclic
+group_step 2 8
 bench_step 2 8 direct
 
 # --- teardown ----------------------------------------------------------------

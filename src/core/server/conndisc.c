@@ -59,11 +59,17 @@ static pmix_status_t connect_host_call(const pmix_proc_t *procs, size_t nprocs,
 {
     (void)data;
     (void)ndata;
-    if (rdp_srv.host.connect == NULL) {
-        return fence_instead(procs, nprocs, info, ninfo, cbdata);
+    pmix_status_t rc = PMIX_ERR_NOT_SUPPORTED;
+
+    if (rdp_srv.host.connect != NULL) {
+        rc = rdp_srv.host.connect(procs, nprocs, info, ninfo,
+                                  rdp_srv_coll_host_op_cb, cbdata);
     }
-    return rdp_srv.host.connect(procs, nprocs, info, ninfo,
-                                rdp_srv_coll_host_op_cb, cbdata);
+    /* Slurm 22.05 has the upcall and answers it with not-supported */
+    if (rc == PMIX_ERR_NOT_SUPPORTED && rdp_srv.host.fence_nb != NULL) {
+        rc = fence_instead(procs, nprocs, info, ninfo, cbdata);
+    }
+    return rc;
 }
 
 static bool disconnect_host_provides(void)
@@ -79,11 +85,16 @@ static pmix_status_t disconnect_host_call(const pmix_proc_t *procs,
 {
     (void)data;
     (void)ndata;
-    if (rdp_srv.host.disconnect == NULL) {
-        return fence_instead(procs, nprocs, info, ninfo, cbdata);
+    pmix_status_t rc = PMIX_ERR_NOT_SUPPORTED;
+
+    if (rdp_srv.host.disconnect != NULL) {
+        rc = rdp_srv.host.disconnect(procs, nprocs, info, ninfo,
+                                     rdp_srv_coll_host_op_cb, cbdata);
     }
-    return rdp_srv.host.disconnect(procs, nprocs, info, ninfo,
-                                   rdp_srv_coll_host_op_cb, cbdata);
+    if (rc == PMIX_ERR_NOT_SUPPORTED && rdp_srv.host.fence_nb != NULL) {
+        rc = fence_instead(procs, nprocs, info, ninfo, cbdata);
+    }
+    return rc;
 }
 
 const rdp_srv_coll_ops_t rdp_srv_connect_ops = {

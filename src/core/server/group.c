@@ -1,6 +1,7 @@
 /* group.c - PMIx_Group_construct / _destruct in the server (RFC0033) */
 #include "config.h"
 #include "core/server/group.h"
+#include "core/server/group_host.h"
 #include "core/server/p2p.h"
 #include "core/server/xchg.h"
 #include "core/util/alloc.h"
@@ -864,6 +865,9 @@ static xref_t *xref_new(const gop_t *op)
 
 /* Start an exchange of @a buf (RDP_COLL_HEADROOM, then this server's
  * block; emptied) over the servers that host @a op's members. */
+static void xchg_done(pmix_status_t status, const rdp_srv_xchg_block_t *blocks,
+                      size_t nblocks, void *arg);
+
 static pmix_status_t xchg_begin(gop_t *op, rdp_buf_t *buf, const uint8_t *key,
                                 size_t keylen, rdp_srv_xchg_done_fn done,
                                 uint64_t *handle_p)
@@ -887,7 +891,17 @@ static pmix_status_t xchg_begin(gop_t *op, rdp_buf_t *buf, const uint8_t *key,
     args.collect = true;
     args.timeout = op->timeout;
     args.len     = size - RDP_COLL_HEADROOM;
-    status       = rdp_srv_xchg_start(&args, done, x, handle_p);
+    if (rdp_srv_xchg_me() != UINT32_MAX) {
+        status = rdp_srv_xchg_start(&args, done, x, handle_p);
+    } else if (done == xchg_done) {
+        /* without the engine the host carries it (group_host.c) */
+        status = rdp_srv_group_host_start(op->kind == GOP_CONSTRUCT, op->id,
+                                          &args, done, x, handle_p);
+    } else {
+        /* leader votes need the engine (docs/status.md) */
+        rdp_free(args.own_buf);
+        status = PMIX_ERR_NOT_SUPPORTED;
+    }
     if (status != PMIX_SUCCESS) {
         rdp_free(x);
     }
@@ -985,10 +999,6 @@ static pmix_status_t gop_exchange(gop_t *op)
     rdp_buf_t data, buf;
     pmix_status_t status;
 
-    if (rdp_srv_xchg_me() == UINT32_MAX) {
-        /* no engine: a host's fence cannot carry groups (yet) */
-        return PMIX_ERR_NOT_SUPPORTED;
-    }
     rdp_buf_init(&data);
     rdp_buf_init(&buf);
     status =
@@ -1120,6 +1130,14 @@ static void tell_others(const gop_t *op, pmix_status_t status)
     rdp_buf_t buf;
     pmix_status_t rc;
 
+    if (rdp_srv_xchg_me() == UINT32_MAX) {
+        uint8_t key[XCHG_KEY_MAX];
+
+        rdp_srv_group_host_fail(op->kind == GOP_CONSTRUCT, op->id, key,
+                                xchg_key(op, key), op->members, op->nmembers,
+                                status);
+        return;
+    }
     if (!ctl_begin(&buf, CTL_FAIL, op, &rc)) {
         return;
     }
