@@ -7,6 +7,7 @@
 #include "core/util/value.h"
 #include "run/chan.h"
 #include "run/ctl.h"
+#include "run/xconn.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -20,6 +21,7 @@
 #include <unistd.h>
 
 #define PEER_MAX_MSG  (1u << 20)
+#define PEER_MAX_OFFER RDP_CTL_MAX_MSG /* an XOFFER carries committed data */
 #define PEER_POLL     0.2 /* seconds between the tries of a waiting lookup */
 #define SOCKET_SUFFIX ".sock"
 
@@ -70,6 +72,8 @@ struct rdp_run_peers {
     rdp_list_t guests;
     rdp_list_t looks;
     rdp_timer_t *timer;
+    rdp_run_peers_offer_fn offer_fn;
+    void *offer_arg;
 };
 
 /* ---- the directory and our socket ---- */
@@ -182,6 +186,14 @@ static void guest_msg_cb(rdp_run_chan_t *chan, uint16_t cmd,
     rdp_ctl_pubsub_t m;
     pmix_status_t status;
 
+    if (cmd == RDP_CTL_XOFFER) {
+        /* the channel stays open: its end tells the offer's sender went */
+        if (P->offer_fn == NULL
+            || P->offer_fn(payload, len, P->offer_arg) != PMIX_SUCCESS) {
+            rdp_run_chan_shutdown(chan);
+        }
+        return;
+    }
     if (cmd != RDP_CTL_PEER_LOOKUP
         || rdp_ctl_pubsub_unpack(payload, len, &m) != PMIX_SUCCESS) {
         rdp_log_warn(RUN, "malformed request from another launcher");
@@ -228,7 +240,7 @@ static void accept_cb(int fd, int events, void *arg)
             continue;
         }
         g->peers = P;
-        if (rdp_run_chan_create(P->loop, s, PEER_MAX_MSG, guest_msg_cb,
+        if (rdp_run_chan_create(P->loop, s, PEER_MAX_OFFER, guest_msg_cb,
                                 guest_close_cb, g, &g->chan)
             != PMIX_SUCCESS) {
             rdp_free(g);
@@ -678,6 +690,51 @@ void rdp_run_peers_proc_ended(rdp_run_peers_t *P, const pmix_proc_t *proc)
             xlook_finish(x, PMIX_ERR_LOST_CONNECTION);
         }
     }
+}
+
+/* ---- one-way channels (connect across launchers) ---- */
+
+void rdp_run_peers_on_offer(rdp_run_peers_t *P, rdp_run_peers_offer_fn fn,
+                            void *arg)
+{
+    P->offer_fn  = fn;
+    P->offer_arg = arg;
+}
+
+static void out_msg_cb(rdp_run_chan_t *chan, uint16_t cmd, const void *payload,
+                       size_t len, void *arg)
+{
+    (void)payload;
+    (void)len;
+    (void)arg;
+    rdp_log_warn(RUN, "unexpected message %u from another launcher", cmd);
+    rdp_run_chan_shutdown(chan);
+}
+
+pmix_status_t rdp_run_peers_open(rdp_run_peers_t *P, long pid,
+                                 rdp_run_chan_close_cb_t close_cb, void *arg,
+                                 rdp_run_chan_t **chan_p)
+{
+    char *path;
+    size_t len;
+    int fd;
+
+    if (P == NULL || pid <= 0) {
+        return PMIX_ERR_UNREACH;
+    }
+    len  = strlen(P->dir) + 32;
+    path = rdp_malloc(len);
+    if (path == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    snprintf(path, len, "%s/%ld%s", P->dir, pid, SOCKET_SUFFIX);
+    fd = connect_peer(path);
+    rdp_free(path);
+    if (fd < 0) {
+        return PMIX_ERR_UNREACH;
+    }
+    return rdp_run_chan_create(P->loop, fd, PEER_MAX_OFFER, out_msg_cb,
+                               close_cb, arg, chan_p);
 }
 
 /* ---- life ---- */
