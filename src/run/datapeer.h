@@ -17,8 +17,10 @@
  * pid.  Only the user's processes may connect (SO_PEERCRED, both ways).
  * Data stays with the launcher it was published to; a lookup of range
  * GLOBAL asks the other launchers for the GLOBAL keys it did not find at
- * home (PEER_LOOKUP, 132, answered by PUBSUB_REPLY, 131; the asking side
- * blocks up to half a second per launcher).  A GLOBAL lookup that waits
+ * home (PEER_LOOKUP, 132, answered by PUBSUB_REPLY, 131; sent and
+ * answered on the loop, each question over a connection of its own, an
+ * answer awaited up to 1 s, so launchers asking each other at once never
+ * block each other).  A GLOBAL lookup that waits
  * asks again every 0.2 s until it has enough keys, its PMIX_TIMEOUT
  * passes or its requester ends; the keys it found meanwhile are kept
  * for it.  Loop thread only.

@@ -477,28 +477,6 @@ static void check_other(const char *nspace, const char *other,
     }
 }
 
-/* Rank 0's @a value (len bytes) in every rank of the job: one lookup
- * per job, not one per rank, keeps the launchers' GLOBAL lookups few. */
-static void share_from_rank0(char *value, size_t len)
-{
-    pmix_proc_t r0;
-    pmix_value_t v;
-    char *s;
-
-    if (me.rank == 0) {
-        PMIX_VALUE_LOAD(&v, value, PMIX_STRING);
-        expect("put", PMIx_Put(PMIX_GLOBAL, "cn.cross.other", &v),
-               PMIX_SUCCESS);
-        PMIX_VALUE_DESTRUCT(&v);
-        expect("commit", PMIx_Commit(), PMIX_SUCCESS);
-    }
-    fence_collect(1);
-    PMIX_LOAD_PROCID(&r0, me.nspace, 0);
-    s = get_string(&r0, "cn.cross.other");
-    snprintf(value, len, "%s", s);
-    free(s);
-}
-
 /* Wait (bounded) until the file @a file exists (NULL: no wait). */
 static void wait_file(const char *file)
 {
@@ -543,10 +521,10 @@ static void mode_cross(const char *side, unsigned other_np, const char *how)
         PMIX_MULTICLUSTER_NSPACE_CONSTRUCT(mine, clid, me.nspace);
         snprintf(key, sizeof(key), "cn.cross.%s", side);
         publish_global(key, mine);
-        snprintf(key, sizeof(key), "cn.cross.%s", other);
-        lookup_global(key, theirs, sizeof(theirs));
     }
-    share_from_rank0(theirs, sizeof(theirs));
+    /* every rank asks: many GLOBAL lookups of both launchers at once */
+    snprintf(key, sizeof(key), "cn.cross.%s", other);
+    lookup_global(key, theirs, sizeof(theirs));
     PMIX_MULTICLUSTER_NSPACE_PARSE(theirs, cluster, nspace);
     if (cluster[0] == '\0') {
         fail("the other job published %s, without a cluster id", theirs);
