@@ -77,7 +77,7 @@ cross() {
 
 # every rank of both jobs connected, read the other job's size, cluster
 # id and each of its ranks' committed key, and disconnected
-for c in "1 2 1 3" "2 4 2 3" "3 4 3 5" "1 3 3 4" "3 3 1 2" "2 3 3 3"; do
+for c in "1 2 1 3" "2 4 2 3" "3 5 3 5" "1 3 3 4" "3 3 1 2" "2 3 3 3"; do
     # shellcheck disable=SC2086
     set -- $c
     cross "$1" "$2" "$3" "$4" join
