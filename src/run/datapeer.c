@@ -192,10 +192,10 @@ static void guest_msg_cb(rdp_run_chan_t *chan, uint16_t cmd,
     rdp_ctl_pubsub_t m;
     pmix_status_t status;
 
-    if (cmd == RDP_CTL_XOFFER) {
+    if (cmd == RDP_CTL_XOFFER || cmd == RDP_CTL_XEVENT) {
         /* the channel stays open: its end tells the offer's sender went */
         if (P->offer_fn == NULL
-            || P->offer_fn(payload, len, P->offer_arg) != PMIX_SUCCESS) {
+            || P->offer_fn(cmd, payload, len, P->offer_arg) != PMIX_SUCCESS) {
             rdp_run_chan_shutdown(chan);
         }
         return;

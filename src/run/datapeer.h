@@ -50,10 +50,11 @@ pmix_status_t rdp_run_peers_lookup(rdp_run_peers_t *peers,
                                    const pmix_info_t *info, size_t ninfo,
                                    rdp_ds_reply_cb_t reply_cb, void *arg);
 
-/** Another launcher's XOFFER (xconn.h): the handler returns an error when
- * it refuses it (the channel is then closed). */
-typedef pmix_status_t (*rdp_run_peers_offer_fn)(const void *payload,
-                                                size_t len, void *arg);
+/** Another launcher's XOFFER or XEVENT (@a cmd, xconn.h): the handler
+ * returns an error when it refuses it (the channel is then closed). */
+typedef pmix_status_t (*rdp_run_peers_offer_fn)(uint16_t cmd,
+                                                const void *payload, size_t len,
+                                                void *arg);
 void rdp_run_peers_on_offer(rdp_run_peers_t *peers, rdp_run_peers_offer_fn fn,
                             void *arg);
 

@@ -965,6 +965,12 @@ static void on_exit_report(dnode_t *node, const void *payload, size_t len)
         }
     }
     record_end(m.rank, m.how, m.value);
+    if (!L.ending && m.how != RDP_CTL_TERMINATED
+        && !(m.how == RDP_CTL_EXITED && m.value == 0)
+        && !(m.how == RDP_CTL_SIGNALED && m.value == L.fwd_signo)) {
+        /* the jobs connected to ours learn of it (xconnect.h) */
+        rdp_run_xconn_rank_failed(L.xconn, m.rank, L.procs[m.rank].exit_code);
+    }
     switch (m.how) {
     case RDP_CTL_TERMINATED:
         /* a job-control request ended it: the job goes on (as PRRTE's
@@ -1016,6 +1022,7 @@ static void on_abort(dnode_t *node, const void *payload, size_t len)
     }
     record_end(m.rank, RDP_CTL_ABORTED, m.value);
     if (!L.ending) {
+        rdp_run_xconn_rank_failed(L.xconn, m.rank, L.procs[m.rank].exit_code);
         say("rank %u (pid %u) called PMIx_Abort with status %d%s%s; "
             "terminating the job",
             m.rank, m.pid, m.value, m.detail ? ": " : "",

@@ -28,11 +28,15 @@
  *                    a failure), bytes data (the other job's bundles)
  *   XOFFER     l->l  str to (the receiver's nspace), str from, str key,
  *                    bytes launch, bytes data
+ *   XEVENT     l->l  a NOTIFY payload (ctl.h): a rank of the sender's job
+ *                    ended abnormally while connected to the receiver's;
+ *                    the receiver relays it to its daemons
  */
 enum rdp_xconn_cmd {
     RDP_CTL_XCONN      = 160,
     RDP_CTL_XCONN_DONE = 161,
-    RDP_CTL_XOFFER     = 162
+    RDP_CTL_XOFFER     = 162,
+    RDP_CTL_XEVENT     = 163
 };
 
 enum rdp_xconn_op {

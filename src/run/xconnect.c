@@ -47,11 +47,19 @@ typedef struct orphan {
     rdp_xconn_offer_t offer;
 } orphan_t;
 
+/* A job we are connected to (connects minus disconnects). */
+typedef struct peer_job {
+    rdp_list_t link;
+    char nspace[PMIX_MAX_NSLEN + 1];
+    unsigned connects;
+} peer_job_t;
+
 struct rdp_run_xconn {
     rdp_run_xconn_cfg_t cfg;
     void *launch; /* our copy */
     rdp_list_t groups;
     rdp_list_t orphans;
+    rdp_list_t peer_jobs;
 };
 
 /* ---- keys ---- */
@@ -183,9 +191,48 @@ static void reply(rdp_run_xconn_t *x, const arrival_t *a, pmix_status_t status,
     x->cfg.send(a->node, RDP_CTL_XCONN_DONE, &buf, x->cfg.arg);
 }
 
+static peer_job_t *peer_job_find(rdp_run_xconn_t *x, const char *nspace)
+{
+    peer_job_t *pj;
+
+    rdp_list_for_each(pj, &x->peer_jobs, link) {
+        if (strcmp(pj->nspace, nspace) == 0) {
+            return pj;
+        }
+    }
+    return NULL;
+}
+
+/* Count a completed connect (@a up) or disconnect with @a nspace. */
+static void peer_job_count(rdp_run_xconn_t *x, const char *nspace, bool up)
+{
+    peer_job_t *pj = peer_job_find(x, nspace);
+
+    if (pj == NULL && up) {
+        pj = rdp_calloc(1, sizeof(*pj));
+        if (pj == NULL) {
+            return; /* its ranks' ends then raise nothing there */
+        }
+        snprintf(pj->nspace, sizeof(pj->nspace), "%s", nspace);
+        rdp_list_push_back(&x->peer_jobs, &pj->link);
+    }
+    if (pj == NULL) {
+        return;
+    }
+    pj->connects += up ? 1 : 0;
+    if (!up && pj->connects > 0 && --pj->connects == 0) {
+        rdp_list_del(&pj->link);
+        rdp_free(pj);
+    }
+}
+
 static void group_finish(xgroup_t *g, pmix_status_t status)
 {
     bool connect = g->op == RDP_XCONN_CONNECT;
+
+    if (status == PMIX_SUCCESS) {
+        peer_job_count(g->x, g->foreign, connect);
+    }
 
     for (uint32_t i = 0; i < g->narrived; i++) {
         reply(g->x, &g->arrived[i], status,
@@ -329,6 +376,7 @@ static xgroup_t *group_create(rdp_run_xconn_t *x, const rdp_xconn_req_t *m,
     xgroup_t *g = rdp_calloc(1, sizeof(*g));
 
     if (g == NULL) {
+        rdp_free(key);
         return NULL;
     }
     g->x        = x;
@@ -342,6 +390,7 @@ static xgroup_t *group_create(rdp_run_xconn_t *x, const rdp_xconn_req_t *m,
         || rdp_timer_create(x->cfg.loop, gone_cb, g, &g->gone_timer)
                != PMIX_SUCCESS) {
         group_free(g);
+        rdp_free(key);
         return NULL;
     }
     g->key = key;
@@ -428,11 +477,143 @@ void rdp_run_xconn_request(rdp_run_xconn_t *x, uint32_t node,
     }
 }
 
+/* ---- termination events ---- */
+
+static void event_close_cb(rdp_run_chan_t *chan, pmix_status_t why, void *arg)
+{
+    (void)why;
+    (void)arg;
+    rdp_run_chan_destroy(chan);
+}
+
+static pmix_status_t pack_event(rdp_buf_t *buf, pmix_status_t code,
+                                const pmix_proc_t *rank, const char *to,
+                                int exit_code)
+{
+    pmix_proc_t range;
+    pmix_info_t info[3];
+    rdp_ctl_event_t m = {.code   = code,
+                         .source = *rank,
+                         .range  = PMIX_RANGE_CUSTOM,
+                         .info   = info,
+                         .ninfo  = 3};
+    pmix_status_t status;
+
+    PMIX_LOAD_PROCID(&range, to, PMIX_RANK_WILDCARD);
+    PMIX_INFO_LOAD(&info[0], PMIX_EVENT_AFFECTED_PROC, rank, PMIX_PROC);
+    PMIX_INFO_LOAD(&info[1], PMIX_EXIT_CODE, &exit_code, PMIX_INT);
+    PMIX_INFO_LOAD(&info[2], PMIX_EVENT_CUSTOM_RANGE, &range, PMIX_PROC);
+    status = rdp_ctl_event_pack(buf, &m);
+    for (size_t i = 0; i < 3; i++) {
+        PMIX_INFO_DESTRUCT(&info[i]);
+    }
+    return status;
+}
+
+/* Both events to the launcher of @a pj, over a channel of their own. */
+static void tell_peer_job(rdp_run_xconn_t *x, const peer_job_t *pj,
+                          const pmix_proc_t *rank, int exit_code)
+{
+    static const pmix_status_t codes[] = {PMIX_ERR_PROC_ABORTED,
+                                          PMIX_EVENT_PROC_TERMINATED};
+    rdp_run_chan_t *chan;
+
+    if (rdp_run_peers_open(x->cfg.peers, launcher_pid(pj->nspace),
+                           event_close_cb, NULL, &chan)
+        != PMIX_SUCCESS) {
+        return; /* gone: nobody there to tell */
+    }
+    for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {
+        rdp_buf_t buf;
+
+        rdp_buf_init(&buf);
+        if (pack_event(&buf, codes[i], rank, pj->nspace, exit_code)
+            == PMIX_SUCCESS) {
+            rdp_run_chan_send(chan, RDP_CTL_XEVENT, &buf);
+        }
+        rdp_buf_cleanup(&buf);
+    }
+    rdp_run_chan_shutdown(chan); /* written out, then closed and freed */
+}
+
+void rdp_run_xconn_rank_failed(rdp_run_xconn_t *x, pmix_rank_t rank,
+                               int exit_code)
+{
+    pmix_proc_t proc;
+    peer_job_t *pj;
+
+    if (x == NULL) {
+        return;
+    }
+    PMIX_LOAD_PROCID(&proc, x->cfg.nspace, rank);
+    rdp_list_for_each(pj, &x->peer_jobs, link) {
+        tell_peer_job(x, pj, &proc, exit_code);
+    }
+}
+
+/* True when @a nspace is a job we are connected to or connecting with
+ * (its event can overtake its offer). */
+static bool knows_job(rdp_run_xconn_t *x, const char *nspace)
+{
+    xgroup_t *g;
+
+    rdp_list_for_each(g, &x->groups, link) {
+        if (strcmp(g->foreign, nspace) == 0) {
+            return true;
+        }
+    }
+    return peer_job_find(x, nspace) != NULL;
+}
+
+/* An XEVENT: relay it to every daemon, which raises it there. */
+static pmix_status_t event_in(rdp_run_xconn_t *x, const void *payload,
+                              size_t len)
+{
+    rdp_ctl_event_t m;
+    bool known;
+
+    if (rdp_ctl_event_unpack(payload, len, &m) != PMIX_SUCCESS) {
+        rdp_log_warn(RUN, "malformed event from another launcher");
+        return PMIX_ERR_UNPACK_FAILURE;
+    }
+    known = knows_job(x, m.source.nspace);
+    if (!known) {
+        rdp_log_warn(RUN,
+                     "an event of job %s, which we are not connected "
+                     "to, dropped",
+                     m.source.nspace);
+    }
+    rdp_ctl_event_cleanup(&m);
+    if (!known) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    for (uint32_t node = 0; node < x->cfg.nnodes; node++) {
+        rdp_buf_t buf;
+
+        rdp_buf_init(&buf);
+        if (rdp_buf_append(&buf, payload, len) == PMIX_SUCCESS) {
+            x->cfg.send(node, RDP_CTL_NOTIFY, &buf, x->cfg.arg);
+        }
+        rdp_buf_cleanup(&buf);
+    }
+    return PMIX_SUCCESS;
+}
+
 /* ---- offers of other launchers ---- */
 
-static pmix_status_t offer_cb(const void *payload, size_t len, void *arg)
+static pmix_status_t offer_in(rdp_run_xconn_t *x, const void *payload,
+                              size_t len);
+
+static pmix_status_t offer_cb(uint16_t cmd, const void *payload, size_t len,
+                              void *arg)
 {
-    rdp_run_xconn_t *x = arg;
+    return cmd == RDP_CTL_XEVENT ? event_in(arg, payload, len)
+                                 : offer_in(arg, payload, len);
+}
+
+static pmix_status_t offer_in(rdp_run_xconn_t *x, const void *payload,
+                              size_t len)
+{
     rdp_xconn_offer_t of;
     xgroup_t *g;
     orphan_t *o;
@@ -486,6 +667,7 @@ pmix_status_t rdp_run_xconn_create(const rdp_run_xconn_cfg_t *cfg,
     memcpy(x->launch, cfg->launch, cfg->nlaunch);
     rdp_list_init(&x->groups);
     rdp_list_init(&x->orphans);
+    rdp_list_init(&x->peer_jobs);
     if (cfg->peers != NULL) {
         rdp_run_peers_on_offer(cfg->peers, offer_cb, x);
     }
@@ -511,6 +693,12 @@ void rdp_run_xconn_destroy(rdp_run_xconn_t *x)
         rdp_list_del(&o->link);
         rdp_xconn_offer_cleanup(&o->offer);
         rdp_free(o);
+    }
+    while (!rdp_list_is_empty(&x->peer_jobs)) {
+        peer_job_t *pj = rdp_container_of(x->peer_jobs.next, peer_job_t, link);
+
+        rdp_list_del(&pj->link);
+        rdp_free(pj);
     }
     rdp_free(x->launch);
     rdp_free(x);

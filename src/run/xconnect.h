@@ -49,6 +49,12 @@ pmix_status_t rdp_run_xconn_create(const rdp_run_xconn_cfg_t *cfg,
  * daemons may be gone: sends are best effort).  Accepts NULL. */
 void rdp_run_xconn_destroy(rdp_run_xconn_t *x);
 
+/** Rank @a rank of our job ended abnormally (@a exit_code): the launchers
+ * of the jobs it is connected to get PMIX_ERR_PROC_ABORTED and
+ * PMIX_EVENT_PROC_TERMINATED for their processes (XEVENT). */
+void rdp_run_xconn_rank_failed(rdp_run_xconn_t *x, pmix_rank_t rank,
+                               int exit_code);
+
 /** An XCONN from the daemon of @a node. */
 void rdp_run_xconn_request(rdp_run_xconn_t *x, uint32_t node,
                            const void *payload, size_t len);

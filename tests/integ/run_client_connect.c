@@ -477,6 +477,42 @@ static void check_other(const char *nspace, const char *other,
     }
 }
 
+/* abort: the other job's rank that ended (PMIX_EVENT_AFFECTED_PROC of
+ * PMIX_ERR_PROC_ABORTED), and its exit code */
+static int aborted_seen;
+static pmix_proc_t aborted_proc;
+static int aborted_code = -1;
+
+static void aborted_handler(size_t id, pmix_status_t status,
+                            const pmix_proc_t *source, pmix_info_t info[],
+                            size_t ninfo, pmix_info_t results[],
+                            size_t nresults,
+                            pmix_event_notification_cbfunc_fn_t cbfunc,
+                            void *cbdata)
+{
+    (void)id;
+    (void)status;
+    (void)source;
+    (void)results;
+    (void)nresults;
+    pthread_mutex_lock(&lock);
+    for (size_t i = 0; i < ninfo; i++) {
+        if (PMIX_CHECK_KEY(&info[i], PMIX_EVENT_AFFECTED_PROC)
+            && info[i].value.type == PMIX_PROC) {
+            aborted_proc = *info[i].value.data.proc;
+        } else if (PMIX_CHECK_KEY(&info[i], PMIX_EXIT_CODE)
+                   && info[i].value.type == PMIX_INT) {
+            aborted_code = info[i].value.data.integer;
+        }
+    }
+    aborted_seen = 1;
+    pthread_cond_broadcast(&cond);
+    pthread_mutex_unlock(&lock);
+    if (cbfunc != NULL) {
+        cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+    }
+}
+
 /* Wait (bounded) until the file @a file exists (NULL: no wait). */
 static void wait_file(const char *file)
 {
@@ -484,6 +520,41 @@ static void wait_file(const char *file)
          i < 10 * MAX_WAIT && file != NULL && access(file, F_OK) != 0; i++) {
         usleep(100000);
     }
+}
+
+/* HOW abort (see mode_cross). */
+static void cross_abort(bool a, const char *nspace, unsigned other_np)
+{
+    pmix_status_t code = PMIX_ERR_PROC_ABORTED;
+    pmix_proc_t procs[2];
+    pmix_info_t info;
+
+    if (!a) {
+        PMIx_Register_event_handler(&code, 1, NULL, 0, aborted_handler, NULL,
+                                    NULL);
+    }
+    PMIX_LOAD_PROCID(&procs[0], me.nspace, PMIX_RANK_WILDCARD);
+    PMIX_LOAD_PROCID(&procs[1], nspace, PMIX_RANK_WILDCARD);
+    PMIX_INFO_LOAD(&info, RDPMIX_CONNECT_ID, "cross-abort", PMIX_STRING);
+    expect("connect across launchers", PMIx_Connect(procs, 2, &info, 1),
+           PMIX_SUCCESS);
+    PMIX_INFO_DESTRUCT(&info);
+    if (a) {
+        if (me.rank == size - 1) {
+            _exit(3);
+        }
+        wait_file(getenv("RUN_CLIENT_WAIT_FILE")); /* ended before */
+        fail("the job was not ended after its rank %u failed", size - 1);
+    }
+    wait_flag(&aborted_seen, "PMIX_ERR_PROC_ABORTED of the other job");
+    if (strcmp(aborted_proc.nspace, nspace) != 0
+        || aborted_proc.rank != other_np - 1) {
+        fail("PMIX_ERR_PROC_ABORTED names %s:%u", aborted_proc.nspace,
+             aborted_proc.rank);
+    }
+    printf("rank %u connect cross B saw A:%u end with %d\n", me.rank,
+           aborted_proc.rank, aborted_code);
+    fflush(stdout);
 }
 
 /*
@@ -498,6 +569,10 @@ static void wait_file(const char *file)
  *          "rank R connect cross A: STATUS"
  *   idle   (B) stays without connecting until RUN_CLIENT_WAIT_FILE
  *          exists; A connects with PMIX_TIMEOUT 5 s and prints its status
+ *   abort  both connect; A's last rank then exits with status 3 (the
+ *          others wait to be ended with their job), and every rank of B
+ *          gets PMIX_ERR_PROC_ABORTED naming it: prints "rank R connect
+ *          cross B saw A:K end with E"
  */
 static void mode_cross(const char *side, unsigned other_np, const char *how)
 {
@@ -532,7 +607,7 @@ static void mode_cross(const char *side, unsigned other_np, const char *how)
     if (a && me.rank == 0) {
         publish_global("cn.cross.seen", "yes");
     }
-    if (!join && !a) {
+    if (!a && (strcmp(how, "leave") == 0 || strcmp(how, "idle") == 0)) {
         /* B: gone once A saw it (leave), or there without joining (idle) */
         if (strcmp(how, "leave") == 0) {
             if (me.rank == 0) {
@@ -546,6 +621,11 @@ static void mode_cross(const char *side, unsigned other_np, const char *how)
     }
     if (strcmp(how, "leave") == 0) {
         wait_file(file); /* B's launcher ended */
+    }
+    if (strcmp(how, "abort") == 0) {
+        cross_abort(a, nspace, other_np);
+        free(clid);
+        return;
     }
     PMIX_LOAD_PROCID(&procs[0], me.nspace, PMIX_RANK_WILDCARD);
     PMIX_LOAD_PROCID(&procs[1], nspace, PMIX_RANK_WILDCARD);

@@ -55,6 +55,11 @@ done
 # bounded.
 cross() {
     rm -f "$tmp/a_done" "$tmp/b_done"
+    # a peer directory of this test's own: other test runs of this user
+    # publish the same keys
+    mkdir -p "$tmp/peers" && chmod 700 "$tmp/peers"
+    RDPMIX_PEER_DIR="$tmp/peers"
+    export RDPMIX_PEER_DIR
     (
         RUN_CLIENT_WAIT_FILE="$tmp/a_done" timeout -k 5 90 "$RUN" \
             --nodes "$3" -n "$4" -x RUN_CLIENT_WAIT_FILE \
@@ -99,6 +104,20 @@ for c in "1 2 1 2" "2 3 3 4"; do
     check_that "the other job ($4 ranks on $3 node(s)) ended before \
 joining: all $2 ranks on $1 node(s) get PMIX_ERR_UNREACH, told why" \
         '[ "$rc" -eq 0 ] && [ "$b_rc" -eq 0 ] && [ "$(grep -c "^rank [0-9]* connect cross A: -25$" "$tmp/out")" -eq "$np_a" ] && grep -q "no launcher of rdpmix\.[0-9]*\.[0-9a-f]* is running" "$tmp/err"'
+done
+
+# after both connected, A's last rank exits with status 3 (A's job ends,
+# rdpmix-run's status 3): every rank of B gets PMIX_ERR_PROC_ABORTED
+# naming that rank, with its exit code, through the launchers
+for c in "1 2 1 2" "2 3 3 3" "3 4 1 2"; do
+    # shellcheck disable=SC2086
+    set -- $c
+    cross "$1" "$2" "$3" "$4" abort
+    np_b=$4
+    last=$(($2 - 1))
+    check_that "a rank of the other job ($2 ranks on $1 node(s)) fails \
+after the connect: all $4 ranks on $3 node(s) get PMIX_ERR_PROC_ABORTED" \
+        '[ "$rc" -eq 3 ] && [ "$b_rc" -eq 0 ] && [ "$(grep -c "^rank [0-9]* connect cross B saw A:$last end with 3$" "$tmp/b_out")" -eq "$np_b" ]'
 done
 
 # B runs but never joins: A's connect with PMIX_TIMEOUT 5 s gives
