@@ -684,8 +684,12 @@ void rdp_run_xconn_destroy(rdp_run_xconn_t *x)
         rdp_run_peers_on_offer(x->cfg.peers, NULL, NULL);
     }
     while (!rdp_list_is_empty(&x->groups)) {
-        group_finish(rdp_container_of(x->groups.next, xgroup_t, link),
-                     PMIX_ERR_LOST_CONNECTION);
+        xgroup_t *g = rdp_container_of(x->groups.next, xgroup_t, link);
+
+        /* the loop runs no more: a shut-down channel would never close */
+        rdp_run_chan_destroy(g->out);
+        g->out = NULL;
+        group_finish(g, PMIX_ERR_LOST_CONNECTION);
     }
     while (!rdp_list_is_empty(&x->orphans)) {
         orphan_t *o = rdp_container_of(x->orphans.next, orphan_t, link);
