@@ -96,6 +96,13 @@ PMIX_EXPORT pmix_status_t rdpmix_engine_connect(
  * PMIX_PROC_HAS_CONNECTED, which the Standard lacks; below
  * PMIX_EXTERNAL_ERR_BASE, where the Standard leaves codes to others). */
 #define RDPMIX_PROC_HAS_DISCONNECTED (PMIX_EXTERNAL_ERR_BASE - 149)
+/** pmix_byte_object_t, in the info of the host's connect upcall for a
+ * connect naming an nspace its server cannot reach on its own (another
+ * launcher's job): the committed data of this server's participants, a
+ * bundle the host hands to the other job's servers, which get it back
+ * through their direct_modex upcall (docs/design.md, "Connect and
+ * disconnect").  Valid only during the upcall: a host copies it. */
+#define RDPMIX_CONNECT_DATA "rdpmix.cnct.data"
 
 #if defined(c_plusplus) || defined(__cplusplus)
 }

@@ -88,6 +88,7 @@ enum rdp_ctl_cmd {
     RDP_CTL_JCTRL_DO  = 142, /* l->d the same, to every daemon */
     RDP_CTL_PROCS_REQ = 143, /* d->l u32 reqid: send the proc table */
     RDP_CTL_PROCS     = 144  /* l->d rdp_ctl_procs_t: the job's proc table */
+    /* 160-169: connects with other launchers' jobs (xconn.h) */
 };
 
 /** Bytes of the per-job secret (sent hex-encoded to the daemon). */

@@ -7,6 +7,7 @@
 #include "core/util/value.h"
 #include "run/chan.h"
 #include "run/ctl.h"
+#include "run/xconn.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -20,21 +21,18 @@
 #include <unistd.h>
 
 #define PEER_MAX_MSG  (1u << 20)
+#define PEER_MAX_OFFER RDP_CTL_MAX_MSG /* an XOFFER carries committed data */
 #define PEER_POLL     0.2 /* seconds between the tries of a waiting lookup */
 #define SOCKET_SUFFIX ".sock"
 
 /*
- * Seconds a launcher has to answer: drawn anew for every question between
- * PEER_WAIT_MIN and PEER_WAIT_MAX.  A question blocks the asking launcher
- * (ask() waits on its socket, not on the loop), so two launchers asking
- * each other at the same moment cannot answer until one gives up; equal
- * waits made them give up together, poll again together and never meet
- * (seen as a GLOBAL lookup timing out in test_run_connect.sh's cross
- * case).  With different waits the one that gives up first answers the
- * other, which then has its answer.
+ * Seconds a launcher has to answer a question.  Questions are sent and
+ * answered on the loop (each over a channel of its own), so a launcher
+ * never blocks in one: two launchers asking each other at the same moment
+ * both answer (they once blocked in their questions and, with equal
+ * waits, gave up together for ever: test_run_connect.sh's cross case).
  */
-#define PEER_WAIT_MIN 0.2
-#define PEER_WAIT_MAX 1.0
+#define PEER_ANSWER_WAIT 1.0
 
 /* A GLOBAL lookup in progress: what it found so far is kept here. */
 typedef struct xlook {
@@ -50,7 +48,17 @@ typedef struct xlook {
     size_t ninfo;
     rdp_ds_reply_cb_t reply_cb;
     void *arg;
+    struct rdp_run_peers *peers;
+    rdp_list_t questions; /* of this try, not answered yet */
+    double round_end;     /* questions left then are given up */
 } xlook_t;
+
+/* One question of a lookup to another launcher. */
+typedef struct question {
+    rdp_list_t link;
+    xlook_t *x;
+    rdp_run_chan_t *chan;
+} question_t;
 
 /* Another launcher asking us. */
 typedef struct guest {
@@ -70,6 +78,8 @@ struct rdp_run_peers {
     rdp_list_t guests;
     rdp_list_t looks;
     rdp_timer_t *timer;
+    rdp_run_peers_offer_fn offer_fn;
+    void *offer_arg;
 };
 
 /* ---- the directory and our socket ---- */
@@ -182,6 +192,14 @@ static void guest_msg_cb(rdp_run_chan_t *chan, uint16_t cmd,
     rdp_ctl_pubsub_t m;
     pmix_status_t status;
 
+    if (cmd == RDP_CTL_XOFFER || cmd == RDP_CTL_XEVENT) {
+        /* the channel stays open: its end tells the offer's sender went */
+        if (P->offer_fn == NULL
+            || P->offer_fn(cmd, payload, len, P->offer_arg) != PMIX_SUCCESS) {
+            rdp_run_chan_shutdown(chan);
+        }
+        return;
+    }
     if (cmd != RDP_CTL_PEER_LOOKUP
         || rdp_ctl_pubsub_unpack(payload, len, &m) != PMIX_SUCCESS) {
         rdp_log_warn(RUN, "malformed request from another launcher");
@@ -228,7 +246,7 @@ static void accept_cb(int fd, int events, void *arg)
             continue;
         }
         g->peers = P;
-        if (rdp_run_chan_create(P->loop, s, PEER_MAX_MSG, guest_msg_cb,
+        if (rdp_run_chan_create(P->loop, s, PEER_MAX_OFFER, guest_msg_cb,
                                 guest_close_cb, g, &g->chan)
             != PMIX_SUCCESS) {
             rdp_free(g);
@@ -275,56 +293,6 @@ static pmix_status_t listen_on(rdp_run_peers_t *P, char *why, size_t whylen)
 
 /* ---- asking other launchers ---- */
 
-/* Wait for @a events on @a fd until @a deadline; 0 when ready. */
-static int wait_fd(int fd, short events, double deadline)
-{
-    struct pollfd pfd = {.fd = fd, .events = events};
-    double left       = deadline - rdp_time_now();
-    int rc;
-
-    if (left <= 0) {
-        return -1;
-    }
-    do {
-        rc = poll(&pfd, 1, (int)(left * 1000) + 1);
-    } while (rc < 0 && errno == EINTR);
-    return rc == 1 ? 0 : -1;
-}
-
-static int write_all(int fd, const uint8_t *p, size_t len, double deadline)
-{
-    while (len > 0) {
-        ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
-
-        if (n > 0) {
-            p += n;
-            len -= (size_t)n;
-        } else if (n < 0 && errno != EAGAIN && errno != EINTR) {
-            return -1;
-        } else if (wait_fd(fd, POLLOUT, deadline) != 0) {
-            return -1;
-        }
-    }
-    return 0;
-}
-
-static int read_all(int fd, uint8_t *p, size_t len, double deadline)
-{
-    while (len > 0) {
-        ssize_t n = recv(fd, p, len, 0);
-
-        if (n > 0) {
-            p += n;
-            len -= (size_t)n;
-        } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
-            return -1;
-        } else if (wait_fd(fd, POLLIN, deadline) != 0) {
-            return -1;
-        }
-    }
-    return 0;
-}
-
 /* Connect to the launcher listening at @a path; -1 if it is not there
  * (a dead launcher's socket is removed) or not ours. */
 static int connect_peer(const char *path)
@@ -352,60 +320,6 @@ static int connect_peer(const char *path)
         return -1;
     }
     return fd;
-}
-
-/* How long this question may wait for its answer (see PEER_WAIT_MIN). */
-static double peer_wait(void)
-{
-    static unsigned int seed;
-
-    if (seed == 0) {
-        seed = (unsigned int)getpid() ^ (unsigned int)(rdp_time_now() * 1e6);
-    }
-    double unit = rand_r(&seed) / (RAND_MAX + 1.0);
-
-    return PEER_WAIT_MIN + (PEER_WAIT_MAX - PEER_WAIT_MIN) * unit;
-}
-
-/* One question, one answer, over @a fd; PMIX_SUCCESS with the reply. */
-static pmix_status_t ask(int fd, const rdp_ctl_pubsub_t *req, uint8_t **reply_p,
-                         size_t *len_p)
-{
-    double deadline   = rdp_time_now() + peer_wait();
-    rdp_msg_hdr_t hdr = {.magic = RDP_MSG_MAGIC, .version = RDP_MSG_VERSION};
-    uint8_t head[RDP_MSG_HDR_LEN];
-    uint8_t *reply;
-    rdp_buf_t buf;
-    int bad;
-
-    rdp_buf_init(&buf);
-    if (rdp_ctl_pubsub_pack(&buf, req) != PMIX_SUCCESS) {
-        rdp_buf_cleanup(&buf);
-        return PMIX_ERR_NOMEM;
-    }
-    hdr.cmd    = RDP_CTL_PEER_LOOKUP;
-    hdr.length = (uint32_t)buf.size;
-    rdp_msg_hdr_encode(&hdr, head);
-    bad = write_all(fd, head, sizeof(head), deadline) != 0
-          || write_all(fd, buf.data, buf.size, deadline) != 0
-          || read_all(fd, head, sizeof(head), deadline) != 0
-          || rdp_msg_hdr_decode(head, &hdr) != PMIX_SUCCESS
-          || hdr.cmd != RDP_CTL_PUBSUB_REPLY || hdr.length > PEER_MAX_MSG;
-    rdp_buf_cleanup(&buf);
-    if (bad) {
-        return PMIX_ERR_UNREACH;
-    }
-    reply = rdp_malloc(hdr.length + 1);
-    if (reply == NULL) {
-        return PMIX_ERR_NOMEM;
-    }
-    if (read_all(fd, reply, hdr.length, deadline) != 0) {
-        rdp_free(reply);
-        return PMIX_ERR_UNREACH;
-    }
-    *reply_p = reply;
-    *len_p   = hdr.length;
-    return PMIX_SUCCESS;
 }
 
 /* Put what a lookup returned into the free slots of its keys. */
@@ -448,6 +362,60 @@ static char **missing_keys(const xlook_t *x)
     return keys;
 }
 
+static void xlook_round_done(rdp_run_peers_t *P, xlook_t *x);
+
+static void question_free(question_t *q)
+{
+    rdp_list_del(&q->link);
+    rdp_run_chan_destroy(q->chan);
+    rdp_free(q);
+}
+
+/* The question is over (answered or not); the try ends with the last. */
+static void question_done(question_t *q)
+{
+    xlook_t *x = q->x;
+
+    question_free(q);
+    if (rdp_list_is_empty(&x->questions)) {
+        xlook_round_done(x->peers, x);
+    }
+}
+
+static void question_msg_cb(rdp_run_chan_t *chan, uint16_t cmd,
+                            const void *payload, size_t len, void *arg)
+{
+    question_t *q    = arg;
+    pmix_pdata_t *pd = NULL;
+    size_t npd       = 0;
+    pmix_status_t status;
+    uint32_t id;
+
+    (void)chan;
+    if (cmd == RDP_CTL_PUBSUB_REPLY
+        && rdp_ctl_pubsub_reply_unpack(payload, len, &id, &status, &pd, &npd)
+               == PMIX_SUCCESS) {
+        if (status == PMIX_SUCCESS) {
+            take(q->x, pd, npd);
+        }
+        PMIX_PDATA_FREE(pd, npd);
+    } else {
+        rdp_log_debug(RUN, "a launcher answered a lookup with message %u", cmd);
+    }
+    question_done(q);
+}
+
+static void question_close_cb(rdp_run_chan_t *chan, pmix_status_t why,
+                              void *arg)
+{
+    (void)chan;
+    (void)why;
+    rdp_log_debug(RUN, "a launcher did not answer a lookup");
+    question_done(arg);
+}
+
+/* Send the lookup of the keys @a x still misses to the launcher at
+ * @a path; its answer comes to question_msg_cb. */
 static void ask_peer(xlook_t *x, const char *path, char **keys)
 {
     rdp_ctl_pubsub_t req = {.op    = RDP_CTL_LOOKUP,
@@ -455,28 +423,36 @@ static void ask_peer(xlook_t *x, const char *path, char **keys)
                             .keys  = keys,
                             .info  = x->info,
                             .ninfo = x->ninfo};
-    pmix_pdata_t *pd     = NULL;
-    size_t npd = 0, len = 0;
-    uint8_t *reply = NULL;
-    pmix_status_t status;
-    uint32_t id;
+    question_t *q;
+    rdp_buf_t buf;
     int fd = connect_peer(path);
 
     if (fd < 0) {
         return;
     }
-    if (ask(fd, &req, &reply, &len) == PMIX_SUCCESS
-        && rdp_ctl_pubsub_reply_unpack(reply, len, &id, &status, &pd, &npd)
-               == PMIX_SUCCESS) {
-        if (status == PMIX_SUCCESS) {
-            take(x, pd, npd);
-        }
-        PMIX_PDATA_FREE(pd, npd);
-    } else {
-        rdp_log_debug(RUN, "the launcher at %s did not answer", path);
+    q = rdp_calloc(1, sizeof(*q));
+    if (q == NULL) {
+        close(fd);
+        return;
     }
-    rdp_free(reply);
-    close(fd);
+    q->x = x;
+    rdp_list_init(&q->link);
+    if (rdp_run_chan_create(x->peers->loop, fd, PEER_MAX_MSG, question_msg_cb,
+                            question_close_cb, q, &q->chan)
+        != PMIX_SUCCESS) {
+        rdp_free(q);
+        return;
+    }
+    rdp_buf_init(&buf);
+    if (rdp_ctl_pubsub_pack(&buf, &req) != PMIX_SUCCESS
+        || rdp_run_chan_send(q->chan, RDP_CTL_PEER_LOOKUP, &buf)
+               != PMIX_SUCCESS) {
+        rdp_buf_cleanup(&buf);
+        question_free(q);
+        return;
+    }
+    rdp_buf_cleanup(&buf);
+    rdp_list_push_back(&x->questions, &q->link);
 }
 
 static int is_peer_socket(const rdp_run_peers_t *P, const char *name)
@@ -528,6 +504,9 @@ static void xlook_finish(xlook_t *x, pmix_status_t status)
     if (status == PMIX_SUCCESS && (pd == NULL || n == 0)) {
         status = pd == NULL ? PMIX_ERR_NOMEM : PMIX_ERR_NOT_FOUND;
     }
+    while (!rdp_list_is_empty(&x->questions)) {
+        question_free(rdp_container_of(x->questions.next, question_t, link));
+    }
     rdp_list_del(&x->link);
     x->reply_cb(status, status == PMIX_SUCCESS ? pd : NULL,
                 status == PMIX_SUCCESS ? n : 0, x->arg);
@@ -538,8 +517,20 @@ static void xlook_finish(xlook_t *x, pmix_status_t status)
     rdp_free(x);
 }
 
-/* One try: home first, then the others.  True when answered. */
-static int xlook_try(rdp_run_peers_t *P, xlook_t *x)
+/* Every question of this try is over: answer, or wait for the next. */
+static void xlook_round_done(rdp_run_peers_t *P, xlook_t *x)
+{
+    if (x->want == 0 || x->nfound >= x->want) {
+        xlook_finish(x, PMIX_SUCCESS);
+    } else if (x->deadline > 0 && rdp_time_now() >= x->deadline) {
+        xlook_finish(x, PMIX_ERR_TIMEOUT);
+    } else {
+        rdp_timer_start(P->timer, PEER_POLL);
+    }
+}
+
+/* One try: home first, then the others (answers come on the loop). */
+static void xlook_try(rdp_run_peers_t *P, xlook_t *x)
 {
     char **keys = missing_keys(x);
 
@@ -549,24 +540,40 @@ static int xlook_try(rdp_run_peers_t *P, xlook_t *x)
     }
     rdp_free(keys);
     ask_peers(P, x);
-    if (x->want == 0 || x->nfound >= x->want) {
-        xlook_finish(x, PMIX_SUCCESS);
-        return 1;
+    x->round_end = rdp_time_now() + PEER_ANSWER_WAIT;
+    if (rdp_list_is_empty(&x->questions)) {
+        xlook_round_done(P, x);
+    } else {
+        rdp_timer_start(P->timer, PEER_POLL);
     }
-    if (x->deadline > 0 && rdp_time_now() >= x->deadline) {
-        xlook_finish(x, PMIX_ERR_TIMEOUT);
-        return 1;
+}
+
+/* A try whose questions are not all answered in time gives them up. */
+static void xlook_give_up(xlook_t *x)
+{
+    while (!rdp_list_is_empty(&x->questions)) {
+        question_t *q = rdp_container_of(x->questions.next, question_t, link);
+
+        rdp_log_debug(RUN, "a launcher did not answer a lookup in %.1f s",
+                      PEER_ANSWER_WAIT);
+        question_free(q);
     }
-    return 0;
+    xlook_round_done(x->peers, x);
 }
 
 static void poll_cb(void *arg)
 {
     rdp_run_peers_t *P = arg;
+    double now         = rdp_time_now();
     xlook_t *x, *tmp;
 
     rdp_list_for_each_safe(x, tmp, &P->looks, link) {
-        xlook_try(P, x);
+        if (rdp_list_is_empty(&x->questions)) {
+            xlook_try(P, x);
+        } else if (now >= x->round_end
+                   || (x->deadline > 0 && now >= x->deadline)) {
+            xlook_give_up(x);
+        }
     }
     if (!rdp_list_is_empty(&P->looks)) {
         rdp_timer_start(P->timer, PEER_POLL);
@@ -609,6 +616,7 @@ static pmix_status_t xlook_create(const rdp_ds_who_t *who, char *const *keys,
         return PMIX_ERR_NOMEM;
     }
     rdp_list_init(&x->link);
+    rdp_list_init(&x->questions);
     x->who   = *who;
     x->nkeys = nkeys;
     x->keys  = rdp_calloc(nkeys + 1, sizeof(char *));
@@ -659,10 +667,9 @@ pmix_status_t rdp_run_peers_lookup(rdp_run_peers_t *P, const rdp_ds_who_t *who,
     x->deadline = timeout > 0 ? rdp_time_now() + timeout : 0;
     x->reply_cb = reply_cb;
     x->arg      = arg;
+    x->peers    = P;
     rdp_list_push_back(&P->looks, &x->link);
-    if (!xlook_try(P, x)) {
-        rdp_timer_start(P->timer, PEER_POLL);
-    }
+    xlook_try(P, x);
     return PMIX_SUCCESS;
 }
 
@@ -678,6 +685,51 @@ void rdp_run_peers_proc_ended(rdp_run_peers_t *P, const pmix_proc_t *proc)
             xlook_finish(x, PMIX_ERR_LOST_CONNECTION);
         }
     }
+}
+
+/* ---- one-way channels (connect across launchers) ---- */
+
+void rdp_run_peers_on_offer(rdp_run_peers_t *P, rdp_run_peers_offer_fn fn,
+                            void *arg)
+{
+    P->offer_fn  = fn;
+    P->offer_arg = arg;
+}
+
+static void out_msg_cb(rdp_run_chan_t *chan, uint16_t cmd, const void *payload,
+                       size_t len, void *arg)
+{
+    (void)payload;
+    (void)len;
+    (void)arg;
+    rdp_log_warn(RUN, "unexpected message %u from another launcher", cmd);
+    rdp_run_chan_shutdown(chan);
+}
+
+pmix_status_t rdp_run_peers_open(rdp_run_peers_t *P, long pid,
+                                 rdp_run_chan_close_cb_t close_cb, void *arg,
+                                 rdp_run_chan_t **chan_p)
+{
+    char *path;
+    size_t len;
+    int fd;
+
+    if (P == NULL || pid <= 0) {
+        return PMIX_ERR_UNREACH;
+    }
+    len  = strlen(P->dir) + 32;
+    path = rdp_malloc(len);
+    if (path == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    snprintf(path, len, "%s/%ld%s", P->dir, pid, SOCKET_SUFFIX);
+    fd = connect_peer(path);
+    rdp_free(path);
+    if (fd < 0) {
+        return PMIX_ERR_UNREACH;
+    }
+    return rdp_run_chan_create(P->loop, fd, PEER_MAX_OFFER, out_msg_cb,
+                               close_cb, arg, chan_p);
 }
 
 /* ---- life ---- */

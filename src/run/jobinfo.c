@@ -276,6 +276,8 @@ out:
     return status;
 }
 
+/* @a node_id UINT32_MAX: another launcher's job, whose ranks get no node
+ * (docs/design.md, "Connect and disconnect") */
 static void add_proc_data(ilist_t *l, const rdp_ctl_launch_t *launch,
                           uint32_t node_id, uint32_t n, uint32_t i,
                           char *const *procdirs)
@@ -291,12 +293,61 @@ static void add_proc_data(ilist_t *l, const rdp_ctl_launch_t *launch,
     ilist_rank(&sub, PMIX_APP_RANK, rank);
     ilist_u16(&sub, PMIX_LOCAL_RANK, (uint16_t)i);
     ilist_u16(&sub, PMIX_NODE_RANK, (uint16_t)i);
-    ilist_u32(&sub, PMIX_NODEID, n);
-    ilist_str(&sub, PMIX_HOSTNAME, node->name);
+    if (node_id != UINT32_MAX) {
+        ilist_u32(&sub, PMIX_NODEID, n);
+        ilist_str(&sub, PMIX_HOSTNAME, node->name);
+    }
     if (n == node_id && procdirs != NULL && procdirs[i] != NULL) {
         ilist_str(&sub, PMIX_PROCDIR, procdirs[i]);
     }
     ilist_add_array(l, PMIX_PROC_DATA, &sub);
+}
+
+static void add_job_level(ilist_t *l, const rdp_ctl_launch_t *launch)
+{
+    ilist_str(l, PMIX_JOBID, launch->nspace);
+    add_cluster_id(l, launch);
+    ilist_u32(l, PMIX_UNIV_SIZE, launch->job_size);
+    ilist_u32(l, PMIX_JOB_SIZE, launch->job_size);
+    ilist_u32(l, PMIX_MAX_PROCS, launch->job_size);
+    ilist_u32(l, PMIX_NUM_NODES, launch->nnodes);
+    ilist_u32(l, PMIX_JOB_NUM_APPS, 1);
+    ilist_rank(l, PMIX_NPROC_OFFSET, 0);
+    ilist_str(l, PMIX_MAPBY, launch->mapby ? launch->mapby : "by-slot");
+    ilist_str(l, PMIX_RANKBY, launch->rankby ? launch->rankby : "by-slot");
+    ilist_str(l, PMIX_BINDTO, "none");
+}
+
+/* the one app */
+static void add_app(ilist_t *l, const rdp_ctl_launch_t *launch)
+{
+    ilist_t sub;
+
+    memset(&sub, 0, sizeof(sub));
+    ilist_u32(&sub, PMIX_APPNUM, 0);
+    ilist_u32(&sub, PMIX_APP_SIZE, launch->job_size);
+    ilist_rank(&sub, PMIX_APPLDR, 0);
+    if (launch->cwd != NULL) {
+        ilist_str(&sub, PMIX_WDIR, launch->cwd);
+    }
+    ilist_add_array(l, PMIX_APP_INFO_ARRAY, &sub);
+}
+
+static pmix_status_t ilist_finish(ilist_t *l, pmix_info_t **info_p,
+                                  size_t *ninfo_p)
+{
+    pmix_status_t status = l->status;
+
+    if (status != PMIX_SUCCESS) {
+        ilist_free(l);
+        return status;
+    }
+    if (l->n > 0) {
+        l->info[l->n - 1].flags |= PMIX_INFO_ARRAY_END;
+    }
+    *info_p  = l->info;
+    *ninfo_p = l->n;
+    return PMIX_SUCCESS;
 }
 
 pmix_status_t rdp_run_jobinfo_build(const rdp_run_jobinfo_params_t *params,
@@ -320,23 +371,12 @@ pmix_status_t rdp_run_jobinfo_build(const rdp_run_jobinfo_params_t *params,
     me = &launch->nodes[params->node_id];
     memset(&l, 0, sizeof(l));
 
-    /* job level */
-    ilist_str(&l, PMIX_JOBID, launch->nspace);
-    add_cluster_id(&l, launch);
-    ilist_u32(&l, PMIX_UNIV_SIZE, launch->job_size);
-    ilist_u32(&l, PMIX_JOB_SIZE, launch->job_size);
-    ilist_u32(&l, PMIX_MAX_PROCS, launch->job_size);
-    ilist_u32(&l, PMIX_NUM_NODES, launch->nnodes);
-    ilist_u32(&l, PMIX_JOB_NUM_APPS, 1);
-    ilist_rank(&l, PMIX_NPROC_OFFSET, 0);
+    add_job_level(&l, launch);
     status = add_maps(&l, launch);
     if (status != PMIX_SUCCESS) {
         ilist_free(&l);
         return status;
     }
-    ilist_str(&l, PMIX_MAPBY, launch->mapby ? launch->mapby : "by-slot");
-    ilist_str(&l, PMIX_RANKBY, launch->rankby ? launch->rankby : "by-slot");
-    ilist_str(&l, PMIX_BINDTO, "none");
     if (params->tmpdir != NULL) {
         ilist_str(&l, PMIX_TMPDIR, params->tmpdir);
     }
@@ -349,15 +389,7 @@ pmix_status_t rdp_run_jobinfo_build(const rdp_run_jobinfo_params_t *params,
     ilist_str(&l, PMIX_HOSTNAME, me->name);
     add_node_locality(&l, me);
 
-    /* the one app */
-    memset(&sub, 0, sizeof(sub));
-    ilist_u32(&sub, PMIX_APPNUM, 0);
-    ilist_u32(&sub, PMIX_APP_SIZE, launch->job_size);
-    ilist_rank(&sub, PMIX_APPLDR, 0);
-    if (launch->cwd != NULL) {
-        ilist_str(&sub, PMIX_WDIR, launch->cwd);
-    }
-    ilist_add_array(&l, PMIX_APP_INFO_ARRAY, &sub);
+    add_app(&l, launch);
 
     /* every node */
     for (uint32_t n = 0; n < launch->nnodes; n++) {
@@ -375,15 +407,24 @@ pmix_status_t rdp_run_jobinfo_build(const rdp_run_jobinfo_params_t *params,
         }
     }
 
-    if (l.status != PMIX_SUCCESS) {
-        status = l.status;
-        ilist_free(&l);
-        return status;
+    return ilist_finish(&l, info_p, ninfo_p);
+}
+
+pmix_status_t rdp_run_jobinfo_build_foreign(const rdp_ctl_launch_t *launch,
+                                            pmix_info_t **info_p,
+                                            size_t *ninfo_p)
+{
+    ilist_t l;
+
+    memset(&l, 0, sizeof(l));
+    add_job_level(&l, launch);
+    /* none of its ranks runs here, whatever the node names say */
+    ilist_str(&l, PMIX_LOCAL_PEERS, "");
+    add_app(&l, launch);
+    for (uint32_t n = 0; n < launch->nnodes; n++) {
+        for (uint32_t i = 0; i < launch->nodes[n].nranks; i++) {
+            add_proc_data(&l, launch, UINT32_MAX, n, i, NULL);
+        }
     }
-    if (l.n > 0) {
-        l.info[l.n - 1].flags |= PMIX_INFO_ARRAY_END;
-    }
-    *info_p  = l.info;
-    *ninfo_p = l.n;
-    return PMIX_SUCCESS;
+    return ilist_finish(&l, info_p, ninfo_p);
 }

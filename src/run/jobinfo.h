@@ -33,4 +33,15 @@ pmix_status_t rdp_run_jobinfo_build(const rdp_run_jobinfo_params_t *params,
 int rdp_run_jobinfo_locate(const rdp_ctl_launch_t *launch, uint32_t rank,
                            uint32_t *node_p, uint32_t *local_rank_p);
 
+/**
+ * The job-level and per-rank info of another launcher's job (@a launch,
+ * its LAUNCH without secrets), for PMIx_server_register_nspace with no
+ * local ranks: no node map, no node-level info and no node of any rank,
+ * so that node names equal to ours (simulated nodes) make none of its
+ * ranks local here.
+ */
+pmix_status_t rdp_run_jobinfo_build_foreign(const rdp_ctl_launch_t *launch,
+                                            pmix_info_t **info_p,
+                                            size_t *ninfo_p);
+
 #endif

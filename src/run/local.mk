@@ -7,12 +7,13 @@ src_run_librdprun_la_SOURCES = src/run/ctl.c src/run/chan.c src/run/iof.c \
                                src/run/jobinfo.c src/run/place.c \
                                src/run/limits.c src/run/hosts.c \
                                src/run/ctladdr.c src/run/words.c \
-                               src/run/datasvc.c
+                               src/run/datasvc.c src/run/xconn.c
 noinst_HEADERS += src/run/ctl.h src/run/chan.h src/run/iof.h \
                   src/run/util.h src/run/spawn.h src/run/jobinfo.h \
                   src/run/rdpmixd_int.h src/run/place.h src/run/limits.h \
                   src/run/hosts.h src/run/ctladdr.h src/run/words.h \
-                  src/run/datasvc.h src/run/datapeer.h
+                  src/run/datasvc.h src/run/datapeer.h \
+                  src/run/xconn.h src/run/xconnect.h
 
 RDP_RUN_CPPFLAGS = $(AM_CPPFLAGS) \
                    -DRDPMIX_LIBDIR='"$(rdpmixlibdir)"' \
@@ -24,9 +25,11 @@ bin_PROGRAMS += src/run/rdpmixd src/run/rdpmix-run
 src_run_rdpmixd_SOURCES     = src/run/rdpmixd.c src/run/rdpmixd_job.c \
                               src/run/rdpmixd_pubsub.c \
                               src/run/rdpmixd_event.c \
-                              src/run/rdpmixd_hostops.c
+                              src/run/rdpmixd_hostops.c \
+                              src/run/rdpmixd_xconn.c
 src_run_rdpmixd_CPPFLAGS    = $(RDP_RUN_CPPFLAGS)
 src_run_rdpmixd_LDADD       = src/run/librdprun.la librdp_ucx.la librdp.la
-src_run_rdpmix_run_SOURCES  = src/run/rdpmix_run.c src/run/datapeer.c
+src_run_rdpmix_run_SOURCES  = src/run/rdpmix_run.c src/run/datapeer.c \
+                              src/run/xconnect.c
 src_run_rdpmix_run_CPPFLAGS = $(RDP_RUN_CPPFLAGS)
 src_run_rdpmix_run_LDADD    = src/run/librdprun.la librdp.la

@@ -12,6 +12,8 @@
 #include "run/spawn.h"
 #include "run/util.h"
 #include "run/words.h"
+#include "run/xconn.h"
+#include "run/xconnect.h"
 #include "core/loop/loop.h"
 #include "core/util/alloc.h"
 #include "core/util/list.h"
@@ -180,6 +182,8 @@ typedef struct launcher {
     rdp_timer_t *lost_timer;
     rdp_ds_t *ds; /* publish/lookup data (datasvc.h) */
     rdp_run_peers_t *peers; /* the user's other launchers (datapeer.h) */
+    rdp_run_xconn_t *xconn; /* connects with their jobs (xconnect.h) */
+    rdp_ctl_node_t *xnodes; /* the map it reads (names, ranks borrowed) */
     rdp_timer_t *ds_timer;
     uint32_t nexited; /* ranks whose exit was reported */
     rdp_sigwatch_t *sig_int, *sig_term, *sig_hup, *sig_chld;
@@ -566,6 +570,51 @@ static void close_listeners(void)
     L.nlisten = 0;
 }
 
+static void xconn_send(uint32_t node, uint16_t cmd, rdp_buf_t *buf, void *arg)
+{
+    (void)arg;
+    send_to(&L.nodes[node], cmd, buf);
+    rdp_buf_cleanup(buf);
+}
+
+/*
+ * Connects across launchers (xconnect.h): what another launcher may see
+ * of our job is @a m without its environment and engine key and
+ * addresses.  Takes @a nodes (the map of @a m) whatever it returns.
+ */
+static pmix_status_t setup_xconn(const rdp_ctl_launch_t *m,
+                                 rdp_ctl_node_t *nodes)
+{
+    rdp_ctl_launch_t pub = *m;
+    rdp_run_xconn_cfg_t cfg;
+    rdp_buf_t buf;
+    pmix_status_t status;
+
+    L.xnodes = nodes;
+    for (uint32_t i = 0; i < m->nnodes; i++) {
+        nodes[i].engine_addr     = NULL;
+        nodes[i].engine_addr_len = 0;
+    }
+    pub.env   = NULL;
+    pub.flags = 0; /* no engine: neither key nor addresses are packed */
+    memset(pub.engine_key, 0, sizeof(pub.engine_key));
+    rdp_buf_init(&buf);
+    status = rdp_ctl_launch_pack(&buf, &pub);
+    if (status == PMIX_SUCCESS) {
+        cfg    = (rdp_run_xconn_cfg_t){.loop    = L.loop,
+                                       .peers   = L.peers,
+                                       .nspace  = L.nspace,
+                                       .nodes   = nodes,
+                                       .nnodes  = m->nnodes,
+                                       .launch  = buf.data,
+                                       .nlaunch = buf.size,
+                                       .send    = xconn_send};
+        status = rdp_run_xconn_create(&cfg, &L.xconn);
+    }
+    rdp_buf_cleanup(&buf);
+    return status;
+}
+
 static void send_launch(void)
 {
     rdp_ctl_node_t *nodes;
@@ -659,6 +708,10 @@ static void send_launch(void)
         explicit_bzero(buf.data, buf.size);
     }
     rdp_buf_cleanup(&buf);
+    if (status == PMIX_SUCCESS) {
+        status = setup_xconn(&m, nodes);
+        nodes  = NULL; /* kept for the connects across launchers */
+    }
     rdp_free(nodes);
     rdp_free(env);
     if (status != PMIX_SUCCESS) {
@@ -921,6 +974,12 @@ static void on_exit_report(dnode_t *node, const void *payload, size_t len)
         }
     }
     record_end(m.rank, m.how, m.value);
+    if (!L.ending && m.how != RDP_CTL_TERMINATED
+        && !(m.how == RDP_CTL_EXITED && m.value == 0)
+        && !(m.how == RDP_CTL_SIGNALED && m.value == L.fwd_signo)) {
+        /* the jobs connected to ours learn of it (xconnect.h) */
+        rdp_run_xconn_rank_failed(L.xconn, m.rank, L.procs[m.rank].exit_code);
+    }
     switch (m.how) {
     case RDP_CTL_TERMINATED:
         /* a job-control request ended it: the job goes on (as PRRTE's
@@ -972,6 +1031,7 @@ static void on_abort(dnode_t *node, const void *payload, size_t len)
     }
     record_end(m.rank, RDP_CTL_ABORTED, m.value);
     if (!L.ending) {
+        rdp_run_xconn_rank_failed(L.xconn, m.rank, L.procs[m.rank].exit_code);
         say("rank %u (pid %u) called PMIx_Abort with status %d%s%s; "
             "terminating the job",
             m.rank, m.pid, m.value, m.detail ? ": " : "",
@@ -1298,6 +1358,11 @@ static void conn_msg_cb(rdp_run_chan_t *chan, uint16_t cmd, const void *payload,
         break;
     case RDP_CTL_SYSLOG:
         on_syslog(node, payload, len);
+        break;
+    case RDP_CTL_XCONN:
+        if (L.xconn != NULL) {
+            rdp_run_xconn_request(L.xconn, node->id, payload, len);
+        }
         break;
     default:
         rdp_log_warn(RUN, "unexpected control message %u from node %s", cmd,
@@ -2869,6 +2934,10 @@ static void cleanup(void)
     rdp_list_t *item;
 
     /* before the channels go: they answer what still waits */
+    rdp_run_xconn_destroy(L.xconn);
+    L.xconn = NULL;
+    rdp_free(L.xnodes);
+    L.xnodes = NULL;
     rdp_run_peers_destroy(L.peers);
     L.peers = NULL;
     rdp_ds_destroy(L.ds);

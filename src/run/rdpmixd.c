@@ -1,6 +1,7 @@
 /* rdpmixd.c - per-node daemon: startup, control channel, shutdown */
 #include "config.h"
 #include "run/rdpmixd_int.h"
+#include "run/xconn.h"
 #include "run/ctladdr.h"
 #include "run/util.h"
 #include "ucx/ucx.h"
@@ -125,6 +126,9 @@ static void chan_msg_cb(rdp_run_chan_t *chan, uint16_t cmd, const void *payload,
     case RDP_CTL_NOTIFY:
         rdp_run_dmn_on_notify(payload, len);
         break;
+    case RDP_CTL_XCONN_DONE:
+        rdp_run_dmn_xconn_done(payload, len);
+        break;
     case RDP_CTL_SHUTDOWN:
         watch_shutdown();
         if (!dm->stopping) {
@@ -152,6 +156,7 @@ static void lose_launcher(const char *why)
     dm->exit_code     = 1;
     rdp_run_dmn_pubsub_fail_all();
     rdp_run_dmn_hostops_fail(PMIX_ERR_UNREACH);
+    rdp_run_dmn_xconn_fail_all(PMIX_ERR_UNREACH);
     if (dm->nended < dm->nlocal) {
         if (why != NULL) {
             rdp_run_dmn_say("%s; terminating the job", why);
@@ -647,6 +652,7 @@ static void cleanup(void)
     rdp_run_dmn_pubsub_fail_all();
     shutdown_step = "answering pending host operations";
     rdp_run_dmn_hostops_cleanup(); /* answers the server before it ends */
+    rdp_run_dmn_xconn_cleanup();
     if (dm->server_up) {
         shutdown_step = "deregistering the job";
         rdp_run_dmn_deregister_all();

@@ -184,4 +184,29 @@ void rdp_run_dmn_hostops_fail(pmix_status_t why);
 /** Fail what still waits and free the timer; after the loop. */
 void rdp_run_dmn_hostops_cleanup(void);
 
+/* rdpmixd_xconn.c: connects with other launchers' jobs (xconn.h) */
+pmix_status_t rdp_run_dmn_connect(const pmix_proc_t procs[], size_t nprocs,
+                                  const pmix_info_t info[], size_t ninfo,
+                                  pmix_op_cbfunc_t cbfunc, void *cbdata);
+pmix_status_t rdp_run_dmn_disconnect(const pmix_proc_t procs[], size_t nprocs,
+                                     const pmix_info_t info[], size_t ninfo,
+                                     pmix_op_cbfunc_t cbfunc, void *cbdata);
+pmix_status_t rdp_run_dmn_direct_modex(const pmix_proc_t *proc,
+                                       const pmix_info_t info[], size_t ninfo,
+                                       pmix_modex_cbfunc_t cbfunc,
+                                       void *cbdata);
+/** XCONN_DONE from rdpmix-run. */
+void rdp_run_dmn_xconn_done(const void *payload, size_t len);
+/** Answer every waiting connect with @a why (the launcher is gone). */
+void rdp_run_dmn_xconn_fail_all(pmix_status_t why);
+/** Answer what waits, forget the other jobs' data (before the server
+ * finalizes). */
+void rdp_run_dmn_xconn_cleanup(void);
+
+/* rdpmixd_job.c */
+/** PMIx_server_register_nspace, waited for (bounded); on
+ * PMIX_ERR_TIMEOUT @a info may still be in use. */
+pmix_status_t rdp_run_dmn_register_nspace(const char *nspace, int nlocal,
+                                          pmix_info_t *info, size_t ninfo);
+
 #endif

@@ -504,9 +504,13 @@ pmix_server_module_t rdp_run_dmn_module = {
     .log              = rdp_run_dmn_host_log,
     .job_control      = rdp_run_dmn_host_job_control,
     .query            = rdp_run_dmn_host_query,
-    /* fence_nb and direct_modex stay NULL: the server completes
-     * collectives itself, on one node alone and across nodes with the
-     * engine (rdpmixd --engine) */
+    /* fence_nb stays NULL: the server completes collectives itself, on
+     * one node alone and across nodes with the engine (rdpmixd
+     * --engine); connect, disconnect and direct_modex serve only
+     * operations with other launchers' jobs (rdpmixd_xconn.c) */
+    .connect      = rdp_run_dmn_connect,
+    .disconnect   = rdp_run_dmn_disconnect,
+    .direct_modex = rdp_run_dmn_direct_modex,
 };
 
 /* ------------------------------------------------------------------ */
@@ -760,6 +764,25 @@ static pmix_status_t make_dirs(void)
     return PMIX_SUCCESS;
 }
 
+pmix_status_t rdp_run_dmn_register_nspace(const char *nspace, int nlocal,
+                                          pmix_info_t *info, size_t ninfo)
+{
+    opwait_t *ow = opwait_create();
+    pmix_status_t status;
+
+    if (ow == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    status = PMIx_server_register_nspace(nspace, nlocal, info, ninfo,
+                                         opwait_cb, ow);
+    if (status == PMIX_SUCCESS) {
+        return opwait_finish(ow, "register_nspace");
+    }
+    rdp_wait_cleanup(&ow->w);
+    rdp_free(ow);
+    return status;
+}
+
 static pmix_status_t register_job(void)
 {
     rdp_run_jobinfo_params_t params = {.launch   = &dm->launch,
@@ -776,21 +799,10 @@ static pmix_status_t register_job(void)
     if (status != PMIX_SUCCESS) {
         return status;
     }
-    ow = opwait_create();
-    if (ow == NULL) {
-        PMIX_INFO_FREE(info, ninfo);
-        return PMIX_ERR_NOMEM;
-    }
-    status = PMIx_server_register_nspace(dm->nspace, (int)dm->nlocal, info,
-                                         ninfo, opwait_cb, ow);
-    if (status == PMIX_SUCCESS) {
-        status = opwait_finish(ow, "register_nspace");
-        if (status == PMIX_ERR_TIMEOUT) {
-            return status; /* info may still be in use: leak it */
-        }
-    } else {
-        rdp_wait_cleanup(&ow->w);
-        rdp_free(ow);
+    status = rdp_run_dmn_register_nspace(dm->nspace, (int)dm->nlocal, info,
+                                         ninfo);
+    if (status == PMIX_ERR_TIMEOUT) {
+        return status; /* info may still be in use: leak it */
     }
     PMIX_INFO_FREE(info, ninfo);
     if (status != PMIX_SUCCESS) {

@@ -26,14 +26,11 @@
  *                               RDPMIX_CONNECT_NOTIFY_REQ; the others join
  *                               from their PMIX_CONNECT_REQUESTED handler,
  *                               with the procs and id the event carries
- *   run_client connect cross A|B  rank 0 of job A and of job B (two
- *                               rdpmix-runs) publish "cluster:nspace"
- *                               (PMIX_CLUSTER_ID), look the other up and
- *                               connect both jobs: it prints "rank 0
- *                               connect cross SIDE with a cluster id:
- *                               STATUS" (jobs that share no server cannot
- *                               connect yet); A stays until the file
- *                               RUN_CLIENT_WAIT_FILE exists
+ *   run_client connect cross SIDE OTHER_NP HOW
+ *                               two rdpmix-runs (SIDE A and B) meet
+ *                               through publish/lookup and connect their
+ *                               jobs (HOW join), or B leaves (leave) or
+ *                               never joins (idle): see mode_cross
  *   run_client connect die L    rank L exits without finalizing while the
  *                               others connect: they print
  *                               "rank R connect die STATUS" instead
@@ -436,51 +433,221 @@ static void lookup_global(const char *key, char *value, size_t len)
     PMIX_PDATA_DESTRUCT(&pd);
 }
 
-/* RFC0003's rendezvous: A and B publish "cluster:nspace" of their job,
- * look the other's up, and connect both jobs.  A then waits for the file
- * RUN_CLIENT_WAIT_FILE (B is done), B for A's "seen" key, so neither
- * launcher (and its published data) ends while the other still looks. */
-static void mode_cross(const char *side)
+/* Put and commit "cn.cross.val" = "SIDE-RANK" for the other job. */
+static void commit_for_other(const char *side)
 {
-    char mine[PMIX_MAX_NSLEN + 1], theirs[PMIX_MAX_NSLEN + 1];
-    char cluster[PMIX_MAX_NSLEN + 1] = {0}, nspace[PMIX_MAX_NSLEN + 1] = {0};
-    const char *other = strcmp(side, "A") == 0 ? "B" : "A";
-    const char *file  = getenv("RUN_CLIENT_WAIT_FILE");
-    char key[32], seen[PMIX_MAX_NSLEN + 1];
-    pmix_proc_t job, procs[2];
-    pmix_info_t info;
-    char *clid;
-    pmix_status_t rc;
+    char val[32];
+    pmix_value_t v;
 
-    if (me.rank != 0) {
-        return;
+    snprintf(val, sizeof(val), "%s-%u", side, me.rank);
+    PMIX_VALUE_LOAD(&v, val, PMIX_STRING);
+    expect("put", PMIx_Put(PMIX_GLOBAL, "cn.cross.val", &v), PMIX_SUCCESS);
+    PMIX_VALUE_DESTRUCT(&v);
+    expect("commit", PMIx_Commit(), PMIX_SUCCESS);
+}
+
+/* After the connect: the other job's size is @a other_np, its cluster id
+ * is its own, and each of its ranks committed "OTHER-RANK". */
+static void check_other(const char *nspace, const char *other,
+                        unsigned other_np, const char *my_cluster)
+{
+    pmix_proc_t job, p;
+    pmix_value_t *v;
+    char want[32], *s;
+
+    PMIX_LOAD_PROCID(&job, nspace, PMIX_RANK_WILDCARD);
+    v = get(&job, PMIX_JOB_SIZE);
+    if (v->type != PMIX_UINT32 || v->data.uint32 != other_np) {
+        fail("the other job's size is not %u", other_np);
     }
-    load_job(&job);
-    clid = get_string(&job, PMIX_CLUSTER_ID);
-    PMIX_MULTICLUSTER_NSPACE_CONSTRUCT(mine, clid, me.nspace);
-    free(clid);
-    snprintf(key, sizeof(key), "cn.cross.%s", side);
-    publish_global(key, mine);
-    snprintf(key, sizeof(key), "cn.cross.%s", other);
-    lookup_global(key, theirs, sizeof(theirs));
-    PMIX_MULTICLUSTER_NSPACE_PARSE(theirs, cluster, nspace);
-    if (strcmp(side, "A") == 0) {
-        publish_global("cn.cross.seen", "yes");
+    PMIX_VALUE_RELEASE(v);
+    s = get_string(&job, PMIX_CLUSTER_ID);
+    if (strcmp(s, my_cluster) == 0) {
+        fail("the other job has our cluster id %s", s);
     }
-    PMIX_LOAD_PROCID(&procs[0], me.nspace, PMIX_RANK_WILDCARD);
-    PMIX_LOAD_PROCID(&procs[1], nspace, PMIX_RANK_WILDCARD);
-    PMIX_INFO_LOAD(&info, RDPMIX_CONNECT_ID, "cross", PMIX_STRING);
-    rc = PMIx_Connect(procs, 2, &info, 1);
-    PMIX_INFO_DESTRUCT(&info);
-    printf("rank 0 connect cross %s with %s: %d\n", side,
-           strcmp(cluster, "") != 0 ? "a cluster id" : "no cluster id", rc);
-    fflush(stdout);
-    if (strcmp(side, "B") == 0) {
-        lookup_global("cn.cross.seen", seen, sizeof(seen));
+    free(s);
+    for (unsigned r = 0; r < other_np; r++) {
+        PMIX_LOAD_PROCID(&p, nspace, r);
+        s = get_string(&p, "cn.cross.val");
+        snprintf(want, sizeof(want), "%s-%u", other, r);
+        if (strcmp(s, want) != 0) {
+            fail("rank %u of the other job committed %s, not %s", r, s, want);
+        }
+        free(s);
     }
+}
+
+/* abort: the other job's rank that ended (PMIX_EVENT_AFFECTED_PROC of
+ * PMIX_ERR_PROC_ABORTED), and its exit code */
+static int aborted_seen;
+static pmix_proc_t aborted_proc;
+static int aborted_code = -1;
+
+static void aborted_handler(size_t id, pmix_status_t status,
+                            const pmix_proc_t *source, pmix_info_t info[],
+                            size_t ninfo, pmix_info_t results[],
+                            size_t nresults,
+                            pmix_event_notification_cbfunc_fn_t cbfunc,
+                            void *cbdata)
+{
+    (void)id;
+    (void)status;
+    (void)source;
+    (void)results;
+    (void)nresults;
+    pthread_mutex_lock(&lock);
+    for (size_t i = 0; i < ninfo; i++) {
+        if (PMIX_CHECK_KEY(&info[i], PMIX_EVENT_AFFECTED_PROC)
+            && info[i].value.type == PMIX_PROC) {
+            aborted_proc = *info[i].value.data.proc;
+        } else if (PMIX_CHECK_KEY(&info[i], PMIX_EXIT_CODE)
+                   && info[i].value.type == PMIX_INT) {
+            aborted_code = info[i].value.data.integer;
+        }
+    }
+    aborted_seen = 1;
+    pthread_cond_broadcast(&cond);
+    pthread_mutex_unlock(&lock);
+    if (cbfunc != NULL) {
+        cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+    }
+}
+
+/* Wait (bounded) until the file @a file exists (NULL: no wait). */
+static void wait_file(const char *file)
+{
     for (int i = 0;
          i < 10 * MAX_WAIT && file != NULL && access(file, F_OK) != 0; i++) {
         usleep(100000);
+    }
+}
+
+/* HOW abort (see mode_cross). */
+static void cross_abort(bool a, const char *nspace, unsigned other_np)
+{
+    pmix_status_t code = PMIX_ERR_PROC_ABORTED;
+    pmix_proc_t procs[2];
+    pmix_info_t info;
+
+    if (!a) {
+        PMIx_Register_event_handler(&code, 1, NULL, 0, aborted_handler, NULL,
+                                    NULL);
+    }
+    PMIX_LOAD_PROCID(&procs[0], me.nspace, PMIX_RANK_WILDCARD);
+    PMIX_LOAD_PROCID(&procs[1], nspace, PMIX_RANK_WILDCARD);
+    PMIX_INFO_LOAD(&info, RDPMIX_CONNECT_ID, "cross-abort", PMIX_STRING);
+    expect("connect across launchers", PMIx_Connect(procs, 2, &info, 1),
+           PMIX_SUCCESS);
+    PMIX_INFO_DESTRUCT(&info);
+    if (a) {
+        if (me.rank == size - 1) {
+            _exit(3);
+        }
+        wait_file(getenv("RUN_CLIENT_WAIT_FILE")); /* ended before */
+        fail("the job was not ended after its rank %u failed", size - 1);
+    }
+    wait_flag(&aborted_seen, "PMIX_ERR_PROC_ABORTED of the other job");
+    if (strcmp(aborted_proc.nspace, nspace) != 0
+        || aborted_proc.rank != other_np - 1) {
+        fail("PMIX_ERR_PROC_ABORTED names %s:%u", aborted_proc.nspace,
+             aborted_proc.rank);
+    }
+    printf("rank %u connect cross B saw A:%u end with %d\n", me.rank,
+           aborted_proc.rank, aborted_code);
+    fflush(stdout);
+}
+
+/*
+ * RFC0003's rendezvous between two rdpmix-runs.  Every rank of A and B
+ * commits "SIDE-RANK" and looks the other job up ("cluster:nspace",
+ * which rank 0 publishes).  @a how:
+ *   join   connect both jobs (RDPMIX_CONNECT_ID "cross"), check the
+ *          other's size, cluster id and committed keys, disconnect;
+ *          prints "rank R connect cross SIDE joined"
+ *   leave  (B) exits without connecting once A saw it; A, which waits
+ *          for RUN_CLIENT_WAIT_FILE (B ended) before it connects, prints
+ *          "rank R connect cross A: STATUS"
+ *   idle   (B) stays without connecting until RUN_CLIENT_WAIT_FILE
+ *          exists; A connects with PMIX_TIMEOUT 5 s and prints its status
+ *   abort  both connect; A's last rank then exits with status 3 (the
+ *          others wait to be ended with their job), and every rank of B
+ *          gets PMIX_ERR_PROC_ABORTED naming it: prints "rank R connect
+ *          cross B saw A:K end with E"
+ */
+static void mode_cross(const char *side, unsigned other_np, const char *how)
+{
+    char mine[PMIX_MAX_NSLEN + 1], theirs[PMIX_MAX_NSLEN + 1];
+    char cluster[PMIX_MAX_NSLEN + 1] = {0}, nspace[PMIX_MAX_NSLEN + 1] = {0};
+    bool a            = strcmp(side, "A") == 0;
+    const char *other = a ? "B" : "A";
+    const char *file  = getenv("RUN_CLIENT_WAIT_FILE");
+    bool join         = strcmp(how, "join") == 0;
+    char key[32], seen[PMIX_MAX_NSLEN + 1], *clid;
+    pmix_proc_t job, procs[2];
+    pmix_info_t info[2];
+    size_t ninfo = 1;
+    int secs     = 5;
+    pmix_status_t rc;
+
+    load_job(&job);
+    clid = get_string(&job, PMIX_CLUSTER_ID);
+    commit_for_other(side);
+    if (me.rank == 0) {
+        PMIX_MULTICLUSTER_NSPACE_CONSTRUCT(mine, clid, me.nspace);
+        snprintf(key, sizeof(key), "cn.cross.%s", side);
+        publish_global(key, mine);
+    }
+    /* every rank asks: many GLOBAL lookups of both launchers at once */
+    snprintf(key, sizeof(key), "cn.cross.%s", other);
+    lookup_global(key, theirs, sizeof(theirs));
+    PMIX_MULTICLUSTER_NSPACE_PARSE(theirs, cluster, nspace);
+    if (cluster[0] == '\0') {
+        fail("the other job published %s, without a cluster id", theirs);
+    }
+    if (a && me.rank == 0) {
+        publish_global("cn.cross.seen", "yes");
+    }
+    if (!a && (strcmp(how, "leave") == 0 || strcmp(how, "idle") == 0)) {
+        /* B: gone once A saw it (leave), or there without joining (idle) */
+        if (strcmp(how, "leave") == 0) {
+            if (me.rank == 0) {
+                lookup_global("cn.cross.seen", seen, sizeof(seen));
+            }
+        } else {
+            wait_file(file);
+        }
+        free(clid);
+        return;
+    }
+    if (strcmp(how, "leave") == 0) {
+        wait_file(file); /* B's launcher ended */
+    }
+    if (strcmp(how, "abort") == 0) {
+        cross_abort(a, nspace, other_np);
+        free(clid);
+        return;
+    }
+    PMIX_LOAD_PROCID(&procs[0], me.nspace, PMIX_RANK_WILDCARD);
+    PMIX_LOAD_PROCID(&procs[1], nspace, PMIX_RANK_WILDCARD);
+    PMIX_INFO_LOAD(&info[0], RDPMIX_CONNECT_ID, "cross", PMIX_STRING);
+    if (!join) {
+        PMIX_INFO_LOAD(&info[ninfo++], PMIX_TIMEOUT, &secs, PMIX_INT);
+    }
+    rc = PMIx_Connect(procs, 2, info, ninfo);
+    if (!join) {
+        printf("rank %u connect cross %s: %d\n", me.rank, side, rc);
+    } else {
+        expect("connect across launchers", rc, PMIX_SUCCESS);
+        check_other(nspace, other, other_np, clid);
+        expect("disconnect across launchers",
+               PMIx_Disconnect(procs, 2, info, 1), PMIX_SUCCESS);
+        printf("rank %u connect cross %s joined\n", me.rank, side);
+    }
+    fflush(stdout);
+    PMIX_INFO_DESTRUCT(&info[0]);
+    free(clid);
+    if (join && a) {
+        wait_file(file); /* B's lookups of A's keys are done */
     }
 }
 
@@ -534,13 +701,13 @@ int connect_main(int argc, char **argv)
         mode_notify();
     } else if (strcmp(mode, "request") == 0) {
         mode_request();
-    } else if (strcmp(mode, "cross") == 0 && argc == 4) {
-        mode_cross(argv[3]);
+    } else if (strcmp(mode, "cross") == 0 && argc == 6) {
+        mode_cross(argv[3], (unsigned)atoi(argv[4]), argv[5]);
     } else if (strcmp(mode, "die") == 0 && argc == 4) {
         mode_die((unsigned)atoi(argv[3]));
     } else {
         fail("usage: run_client connect "
-             "all|subsets|ids|notify|request|cross A|B|die L");
+             "all|subsets|ids|notify|request|cross A|B OTHER_NP HOW|die L");
     }
     /* nobody leaves before everyone's checks are done */
     fence_collect(0);

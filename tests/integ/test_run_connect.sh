@@ -4,7 +4,8 @@
 # job and subsets, blocking and non-blocking, keys of the other
 # participants read after connect, concurrent operations over the same
 # ranks told apart by RDPMIX_CONNECT_ID, PMIX_TIMEOUT, notify-each and
-# notify-request events, and a participant that leaves during a connect
+# notify-request events, a participant that leaves during a connect, and
+# connects between two rdpmix-runs' jobs that share no server
 # (run_client_connect.c says what each mode checks).
 . "${top_srcdir:-.}/tests/integ/test_run_common.sh"
 
@@ -47,26 +48,88 @@ connect fails with PROC_TERM_WO_SYNC" \
     [ "$rc" -eq 0 ] || reap "$client connect die $3"
 done
 
-# RFC0003's rendezvous: two rdpmix-runs publish "cluster:nspace" (with
-# PMIX_CLUSTER_ID), look each other up and connect their jobs.  Jobs that
-# share no server cannot connect yet: both get PMIX_ERR_NOT_SUPPORTED
-# (-47) at once, neither hangs (docs/status.md)
-for m in 1 2; do
-    rm -f "$tmp/b_done"
+# RFC0003's rendezvous: two rdpmix-runs (A: NODES_A nodes, NP_A ranks; B
+# likewise) publish "cluster:nspace" (with PMIX_CLUSTER_ID), look each
+# other up and connect both jobs; HOW says what B does (run_client_connect.c,
+# mode_cross).  Each job ends when the other is done (files), every wait
+# bounded.
+cross() {
+    rm -f "$tmp/a_done" "$tmp/b_done"
+    # a peer directory of this test's own: other test runs of this user
+    # publish the same keys
+    mkdir -p "$tmp/peers" && chmod 700 "$tmp/peers"
+    RDPMIX_PEER_DIR="$tmp/peers"
+    export RDPMIX_PEER_DIR
     (
-        timeout -k 5 90 "$RUN" --nodes "$m" -n 2 "$client" connect cross B \
+        RUN_CLIENT_WAIT_FILE="$tmp/a_done" timeout -k 5 90 "$RUN" \
+            --nodes "$3" -n "$4" -x RUN_CLIENT_WAIT_FILE \
+            "$client" connect cross B "$2" "$5" \
             >"$tmp/b_out" 2>"$tmp/b_err" </dev/null
         echo $? >"$tmp/b_rc"
         touch "$tmp/b_done"
     ) &
-    RUN_CLIENT_WAIT_FILE="$tmp/b_done" job 120 --nodes "$m" -n 2 \
-        -x RUN_CLIENT_WAIT_FILE "$client" connect cross A
+    RUN_CLIENT_WAIT_FILE="$tmp/b_done" job 120 --nodes "$1" -n "$2" \
+        -x RUN_CLIENT_WAIT_FILE "$client" connect cross A "$4" "$5"
+    touch "$tmp/a_done"
     wait
     b_rc=$(cat "$tmp/b_rc")
-    check_that "two rdpmix-runs on $m node(s) meet through publish/lookup; \
-their connect is refused as not supported" \
-        '[ "$rc" -eq 0 ] && [ "$b_rc" -eq 0 ] && grep -q "^rank 0 connect cross A with a cluster id: -47$" "$tmp/out" && grep -q "^rank 0 connect cross B with a cluster id: -47$" "$tmp/b_out"'
     [ "$b_rc" -eq 0 ] || sed 's/^/# b: /' "$tmp/b_err" | head -20
+    if [ "$rc" -ne 0 ] || [ "$b_rc" -ne 0 ]; then
+        reap "$client connect cross A $4 $5"
+        reap "$client connect cross B $2 $5"
+    fi
+}
+
+# every rank of both jobs connected, read the other job's size, cluster
+# id and each of its ranks' committed key, and disconnected
+for c in "1 2 1 3" "2 4 2 3" "3 5 3 5" "1 3 3 4" "3 3 1 2" "2 3 3 3"; do
+    # shellcheck disable=SC2086
+    set -- $c
+    cross "$1" "$2" "$3" "$4" join
+    np_a=$2
+    np_b=$4
+    check_that "two rdpmix-runs ($2 ranks on $1 node(s), $4 on $3) meet \
+through publish/lookup, connect, read each other's job info and keys, \
+disconnect" \
+        '[ "$rc" -eq 0 ] && [ "$b_rc" -eq 0 ] && [ "$(grep -c "^rank [0-9]* connect cross A joined$" "$tmp/out")" -eq "$np_a" ] && [ "$(grep -c "^rank [0-9]* connect cross B joined$" "$tmp/b_out")" -eq "$np_b" ]'
+done
+
+# B ends (its launcher too) before joining: A's connect fails at once
+# with PMIX_ERR_UNREACH (-25) and a message naming B's job
+for c in "1 2 1 2" "2 3 3 4"; do
+    # shellcheck disable=SC2086
+    set -- $c
+    cross "$1" "$2" "$3" "$4" leave
+    np_a=$2
+    check_that "the other job ($4 ranks on $3 node(s)) ended before \
+joining: all $2 ranks on $1 node(s) get PMIX_ERR_UNREACH, told why" \
+        '[ "$rc" -eq 0 ] && [ "$b_rc" -eq 0 ] && [ "$(grep -c "^rank [0-9]* connect cross A: -25$" "$tmp/out")" -eq "$np_a" ] && grep -q "no launcher of rdpmix\.[0-9]*\.[0-9a-f]* is running" "$tmp/err"'
+done
+
+# after both connected, A's last rank exits with status 3 (A's job ends,
+# rdpmix-run's status 3): every rank of B gets PMIX_ERR_PROC_ABORTED
+# naming that rank, with its exit code, through the launchers
+for c in "1 2 1 2" "2 3 3 3" "3 4 1 2"; do
+    # shellcheck disable=SC2086
+    set -- $c
+    cross "$1" "$2" "$3" "$4" abort
+    np_b=$4
+    last=$(($2 - 1))
+    check_that "a rank of the other job ($2 ranks on $1 node(s)) fails \
+after the connect: all $4 ranks on $3 node(s) get PMIX_ERR_PROC_ABORTED" \
+        '[ "$rc" -eq 3 ] && [ "$b_rc" -eq 0 ] && [ "$(grep -c "^rank [0-9]* connect cross B saw A:$last end with 3$" "$tmp/b_out")" -eq "$np_b" ]'
+done
+
+# B runs but never joins: A's connect with PMIX_TIMEOUT 5 s gives
+# PMIX_ERR_TIMEOUT (-24) on every node
+for c in "1 2 1 2" "3 3 2 2"; do
+    # shellcheck disable=SC2086
+    set -- $c
+    cross "$1" "$2" "$3" "$4" idle
+    np_a=$2
+    check_that "the other job never joins: all $2 ranks on $1 node(s) \
+time out" \
+        '[ "$rc" -eq 0 ] && [ "$b_rc" -eq 0 ] && [ "$(grep -c "^rank [0-9]* connect cross A: -24$" "$tmp/out")" -eq "$np_a" ]'
 done
 
 finish

@@ -455,7 +455,8 @@ static void host_pass_failure(coll_t *coll, pmix_status_t status)
  * engine is connected (it wins over the host's upcall, rdpmix.h). */
 static bool engine_handles(const coll_t *coll)
 {
-    return ops_of(coll)->engine && !coll->all_local && rdp_srv_engine_active();
+    return ops_of(coll)->engine && !coll->all_local && !coll->foreign
+           && rdp_srv_engine_active();
 }
 
 /* Append this server's contribution, if the operation collects one. */
@@ -575,7 +576,9 @@ static pmix_status_t coll_build_parts(coll_t *coll)
     for (size_t i = 0; i < coll->nprocs; i++) {
         rdp_srv_nspace_t *ns = rdp_srv_nspace_find(coll->procs[i].nspace);
 
-        if (coll->procs[i].rank == PMIX_RANK_WILDCARD) {
+        if (ns == NULL) { /* another launcher's job (connect.h) */
+            coll->all_local = false;
+        } else if (coll->procs[i].rank == PMIX_RANK_WILDCARD) {
             n += ns->nlocal;
             if (ns->nlocal < ns->size) {
                 coll->all_local = false;
@@ -593,6 +596,9 @@ static pmix_status_t coll_build_parts(coll_t *coll)
     for (size_t i = 0; i < coll->nprocs; i++) {
         rdp_srv_nspace_t *ns = rdp_srv_nspace_find(coll->procs[i].nspace);
 
+        if (ns == NULL) {
+            continue;
+        }
         if (coll->procs[i].rank == PMIX_RANK_WILDCARD) {
             for (size_t k = 0; k < ns->nlocal; k++) {
                 coll->parts[coll->nparts].nspace = coll->procs[i].nspace;
@@ -916,7 +922,7 @@ void rdp_srv_coll_request(rdp_srv_peer_t *peer, uint16_t cmd, uint32_t tag,
     }
     status = rdp_srv_coll_check_procs(client, procs, &nprocs);
     if (status == PMIX_ERR_NOT_FOUND && op != RDP_SRV_COLL_FENCE) {
-        status = rdp_srv_connect_foreign(client, procs, nprocs);
+        status = rdp_srv_connect_foreign(client, op, procs, &nprocs);
     }
     if (status == PMIX_SUCCESS && op != RDP_SRV_COLL_FENCE) {
         status = rdp_srv_connect_dirs(info, ninfo, &dirs);

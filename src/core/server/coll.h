@@ -54,6 +54,7 @@ struct rdp_srv_coll {
     bool collect;   /* the inter-node part gathers blocks */
     double timeout; /* PMIX_TIMEOUT, seconds; 0: none */
     bool all_local;
+    bool foreign; /* names another launcher's job: the host runs it */
     rdp_srv_coll_lpart_t *parts;
     size_t nparts;
     size_t narrived;

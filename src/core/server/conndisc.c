@@ -1,6 +1,13 @@
 /* conndisc.c - connect and disconnect as collectives (coll.h) */
 #include "config.h"
 #include "core/server/coll.h"
+#include "core/server/connect.h"
+#include "core/util/alloc.h"
+#include "core/util/value.h"
+
+#include <rdpmix.h>
+
+#include <string.h>
 
 /*
  * PMIx_Connect / PMIx_Disconnect (docs/design.md, "Connect and
@@ -9,14 +16,57 @@
  * the servers that host participants, or else the host's connect /
  * disconnect upcall, or, for a host without it (Slurm 22.05), the host's
  * fence_nb without data over the same processes (DESIGN.md, 8).  No data
- * travels: every server taking part knows every participant's nspace
- * already.  The reply is a status.
+ * travels within one job: every server taking part knows every
+ * participant's nspace already.  A connect naming another launcher's job
+ * (connect.h, "foreign") always goes to the host's connect upcall, with
+ * the local participants' committed data (RDPMIX_CONNECT_DATA, a fence's
+ * bundle); the host registers the other job and answers direct modex
+ * requests for its ranks from the other side's bundles.  The reply is a
+ * status.
  */
 
 static pmix_status_t conndisc_init(rdp_srv_coll_t *coll)
 {
-    coll->collect = false; /* a barrier, whatever PMIX_COLLECT_DATA says */
+    coll->foreign = rdp_srv_connect_is_foreign(coll->procs, coll->nprocs);
+    /* a barrier, whatever PMIX_COLLECT_DATA says, except that a connect
+     * across launchers carries the data the other job cannot fetch */
+    coll->collect = coll->foreign && coll->op == RDP_SRV_COLL_CONNECT;
     return PMIX_SUCCESS;
+}
+
+/* The local participants' committed data, packed as a fence's. */
+static pmix_status_t conndisc_contribute(rdp_srv_coll_t *coll, rdp_buf_t *buf)
+{
+    return rdp_srv_fence_ops.contribute(coll, buf);
+}
+
+/* The host's connect with @a data (NULL: none) appended to the info as
+ * RDPMIX_CONNECT_DATA; the host copies it during the call, so the data
+ * is freed here once the host took the request. */
+static pmix_status_t connect_with_data(const pmix_proc_t *procs, size_t nprocs,
+                                       const pmix_info_t *info, size_t ninfo,
+                                       char *data, size_t ndata, void *cbdata)
+{
+    pmix_info_t *all      = rdp_calloc(ninfo + 1, sizeof(*all));
+    pmix_byte_object_t bo = {.bytes = data, .size = ndata};
+    pmix_status_t rc;
+
+    if (all == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    if (ninfo > 0) {
+        memcpy(all, info, ninfo * sizeof(*all)); /* shallow: borrowed */
+    }
+    PMIX_LOAD_KEY(all[ninfo].key, RDPMIX_CONNECT_DATA);
+    all[ninfo].value.type    = PMIX_BYTE_OBJECT;
+    all[ninfo].value.data.bo = bo;
+    rc = rdp_srv.host.connect(procs, nprocs, all, ninfo + 1,
+                              rdp_srv_coll_host_op_cb, cbdata);
+    rdp_free(all);
+    if (rc == PMIX_SUCCESS || rc == PMIX_OPERATION_SUCCEEDED) {
+        rdp_free(data); /* ours to free once taken (coll.h) */
+    }
+    return rc;
 }
 
 /* True when every participant is on this node: a host that has no
@@ -57,14 +107,17 @@ static pmix_status_t connect_host_call(const pmix_proc_t *procs, size_t nprocs,
                                        const pmix_info_t *info, size_t ninfo,
                                        char *data, size_t ndata, void *cbdata)
 {
-    (void)data;
-    (void)ndata;
     pmix_status_t rc = PMIX_ERR_NOT_SUPPORTED;
 
-    if (rdp_srv.host.connect != NULL) {
-        rc = rdp_srv.host.connect(procs, nprocs, info, ninfo,
-                                  rdp_srv_coll_host_op_cb, cbdata);
+    if (rdp_srv.host.connect == NULL) {
+        return fence_instead(procs, nprocs, info, ninfo, cbdata);
     }
+    if (data != NULL) {
+        return connect_with_data(procs, nprocs, info, ninfo, data, ndata,
+                                 cbdata);
+    }
+    rc = rdp_srv.host.connect(procs, nprocs, info, ninfo,
+                              rdp_srv_coll_host_op_cb, cbdata);
     /* Slurm 22.05 has the upcall and answers it with not-supported */
     if (rc == PMIX_ERR_NOT_SUPPORTED && rdp_srv.host.fence_nb != NULL) {
         rc = fence_instead(procs, nprocs, info, ninfo, cbdata);
@@ -105,6 +158,7 @@ const rdp_srv_coll_ops_t rdp_srv_connect_ops = {
     .host_provides = connect_host_provides,
     .host_call     = connect_host_call,
     .init          = conndisc_init,
+    .contribute    = conndisc_contribute,
 };
 
 const rdp_srv_coll_ops_t rdp_srv_disconnect_ops = {

@@ -76,24 +76,70 @@ pmix_status_t rdp_srv_connect_dirs(const pmix_info_t *info, size_t ninfo,
     return status;
 }
 
-pmix_status_t rdp_srv_connect_foreign(const rdp_srv_client_t *caller,
-                                      const pmix_proc_t *procs, size_t nprocs)
+bool rdp_srv_connect_ns_foreign(const rdp_srv_nspace_t *ns)
+{
+    return ns->nlocal == 0 && ns->size > 0
+           && rdp_kvs_peek(ns->info, RDP_SRV_KVS_JOB, 0, PMIX_NODEID) == NULL;
+}
+
+bool rdp_srv_connect_is_foreign(const pmix_proc_t *procs, size_t nprocs)
 {
     for (size_t i = 0; i < nprocs; i++) {
         const rdp_srv_nspace_t *ns = rdp_srv_nspace_find(procs[i].nspace);
 
-        if (ns != NULL && ns->registered) {
-            continue;
+        if (ns == NULL || !ns->registered || rdp_srv_connect_ns_foreign(ns)) {
+            return true;
         }
+    }
+    return false;
+}
+
+/* A rank of a participant: valid or the wildcard, and within its job
+ * when we know the job. */
+static bool rank_ok(const pmix_proc_t *p)
+{
+    const rdp_srv_nspace_t *ns = rdp_srv_nspace_find(p->nspace);
+
+    if (p->rank == PMIX_RANK_WILDCARD) {
+        return true;
+    }
+    if (p->rank >= PMIX_RANK_VALID) {
+        return false;
+    }
+    return ns == NULL || !ns->registered || ns->nodata || p->rank < ns->size;
+}
+
+pmix_status_t rdp_srv_connect_foreign(const rdp_srv_client_t *caller,
+                                      uint8_t op, pmix_proc_t *procs,
+                                      size_t *nprocs_p)
+{
+    bool connect = op == RDP_SRV_COLL_CONNECT;
+    size_t nprocs;
+
+    for (size_t i = 0; i < *nprocs_p; i++) {
+        if (!rank_ok(&procs[i])) {
+            return PMIX_ERR_BAD_PARAM;
+        }
+    }
+    nprocs = rdp_srv_procs_canonical(procs, *nprocs_p);
+    if (!rdp_srv_procs_contain(procs, nprocs, &caller->proc)) {
         rdp_log_error(SERVER,
-                      "%s:%u asked to connect with nspace %.*s, which this "
-                      "server does not know: connecting jobs that share no "
-                      "server is not supported",
-                      caller->proc.nspace, caller->proc.rank, PMIX_MAX_NSLEN,
-                      procs[i].nspace);
+                      "%s:%u asked to connect processes without "
+                      "itself",
+                      caller->proc.nspace, caller->proc.rank);
+        return PMIX_ERR_BAD_PARAM;
+    }
+    if ((connect ? rdp_srv.host.connect : rdp_srv.host.disconnect) == NULL) {
+        rdp_log_error(SERVER,
+                      "%s:%u asked to %s an nspace this server does not "
+                      "know, and the host has no %s upcall",
+                      caller->proc.nspace, caller->proc.rank,
+                      connect ? "connect" : "disconnect",
+                      connect ? "connect" : "disconnect");
         return PMIX_ERR_NOT_SUPPORTED;
     }
-    return PMIX_ERR_NOT_FOUND;
+    *nprocs_p = nprocs;
+    return PMIX_SUCCESS;
 }
 
 /* ---- events ---- */

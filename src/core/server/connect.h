@@ -32,13 +32,26 @@ typedef struct rdp_srv_cnct_dirs {
 pmix_status_t rdp_srv_connect_dirs(const pmix_info_t *info, size_t ninfo,
                                    rdp_srv_cnct_dirs_t *dirs_p);
 
-/** @a caller asked to connect with @a procs, some of which are not
- * known (rdp_srv_coll_check_procs: PMIX_ERR_NOT_FOUND).  An nspace this
- * server does not know (another job, e.g. of another rdpmix-run, or
- * another cluster) is logged and PMIX_ERR_NOT_SUPPORTED (connecting jobs
- * that share no server is not implemented); else PMIX_ERR_NOT_FOUND. */
+/** True for an nspace this server knows only as another launcher's job
+ * (registered by the host after a connect across jobs): no local ranks
+ * and no PMIX_NODEID for its ranks, so neither the engine nor the node
+ * map reaches them; its data comes through the host. */
+bool rdp_srv_connect_ns_foreign(const rdp_srv_nspace_t *ns);
+
+/** True when @a procs name an nspace this server does not know or knows
+ * only as foreign: the host runs such a connect/disconnect (engine or
+ * not), and a connect carries the participants' committed data. */
+bool rdp_srv_connect_is_foreign(const pmix_proc_t *procs, size_t nprocs);
+
+/** @a caller asked to connect (@a op) with @a procs, which name an
+ * nspace this server does not know (rdp_srv_coll_check_procs:
+ * PMIX_ERR_NOT_FOUND).  Checks the ranks of the known ones and that
+ * @a caller is among them, and makes @a procs canonical (*@a nprocs_p).
+ * A host without the op's upcall cannot reach the other job:
+ * PMIX_ERR_NOT_SUPPORTED (logged). */
 pmix_status_t rdp_srv_connect_foreign(const rdp_srv_client_t *caller,
-                                      const pmix_proc_t *procs, size_t nprocs);
+                                      uint8_t op, pmix_proc_t *procs,
+                                      size_t *nprocs_p);
 
 /** @a caller joins connect or disconnect tracker @a coll: while it
  * gathers, raise the events its directives (those of its first arrival:

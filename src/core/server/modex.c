@@ -1,6 +1,7 @@
 /* modex.c - committed data: COMMIT, GET, direct modex in both directions */
 #include "config.h"
 #include "core/server/server_int.h"
+#include "core/server/connect.h"
 #include "core/util/alloc.h"
 #include "core/util/log.h"
 #include "core/util/status.h"
@@ -738,7 +739,8 @@ void rdp_srv_handle_get(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb)
     }
     rdp_log_trace(SERVER, "%s:%u waits for data of %s:%u", me->proc.nspace,
                   me->proc.rank, nspace, rank);
-    if (!rdp_srv_nspace_is_local(ns, rank) && rdp_srv_engine_active()) {
+    if (!rdp_srv_nspace_is_local(ns, rank) && rdp_srv_engine_active()
+        && !rdp_srv_connect_ns_foreign(ns)) {
         /* engine mode wins over the host's direct_modex (rdpmix.h) */
         PMIX_INFO_FREE(info, ninfo);
         rdp_srv_dmodex_request(nspace, rank, key);
