@@ -24,6 +24,8 @@
  *                  data on demand (direct modex)
  *   get            PMIx_Get of that key from every rank, self included; the
  *                  clock stops before the values are checked
+ *   fence_collect_rep  K x (the same put + commit, then the collecting
+ *                  fence), only the fence timed
  *   connect        K x PMIx_Connect of the whole job (wildcard rank), each
  *   disconnect     followed by PMIx_Disconnect of the same
  *   group_construct  K x PMIx_Group_construct("pb-<rep>", whole job,
@@ -31,8 +33,8 @@
  *                  PMIx_Group_destruct; the S-byte key is committed before
  *                  (a construct hands every member the members' committed
  *                  data, so it carries what the modex fence carries)
- * -p selects the phase groups (fence, modex, connect, group); init always
- * runs.  A call that answers PMIX_ERR_NOT_SUPPORTED makes its phase (and
+ * -p selects the phase groups (fence, modex, modex_rep, connect, group);
+ * init always runs.  A call that answers PMIX_ERR_NOT_SUPPORTED makes its phase (and
  * its pair: disconnect, group_destruct) a row marked "unsupported", and the
  * other phases go on.
  * Each launch does exactly one put+commit+fence+get: OpenPMIx re-sends every
@@ -85,7 +87,8 @@ enum slot {
     SLOT_COMMIT,
     SLOT_MODEX,
     SLOT_GET,
-    SLOT_CONNECT, /* median of the K reps, as the three below */
+    SLOT_MODEX_REP, /* median of the K reps, as the four below */
+    SLOT_CONNECT,
     SLOT_DISCONNECT,
     SLOT_GRP_CONSTRUCT,
     SLOT_GRP_DESTRUCT,
@@ -98,7 +101,8 @@ enum {
     PHASES_MODEX   = 1u << 1, /* put, commit, fence_collect, get */
     PHASES_CONNECT = 1u << 2, /* connect, disconnect */
     PHASES_GROUP   = 1u << 3, /* group_construct, group_destruct */
-    PHASES_ALL     = (1u << 4) - 1
+    PHASES_MODEX_K = 1u << 4, /* fence_collect_rep */
+    PHASES_ALL     = (1u << 5) - 1
 };
 
 /* the value columns of a phase the host does not support */
@@ -137,8 +141,8 @@ static void usage(FILE *out)
             "  -s BYTES     payload per rank for the modex (default 8)\n"
             "  -k K         repetitions of the barrier, connect and group\n"
             "               phases (default 10)\n"
-            "  -p PHASES    comma-separated: fence, modex, connect, group, "
-            "all\n"
+            "  -p PHASES    comma-separated: fence, modex, modex_rep, connect,"
+            "\n               group, all\n"
             "               (default all); init always runs\n"
             "  -m MODE      collect: fence with PMIX_COLLECT_DATA (default);\n"
             "               direct: fence without it, gets fetch on demand\n"
@@ -174,11 +178,9 @@ static unsigned parse_phases(const char *arg)
     static const struct {
         const char *name;
         unsigned bits;
-    } names[]       = {{"fence", PHASES_FENCE},
-                       {"modex", PHASES_MODEX},
-                       {"connect", PHASES_CONNECT},
-                       {"group", PHASES_GROUP},
-                       {"all", PHASES_ALL}};
+    } names[]       = {{"fence", PHASES_FENCE},       {"modex", PHASES_MODEX},
+                       {"connect", PHASES_CONNECT},   {"group", PHASES_GROUP},
+                       {"modex_rep", PHASES_MODEX_K}, {"all", PHASES_ALL}};
     unsigned phases = 0;
     const char *p   = arg;
 
@@ -618,6 +620,45 @@ static void run_modex(const struct options *opt, uint32_t nprocs, char *buf,
 }
 
 /*
+ * K x (put the same S bytes again, commit, fence with collect), only the
+ * fence timed: the collecting fence measured like the connect and group
+ * phases (median of K), where fence_collect is a single call.  The key
+ * and its bytes never change, so OpenPMIx's re-sent keys and stale
+ * overwritten values (README, "Fairness") change nothing here.
+ */
+static void run_modex_reps(const struct options *opt, char *buf,
+                           struct report *rep)
+{
+    double *us = alloc_reps(opt->reps);
+    pmix_status_t status;
+    double t0;
+    unsigned k;
+
+    fill_payload(buf, opt->size, myproc.rank);
+    line_up("fence_collect_rep");
+    for (k = 0; k < opt->reps; k++) {
+        status = put_bytes(DATA_KEY, buf, opt->size);
+        if (status == PMIX_SUCCESS) {
+            status = PMIx_Commit();
+        }
+        if (status != PMIX_SUCCESS) {
+            fail("PMIx_Put/PMIx_Commit (fence_collect_rep)", status);
+            die();
+        }
+        t0     = now_us();
+        status = fence(true);
+        if (status != PMIX_SUCCESS) {
+            fail("PMIx_Fence (fence_collect_rep)", status);
+            die();
+        }
+        us[k] = now_us() - t0;
+    }
+    rep->us[SLOT_MODEX_REP] = median(us, opt->reps);
+    rep->ran |= 1u << SLOT_MODEX_REP;
+    free(us);
+}
+
+/*
  * One timed pair of collectives (connect + disconnect, construct +
  * destruct), K times.  @a make and @a unmake run rep k; a
  * PMIX_ERR_NOT_SUPPORTED from @a make at the first rep marks both slots
@@ -750,6 +791,9 @@ static void run_phases(const struct options *opt, uint32_t nprocs,
         /* a construct hands out the committed data: commit it all the same */
         put_and_commit(opt, buf, false, rep);
     }
+    if (opt->phases & PHASES_MODEX_K) {
+        run_modex_reps(opt, buf, rep);
+    }
     if (opt->phases & PHASES_CONNECT) {
         run_pair(opt, connect_job, "PMIx_Connect", disconnect_job,
                  "PMIx_Disconnect", SLOT_CONNECT, SLOT_DISCONNECT, rep);
@@ -791,6 +835,7 @@ static const char *slot_name(const struct options *opt, int s)
         [SLOT_COMMIT]        = "commit",
         [SLOT_MODEX]         = "fence_collect",
         [SLOT_GET]           = "get",
+        [SLOT_MODEX_REP]     = "fence_collect_rep",
         [SLOT_CONNECT]       = "connect",
         [SLOT_DISCONNECT]    = "disconnect",
         [SLOT_GRP_CONSTRUCT] = "group_construct",
@@ -805,7 +850,7 @@ static const char *slot_name(const struct options *opt, int s)
 /* the slots measured K times per rank (their CSV reps column is K) */
 static bool slot_repeated(int s)
 {
-    return (s == SLOT_FENCE) || (s >= SLOT_CONNECT);
+    return (s == SLOT_FENCE) || (s >= SLOT_MODEX_REP);
 }
 
 /* -v: every rank's raw timings, one '#' line each */

@@ -21,7 +21,8 @@ import statistics
 import sys
 
 PHASE_ORDER = ["init", "fence", "put", "commit", "fence_collect",
-               "fence_nocollect", "get", "connect", "disconnect",
+               "fence_nocollect", "get", "fence_collect_rep", "connect",
+               "disconnect",
                "group_construct", "group_destruct", "wall"]
 # pmix-bench's value columns for a call the host does not support
 UNSUPPORTED = "unsupported"

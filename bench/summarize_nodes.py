@@ -7,8 +7,8 @@ contributes ONE number, by default its max over ranks (--stat median: its
 median over ranks); a cell is the median of those numbers across launches
 with their min and max, n the number of launches, and the last column the
 ratio of the rdpmix median to the OpenPMIx median (< 1: rdpmix faster).
-Then, for every --ratios A/B (default group_construct/fence_collect and
-connect/fence), a table of A over B within each launch (same processes,
+Then, for every --ratios A/B (default group_construct over fence_collect
+and over fence_collect_rep, group_destruct/fence, connect/fence), a table of A over B within each launch (same processes,
 same payload), median (min-max) across launches per stack.  Below the
 tables, from FILE.launches.csv: ok / hung / failed launches per
 configuration and stack.  Python 3, stdlib only.
@@ -27,7 +27,9 @@ from summarize import (STACK_TITLE, UNSUPPORTED,  # noqa: E402
                        stat_cells)
 
 DEFAULT_PHASES = "fence,fence_collect,get"
-DEFAULT_RATIOS = "group_construct/fence_collect,connect/fence"
+DEFAULT_RATIOS = ("group_construct/fence_collect,"
+                  "group_construct/fence_collect_rep,group_destruct/fence,"
+                  "connect/fence")
 
 
 def config_of(row):

@@ -11,13 +11,16 @@ import statistics
 import sys
 
 ORDER = ["init", "fence", "put", "commit", "fence_collect",
-         "fence_nocollect", "get", "connect", "disconnect",
+         "fence_nocollect", "get", "fence_collect_rep", "connect",
+         "disconnect",
          "group_construct", "group_destruct", "wall"]
 WHAT = {"init": "PMIx_Init", "fence": "barrier (PMIx_Fence, no data)",
         "put": "PMIx_Put", "commit": "PMIx_Commit",
         "fence_collect": "modex (PMIx_Fence + collect)",
         "fence_nocollect": "fence without data (direct modex)",
-        "get": "PMIx_Get of every peer", "connect": "PMIx_Connect (job)",
+        "get": "PMIx_Get of every peer",
+        "fence_collect_rep": "modex fence, median of K",
+        "connect": "PMIx_Connect (job)",
         "disconnect": "PMIx_Disconnect (job)",
         "group_construct": "PMIx_Group_construct (job)",
         "group_destruct": "PMIx_Group_destruct", "wall": "whole launch (wall)"}
