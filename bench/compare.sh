@@ -190,7 +190,9 @@ run_one() {
         res=hang
     elif [ $rc -ne 0 ]; then
         res=fail
-    elif [ "$(grep -vc '^#' "$outf")" -lt 6 ]; then
+    elif ! grep -q '^[^#,]*,[0-9]*,[0-9]*,init,' "$outf" ||
+        [ "$(grep -vc '^#' "$outf")" -lt 2 ]; then
+        # init and at least one phase (-p may select only one group)
         res=nooutput
     elif [ "$st" = openpmix ] && [[ $impl != OpenPMIx* ]]; then
         res=wronglib # mpirun's job did not load OpenPMIx

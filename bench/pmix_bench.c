@@ -1,11 +1,13 @@
-/* pmix_bench.c - PMIx client benchmark: init, put, commit, fence, get */
+/* pmix_bench.c - PMIx client benchmark: init, put, commit, fence, get,
+ * connect, group construct */
 
 /*
  * Written only against the PMIx Standard client API, so that one binary runs
  * under any PMIx server that provides libpmix.so.2: rdpmix's (rdpmix-run) or
  * OpenPMIx's (Open MPI's mpirun).  Library calls it makes: PMIx_Init,
  * PMIx_Finalize, PMIx_Put, PMIx_Commit, PMIx_Fence, PMIx_Get,
- * PMIx_Get_version, PMIx_Error_string, plus PMIx_Info_load and
+ * PMIx_Get_version, PMIx_Error_string, PMIx_Connect, PMIx_Disconnect,
+ * PMIx_Group_construct, PMIx_Group_destruct, plus PMIx_Info_load and
  * PMIx_Value_destruct through the PMIX_INFO_LOAD and PMIX_VALUE_RELEASE
  * macros.
  *
@@ -22,6 +24,19 @@
  *                  data on demand (direct modex)
  *   get            PMIx_Get of that key from every rank, self included; the
  *                  clock stops before the values are checked
+ *   fence_collect_rep  K x (the same put + commit, then the collecting
+ *                  fence), only the fence timed
+ *   connect        K x PMIx_Connect of the whole job (wildcard rank), each
+ *   disconnect     followed by PMIx_Disconnect of the same
+ *   group_construct  K x PMIx_Group_construct("pb-<rep>", whole job,
+ *   group_destruct   PMIX_GROUP_ASSIGN_CONTEXT_ID), each followed by
+ *                  PMIx_Group_destruct; the S-byte key is committed before
+ *                  (a construct hands every member the members' committed
+ *                  data, so it carries what the modex fence carries)
+ * -p selects the phase groups (fence, modex, modex_rep, connect, group);
+ * init always runs.  A call that answers PMIX_ERR_NOT_SUPPORTED makes its phase (and
+ * its pair: disconnect, group_destruct) a row marked "unsupported", and the
+ * other phases go on.
  * Each launch does exactly one put+commit+fence+get: OpenPMIx re-sends every
  * key ever put at each commit and may serve stale values for an overwritten
  * key, so a loop inside one launch would not measure the same thing twice
@@ -30,8 +45,8 @@
  * Aggregation (untimed): every rank puts its timings under a second key,
  * commits and fences with collect; rank 0 gets all of them and prints one
  * CSV line per phase: impl,N,S,phase,reps,min_us,median_us,max_us, where
- * min/median/max are taken over the N ranks.  For "fence" each rank first
- * reduces its K reps to their median, so the line is the spread over ranks
+ * min/median/max are taken over the N ranks.  For the repeated phases each
+ * rank first reduces its K reps to their median, so the line is the spread over ranks
  * of the per-rank median barrier time (reps = K); -v also prints each
  * rank's per-rep min and max.  The payload is a deterministic function of
  * the rank, so every get verifies the bytes; a mismatch is reported through
@@ -72,24 +87,45 @@ enum slot {
     SLOT_COMMIT,
     SLOT_MODEX,
     SLOT_GET,
+    SLOT_MODEX_REP, /* median of the K reps, as the four below */
+    SLOT_CONNECT,
+    SLOT_DISCONNECT,
+    SLOT_GRP_CONSTRUCT,
+    SLOT_GRP_DESTRUCT,
     SLOT_COUNT
 };
+
+/* the phase groups -p selects */
+enum {
+    PHASES_FENCE   = 1u << 0, /* the barrier */
+    PHASES_MODEX   = 1u << 1, /* put, commit, fence_collect, get */
+    PHASES_CONNECT = 1u << 2, /* connect, disconnect */
+    PHASES_GROUP   = 1u << 3, /* group_construct, group_destruct */
+    PHASES_MODEX_K = 1u << 4, /* fence_collect_rep */
+    PHASES_ALL     = (1u << 5) - 1
+};
+
+/* the value columns of a phase the host does not support */
+#define UNSUPPORTED "unsupported"
 
 /* what each rank publishes under TIMES_KEY (all ranks run the same binary) */
 struct report {
     uint32_t magic;
-    uint32_t errors; /* gets whose bytes did not match */
+    uint32_t errors;      /* gets whose bytes did not match */
+    uint32_t ran;         /* bit per slot: measured */
+    uint32_t unsupported; /* bit per slot: the call was not supported */
     double us[SLOT_COUNT];
     double fence_min; /* per-rep extremes of the K barriers */
     double fence_max;
 };
 
-#define REPORT_MAGIC 0x706d6231u /* "pmb1" */
+#define REPORT_MAGIC 0x706d6232u /* "pmb2" */
 
 struct options {
     size_t size;
     unsigned reps;
     enum mode mode;
+    unsigned phases; /* PHASES_* */
     const char *impl;
     bool header;
     bool verbose;
@@ -101,9 +137,13 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: pmix-bench [-s BYTES] [-k K] [-m collect|direct] "
-            "[-i NAME] [--no-header] [-v]\n"
+            "[-p PHASES] [-i NAME] [--no-header] [-v]\n"
             "  -s BYTES     payload per rank for the modex (default 8)\n"
-            "  -k K         barrier repetitions (default 10)\n"
+            "  -k K         repetitions of the barrier, connect and group\n"
+            "               phases (default 10)\n"
+            "  -p PHASES    comma-separated: fence, modex, modex_rep, connect,"
+            "\n               group, all\n"
+            "               (default all); init always runs\n"
             "  -m MODE      collect: fence with PMIX_COLLECT_DATA (default);\n"
             "               direct: fence without it, gets fetch on demand\n"
             "  -i NAME      implementation name for the CSV (default: from\n"
@@ -112,7 +152,9 @@ static void usage(FILE *out)
             "  --no-header  do not print it\n"
             "  -v           also print '#' comment lines with details\n"
             "Rank 0 prints impl,N,S,phase,reps,min_us,median_us,max_us, one "
-            "line per phase;\nmin/median/max are over ranks.\n");
+            "line per phase;\nmin/median/max are over ranks; a phase the "
+            "host does not support\nhas reps 0 and '" UNSUPPORTED
+            "' in the last three columns.\n");
 }
 
 static int parse_size(const char *arg, size_t max, size_t *val_p)
@@ -130,6 +172,40 @@ static int parse_size(const char *arg, size_t max, size_t *val_p)
     return 0;
 }
 
+/* "fence,group" -> PHASES_FENCE | PHASES_GROUP; 0 if a name is unknown */
+static unsigned parse_phases(const char *arg)
+{
+    static const struct {
+        const char *name;
+        unsigned bits;
+    } names[]       = {{"fence", PHASES_FENCE},       {"modex", PHASES_MODEX},
+                       {"connect", PHASES_CONNECT},   {"group", PHASES_GROUP},
+                       {"modex_rep", PHASES_MODEX_K}, {"all", PHASES_ALL}};
+    unsigned phases = 0;
+    const char *p   = arg;
+
+    while (*p != '\0') {
+        size_t len = strcspn(p, ",");
+        size_t i;
+
+        for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+            if ((strlen(names[i].name) == len)
+                && (strncmp(p, names[i].name, len) == 0)) {
+                break;
+            }
+        }
+        if (i == sizeof(names) / sizeof(names[0])) {
+            return 0;
+        }
+        phases |= names[i].bits;
+        p += len;
+        if (*p == ',') {
+            p++;
+        }
+    }
+    return phases;
+}
+
 static int parse_options(int argc, char **argv, struct options *opt)
 {
     static const struct option longopts[] = {
@@ -143,11 +219,13 @@ static int parse_options(int argc, char **argv, struct options *opt)
     opt->size    = 8;
     opt->reps    = 10;
     opt->mode    = MODE_COLLECT;
+    opt->phases  = PHASES_ALL;
     opt->impl    = NULL;
     opt->header  = true;
     opt->verbose = false;
 
-    while ((c = getopt_long(argc, argv, "s:k:m:i:vh", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "s:k:m:p:i:vh", longopts, NULL))
+           != -1) {
         switch (c) {
         case 's':
             /* 1 GiB is far beyond what a modex should carry */
@@ -170,6 +248,13 @@ static int parse_options(int argc, char **argv, struct options *opt)
                 opt->mode = MODE_DIRECT;
             } else {
                 fprintf(stderr, "pmix-bench: bad -m '%s'\n", optarg);
+                return -1;
+            }
+            break;
+        case 'p':
+            opt->phases = parse_phases(optarg);
+            if (opt->phases == 0) {
+                fprintf(stderr, "pmix-bench: bad -p '%s'\n", optarg);
                 return -1;
             }
             break;
@@ -396,27 +481,40 @@ static bool verify_payload(const pmix_value_t *val, pmix_rank_t peer,
     return false;
 }
 
-/* the timed phases from the first barrier to the last get */
-static void run_phases(const struct options *opt, uint32_t nprocs,
-                       struct report *rep)
+/* untimed: every rank leaves it at about the same time, so the next
+ * phase starts together */
+static void line_up(const char *before)
 {
-    pmix_value_t **vals;
-    pmix_proc_t peer;
-    pmix_status_t status;
-    double *fence_us;
-    char *buf;
-    double t0;
-    uint32_t r;
-    unsigned k;
+    pmix_status_t status = fence(false);
 
-    fence_us = calloc(opt->reps > 0 ? opt->reps : 1, sizeof(*fence_us));
-    vals     = calloc(nprocs, sizeof(*vals));
-    buf      = malloc(opt->size > 0 ? opt->size : 1);
-    if ((fence_us == NULL) || (vals == NULL) || (buf == NULL)) {
+    if (status != PMIX_SUCCESS) {
+        fprintf(stderr,
+                "pmix-bench: rank %" PRIu32 ": PMIx_Fence (before %s) "
+                "failed: %s (%d)\n",
+                myproc.rank, before, PMIx_Error_string(status), (int)status);
+        die();
+    }
+}
+
+static double *alloc_reps(unsigned reps)
+{
+    double *us = calloc(reps > 0 ? reps : 1, sizeof(*us));
+
+    if (us == NULL) {
         fprintf(stderr, "pmix-bench: rank %" PRIu32 ": out of memory\n",
                 myproc.rank);
         die();
     }
+    return us;
+}
+
+/* K barriers; with K = 0 one untimed, still lining the ranks up */
+static void run_barrier(const struct options *opt, struct report *rep)
+{
+    double *fence_us = alloc_reps(opt->reps);
+    pmix_status_t status;
+    double t0;
+    unsigned k;
 
     for (k = 0; k < opt->reps; k++) {
         t0     = now_us();
@@ -428,16 +526,22 @@ static void run_phases(const struct options *opt, uint32_t nprocs,
         fence_us[k] = now_us() - t0;
     }
     if (opt->reps == 0) {
-        /* still line the ranks up before the modex phases */
-        status = fence(false);
-        if (status != PMIX_SUCCESS) {
-            fail("PMIx_Fence (barrier)", status);
-            die();
-        }
+        line_up("the modex");
     }
     rep->us[SLOT_FENCE] = median(fence_us, opt->reps);
     rep->fence_min      = opt->reps > 0 ? fence_us[0] : 0.0;
     rep->fence_max      = opt->reps > 0 ? fence_us[opt->reps - 1] : 0.0;
+    rep->ran |= 1u << SLOT_FENCE;
+    free(fence_us);
+}
+
+/* put + commit of the S-byte key, timed into the put and commit slots
+ * when @a timed */
+static void put_and_commit(const struct options *opt, char *buf, bool timed,
+                           struct report *rep)
+{
+    pmix_status_t status;
+    double t0;
 
     fill_payload(buf, opt->size, myproc.rank);
     t0     = now_us();
@@ -455,7 +559,27 @@ static void run_phases(const struct options *opt, uint32_t nprocs,
         die();
     }
     rep->us[SLOT_COMMIT] = now_us() - t0;
+    if (timed) {
+        rep->ran |= (1u << SLOT_PUT) | (1u << SLOT_COMMIT);
+    }
+}
 
+/* fence (with or without collecting), then a get from every rank, whose
+ * bytes are checked once every rank is done getting */
+static void run_modex(const struct options *opt, uint32_t nprocs, char *buf,
+                      struct report *rep)
+{
+    pmix_value_t **vals = calloc(nprocs, sizeof(*vals));
+    pmix_proc_t peer;
+    pmix_status_t status;
+    double t0;
+    uint32_t r;
+
+    if (vals == NULL) {
+        fprintf(stderr, "pmix-bench: rank %" PRIu32 ": out of memory\n",
+                myproc.rank);
+        die();
+    }
     t0     = now_us();
     status = fence(opt->mode == MODE_COLLECT);
     if (status != PMIX_SUCCESS) {
@@ -479,14 +603,11 @@ static void run_phases(const struct options *opt, uint32_t nprocs,
         }
     }
     rep->us[SLOT_GET] = now_us() - t0;
+    rep->ran |= (1u << SLOT_MODEX) | (1u << SLOT_GET);
 
-    /* untimed barrier: no rank checks bytes (CPU-heavy at 64 KiB) while
-     * another is still inside a timed phase */
-    status = PMIx_Fence(NULL, 0, NULL, 0);
-    if (status != PMIX_SUCCESS) {
-        fail("PMIx_Fence (before verification)", status);
-        die();
-    }
+    /* no rank checks bytes (CPU-heavy at 64 KiB) while another is still
+     * inside a timed phase */
+    line_up("verification");
     for (r = 0; r < nprocs; r++) {
         if (!verify_payload(vals[r], r, opt->size, buf)) {
             rep->errors++;
@@ -495,9 +616,194 @@ static void run_phases(const struct options *opt, uint32_t nprocs,
             PMIX_VALUE_RELEASE(vals[r]);
         }
     }
-    free(buf);
     free(vals);
-    free(fence_us);
+}
+
+/*
+ * K x (put the same S bytes again, commit, fence with collect), only the
+ * fence timed: the collecting fence measured like the connect and group
+ * phases (median of K), where fence_collect is a single call.  The key
+ * and its bytes never change, so OpenPMIx's re-sent keys and stale
+ * overwritten values (README, "Fairness") change nothing here.
+ */
+static void run_modex_reps(const struct options *opt, char *buf,
+                           struct report *rep)
+{
+    double *us = alloc_reps(opt->reps);
+    pmix_status_t status;
+    double t0;
+    unsigned k;
+
+    fill_payload(buf, opt->size, myproc.rank);
+    line_up("fence_collect_rep");
+    for (k = 0; k < opt->reps; k++) {
+        status = put_bytes(DATA_KEY, buf, opt->size);
+        if (status == PMIX_SUCCESS) {
+            status = PMIx_Commit();
+        }
+        if (status != PMIX_SUCCESS) {
+            fail("PMIx_Put/PMIx_Commit (fence_collect_rep)", status);
+            die();
+        }
+        t0     = now_us();
+        status = fence(true);
+        if (status != PMIX_SUCCESS) {
+            fail("PMIx_Fence (fence_collect_rep)", status);
+            die();
+        }
+        us[k] = now_us() - t0;
+    }
+    rep->us[SLOT_MODEX_REP] = median(us, opt->reps);
+    rep->ran |= 1u << SLOT_MODEX_REP;
+    free(us);
+}
+
+/*
+ * One timed pair of collectives (connect + disconnect, construct +
+ * destruct), K times.  @a make and @a unmake run rep k; a
+ * PMIX_ERR_NOT_SUPPORTED from @a make at the first rep marks both slots
+ * unsupported and ends the phase, any other failure ends the program.
+ */
+typedef pmix_status_t (*pair_call_fn)(unsigned rep);
+
+static void run_pair(const struct options *opt, pair_call_fn make,
+                     const char *make_name, pair_call_fn unmake,
+                     const char *unmake_name, enum slot make_slot,
+                     enum slot unmake_slot, struct report *rep)
+{
+    double *make_us   = alloc_reps(opt->reps);
+    double *unmake_us = alloc_reps(opt->reps);
+    uint32_t bits     = (1u << make_slot) | (1u << unmake_slot);
+    pmix_status_t status;
+    double t0;
+    unsigned k;
+
+    line_up(make_name);
+    for (k = 0; k < opt->reps; k++) {
+        t0     = now_us();
+        status = make(k);
+        if ((status == PMIX_ERR_NOT_SUPPORTED) && (k == 0)) {
+            rep->unsupported |= bits;
+            break;
+        }
+        if (status != PMIX_SUCCESS) {
+            fail(make_name, status);
+            die();
+        }
+        make_us[k] = now_us() - t0;
+
+        t0     = now_us();
+        status = unmake(k);
+        if (status != PMIX_SUCCESS) {
+            fail(unmake_name, status);
+            die();
+        }
+        unmake_us[k] = now_us() - t0;
+    }
+    rep->us[make_slot]   = median(make_us, k);
+    rep->us[unmake_slot] = median(unmake_us, k);
+    rep->ran |= bits;
+    free(make_us);
+    free(unmake_us);
+}
+
+/* the whole job: this nspace, wildcard rank */
+static void whole_job(pmix_proc_t *job)
+{
+    PMIX_LOAD_PROCID(job, myproc.nspace, PMIX_RANK_WILDCARD);
+}
+
+static pmix_status_t connect_job(unsigned rep)
+{
+    pmix_proc_t job;
+
+    (void)rep;
+    whole_job(&job);
+    return PMIx_Connect(&job, 1, NULL, 0);
+}
+
+static pmix_status_t disconnect_job(unsigned rep)
+{
+    pmix_proc_t job;
+
+    (void)rep;
+    whole_job(&job);
+    return PMIx_Disconnect(&job, 1, NULL, 0);
+}
+
+/* a fresh id per rep: the previous group is gone, but a new id keeps
+ * the reps independent of how a host recycles ids */
+static void group_id(unsigned rep, char *id, size_t len)
+{
+    snprintf(id, len, "pb-%u", rep);
+}
+
+static pmix_status_t construct_group(unsigned rep)
+{
+    pmix_info_t *results = NULL;
+    size_t nresults      = 0;
+    pmix_info_t info;
+    pmix_proc_t job;
+    bool flag = true;
+    char id[32];
+    pmix_status_t status;
+
+    group_id(rep, id, sizeof(id));
+    whole_job(&job);
+    PMIX_INFO_CONSTRUCT(&info);
+    PMIX_INFO_LOAD(&info, PMIX_GROUP_ASSIGN_CONTEXT_ID, &flag, PMIX_BOOL);
+    status = PMIx_Group_construct(id, &job, 1, &info, 1, &results, &nresults);
+    PMIX_INFO_DESTRUCT(&info);
+    if (results != NULL) {
+        PMIX_INFO_FREE(results, nresults);
+    }
+    return status;
+}
+
+static pmix_status_t destruct_group(unsigned rep)
+{
+    char id[32];
+
+    group_id(rep, id, sizeof(id));
+    return PMIx_Group_destruct(id, NULL, 0);
+}
+
+/* the timed phases after init, in the order of the CSV */
+static void run_phases(const struct options *opt, uint32_t nprocs,
+                       struct report *rep)
+{
+    char *buf = malloc(opt->size > 0 ? opt->size : 1);
+
+    if (buf == NULL) {
+        fprintf(stderr, "pmix-bench: rank %" PRIu32 ": out of memory\n",
+                myproc.rank);
+        die();
+    }
+    if (opt->phases & PHASES_FENCE) {
+        run_barrier(opt, rep);
+    } else {
+        line_up("the modex");
+    }
+    if (opt->phases & PHASES_MODEX) {
+        put_and_commit(opt, buf, true, rep);
+        run_modex(opt, nprocs, buf, rep);
+    } else if (opt->phases & PHASES_GROUP) {
+        /* a construct hands out the committed data: commit it all the same */
+        put_and_commit(opt, buf, false, rep);
+    }
+    if (opt->phases & PHASES_MODEX_K) {
+        run_modex_reps(opt, buf, rep);
+    }
+    if (opt->phases & PHASES_CONNECT) {
+        run_pair(opt, connect_job, "PMIx_Connect", disconnect_job,
+                 "PMIx_Disconnect", SLOT_CONNECT, SLOT_DISCONNECT, rep);
+    }
+    if (opt->phases & PHASES_GROUP) {
+        run_pair(opt, construct_group, "PMIx_Group_construct", destruct_group,
+                 "PMIx_Group_destruct", SLOT_GRP_CONSTRUCT, SLOT_GRP_DESTRUCT,
+                 rep);
+    }
+    free(buf);
 }
 
 /* impl column: -i NAME, else PMIx_Get_version() up to " (", CSV-safe */
@@ -520,16 +826,65 @@ static void impl_name(const struct options *opt, char *name, size_t len)
     name[n] = '\0';
 }
 
+static const char *slot_name(const struct options *opt, int s)
+{
+    static const char *const names[SLOT_COUNT] = {
+        [SLOT_INIT]          = "init",
+        [SLOT_FENCE]         = "fence",
+        [SLOT_PUT]           = "put",
+        [SLOT_COMMIT]        = "commit",
+        [SLOT_MODEX]         = "fence_collect",
+        [SLOT_GET]           = "get",
+        [SLOT_MODEX_REP]     = "fence_collect_rep",
+        [SLOT_CONNECT]       = "connect",
+        [SLOT_DISCONNECT]    = "disconnect",
+        [SLOT_GRP_CONSTRUCT] = "group_construct",
+        [SLOT_GRP_DESTRUCT]  = "group_destruct"};
+
+    if ((s == SLOT_MODEX) && (opt->mode == MODE_DIRECT)) {
+        return "fence_nocollect";
+    }
+    return names[s];
+}
+
+/* the slots measured K times per rank (their CSV reps column is K) */
+static bool slot_repeated(int s)
+{
+    return (s == SLOT_FENCE) || (s >= SLOT_MODEX_REP);
+}
+
+/* -v: every rank's raw timings, one '#' line each */
+static void print_details(const struct options *opt, uint32_t nprocs,
+                          const struct report *reps)
+{
+    uint32_t r;
+    int s;
+
+    printf("# version: %s\n", PMIx_Get_version());
+    printf("# nspace %s, %" PRIu32 " ranks, %zu bytes, %u reps, mode %s\n",
+           myproc.nspace, nprocs, opt->size, opt->reps,
+           opt->mode == MODE_COLLECT ? "collect" : "direct");
+    printf("# rank,fence_min,fence_max,errors,unsupported");
+    for (s = 0; s < SLOT_COUNT; s++) {
+        printf(",%s", slot_name(opt, s));
+    }
+    printf("\n");
+    for (r = 0; r < nprocs; r++) {
+        const struct report *p = &reps[r];
+
+        printf("# %" PRIu32 ",%.1f,%.1f,%" PRIu32 ",0x%" PRIx32, r,
+               p->fence_min, p->fence_max, p->errors, p->unsupported);
+        for (s = 0; s < SLOT_COUNT; s++) {
+            printf(",%.1f", p->us[s]);
+        }
+        printf("\n");
+    }
+}
+
 static void print_results(const struct options *opt, uint32_t nprocs,
                           const struct report *reps)
 {
-    static const char *const names[SLOT_COUNT] = {
-        [SLOT_INIT]   = "init",
-        [SLOT_FENCE]  = "fence",
-        [SLOT_PUT]    = "put",
-        [SLOT_COMMIT] = "commit",
-        [SLOT_MODEX]  = "fence_collect",
-        [SLOT_GET]    = "get"};
+    uint32_t unsupported = 0;
     char impl[128];
     double *v;
     uint32_t r;
@@ -542,41 +897,34 @@ static void print_results(const struct options *opt, uint32_t nprocs,
     }
     impl_name(opt, impl, sizeof(impl));
     if (opt->verbose) {
-        printf("# version: %s\n", PMIx_Get_version());
-        printf("# nspace %s, %" PRIu32 " ranks, %zu bytes, %u barrier reps, "
-               "mode %s\n",
-               myproc.nspace, nprocs, opt->size, opt->reps,
-               opt->mode == MODE_COLLECT ? "collect" : "direct");
-        printf("# rank,init,fence_min,fence_median,fence_max,put,commit,"
-               "%s,get,errors\n",
-               opt->mode == MODE_COLLECT ? "fence_collect" : "fence_nocollect");
-        for (r = 0; r < nprocs; r++) {
-            const struct report *p = &reps[r];
-
-            printf("# %" PRIu32 ",%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,"
-                   "%" PRIu32 "\n",
-                   r, p->us[SLOT_INIT], p->fence_min, p->us[SLOT_FENCE],
-                   p->fence_max, p->us[SLOT_PUT], p->us[SLOT_COMMIT],
-                   p->us[SLOT_MODEX], p->us[SLOT_GET], p->errors);
-        }
+        print_details(opt, nprocs, reps);
     }
     if (opt->header) {
         printf("impl,N,S,phase,reps,min_us,median_us,max_us\n");
     }
+    for (r = 0; r < nprocs; r++) {
+        unsupported |= reps[r].unsupported;
+    }
     for (s = 0; s < SLOT_COUNT; s++) {
-        const char *name = names[s];
         double med;
 
-        if ((s == SLOT_MODEX) && (opt->mode == MODE_DIRECT)) {
-            name = "fence_nocollect";
+        /* every rank runs the same options: rank 0's choice is everyone's */
+        if (!(reps[0].ran & (1u << s))) {
+            continue;
+        }
+        if (unsupported & (1u << s)) {
+            printf("%s,%" PRIu32 ",%zu,%s,0,%s,%s,%s\n", impl, nprocs,
+                   opt->size, slot_name(opt, s), UNSUPPORTED, UNSUPPORTED,
+                   UNSUPPORTED);
+            continue;
         }
         for (r = 0; r < nprocs; r++) {
             v[r] = reps[r].us[s];
         }
         med = median(v, nprocs);
         printf("%s,%" PRIu32 ",%zu,%s,%u,%.1f,%.1f,%.1f\n", impl, nprocs,
-               opt->size, name, s == SLOT_FENCE ? opt->reps : 1u, v[0], med,
-               v[nprocs - 1]);
+               opt->size, slot_name(opt, s), slot_repeated(s) ? opt->reps : 1u,
+               v[0], med, v[nprocs - 1]);
     }
     fflush(stdout);
     free(v);
@@ -683,6 +1031,7 @@ int main(int argc, char **argv)
         return EXIT_FAIL;
     }
     rep.us[SLOT_INIT] = now_us() - t0;
+    rep.ran |= 1u << SLOT_INIT;
 
     if (get_job_size(&nprocs) != PMIX_SUCCESS) {
         die();

@@ -8,7 +8,9 @@ ranks (median_us).  The table shows the median of those numbers across
 launches, with their min and max, the number of launches, and the ratio of
 the rdpmix median to the OpenPMIx median (< 1 means rdpmix is faster).
 Failed and hung launches contribute nothing; if FILE.launches.csv exists
-next to the raw CSV their counts are listed below the table.
+next to the raw CSV their counts are listed below the table.  A phase the
+host did not support (pmix-bench's "unsupported" rows) shows as
+"unsupported".
 """
 
 import argparse
@@ -19,7 +21,11 @@ import statistics
 import sys
 
 PHASE_ORDER = ["init", "fence", "put", "commit", "fence_collect",
-               "fence_nocollect", "get", "wall"]
+               "fence_nocollect", "get", "fence_collect_rep", "connect",
+               "disconnect",
+               "group_construct", "group_destruct", "wall"]
+# pmix-bench's value columns for a call the host does not support
+UNSUPPORTED = "unsupported"
 STACK_ORDER = ["openpmix", "rdpmix"]
 STACK_TITLE = {"openpmix": "OpenPMIx", "rdpmix": "rdpmix"}
 
@@ -47,13 +53,14 @@ def phase_key(name):
 
 def stat_cells(by_stack, stacks, ratio):
     """Table cells for {stack: [per-launch value]}: per stack "median
-    (min-max)" and the count, then (if ratio) rdpmix/OpenPMIx medians."""
+    (min-max)" and the count, then (if ratio) rdpmix/OpenPMIx medians.
+    None in a list is a launch whose host did not support the phase."""
     cells = []
     med = {}
     for s in stacks:
-        vals = by_stack.get(s, [])
+        vals = [v for v in by_stack.get(s, []) if v is not None]
         if not vals:
-            cells += ["-", "0"]
+            cells += [UNSUPPORTED if by_stack.get(s) else "-", "0"]
             continue
         med[s] = statistics.median(vals)
         cells += ["%s (%s-%s)" % (fmt_ms(med[s]), fmt_ms(min(vals)),
@@ -77,14 +84,15 @@ def launch_key(row):
 
 def read_raw(path, column, key_of=raw_key):
     """{key_of(row), by default (N, S, phase): {stack: [per-launch value]}},
-    and impl names."""
+    and impl names; an unsupported phase's value is None."""
     data = {}
     impls = {}
     with open(path, newline="") as f:
         for row in csv.DictReader(f):
             try:
                 key = key_of(row)
-                val = float(row[column])
+                val = None if row[column] == UNSUPPORTED else \
+                    float(row[column])
             except (KeyError, TypeError, ValueError):
                 print("summarize.py: skipping malformed row: %r" % row,
                       file=sys.stderr)

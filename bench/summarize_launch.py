@@ -44,6 +44,8 @@ def read_raw(path, stat):
     with open(path, newline="") as f:
         for row in csv.DictReader(f):
             key = (int(row["nodes"]), int(row["N"]), int(row["S"]))
+            if row[column] == "unsupported":
+                continue  # pmix-bench: the host lacks that call
             value = float(row[column])
             data[(row["stack"], row["phase"])][key].append(value)
             launches[(row["stack"], row["launch"], key)][row["phase"]] = value

@@ -7,20 +7,29 @@ contributes ONE number, by default its max over ranks (--stat median: its
 median over ranks); a cell is the median of those numbers across launches
 with their min and max, n the number of launches, and the last column the
 ratio of the rdpmix median to the OpenPMIx median (< 1: rdpmix faster).
-Below the tables, from FILE.launches.csv: ok / hung / failed launches per
+Then, for every --ratios A/B (default group_construct over fence_collect
+and over fence_collect_rep, group_destruct/fence, connect/fence), a table of A over B within each launch (same processes,
+same payload), median (min-max) across launches per stack.  Below the
+tables, from FILE.launches.csv: ok / hung / failed launches per
 configuration and stack.  Python 3, stdlib only.
 """
 
 import argparse
+import csv
 import os
+import statistics
 import signal
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from summarize import (STACK_TITLE, phase_key,  # noqa: E402
-                       read_launches, read_raw, stack_key, stat_cells)
+from summarize import (STACK_TITLE, UNSUPPORTED,  # noqa: E402
+                       phase_key, read_launches, read_raw, stack_key,
+                       stat_cells)
 
 DEFAULT_PHASES = "fence,fence_collect,get"
+DEFAULT_RATIOS = ("group_construct/fence_collect,"
+                  "group_construct/fence_collect_rep,group_destruct/fence,"
+                  "connect/fence")
 
 
 def config_of(row):
@@ -34,6 +43,44 @@ def by_phase(data):
     for key, cell in data.items():
         out.setdefault(key[-1], {})[key[:-1]] = cell
     return out
+
+
+def read_per_launch(path, column):
+    """{(stack, launch): (config, {phase: value or None if unsupported})}"""
+    out = {}
+    with open(path, newline="") as f:
+        for row in csv.DictReader(f):
+            try:
+                key = (row["stack"], row["launch"])
+                conf = config_of(row)
+                val = None if row[column] == UNSUPPORTED else \
+                    float(row[column])
+            except (KeyError, TypeError, ValueError):
+                continue
+            out.setdefault(key, (conf, {}))[1][row["phase"]] = val
+    return out
+
+
+def ratio_rows(per_launch, num, den, stacks):
+    """Rows (S, M, P, N, per stack "median (min-max)", n) of num/den taken
+    within each launch."""
+    cells = {}
+    for (stack, _), (conf, phases) in per_launch.items():
+        if num not in phases or den not in phases:
+            continue
+        a, b = phases[num], phases[den]
+        lst = cells.setdefault(conf, {}).setdefault(stack, [])
+        lst.append(None if a is None or b is None or b <= 0 else a / b)
+    for conf in sorted(cells):
+        row = [str(v) for v in conf]
+        for s in stacks:
+            vals = [v for v in cells[conf].get(s, []) if v is not None]
+            if not vals:
+                row += [UNSUPPORTED if cells[conf].get(s) else "-", "0"]
+                continue
+            row += ["%.2f (%.2f-%.2f)" % (statistics.median(vals), min(vals),
+                                          max(vals)), str(len(vals))]
+        yield row
 
 
 def table(head, rows):
@@ -59,6 +106,10 @@ def main():
     ap.add_argument("--phases", default=DEFAULT_PHASES,
                     help="comma-separated phases, or 'all' (default: %s)" %
                          DEFAULT_PHASES)
+    ap.add_argument("--ratios", default=DEFAULT_RATIOS,
+                    help="comma-separated A/B phase pairs, taken within "
+                         "each launch, or 'none' (default: %s)" %
+                         DEFAULT_RATIOS)
     args = ap.parse_args()
 
     column = "max_us" if args.stat == "max" else "median_us"
@@ -103,6 +154,22 @@ def main():
             print("(no data)")
             continue
         table(head, phase_rows(data[phase], stacks, ratio))
+
+    if args.ratios != "none":
+        per_launch = read_per_launch(args.raw, column)
+        for pair in [p for p in args.ratios.split(",") if p]:
+            num, _, den = pair.partition("/")
+            print()
+            print("### %s / %s (within each launch)" % (num, den))
+            print()
+            rows = list(ratio_rows(per_launch, num, den, stacks))
+            if not rows:
+                print("(no data)")
+                continue
+            rhead = ["S (B)", "M", "P", "N"]
+            for s in stacks:
+                rhead += ["%s median (min-max)" % STACK_TITLE.get(s, s), "n"]
+            table(rhead, rows)
 
     if not launches:
         return

@@ -48,6 +48,9 @@ EXTRA_DIST += tests/integ/test_run_common.sh tests/integ/test_run_basic.sh \
               tests/integ/test_run_events.sh tests/integ/test_run_hostops.sh \
               tests/integ/test_run_monitor.sh tests/integ/test_run_connect.sh \
               tests/integ/test_run_group.sh tests/integ/test_run_pnet.sh
+# pmix-bench's phases and options (bench/README.md)
+TESTS      += tests/integ/test_run_bench.sh
+EXTRA_DIST += tests/integ/test_run_bench.sh
 
 # rdpmix-run slow to start daemons, an rdpmixd slow to launch or to exit
 # (an LD_PRELOAD shim for test_run_faults.sh)

@@ -308,7 +308,8 @@ bench_step() {
     # libpmix.so.2 it loaded
     step "$_what" srun --mpi=pmix -N "$1" -n "$2" \
         env LD_DEBUG=files LD_DEBUG_OUTPUT="$ld/rank" \
-        "$bench" -m "$3" -s 1024 -k 5
+        "$bench" -m "$3" -s 1024 -k 5 -p fence,modex
+    # the six phases of the modex (-p: no connect or group phases)
     phases=$(grep -c "^[^,]*,$np,1024," "$tmp/out")
     check_that "$_what: every phase measured and every value verified ($phases phases)" \
         '[ "$rc" = 0 ] && [ "$phases" -eq 6 ]'
