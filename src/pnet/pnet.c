@@ -23,6 +23,10 @@ static const rdp_pnet_module_t *const all_modules[] = {
 #define NMODULES (sizeof(all_modules) / sizeof(all_modules[0]))
 
 static const rdp_pnet_module_t *selected[NMODULES];
+/* the nspaces whose setup_application succeeded in this process: only
+ * they hold pool values to give back (every other server's job end would
+ * otherwise open the pools' state files for nothing) */
+static rdp_hash_t minted;
 static size_t nselected;
 static char selected_names[256];
 
@@ -206,6 +210,12 @@ pmix_status_t rdp_pnet_setup_app(const char *nspace, const pmix_info_t *dirs,
     }
     if (status == PMIX_SUCCESS) {
         status = out_convert(&out, info_p, ninfo_p);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_hash_set_str(&minted, nspace, &minted, NULL);
+        if (status != PMIX_SUCCESS) {
+            rdp_info_array_free(*info_p, *ninfo_p);
+        }
     }
     if (status != PMIX_SUCCESS) {
         release_app_upto(nspace, nrun);
@@ -399,7 +409,9 @@ pmix_status_t rdp_pnet_setup_fork(const char *nspace, char ***env)
 void rdp_pnet_job_end(const char *nspace)
 {
     job_end_upto(nspace, nselected);
-    release_app_upto(nspace, nselected);
+    if (rdp_hash_remove_str(&minted, nspace) != NULL) {
+        release_app_upto(nspace, nselected);
+    }
     (void)kept_replace(nspace, NULL);
 }
 
@@ -417,6 +429,7 @@ void rdp_pnet_cleanup(void)
         kept.ready = false;
     }
     kept_unlock();
+    rdp_hash_cleanup(&minted);
     nselected         = 0;
     selected_names[0] = '\0';
 }

@@ -2,6 +2,7 @@
 #include "config.h"
 #include "pnet/pnet.h"
 #include "core/util/alloc.h"
+#include "core/util/hash.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -207,16 +208,10 @@ void rdp_pnet_wipe_value(pmix_value_t *val)
     }
 }
 
-/* FNV-1a, 64 bits: a label for logs, not a protection of the secret (it
- * shows 32 bits of a hash of it, which cannot give the secret back). */
+/* The project's FNV-1a (hash.c): a label for logs, not a protection of the
+ * secret (it shows 32 bits of a hash of it, which cannot give the secret
+ * back). */
 void rdp_pnet_fingerprint(const void *secret, size_t len, char *buf)
 {
-    const unsigned char *p = secret;
-    uint64_t h             = 14695981039346656037ULL;
-
-    for (size_t i = 0; i < len; i++) {
-        h ^= p[i];
-        h *= 1099511628211ULL;
-    }
-    snprintf(buf, 9, "%08x", (unsigned)(h >> 32));
+    snprintf(buf, 9, "%08x", (unsigned)(rdp_hash_bytes(secret, len) >> 32));
 }

@@ -560,6 +560,16 @@ ib_jobs_get_distinct_partition_keys_until_the_pool_is_empty(void **state)
     PMIX_INFO_FREE(a, na);
     PMIX_INFO_FREE(b, nb);
     PMIX_INFO_FREE(c, nc);
+    /* a job this process never set up gives nothing back: the pool's
+     * file is not even opened (every server sees every job end) */
+    {
+        char path[128];
+
+        snprintf(path, sizeof(path), "%s/ib_pkey.state", statedir);
+        assert_int_equal(unlink(path), 0);
+        rdp_pnet_job_end("elsewhere");
+        assert_int_not_equal(access(path, F_OK), 0);
+    }
     /* a module whose pool is not configured fails the setup clearly */
     unsetenv("RDPMIX_PNET_IB_PKEYS");
     assert_int_equal(rdp_pnet_setup_app("D", NULL, 0, &c, &nc),

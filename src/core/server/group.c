@@ -1199,10 +1199,7 @@ static void tell_left(const char *id, const pmix_proc_t *proc,
     if (rc == PMIX_SUCCESS) {
         rc = rdp_pack_i32(&buf, code);
     }
-    if (rc == PMIX_SUCCESS) {
-        send_all(&buf);
-    }
-    rdp_buf_cleanup(&buf);
+    send_ctl(&buf, rc);
 }
 
 /* Departures told before this server recorded the group: another server
@@ -1474,10 +1471,7 @@ static void tell_event(pmix_status_t code, const pmix_proc_t *source,
     if (rc == PMIX_SUCCESS) {
         rc = rdp_pack_proc(&buf, target);
     }
-    if (rc == PMIX_SUCCESS) {
-        send_all(&buf);
-    }
-    rdp_buf_cleanup(&buf);
+    send_ctl(&buf, rc);
 }
 
 /* An invitee's answer for a leader (on this node, if it is here). */
