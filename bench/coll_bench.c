@@ -414,6 +414,7 @@ struct bench {
     uint64_t opid;
     double timeout;
     int check_all;
+    bool open_payload; /* -O: payloads without a MAC (trust the fabric) */
     table_t *table;
 };
 
@@ -521,6 +522,7 @@ static void barrier_done(const rdp_coll_result_t *res, void *arg)
          * result over the same servers, i.e. of this same size */
         .size_class = rdp_coll_size_class_of((uint64_t)s->size * b->n, b->n),
         .timeout    = b->timeout,
+        .open_payload = b->open_payload,
     };
     s->sbuf = NULL; /* the engine's now */
     s->t0   = rdp_time_now();
@@ -601,6 +603,7 @@ typedef struct opts {
     unsigned nalgs;
     double timeout;
     int verbose;
+    int open_payload;
 } opts_t;
 
 static void usage(FILE *f)
@@ -615,7 +618,9 @@ static void usage(FILE *f)
            "recursive_doubling,bruck,ring,auto)\n"
            "  -t SEC   timeout of each collective and rendezvous step "
            "(default 30)\n"
-           "  -v       '#' lines: what auto picked for each size\n");
+           "  -v       '#' lines: what auto picked for each size\n"
+           "  -O       payloads without authentication, as for a job whose\n"
+           "           fabric isolates it (headers stay authenticated)\n");
     ag_opts_usage(f, "rdpmix-ucx");
     fprintf(f, "RDPMIX_COLL_ALG is ignored (unset at start); UCX reads "
                "UCX_TLS,\nUCX_NET_DEVICES etc. as usual.\n");
@@ -669,7 +674,7 @@ static int parse_opts(int argc, char **argv, opts_t *o)
         return -1;
     }
     while (
-        (c = getopt_long(argc, argv, AG_OPTSTRING "i:n:d:a:t:vh", lopts, NULL))
+        (c = getopt_long(argc, argv, AG_OPTSTRING "i:n:d:a:t:vOh", lopts, NULL))
         != -1) {
         int done = ag_opts_parse(&o->ag, c, optarg);
 
@@ -694,6 +699,9 @@ static int parse_opts(int argc, char **argv, opts_t *o)
                 break;
             case 'v':
                 o->verbose = 1;
+                break;
+            case 'O':
+                o->open_payload = 1;
                 break;
             case 'h':
                 usage(stdout);
@@ -822,6 +830,7 @@ int main(int argc, char **argv)
                         .n         = o.n,
                         .timeout   = o.timeout,
                         .check_all = o.ag.check_all,
+                        .open_payload = o.open_payload != 0,
                         .table     = &table};
     oob.fds = malloc(o.n * sizeof(int));
     b.parts = malloc(o.n * sizeof(uint32_t));

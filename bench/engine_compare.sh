@@ -3,7 +3,8 @@
 # MPI_Allgather over UCX (mpi-allgather), alternating, raw CSV to a file
 #
 #   bench/engine_compare.sh [-l L] [-m "2 4 8 16"] [-T "tcp shm"] [-t SEC]
-#                           [-o FILE] [-S "engine mpi"] [-A "default ring"]
+#                           [-o FILE] [-S "engine open mpi"]
+#                           [-A "default ring"]
 #                           [-z SEC]
 #                           [-- options for both programs: -l SIZES -k K ...]
 #
@@ -32,7 +33,9 @@ usage() {
                                                      (default "$TLSLIST")
   -t SEC     timeout of one launch                   (default $TMO)
   -o FILE    raw CSV                     (default coll-raw-<date>.csv)
-  -S LIST    stacks to run: engine, mpi              (default "$STACKS")
+  -S LIST    stacks to run: engine, open (the engine with payloads
+             without a MAC, coll-bench -O, impl rdpmix-ucx-open), mpi
+                                                     (default "$STACKS")
   -A LIST    Open MPI allgather algorithms, one launch each: default
              (Open MPI's own choice), linear, bruck, recursive_doubling,
              ring, neighbor (coll_tuned_allgather_algorithm)
@@ -75,12 +78,14 @@ for t in $TLSLIST; do
     case $t in tcp | shm) ;; *) die "unknown transport '$t' (tcp, shm)" ;; esac
 done
 RUN_ENGINE=0
+RUN_OPEN=0
 RUN_MPI=0
 for s in $STACKS; do
     case $s in
     engine) RUN_ENGINE=1 ;;
+    open) RUN_OPEN=1 ;;
     mpi) RUN_MPI=1 ;;
-    *) die "unknown stack '$s' (engine, mpi)" ;;
+    *) die "unknown stack '$s' (engine, open, mpi)" ;;
     esac
 done
 mpi_alg_number() {
@@ -102,7 +107,7 @@ COLL_BENCH=${COLL_BENCH:-./bench/coll-bench}
 MPI_ALLGATHER=${MPI_ALLGATHER:-./bench/mpi-allgather}
 MPIRUN=${MPIRUN:-mpirun}
 read -r -a MPIRUN_EXTRA <<<"${MPIRUN_ARGS:---bind-to none}"
-if [ $RUN_ENGINE = 1 ] && [ ! -x "$COLL_BENCH" ]; then
+if [ $((RUN_ENGINE + RUN_OPEN)) -gt 0 ] && [ ! -x "$COLL_BENCH" ]; then
     die "no $COLL_BENCH: run from the build directory or set COLL_BENCH"
 fi
 if [ $RUN_MPI = 1 ]; then
@@ -202,14 +207,19 @@ record() {
     fi
 }
 
-run_engine() { # tls M launch
-    local tls=$1 m=$2 launch=$3 dir i rc=0 r t0 pids=()
+run_engine() { # tls M launch [open]
+    local tls=$1 m=$2 launch=$3 dir i rc=0 r t0 pids=() extra=() stack=engine
+    if [ "${4:-}" = open ]; then
+        extra=(-O -I rdpmix-ucx-open)
+        stack=open
+    fi
     dir=$(mktemp -d "$WORK/rdv.XXXXXX")
     sleep "$SETTLE"
     t0=$(now)
     for ((i = 0; i < m; i++)); do
         UCX_TLS=$(engine_tls "$tls") timeout -k 5 "$TMO" "$COLL_BENCH" \
             -i "$i" -n "$m" -d "$dir" -v --no-header "${BENCH_ARGS[@]}" \
+            "${extra[@]}" \
             >"$dir/out.$i" 2>"$dir/err.$i" &
         pids+=($!)
     done
@@ -220,7 +230,7 @@ run_engine() { # tls M launch
         if [ $rc = 0 ] && [ $r != 0 ]; then rc=$r; fi
         if [ $r = 124 ] || [ $r = 137 ]; then rc=$r; fi
     done
-    record "$tls" "$launch" engine all "$m" "$rc" "$t0" "$dir/out.0" \
+    record "$tls" "$launch" "$stack" all "$m" "$rc" "$t0" "$dir/out.0" \
         "$dir"/err.*
     rm -rf "$dir"
 }
@@ -241,6 +251,7 @@ run_stacks() { # tls M launch: every stack, in an order that alternates
     local tls=$1 m=$2 launch=$3 a
     if [ $((launch % 2)) = 1 ]; then
         [ $RUN_ENGINE = 1 ] && run_engine "$tls" "$m" "$launch"
+        [ $RUN_OPEN = 1 ] && run_engine "$tls" "$m" "$launch" open
         if [ $RUN_MPI = 1 ]; then
             for a in $MPI_ALGS; do run_mpi "$tls" "$m" "$launch" "$a"; done
         fi
@@ -248,6 +259,7 @@ run_stacks() { # tls M launch: every stack, in an order that alternates
         if [ $RUN_MPI = 1 ]; then
             for a in $MPI_ALGS; do run_mpi "$tls" "$m" "$launch" "$a"; done
         fi
+        [ $RUN_OPEN = 1 ] && run_engine "$tls" "$m" "$launch" open
         [ $RUN_ENGINE = 1 ] && run_engine "$tls" "$m" "$launch"
     fi
     return 0

@@ -104,6 +104,13 @@ PMIX_EXPORT pmix_status_t rdpmix_engine_connect(
  * disconnect").  Valid only during the upcall: a host copies it. */
 #define RDPMIX_CONNECT_DATA "rdpmix.cnct.data"
 
+/** Job-level (bool, in register_nspace's info or setup_application's
+ * answer): the job's fabric keeps other jobs out (an IB partition key, a
+ * Slingshot VNI or an OPA job key of its own), so the servers send the
+ * payloads of its collectives without authentication ("trust follows the
+ * fabric", docs/design.md).  Headers and control data stay authenticated. */
+#define RDPMIX_FABRIC_ISOLATED "rdpmix.fabric.isolated"
+
 #if defined(c_plusplus) || defined(__cplusplus)
 }
 #endif

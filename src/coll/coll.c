@@ -221,7 +221,8 @@ pmix_status_t rdp_coll_rx_take_payload(rx_t *rx, const rdp_tl_rx_t *trx,
     rdp_coll_engine_t *engine = rx->engine;
     pmix_status_t status;
 
-    rx->len = trx->len;
+    rx->len          = trx->len;
+    rx->payload_open = trx->payload_open;
     rx_keep_seals(rx, trx);
     if (trx->len == 0) {
         *disp_p = RDP_TL_RX_DONE;
@@ -325,7 +326,12 @@ static pmix_status_t sreq_post(sreq_t *req)
     if (req->coll != NULL) {
         req->coll->pending_io++;
     }
-    if ((req->seals != NULL) && (engine->ops->send_sealed != NULL)) {
+    if ((req->coll != NULL) && req->coll->open_payload) {
+        engine->stats.open_sent++;
+        status = engine->ops->send_open(engine->ctx, req->peer, req->hdr,
+                                        req->hdr_len, req->iov, req->iovcnt,
+                                        sreq_done, req);
+    } else if ((req->seals != NULL) && (engine->ops->send_sealed != NULL)) {
         status = engine->ops->send_sealed(engine->ctx, req->peer, req->hdr,
                                           req->hdr_len, req->iov, req->seals,
                                           req->iovcnt, sreq_done, req);
@@ -933,6 +939,24 @@ static void apply_abort(coll_t *coll, const rdp_coll_hdr_t *h)
     rdp_coll_finish(coll, status, peer, 0);
 }
 
+int rdp_coll_open_ok(coll_t *coll, int payload_open, uint32_t sender)
+{
+    if (!payload_open || coll->open_payload) {
+        return 1;
+    }
+    /* the header was authentic, so a server of the session sent it: a
+     * bug or a mismatch of trust modes, or bytes changed on an open wire */
+    rdp_log_warn(COLL,
+                 "%s %016llx:%llu: dropping a payload from %u that came "
+                 "unauthenticated: this job's payloads must be authenticated",
+                 rdp_coll_kind_name(coll->kind),
+                 (unsigned long long)coll->key.sig,
+                 (unsigned long long)coll->key.opid, sender);
+    coll->engine->stats.dropped++;
+    coll->engine->stats.open_refused++;
+    return 0;
+}
+
 /* Attach a message taken earlier (early queue) to the running @a coll.
  * Consumes @a rx. */
 void rdp_coll_attach_rx(coll_t *coll, rx_t *rx)
@@ -947,6 +971,10 @@ void rdp_coll_attach_rx(coll_t *coll, rx_t *rx)
     }
     if (rx->hdr.type == RDP_COLL_MSG_ABORT) {
         apply_abort(coll, &rx->hdr);
+        rdp_coll_rx_free(rx);
+        return;
+    }
+    if (!rdp_coll_open_ok(coll, rx->payload_open, rx->hdr.sender)) {
         rdp_coll_rx_free(rx);
         return;
     }
@@ -1142,6 +1170,14 @@ static enum rdp_tl_rx_disp p2p_recv(rdp_coll_engine_t *engine,
         rdp_log_debug(COLL, "no p2p handler: dropping a message from %u",
                       h->sender);
         engine->stats.dropped++;
+        return RDP_TL_RX_DONE;
+    }
+    if (trx->payload_open) {
+        /* point-to-point payloads are always authenticated */
+        rdp_log_warn(COLL, "dropping an unauthenticated p2p payload from %u",
+                     h->sender);
+        engine->stats.dropped++;
+        engine->stats.open_refused++;
         return RDP_TL_RX_DONE;
     }
     ev = rdp_calloc(1, sizeof(*ev));
@@ -1376,6 +1412,9 @@ static enum rdp_tl_rx_disp engine_recv(void *arg, const rdp_tl_rx_t *trx)
     }
     if (h.type == RDP_COLL_MSG_ABORT) {
         apply_abort(coll, &h);
+        return RDP_TL_RX_DONE;
+    }
+    if (!rdp_coll_open_ok(coll, trx->payload_open, h.sender)) {
         return RDP_TL_RX_DONE;
     }
     switch (check_data_hdr(coll, &h, &x)) {
@@ -1705,7 +1744,7 @@ static void seal_own_block(coll_t *coll, size_t len)
     pmix_status_t status;
 
     if ((engine->ops->seal == NULL) || (engine->ops->send_sealed == NULL)
-        || (coll->n < 2) || (len < RDP_COLL_SEAL_MIN) || coll->own_pieces
+        || coll->open_payload || (coll->n < 2) || (len < RDP_COLL_SEAL_MIN) || coll->own_pieces
         || !seals_ready(coll)) {
         return;
     }
@@ -1744,6 +1783,9 @@ static pmix_status_t coll_create(rdp_coll_engine_t *engine,
     coll->n           = args->nparts;
     coll->rank        = rank;
     coll->failed_peer = UINT32_MAX;
+    /* needs the transport's help; without it payloads stay authenticated
+     * (and open ones from others would be refused: a mismatch shows) */
+    coll->open_payload = args->open_payload && engine->ops->send_open != NULL;
     rdp_coll_make_key(&coll->key, args->kind,
                       rdp_coll_signature(args->parts, args->nparts),
                       args->opid);

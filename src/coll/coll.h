@@ -4,6 +4,7 @@
 
 #include <pmix_common.h>
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -111,6 +112,9 @@ typedef struct rdp_coll_engine_stats {
     uint64_t dropped;        /**< malformed, stale or unexpected messages */
     uint64_t p2p_sent;       /**< P2P messages handed to the transport */
     uint64_t p2p_received;   /**< P2P messages handed to the handler */
+    uint64_t open_sent;      /**< messages sent with an open payload */
+    uint64_t open_refused;   /**< open payloads for a collective that
+                                  authenticates (also counted in dropped) */
 } rdp_coll_engine_stats_t;
 
 void rdp_coll_engine_get_stats(const rdp_coll_engine_t *engine,
@@ -164,6 +168,11 @@ typedef struct rdp_coll_args {
     void *own_buf;
     enum rdp_coll_size_class size_class; /**< identical everywhere */
     double timeout;                      /**< seconds; <= 0: none */
+    /** The participants' fabric isolates their job: payloads may travel
+     * without authentication (tl send_open, when the transport has it)
+     * and payloads that came so are accepted.  Must be the same on every
+     * participant; a collective without it drops open payloads. */
+    bool open_payload;
 } rdp_coll_args_t;
 
 /**

@@ -66,7 +66,8 @@ typedef struct rx {
     rdp_tl_rx_seal_t *seals; /* runs that came sealed (copy), or NULL */
     size_t nseals;
     int fetching;
-    int orphan; /* its owner went away during the fetch */
+    int orphan;       /* its owner went away during the fetch */
+    int payload_open; /* the payload came unauthenticated (tl send_open) */
 } rx_t;
 
 /* A P2P event for the handler: a message, or a peer failure. */
@@ -162,7 +163,12 @@ struct coll {
     double deadline; /* loop-less timeout, 0: none */
     uint64_t msgs_sent;
     uint64_t bytes_sent;
+    int open_payload; /* payloads go and come unauthenticated (coll.h) */
 };
+
+/* 1 if a message whose payload came open (@a payload_open) may be taken
+ * by @a coll; else it is counted as refused (and dropped) with a warning. */
+int rdp_coll_open_ok(coll_t *coll, int payload_open, uint32_t sender);
 
 /* Bounded memory of keys: a hash over a FIFO ring, oldest evicted. */
 typedef struct keymem {

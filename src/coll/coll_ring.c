@@ -81,7 +81,7 @@ pmix_status_t rdp_coll_ring_send_own_block(coll_t *coll)
         uint32_t len =
             (uint32_t)(left < coll->seg_bytes ? left : coll->seg_bytes);
         rdp_tl_seal_t seal;
-        int sealed = (engine->ops->seal != NULL)
+        int sealed = !coll->open_payload && (engine->ops->seal != NULL)
                      && (engine->ops->send_sealed != NULL)
                      && (len >= RDP_COLL_SEAL_MIN)
                      && (engine->ops->seal(engine->ctx, base + off, len,

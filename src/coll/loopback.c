@@ -26,6 +26,7 @@ typedef struct lb_msg {
     int fetching;        /* a fetch event owns it */
     rdp_tl_done_cb_t cb; /* sender completion, NULL: none */
     void *cb_arg;
+    int open; /* sent with send_open */
 } lb_msg_t;
 
 enum lb_ev_type {
@@ -70,6 +71,7 @@ struct rdp_tl_loopback {
     enum rdp_tl_loopback_mode mode;
     uint32_t max_holds;
     int inline_sends; /* complete sends and fetches inside the call */
+    int all_open;     /* deliver every payload as open (tests) */
     lb_drop_t *drops;
     size_t ndrops;
     size_t kept;
@@ -227,8 +229,9 @@ static void deliver(rdp_tl_loopback_t *lb, lb_msg_t *msg)
         mode = (enum rdp_tl_loopback_mode)(1 + lb_rand(lb) % 3);
     }
     memset(&rx, 0, sizeof(rx));
-    rx.peer    = msg->src;
-    rx.hdr     = msg->wire;
+    rx.peer         = msg->src;
+    rx.payload_open = msg->open || lb->all_open;
+    rx.hdr          = msg->wire;
     rx.hdr_len = msg->hdr_len;
     rx.len     = msg->len;
     rx.desc    = msg;
@@ -373,7 +376,7 @@ static pmix_status_t queue_msg(rdp_tl_loopback_t *lb, uint32_t src,
                                uint32_t dst, const void *hdr, size_t hdr_len,
                                const rdp_iov_t *iov, size_t iovcnt,
                                rdp_tl_done_cb_t cb, void *cb_arg,
-                               int gather_now)
+                               int gather_now, int open)
 {
     lb_msg_t *msg = msg_create(lb);
     lb_ev_t *ev   = rdp_calloc(1, sizeof(*ev));
@@ -389,6 +392,7 @@ static pmix_status_t queue_msg(rdp_tl_loopback_t *lb, uint32_t src,
     msg->iovcnt  = iovcnt;
     msg->cb      = cb;
     msg->cb_arg  = cb_arg;
+    msg->open    = open;
     if (gather_now && msg_gather(msg) != PMIX_SUCCESS) {
         goto err_free;
     }
@@ -408,9 +412,10 @@ err_free:
     return PMIX_ERR_NOMEM;
 }
 
-static pmix_status_t lb_send(void *ctx, uint32_t peer, const void *hdr,
-                             size_t hdr_len, const rdp_iov_t *iov,
-                             size_t iovcnt, rdp_tl_done_cb_t cb, void *cb_arg)
+static pmix_status_t lb_send_any(void *ctx, uint32_t peer, const void *hdr,
+                                 size_t hdr_len, const rdp_iov_t *iov,
+                                 size_t iovcnt, rdp_tl_done_cb_t cb,
+                                 void *cb_arg, int open)
 {
     lb_ep_t *ep           = ctx;
     rdp_tl_loopback_t *lb = ep->lb;
@@ -428,7 +433,7 @@ static pmix_status_t lb_send(void *ctx, uint32_t peer, const void *hdr,
     if (lb->inline_sends) {
         /* copied now: report completion inline, the callback never runs */
         status = queue_msg(lb, ep->index, peer, hdr, hdr_len, iov, iovcnt, NULL,
-                           NULL, 1);
+                           NULL, 1, open);
         if (status == PMIX_SUCCESS) {
             ep->sent++;
             return PMIX_OPERATION_SUCCEEDED;
@@ -436,11 +441,27 @@ static pmix_status_t lb_send(void *ctx, uint32_t peer, const void *hdr,
         return status;
     }
     status = queue_msg(lb, ep->index, peer, hdr, hdr_len, iov, iovcnt, cb,
-                       cb_arg, 0);
+                       cb_arg, 0, open);
     if (status == PMIX_SUCCESS) {
         ep->sent++;
     }
     return status;
+}
+
+static pmix_status_t lb_send(void *ctx, uint32_t peer, const void *hdr,
+                             size_t hdr_len, const rdp_iov_t *iov,
+                             size_t iovcnt, rdp_tl_done_cb_t cb, void *cb_arg)
+{
+    return lb_send_any(ctx, peer, hdr, hdr_len, iov, iovcnt, cb, cb_arg, 0);
+}
+
+/* the loopback authenticates nothing; it only tells the receiver */
+static pmix_status_t lb_send_open(void *ctx, uint32_t peer, const void *hdr,
+                                  size_t hdr_len, const rdp_iov_t *iov,
+                                  size_t iovcnt, rdp_tl_done_cb_t cb,
+                                  void *cb_arg)
+{
+    return lb_send_any(ctx, peer, hdr, hdr_len, iov, iovcnt, cb, cb_arg, 1);
 }
 
 static pmix_status_t lb_fetch(void *ctx, void *desc, void *buf, size_t len,
@@ -505,9 +526,10 @@ static const rdp_tl_ops_t lb_ops = {
     .name    = "loopback",
     .bind    = lb_bind,
     .unbind  = lb_unbind,
-    .send    = lb_send,
-    .fetch   = lb_fetch,
-    .release = lb_release,
+    .send      = lb_send,
+    .fetch     = lb_fetch,
+    .release   = lb_release,
+    .send_open = lb_send_open,
 };
 
 const rdp_tl_ops_t *rdp_tl_loopback_ops(void)
@@ -644,7 +666,12 @@ pmix_status_t rdp_tl_loopback_inject(rdp_tl_loopback_t *lb, uint32_t src,
         return PMIX_ERR_BAD_PARAM;
     }
     return queue_msg(lb, src, dst, hdr, hdr_len, &iov, len > 0 ? 1 : 0, NULL,
-                     NULL, 1);
+                     NULL, 1, 0);
+}
+
+void rdp_tl_loopback_set_all_open(rdp_tl_loopback_t *lb, int on)
+{
+    lb->all_open = on;
 }
 
 uint64_t rdp_tl_loopback_sent(const rdp_tl_loopback_t *lb, uint32_t peer)

@@ -82,6 +82,10 @@ pmix_status_t rdp_tl_loopback_inject(rdp_tl_loopback_t *lb, uint32_t src,
                                      size_t hdr_len, const void *data,
                                      size_t len);
 
+/** @a on: every message is delivered as if its payload came open
+ * (payload_open), as a forger on an unauthenticated wire could send it. */
+void rdp_tl_loopback_set_all_open(rdp_tl_loopback_t *lb, int on);
+
 /** Messages endpoint @a peer handed to send (accepted ones). */
 uint64_t rdp_tl_loopback_sent(const rdp_tl_loopback_t *lb, uint32_t peer);
 

@@ -111,6 +111,10 @@ typedef struct rdp_tl_rx {
      * bytes are checked when the fetch completes successfully */
     const rdp_tl_rx_seal_t *seals;
     size_t nseals;
+    /** 1 when the payload came without authentication (send_open): only
+     * the header was authenticated.  The engine accepts such a payload
+     * only for a collective whose job's fabric isolates it. */
+    int payload_open;
 } rdp_tl_rx_t;
 
 /** The engine's entry points, registered with bind(). */
@@ -193,6 +197,16 @@ typedef struct rdp_tl_ops {
                                  const rdp_tl_seal_t *const *seals,
                                  size_t iovcnt, rdp_tl_done_cb_t cb,
                                  void *cb_arg);
+    /** Optional (NULL: every payload is authenticated).  As send, but the
+     * payload bytes go without authentication: the transport still
+     * authenticates the header (and that the payload is open), so the
+     * receiver sees payload_open and the sender's index for certain.  For
+     * collectives whose fabric already keeps other jobs out ("trust
+     * follows the fabric", docs/design.md). */
+    pmix_status_t (*send_open)(void *ctx, uint32_t peer, const void *hdr,
+                               size_t hdr_len, const rdp_iov_t *iov,
+                               size_t iovcnt, rdp_tl_done_cb_t cb,
+                               void *cb_arg);
 } rdp_tl_ops_t;
 
 #endif

@@ -142,6 +142,8 @@ typedef struct rdp_ucx_tl_stats {
     uint64_t seals_made;      /**< seal() calls that succeeded */
     uint64_t mac_sent_bytes;  /**< payload bytes sent under mac_msg */
     uint64_t sealed_sent_bytes; /**< payload bytes sent under a seal */
+    uint64_t open_sent_bytes;   /**< payload bytes sent open (send_open) */
+    uint64_t open_delivered;    /**< messages delivered with an open payload */
     uint64_t endpoints; /**< endpoints created (at connect or first send) */
 } rdp_ucx_tl_stats_t;
 

@@ -21,7 +21,8 @@
  *   offset  size  field (integers little-endian)
  *        0     4  magic "RDPU"
  *        4     1  version (3)
- *        5     1  flags: RDP_UCX_FLAG_SEALS or 0 (other bits refused)
+ *        5     1  flags: RDP_UCX_FLAG_SEALS, RDP_UCX_FLAG_OPEN or 0 (other
+ *                 bits, and both together, refused)
  *        6     2  E, the engine header's length
  *        8     4  sender's universe index
  *       12     4  receiver's universe index
@@ -59,6 +60,10 @@
  * under distinct labels.  Because seq counts per (sender, receiver) pair, a receiver
  * knows which numbers it has seen from each sender and drops a replayed
  * message (rdp_ucx_replay_accept).
+ *
+ * With RDP_UCX_FLAG_OPEN (send_open: the job's fabric isolates it) the
+ * payload is not authenticated: mac_msg = GMAC(K_msg, iv, prefix) covers
+ * the prefix alone, which says the payload is open; there is no seal.
  */
 #define RDP_UCX_AM_ID     1
 #define RDP_UCX_MAGIC     0x55504452u /* "RDPU" read as little-endian */
@@ -68,6 +73,7 @@
 #define RDP_UCX_OVERHEAD  (RDP_UCX_FIXED_LEN + 2 * RDP_UCX_MAC_LEN)
 #define RDP_UCX_MAX_EHDR  UINT16_MAX
 #define RDP_UCX_FLAG_SEALS 0x01u
+#define RDP_UCX_FLAG_OPEN  0x02u /* payload without authentication */
 #define RDP_UCX_SEAL_ENTRY (16 + RDP_TL_SEAL_LEN)
 /* Seals per message: more runs go as ordinary payload.  Bounds the table
  * (3 KiB) so that it fits UCP's header limit with any engine header. */
@@ -112,7 +118,8 @@ typedef struct rdp_ucx_wire {
 } rdp_ucx_wire_t;
 
 /** Write the fixed part (RDP_UCX_FIXED_LEN bytes) to @a out; the flags
- * say RDP_UCX_FLAG_SEALS when @a w->seals_len > 0. */
+ * say RDP_UCX_FLAG_SEALS when @a w->seals_len > 0, and RDP_UCX_FLAG_OPEN
+ * when @a w->flags has it. */
 void rdp_ucx_wire_encode(const rdp_ucx_wire_t *w, uint8_t *out);
 
 /** The prefix's length: fixed part, engine header and seal table. */
@@ -334,8 +341,9 @@ typedef struct ucx_rmsg {
     void *buf;    /* fetch destination (the engine's) */
     uint8_t msg_mac[RDP_UCX_MAC_LEN];
     uint8_t hdr_mac[RDP_UCX_MAC_LEN];
-    int unverified; /* held before connect: authenticated at replay */
-    size_t pre_len; /* 0: no copy of the prefix */
+    int unverified;   /* held before connect: authenticated at replay */
+    int payload_open; /* RDP_UCX_FLAG_OPEN: the payload is not authenticated */
+    size_t pre_len;   /* 0: no copy of the prefix */
     uint8_t pre[];  /* fixed header + engine header + seal table */
 } ucx_rmsg_t;
 

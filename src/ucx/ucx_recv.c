@@ -41,6 +41,7 @@ static ucx_rmsg_t *rmsg_create(rdp_ucx_tl_t *tl, enum rmsg_kind kind,
     rmsg->dst        = w->dst;
     rmsg->salt       = w->salt;
     rmsg->seq        = w->seq;
+    rmsg->payload_open = (w->flags & RDP_UCX_FLAG_OPEN) != 0;
     /* the message MAC follows the prefix and the header MAC */
     memcpy(rmsg->msg_mac, pre + pre_len + RDP_UCX_MAC_LEN, RDP_UCX_MAC_LEN);
     memcpy(rmsg->hdr_mac, pre + pre_len, RDP_UCX_MAC_LEN);
@@ -101,7 +102,9 @@ static void rmsg_seals(const ucx_rmsg_t *rmsg, ucx_seals_t *seals)
 
 /* Whether the @a len payload bytes at @a data are authentic: mac_msg
  * (@a msg_mac) over the prefix and the bytes outside the sealed runs, and
- * every seal against its run. */
+ * every seal against its run.  An open payload (the prefix says so, and
+ * has no seal table) is not: mac_msg then covers the prefix alone, and
+ * the engine decides whether it takes such payloads (rx.payload_open). */
 static int payload_authentic(rdp_ucx_tl_t *tl, const uint8_t *pre,
                              size_t pre_len, const ucx_seals_t *sl,
                              const uint8_t *data, size_t len,
@@ -110,6 +113,10 @@ static int payload_authentic(rdp_ucx_tl_t *tl, const uint8_t *pre,
     const rdp_tl_rx_seal_t *seals = sl->run;
     size_t nseals                 = sl->n;
     uint8_t mac[RDP_UCX_MAC_LEN];
+
+    if (pre[5] & RDP_UCX_FLAG_OPEN) {
+        len = 0;
+    }
 
     if ((rdp_ucx_auth_msg_unsealed(&tl->auth, pre, pre_len, data, len, seals,
                                    nseals, mac)
@@ -161,6 +168,8 @@ static ucs_status_t present(rdp_ucx_tl_t *tl, ucx_rmsg_t *rmsg,
     rx.desc    = rmsg;
     rx.seals   = seals->run;
     rx.nseals  = seals->n;
+    rx.payload_open = rmsg->payload_open;
+    tl->stats.open_delivered += (uint64_t)rmsg->payload_open;
     if (rmsg->kind == RMSG_RNDV) {
         rx.kind = RDP_TL_DATA_RNDV;
         rx.data = NULL;
@@ -400,9 +409,11 @@ ucs_status_t rdp_ucx_am_recv_cb(void *arg, const void *header,
                           .data    = data,
                           .len     = length,
                           .seals   = seals.run,
-                          .nseals  = seals.n};
+                          .nseals  = seals.n,
+                          .payload_open = (w.flags & RDP_UCX_FLAG_OPEN) != 0};
 
         tl->stats.delivered++;
+        tl->stats.open_delivered += (uint64_t)rx.payload_open;
         (void)tl->up->recv(tl->up_arg, &rx);
         return UCS_OK;
     }

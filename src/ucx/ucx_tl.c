@@ -758,15 +758,18 @@ static size_t seal_table_fill(rdp_ucx_tl_t *tl, uint8_t *table,
 static ucx_sreq_t *sreq_create(rdp_ucx_tl_t *tl, uint32_t peer, const void *hdr,
                                size_t hdr_len, const rdp_iov_t *iov,
                                const rdp_tl_seal_t *const *seals,
-                               size_t iovcnt, uint64_t total, int eager)
+                               size_t iovcnt, uint64_t total, int eager,
+                               int open)
 {
-    size_t nseals  = seals_to_send(tl, hdr_len, iov, seals, iovcnt);
+    size_t nseals =
+        open ? 0 : seals_to_send(tl, hdr_len, iov, seals, iovcnt);
     size_t slen    = (nseals > 0) ? rdp_ucx_seals_len(nseals) : 0;
     size_t pre_len = RDP_UCX_FIXED_LEN + hdr_len + slen;
     rdp_iov_t few[16]; /* the pieces left to mac_msg, usually few */
     rdp_iov_t *plain = NULL;
     size_t nplain    = iovcnt;
-    rdp_ucx_wire_t w = {.ehdr_len  = (uint16_t)hdr_len,
+    rdp_ucx_wire_t w = {.flags     = open ? RDP_UCX_FLAG_OPEN : 0,
+                        .ehdr_len  = (uint16_t)hdr_len,
                         .seals_len = (uint32_t)slen,
                         .src       = tl->me,
                         .dst       = peer,
@@ -802,6 +805,9 @@ static ucx_sreq_t *sreq_create(rdp_ucx_tl_t *tl, uint32_t peer, const void *hdr,
     if (nseals > 0) {
         nplain = seal_table_fill(tl, sreq->am + RDP_UCX_FIXED_LEN + hdr_len,
                                  nseals, iov, seals, iovcnt, plain);
+    } else if (open) {
+        nplain = 0; /* mac_msg covers the prefix alone */
+        tl->stats.open_sent_bytes += total;
     } else {
         tl->stats.mac_sent_bytes += total;
     }
@@ -823,13 +829,11 @@ static ucx_sreq_t *sreq_create(rdp_ucx_tl_t *tl, uint32_t peer, const void *hdr,
     return sreq;
 }
 
-static pmix_status_t tl_send_sealed(void *ctx, uint32_t peer, const void *hdr,
-                                    size_t hdr_len, const rdp_iov_t *iov,
-                                    const rdp_tl_seal_t *const *seals,
-                                    size_t iovcnt, rdp_tl_done_cb_t cb,
-                                    void *cb_arg)
+static pmix_status_t send_any(rdp_ucx_tl_t *tl, uint32_t peer, const void *hdr,
+                              size_t hdr_len, const rdp_iov_t *iov,
+                              const rdp_tl_seal_t *const *seals, size_t iovcnt,
+                              rdp_tl_done_cb_t cb, void *cb_arg, int open)
 {
-    rdp_ucx_tl_t *tl        = ctx;
     ucp_request_param_t prm = {0};
     void *buffer            = NULL;
     size_t count            = 0;
@@ -857,7 +861,7 @@ static pmix_status_t tl_send_sealed(void *ctx, uint32_t peer, const void *hdr,
     }
     eager = (total <= p->eager_max);
     sreq  = sreq_create(tl, peer, hdr, hdr_len, iov, seals, iovcnt, total,
-                        eager);
+                        eager, open);
     if (sreq == NULL) {
         status = PMIX_ERR_NOMEM;
         goto out;
@@ -905,12 +909,29 @@ out:
     return status;
 }
 
+static pmix_status_t tl_send_sealed(void *ctx, uint32_t peer, const void *hdr,
+                                    size_t hdr_len, const rdp_iov_t *iov,
+                                    const rdp_tl_seal_t *const *seals,
+                                    size_t iovcnt, rdp_tl_done_cb_t cb,
+                                    void *cb_arg)
+{
+    return send_any(ctx, peer, hdr, hdr_len, iov, seals, iovcnt, cb, cb_arg,
+                    0);
+}
+
 static pmix_status_t tl_send(void *ctx, uint32_t peer, const void *hdr,
                              size_t hdr_len, const rdp_iov_t *iov,
                              size_t iovcnt, rdp_tl_done_cb_t cb, void *cb_arg)
 {
-    return tl_send_sealed(ctx, peer, hdr, hdr_len, iov, NULL, iovcnt, cb,
-                          cb_arg);
+    return send_any(ctx, peer, hdr, hdr_len, iov, NULL, iovcnt, cb, cb_arg, 0);
+}
+
+static pmix_status_t tl_send_open(void *ctx, uint32_t peer, const void *hdr,
+                                  size_t hdr_len, const rdp_iov_t *iov,
+                                  size_t iovcnt, rdp_tl_done_cb_t cb,
+                                  void *cb_arg)
+{
+    return send_any(ctx, peer, hdr, hdr_len, iov, NULL, iovcnt, cb, cb_arg, 1);
 }
 
 static pmix_status_t tl_seal(void *ctx, const void *data, size_t len,
@@ -944,6 +965,7 @@ static const rdp_tl_ops_t ucx_tl_ops = {
     .release     = rdp_ucx_tl_release,
     .seal        = tl_seal,
     .send_sealed = tl_send_sealed,
+    .send_open   = tl_send_open,
 };
 
 const rdp_tl_ops_t *rdp_ucx_tl_ops(void)

@@ -60,7 +60,8 @@ void rdp_ucx_wire_encode(const rdp_ucx_wire_t *w, uint8_t *out)
 {
     put_le32(out, RDP_UCX_MAGIC);
     out[4] = RDP_UCX_VERSION;
-    out[5] = (w->seals_len > 0) ? RDP_UCX_FLAG_SEALS : 0;
+    out[5] = (uint8_t)(((w->seals_len > 0) ? RDP_UCX_FLAG_SEALS : 0)
+                       | (w->flags & RDP_UCX_FLAG_OPEN));
     put_le16(out + 6, w->ehdr_len);
     put_le32(out + 8, w->src);
     put_le32(out + 12, w->dst);
@@ -83,7 +84,9 @@ pmix_status_t rdp_ucx_wire_decode(const void *am_hdr, size_t am_len,
         *why_p = "bad magic";
         return PMIX_ERR_BAD_PARAM;
     }
-    if ((p[4] != RDP_UCX_VERSION) || ((p[5] & ~RDP_UCX_FLAG_SEALS) != 0)) {
+    if ((p[4] != RDP_UCX_VERSION)
+        || ((p[5] & ~(RDP_UCX_FLAG_SEALS | RDP_UCX_FLAG_OPEN)) != 0)
+        || (p[5] == (RDP_UCX_FLAG_SEALS | RDP_UCX_FLAG_OPEN))) {
         *why_p = "unknown version or flags";
         return PMIX_ERR_BAD_PARAM;
     }

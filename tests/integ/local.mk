@@ -120,3 +120,6 @@ EXTRA_DIST += tests/integ/test_slurm.sh tests/integ/slurm_cluster.sh
 # cluster: one srun starts the daemons; skipped without root or Slurm
 TESTS      += tests/integ/test_run_slurm.sh
 EXTRA_DIST += tests/integ/test_run_slurm.sh
+# trust follows the fabric: collective payloads without a MAC (docs/design.md)
+TESTS      += tests/integ/test_run_trust.sh
+EXTRA_DIST += tests/integ/test_run_trust.sh

@@ -116,6 +116,8 @@ struct sim {
 /* When set, sim_create binds the engines to these ops instead of the
  * loopback's own (a wrapper that observes the sends). */
 static const rdp_tl_ops_t *sim_ops;
+/* What sim_start_ex puts in rdp_coll_args_t.open_payload. */
+static int sim_open;
 /* How sim_create's loopback hands payloads over, and whether its sends
  * and fetches complete inline. */
 static enum rdp_tl_loopback_mode sim_mode = RDP_TL_LOOPBACK_MIXED;
@@ -302,6 +304,7 @@ static op_t *sim_start_ex(sim_t *sim, uint32_t me, enum rdp_coll_kind kind,
     args.len        = len;
     args.size_class = sc;
     args.timeout    = timeout;
+    args.open_payload = sim_open;
     op->handed      = hand_over ? data : NULL;
     assert_int_equal(rdp_coll_start(sim->eng[me], &args, op_done, op),
                      PMIX_SUCCESS);
@@ -846,6 +849,83 @@ static void wait_for_timeouts(sim_t *sim, uint32_t may_complete)
         }
         assert_int_equal(sim->ops[i].status, PMIX_ERR_TIMEOUT);
     }
+}
+
+/* Trust follows the fabric: an isolated job's collectives send their
+ * payloads open (tl send_open), and every algorithm, ring pieces
+ * included, still delivers every block intact, with late starters. */
+static void open_payloads_travel_intact_with_every_algorithm(void **state)
+{
+    static const uint32_t sizes[] = {2, 3, 5, 8};
+
+    (void)state;
+    for (size_t a = 0; a < sizeof(allgathers) / sizeof(allgathers[0]); a++) {
+        for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+            uint32_t P      = sizes[k];
+            uint32_t *parts = iota(P);
+            sim_t sim;
+
+            sim_open = 1;
+            sim_create(&sim, P, base_seed + P, allgathers[a], 0, 0);
+            sim_reserve(&sim, P);
+            for (uint32_t u = P; u-- > 0;) {
+                sim_start(&sim, u, RDP_COLL_ALLGATHER, 7, parts, P, LEN_SEG);
+                sim_step(&sim, 2); /* some arrive before their collective */
+            }
+            sim_open = 0;
+            sim_run(&sim);
+            assert_int_equal(sim.ncalled, P);
+            for (uint32_t i = 0; i < P; i++) {
+                const op_t *op = &sim.ops[i];
+                rdp_coll_engine_stats_t st;
+
+                assert_int_equal(op->status, PMIX_SUCCESS);
+                assert_true(op->data_ok);
+                rdp_coll_engine_get_stats(sim.eng[op->me], &st);
+                assert_int_equal(st.open_sent, op->msgs_sent);
+                assert_int_equal(st.open_refused, 0);
+                assert_int_equal(st.dropped, 0);
+            }
+            sim_destroy(&sim);
+            free(parts);
+        }
+    }
+}
+
+/* A collective that authenticates its payloads (an unisolated job) never
+ * takes a payload that came open: a forger on the wire, or a server that
+ * decided otherwise, can only make it time out, never feed it data.
+ * Checked for messages that find their collective running and for those
+ * that arrive before it starts (the early queue). */
+static void open_payload_forged_on_an_unisolated_job_is_dropped(void **state)
+{
+    enum { P = 4 };
+    uint32_t *parts = iota(P);
+    sim_t sim;
+
+    (void)state;
+    sim_create(&sim, P, base_seed, RDP_COLL_ALG_RING, 0, 0);
+    sim_reserve(&sim, P);
+    rdp_tl_loopback_set_all_open(sim.lb, 1);
+    sim_start_ex(&sim, 0, RDP_COLL_ALLGATHER, 9, parts, P, LEN_SMALL,
+                 RDP_COLL_SIZE_SMALL, 0.05);
+    sim_run(&sim); /* engine 0's first messages wait in early queues */
+    for (uint32_t u = 1; u < P; u++) {
+        sim_start_ex(&sim, u, RDP_COLL_ALLGATHER, 9, parts, P, LEN_SMALL,
+                     RDP_COLL_SIZE_SMALL, 0.05);
+    }
+    sim_run(&sim);
+    assert_int_equal(sim.ncalled, 0);
+    wait_for_timeouts(&sim, UINT32_MAX);
+    for (uint32_t u = 0; u < P; u++) {
+        rdp_coll_engine_stats_t st;
+
+        rdp_coll_engine_get_stats(sim.eng[u], &st);
+        assert_true(st.open_refused > 0);
+        assert_int_equal(st.open_sent, 0);
+    }
+    sim_destroy(&sim);
+    free(parts);
 }
 
 static void silent_peer_times_out_without_a_loop(void **state)
@@ -2436,6 +2516,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_algorithm_completes_for_every_p_up_to_64),
+        cmocka_unit_test(open_payloads_travel_intact_with_every_algorithm),
+        cmocka_unit_test(open_payload_forged_on_an_unisolated_job_is_dropped),
         cmocka_unit_test(log_step_algorithms_scale_to_4096),
         cmocka_unit_test(barrier_and_ring_scale),
         cmocka_unit_test(random_delivery_orders_with_many_seeds),

@@ -83,6 +83,7 @@ typedef struct rec {
     pmix_status_t status;
     rdp_tl_rx_seal_t seals[4]; /* the first ones it came with */
     size_t nseals;             /* how many it came with */
+    int payload_open;          /* rx.payload_open */
 } rec_t;
 
 typedef struct node {
@@ -192,8 +193,9 @@ static enum rdp_tl_rx_disp t_recv(void *arg, const rdp_tl_rx_t *rx)
     r->hdr_len = rx->hdr_len;
     memcpy(&r->hdr, rx->hdr,
            rx->hdr_len < sizeof(r->hdr) ? rx->hdr_len : sizeof(r->hdr));
-    r->len    = rx->len;
-    r->nseals = rx->nseals;
+    r->len          = rx->len;
+    r->nseals       = rx->nseals;
+    r->payload_open = rx->payload_open;
     memcpy(r->seals, rx->seals,
            (rx->nseals < 4 ? rx->nseals : 4) * sizeof(*rx->seals));
     r->data = malloc(rx->len > 0 ? rx->len : 1);
@@ -412,6 +414,7 @@ typedef struct smsg {
     pmix_status_t status;
     int done;
     int free_on_done;
+    int open; /* send with send_open */
 } smsg_t;
 
 static smsg_t *smsg_create(node_t *n, uint32_t dst, uint32_t seq, size_t len,
@@ -487,8 +490,9 @@ static void send_job(void *arg)
         smsg_t *m = b->msgs[i];
         node_t *n = m->n;
 
-        m->ret = n->ops->send(n->boot.tl, m->dst, &m->hdr, sizeof(m->hdr),
-                              m->iov, m->iovcnt, send_done, m);
+        m->ret = (m->open ? n->ops->send_open : n->ops->send)(
+            n->boot.tl, m->dst, &m->hdr, sizeof(m->hdr), m->iov, m->iovcnt,
+            send_done, m);
         if (m->ret == PMIX_OPERATION_SUCCEEDED) {
             smsg_finish(m, PMIX_SUCCESS);
         } else if (m->ret != PMIX_SUCCESS) {
@@ -1228,6 +1232,121 @@ static size_t forge_sealed(rdp_ucx_auth_t *auth, uint8_t *am,
                                                am + pre_len + RDP_UCX_MAC_LEN),
                      PMIX_SUCCESS);
     return pre_len + 2 * RDP_UCX_MAC_LEN;
+}
+
+/* An open message (trust follows the fabric) framed by hand: flags say
+ * open, mac_msg covers the prefix alone; @a good_mac 0 spoils it. */
+static size_t forge_open(rdp_ucx_auth_t *auth, uint8_t *am, uint64_t len,
+                         int good_mac, uint8_t flags)
+{
+    static uint64_t next_seq = 9000;
+    test_hdr_t th    = {.tag = HDR_TAG, .src = 0, .seq = 99, .len = len};
+    rdp_ucx_wire_t w = {.flags    = flags,
+                        .ehdr_len = sizeof(th),
+                        .src      = 0,
+                        .dst      = 1,
+                        .len      = len,
+                        .salt     = FORGE_SALT,
+                        .seq      = next_seq++};
+    size_t pre_len   = RDP_UCX_FIXED_LEN + sizeof(th);
+
+    rdp_ucx_wire_encode(&w, am);
+    am[5] = flags; /* also combinations the encoder would not write */
+    memcpy(am + RDP_UCX_FIXED_LEN, &th, sizeof(th));
+    assert_int_equal(rdp_ucx_auth_hdr(auth, am, pre_len, am + pre_len),
+                     PMIX_SUCCESS);
+    assert_int_equal(rdp_ucx_auth_msg(auth, am, pre_len, NULL, 0,
+                                      am + pre_len + RDP_UCX_MAC_LEN),
+                     PMIX_SUCCESS);
+    if (!good_mac) {
+        am[pre_len + RDP_UCX_MAC_LEN + 3] ^= 0x80;
+    }
+    return pre_len + 2 * RDP_UCX_MAC_LEN;
+}
+
+/* Open payloads: the transport authenticates their header (and that they
+ * are open) but not their bytes, and says so to the engine, which alone
+ * decides whether the collective takes them.  A changed payload is
+ * delivered marked open (eager and rendezvous); a spoilt MAC, a header
+ * changed after the MACs, or open together with seals are dropped; an
+ * ordinary message is never marked open. */
+static void open_payloads_are_marked_not_authenticated(void **state)
+{
+    const size_t rlen = 1u << 20;
+    uint8_t am[256];
+    uint8_t *payload = malloc(rlen);
+    rdp_ucx_auth_t auth;
+    rdp_ucx_tl_stats_t st;
+    size_t am_len;
+    raw_t raw;
+
+    (void)state;
+    raw_test_begin(&raw, &auth, payload, rlen);
+    /* an authenticated one first (forge's nonces are below ours), for
+     * contrast */
+    am_len = forge(&auth, am, 0, 1, 100, payload, 100, 1, 1);
+    raw_send(&raw, am, am_len, payload, 100, 0);
+    /* dropped: spoilt MAC, header changed after the MACs, open + seals */
+    am_len = forge_open(&auth, am, 100, 0, RDP_UCX_FLAG_OPEN);
+    raw_send(&raw, am, am_len, payload, 100, 0);
+    am_len = forge_open(&auth, am, 100, 1, RDP_UCX_FLAG_OPEN);
+    am[RDP_UCX_FIXED_LEN + 1] ^= 1; /* the engine header */
+    raw_send(&raw, am, am_len, payload, 100, 0);
+    am_len = forge_open(&auth, am, 100, 1,
+                        RDP_UCX_FLAG_OPEN | RDP_UCX_FLAG_SEALS);
+    raw_send(&raw, am, am_len, payload, 100, 0);
+    /* delivered, marked open, whatever the bytes: eager, then RNDV */
+    payload[7] ^= 0x10;
+    am_len = forge_open(&auth, am, 100, 1, RDP_UCX_FLAG_OPEN);
+    raw_send(&raw, am, am_len, payload, 100, 0);
+    am_len = forge_open(&auth, am, rlen, 1, RDP_UCX_FLAG_OPEN);
+    raw_send(&raw, am, am_len, payload, rlen, 1);
+
+    st = wait_raw_outcome(3, 3);
+    assert_int_equal(st.malformed, 1);
+    assert_int_equal(st.auth_failed, 2);
+    assert_int_equal(st.delivered, 3);
+    assert_int_equal(st.open_delivered, 2);
+    pthread_mutex_lock(&nodes[1].lock);
+    assert_int_equal(nodes[1].nrecs, 3);
+    assert_false(nodes[1].recs[0].payload_open);
+    check_rec(&nodes[1].recs[0], 0);
+    assert_true(nodes[1].recs[1].payload_open);
+    assert_int_equal(nodes[1].recs[1].data[7], pat(0, 99, 7) ^ 0x10);
+    assert_true(nodes[1].recs[2].payload_open);
+    assert_int_equal(nodes[1].recs[2].kind, RDP_TL_DATA_RNDV);
+    assert_int_equal(nodes[1].recs[2].status, PMIX_SUCCESS);
+    pthread_mutex_unlock(&nodes[1].lock);
+    raw_test_end(&raw, &auth, payload);
+}
+
+/* The transport's own send_open: delivered intact, marked open, counted
+ * as sent open and not under a MAC. */
+static void send_open_delivers_marked_payloads(void **state)
+{
+    smsg_t *m;
+    rdp_ucx_tl_stats_t st;
+
+    (void)state;
+    cluster_up(2, TLS_TCP, NULL, 0, 0);
+    m       = smsg_create(&nodes[0], 1, 1, 5000, 2);
+    m->open = 1;
+    {
+        send_batch_t batch = {.msgs = &m, .count = 1};
+
+        on_loop(nodes[0].loop, send_job, &batch);
+    }
+    wait_sent(&nodes[0], 1);
+    assert_int_equal(wait_count(&nodes[1], &nodes[1].ncomplete, 1), 0);
+    pthread_mutex_lock(&nodes[1].lock);
+    assert_true(nodes[1].recs[0].payload_open);
+    check_rec(&nodes[1].recs[0], 0);
+    pthread_mutex_unlock(&nodes[1].lock);
+    st = node_stats(&nodes[0]);
+    assert_int_equal(st.open_sent_bytes, 5000);
+    assert_int_equal(st.mac_sent_bytes, 0);
+    smsg_free(m);
+    cluster_down();
 }
 
 /* Sealed messages framed by hand: a good one (eager and rendezvous) is
@@ -2237,6 +2356,8 @@ int main(void)
         cmocka_unit_test(wrong_key_is_dropped),
         cmocka_unit_test(nonce_and_keys),
         cmocka_unit_test(forged_messages_are_dropped),
+        cmocka_unit_test(open_payloads_are_marked_not_authenticated),
+        cmocka_unit_test(send_open_delivers_marked_payloads),
         cmocka_unit_test(gmac_matches_evp_aes_gcm),
         cmocka_unit_test(address_envelope),
         cmocka_unit_test(replay_window),

@@ -179,6 +179,11 @@ void rdp_srv_host_reply_keep(rdp_srv_host_reply_t *hr, pmix_status_t status,
 void rdp_srv_host_reply_release(rdp_srv_host_reply_t *hr);
 
 /* ---- nspace.c ---- */
+/** trust.c: may the payloads of a collective over @a procs travel
+ * without authentication (the site trusts the network, or they are all of
+ * one job whose fabric isolates it)? */
+bool rdp_srv_payload_open(const pmix_proc_t *procs, size_t nprocs);
+
 rdp_srv_nspace_t *rdp_srv_nspace_find(const char *name);
 /** Find or create an (unregistered) entry. */
 pmix_status_t rdp_srv_nspace_get(const char *name, rdp_srv_nspace_t **ns_p);

@@ -288,6 +288,7 @@ pmix_status_t rdp_srv_xchg_start(const rdp_srv_xchg_args_t *args,
     cargs.own_buf = args->own_buf; /* rdp_coll_start takes it over */
     cargs.len     = args->collect ? args->len : 0;
     cargs.timeout = args->timeout;
+    cargs.open_payload = rdp_srv_payload_open(args->procs, args->nprocs);
     if (args->collect) {
         cargs.size_class = sizes_recall(x);
     }
