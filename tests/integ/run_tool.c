@@ -11,7 +11,8 @@
 /*
  * run_tool ACTION [ARG] [how...]
  *   ACTION: ident (print who we are and which server we reached),
- *           log MSG (PMIx_Log_nb of MSG to stdout with a timestamp, once),
+ *           log MSG (PMIx_Log_nb of MSG to stdout, "MSG twice" to stderr,
+ *           with PMIX_LOG_TIMESTAMP and PMIX_LOG_ONCE),
  *           get NSPACE (PMIx_Get of that job's PMIX_JOB_SIZE)
  *   how:    pid=P ns=SERVER-NSPACE uri=URI system sysfirst tmpdir=DIR
  *           toolns=NSPACE toolrank=R retries=N delay=S
@@ -73,15 +74,19 @@ static void log_cb(pmix_status_t status, void *cbdata)
 
 static int do_log(const char *msg)
 {
-    pmix_info_t data, dirs[2];
+    pmix_info_t data[2], dirs[2];
     bool yes   = true;
     time_t now = time(NULL);
+    char twice[512];
     pmix_status_t rc;
 
-    PMIX_INFO_LOAD(&data, PMIX_LOG_STDOUT, msg, PMIX_STRING);
+    /* with PMIX_LOG_ONCE only the first channel that works writes */
+    snprintf(twice, sizeof(twice), "%s twice", msg);
+    PMIX_INFO_LOAD(&data[0], PMIX_LOG_STDOUT, msg, PMIX_STRING);
+    PMIX_INFO_LOAD(&data[1], PMIX_LOG_STDERR, twice, PMIX_STRING);
     PMIX_INFO_LOAD(&dirs[0], PMIX_LOG_ONCE, &yes, PMIX_BOOL);
     PMIX_INFO_LOAD(&dirs[1], PMIX_LOG_TIMESTAMP, &now, PMIX_TIME);
-    rc = PMIx_Log_nb(&data, 1, dirs, 2, log_cb, NULL);
+    rc = PMIx_Log_nb(data, 2, dirs, 2, log_cb, NULL);
     for (int i = 0; rc == PMIX_SUCCESS && i < 300; i++) {
         if (__atomic_load_n(&log_done, __ATOMIC_ACQUIRE)) {
             rc = log_status;

@@ -94,8 +94,10 @@ else
 fi
 stop_job
 check_that "1 node: the job ends normally" '[ "$rc" -eq 0 ]'
-check_that "1 node: the tool's log line is in the job's output" \
-    'grep -q "tool says hello" "$tmp/out" "$tmp/err"'
+check_that "1 node: the tool's log line is in the job's output, with its timestamp" \
+    'grep -Eq "^\[[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z\] tool says hello$" "$tmp/out" "$tmp/err"'
+check_that "1 node: ... once (PMIX_LOG_ONCE): not on stderr too" \
+    '! grep -q "tool says hello twice" "$tmp/out" "$tmp/err"'
 check_that "1 node: the rendezvous files are gone with the daemon" \
     '[ -z "$(daemon_files)" ]'
 
@@ -149,8 +151,10 @@ check_that "3 nodes: a tool gets the job's size from daemon 1" \
     'grep -qx "job size 5" "$tmp/t3"'
 stop_job
 check_that "3 nodes: the job ends normally" '[ "$rc" -eq 0 ]'
-check_that "3 nodes: the tool's log line is in the job's output" \
-    'grep -q "tool log on node 1" "$tmp/out" "$tmp/err"'
+check_that "3 nodes: the tool's log line is in the job's output, with its timestamp" \
+    'grep -Eq "^\[[0-9-]{10}T[0-9:]{8}Z\] tool log on node 1$" "$tmp/out" "$tmp/err"'
+check_that "3 nodes: ... once (PMIX_LOG_ONCE)" \
+    '! grep -q "tool log on node 1 twice" "$tmp/out" "$tmp/err"'
 
 # ---- the system server ----
 # a system tmpdir others can read, so another user's tool reaches it

@@ -228,7 +228,8 @@ void rdp_srv_close_all(void);
 
 /* ---- tool.c: tools (RFC0010) ---- */
 /** Read PMIX_SERVER_TOOL_SUPPORT / _SYSTEM_SUPPORT from the init info and
- * write the rendezvous files they ask for (loop thread, after listen). */
+ * write the rendezvous files they ask for (loop thread, after listen).
+ * Files it cannot write are only warned about. */
 pmix_status_t rdp_srv_tool_open(const pmix_info_t *info, size_t ninfo);
 /** Remove the rendezvous files and forget every tool (finalize). */
 void rdp_srv_tool_close(void);

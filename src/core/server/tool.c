@@ -164,9 +164,14 @@ pmix_status_t rdp_srv_tool_open(const pmix_info_t *info, size_t ninfo)
         }
     }
     if (status != PMIX_SUCCESS) {
-        rdp_srv_tool_close();
+        /* clients do not need the files: the host keeps its server, and
+         * tools can still come by URI (OpenPMIx fails init instead) */
+        rdp_log_warn(SERVER,
+                     "rendezvous files not written (%s): tools can only "
+                     "reach this server by its URI",
+                     rdp_status_name(status));
     }
-    return status;
+    return PMIX_SUCCESS;
 }
 
 /* ---- connected tools ---- */
