@@ -26,10 +26,16 @@ src_run_rdpmixd_SOURCES     = src/run/rdpmixd.c src/run/rdpmixd_job.c \
                               src/run/rdpmixd_pubsub.c \
                               src/run/rdpmixd_event.c \
                               src/run/rdpmixd_hostops.c \
-                              src/run/rdpmixd_xconn.c
+                              src/run/rdpmixd_xconn.c \
+                              src/run/rdpmixd_system.c
 src_run_rdpmixd_CPPFLAGS    = $(RDP_RUN_CPPFLAGS)
 src_run_rdpmixd_LDADD       = src/run/librdprun.la librdp_ucx.la librdp.la
 src_run_rdpmix_run_SOURCES  = src/run/rdpmix_run.c src/run/datapeer.c \
                               src/run/xconnect.c
 src_run_rdpmix_run_CPPFLAGS = $(RDP_RUN_CPPFLAGS)
 src_run_rdpmix_run_LDADD    = src/run/librdprun.la librdp.la
+
+# rdpmix-ps: a tool on the public API (PMIx_tool_init, PMIx_Query_info)
+bin_PROGRAMS += src/run/rdpmix-ps
+src_run_rdpmix_ps_SOURCES = src/run/rdpmix_ps.c
+src_run_rdpmix_ps_LDADD   = libpmix.la

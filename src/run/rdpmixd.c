@@ -227,6 +227,9 @@ static void usage(FILE *f)
             "  --daemon-nspace NS     the daemons' own PMIx namespace\n"
             "  --engine               run the inter-node collective engine\n"
             "                         (multi-node jobs)\n"
+            "  --system [options]     run the node's system-level PMIx\n"
+            "                         server for tools instead (first\n"
+            "                         argument; rdpmixd --system --help)\n"
             "  --daemon-env A,B,...   variables rdpmix-run set for the\n"
             "                         daemon only: the ranks do not get them\n"
             "                         (NAME* stands for every name that\n"
@@ -527,11 +530,11 @@ static void make_tmpdir(void)
 
 static void start_server(void)
 {
-    pmix_info_t info[6];
+    pmix_info_t info[7];
     pmix_rank_t rank = dm->node_id;
     uint32_t index   = dm->node_id;
     bool engine      = true;
-    size_t ninfo     = 4;
+    size_t ninfo     = 5;
     pmix_byte_object_t addr;
     pmix_status_t status;
 
@@ -539,11 +542,13 @@ static void start_server(void)
     PMIX_INFO_LOAD(&info[1], PMIX_SERVER_NSPACE, dm->dvm_nspace, PMIX_STRING);
     PMIX_INFO_LOAD(&info[2], PMIX_SERVER_RANK, &rank, PMIX_PROC_RANK);
     PMIX_INFO_LOAD(&info[3], PMIX_HOSTNAME, dm->node_name, PMIX_STRING);
+    /* tools (rdpmix-ps, debuggers) may attach to the running job */
+    PMIX_INFO_LOAD(&info[4], PMIX_SERVER_TOOL_SUPPORT, &engine, PMIX_BOOL);
     if (dm->engine) {
         /* server number = node id = the PMIX_NODEID of our ranks */
-        PMIX_INFO_LOAD(&info[4], RDPMIX_ENGINE, &engine, PMIX_BOOL);
-        PMIX_INFO_LOAD(&info[5], RDPMIX_SERVER_INDEX, &index, PMIX_UINT32);
-        ninfo = 6;
+        PMIX_INFO_LOAD(&info[5], RDPMIX_ENGINE, &engine, PMIX_BOOL);
+        PMIX_INFO_LOAD(&info[6], RDPMIX_SERVER_INDEX, &index, PMIX_UINT32);
+        ninfo = 7;
     }
     status = PMIx_server_init(&rdp_run_dmn_module, info, ninfo);
     for (size_t i = 0; i < ninfo; i++) {
@@ -705,6 +710,9 @@ int main(int argc, char **argv)
 
     rdp_log_init();
     rdp_log_set_ident("rdpmixd");
+    if (argc > 1 && strcmp(argv[1], "--system") == 0) {
+        return rdp_run_dmn_system_main(argc, argv); /* rdpmixd_system.c */
+    }
     /* the daemon links the UCX transport: no module to load */
     rdp_ucx_api_register(&rdp_ucx_builtin_api);
     dm->devnull = -1;

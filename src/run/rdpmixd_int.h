@@ -164,6 +164,9 @@ void rdp_run_dmn_pubsub_reply(const void *payload, size_t len);
 void rdp_run_dmn_pubsub_fail_all(void);
 
 /* rdpmixd_hostops.c: the log, job_control and query upcalls */
+/* rdpmixd_system.c: `rdpmixd --system` (argv[1]); returns the exit code */
+int rdp_run_dmn_system_main(int argc, char **argv);
+
 void rdp_run_dmn_host_log(const pmix_proc_t *client, const pmix_info_t data[],
                           size_t ndata, const pmix_info_t directives[],
                           size_t ndirs, pmix_op_cbfunc_t cbfunc, void *cbdata);

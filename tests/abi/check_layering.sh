@@ -16,8 +16,10 @@ allowed() {
         core/common) echo "core/util core/wire core/kvs core/loop core/ipc core/topo" ;;
         coll|pnet)   echo "core/util core/wire core/loop" ;;
         ucx)         echo "core/util core/wire core/loop coll/tl.h" ;;
-        core/client|core/server|core/tool)
+        core/client|core/server)
                      echo "core/util core/wire core/kvs core/loop core/ipc core/topo core/common coll pnet ucx" ;;
+        # a tool connects through the client machinery (attach.h only)
+        core/tool)   echo "core/util core/wire core/kvs core/loop core/ipc core/topo core/common coll pnet ucx core/client/attach.h" ;;
         run)         echo "core/util core/wire core/kvs core/loop core/ipc core/topo core/common coll pnet ucx core/client core/server core/tool" ;;
         *)           echo "UNKNOWN" ;;
     esac

@@ -1250,6 +1250,36 @@ int monitor_main(void);            /* run_client_monitor.c */
 int connect_main(int argc, char **argv); /* run_client_connect.c */
 int group_main(const char *mode);        /* run_client_group.c */
 
+/* run_client wait FILE: a rank tools can attach to.  Each rank prints
+ * "tool-target rank R pid P host H" and stays until FILE exists (at most
+ * 120 s, then it fails), so a test decides when the job ends. */
+static int wait_main(const char *file)
+{
+    char host[256] = "?";
+    pmix_status_t rc;
+
+    rc = PMIx_Init(&me, NULL, 0);
+    if (rc != PMIX_SUCCESS) {
+        fprintf(stderr, "PMIx_Init failed: %s\n", PMIx_Error_string(rc));
+        return 1;
+    }
+    gethostname(host, sizeof(host) - 1);
+    printf("tool-target rank %u pid %d host %s nspace %s\n", me.rank,
+           (int)getpid(), host, me.nspace);
+    fflush(stdout);
+    for (int i = 0; access(file, F_OK) != 0; i++) {
+        if (i == 1200) {
+            fail("rank %u: %s did not appear within 120 s", me.rank, file);
+        }
+        usleep(100000);
+    }
+    rc = PMIx_Finalize(NULL, 0);
+    if (rc != PMIX_SUCCESS) {
+        fail("PMIx_Finalize: %s", PMIx_Error_string(rc));
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     unsigned n;
@@ -1276,6 +1306,9 @@ int main(int argc, char **argv)
     if (argc == 3 && strcmp(argv[1], "group") == 0) {
         return group_main(argv[2]);
     }
+    if (argc == 3 && strcmp(argv[1], "wait") == 0) {
+        return wait_main(argv[2]);
+    }
     if (argc < 2 || (n = (unsigned)atoi(argv[1])) == 0) {
         fprintf(stderr, "usage: run_client N [abort STATUS]\n"
                         "       run_client nodes "
@@ -1288,7 +1321,8 @@ int main(int argc, char **argv)
                         "       run_client connect "
                         "all|subsets|ids|notify|request|die L\n"
                         "       run_client group "
-                        "basic|invite|leader|term|fin|exit\n");
+                        "basic|invite|leader|term|fin|exit\n"
+                        "       run_client wait FILE\n");
         return 2;
     }
     rc = PMIx_Init(&me, NULL, 0);

@@ -108,6 +108,35 @@ static void once_stops_at_the_first_that_works(void **state)
     unload(dir, 2);
 }
 
+/* PMIX_LOG_TIMESTAMP: every channel gets "[UTC time] message";
+ * PMIX_LOG_GENERATE_TIMESTAMP stamps with the time of the request */
+static void timestamps_prefix_every_entry(void **state)
+{
+    rec_t r = {0};
+    pmix_info_t d[2], dir;
+    rdp_logchan_opts_t o;
+    time_t when = 86400 + 3661; /* 1970-01-02 01:01:01 UTC */
+    bool yes    = true;
+
+    load(&d[0], PMIX_LOG_STDOUT, "o");
+    load(&d[1], PMIX_LOG_STDERR, "e");
+    PMIX_INFO_LOAD(&dir, PMIX_LOG_TIMESTAMP, &when, PMIX_TIME);
+    rdp_logchan_opts_parse(&dir, 1, &o);
+    assert_int_equal(o.timestamp, when);
+    assert_int_equal(rdp_logchan_dispatch(d, 2, &o, rec_write, &r),
+                     PMIX_SUCCESS);
+    assert_string_equal(r.got[0], "1:[1970-01-02T01:01:01Z] o");
+    assert_string_equal(r.got[1], "2:[1970-01-02T01:01:01Z] e");
+    PMIX_INFO_DESTRUCT(&dir);
+    PMIX_INFO_LOAD(&dir, PMIX_LOG_GENERATE_TIMESTAMP, &yes, PMIX_BOOL);
+    rdp_logchan_opts_parse(&dir, 1, &o);
+    assert_true(o.timestamp != 0);
+    rdp_logchan_opts_parse(NULL, 0, &o);
+    assert_int_equal(o.timestamp, 0);
+    unload(d, 2);
+    PMIX_INFO_DESTRUCT(&dir);
+}
+
 static void unsupported_and_partial(void **state)
 {
     rec_t r = {0};
@@ -210,6 +239,7 @@ int main(void)
         cmocka_unit_test(keys_name_their_channels),
         cmocka_unit_test(every_channel_in_order),
         cmocka_unit_test(once_stops_at_the_first_that_works),
+        cmocka_unit_test(timestamps_prefix_every_entry),
         cmocka_unit_test(unsupported_and_partial),
         cmocka_unit_test(bad_requests),
         cmocka_unit_test(syslog_sends_one_datagram),

@@ -178,6 +178,20 @@ void rdp_client_conn_closed(rdp_ipc_conn_t *conn, pmix_status_t why, void *arg);
 /** Loop thread: the connection is gone during PMIx_Finalize (init.c). */
 void rdp_client_finalize_finish(void);
 
+/* ---- shared with tools (init.c, used by attach.c) ---- */
+/** Take @a conn (handshake done; @a bundle: the job data that followed
+ * the handshake's identity) as the connection to our server. */
+pmix_status_t rdp_client_adopt(rdp_ipc_conn_t *conn, const char *hostname,
+                               const char *uri, const rdp_rbuf_t *bundle);
+/** Close a connection that was never adopted (API thread). */
+void rdp_client_conn_drop(rdp_ipc_conn_t *conn);
+/** This process's host name (PMIX_HOSTNAME in the environment, else
+ * gethostname); *host_p malloc'ed. */
+pmix_status_t rdp_client_hostname(char **host_p);
+/** rdp_runtime_call body of the last PMIx_Finalize: say goodbye to the
+ * server and tear the client state down. */
+void rdp_client_finalize_on_loop(void *arg, rdp_wait_t *wait);
+
 /** Loop thread: a server-initiated message (tag 0). */
 void rdp_client_handle_unsolicited(const rdp_msg_hdr_t *hdr,
                                    const void *payload, size_t len);

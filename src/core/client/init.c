@@ -41,16 +41,7 @@ static const char *const uri_env_names[] = {
  * from @a uri, NULL if it names none. */
 static const char *uri_path(const char *uri)
 {
-    const char *s = strstr(uri, ";unix:");
-
-    if (s == NULL) {
-        return NULL;
-    }
-    s += strlen(";unix:");
-    if (strncmp(s, "//", 2) == 0 && s[2] == '/') {
-        s += 2;
-    }
-    return s[0] != '\0' ? s : NULL;
+    return rdp_uri_socket_path(uri);
 }
 
 /* Socket path from the environment setup_fork made; NULL if none. */
@@ -390,6 +381,30 @@ err_conn:
     return status;
 }
 
+/* Tools (attach.c) connect with their own handshake, then share the
+ * rest: the connected client state and its teardown. */
+pmix_status_t rdp_client_adopt(rdp_ipc_conn_t *conn, const char *hostname,
+                               const char *uri, const rdp_rbuf_t *bundle)
+{
+    init_ctx_t ctx = {0};
+
+    ctx.conn     = conn;
+    ctx.hostname = hostname;
+    ctx.uri      = uri;
+    ctx.rb       = *bundle;
+    return rdp_runtime_call_sync(setup_on_loop, &ctx);
+}
+
+void rdp_client_conn_drop(rdp_ipc_conn_t *conn)
+{
+    rdp_runtime_call_sync(conn_drop_on_loop, conn);
+}
+
+pmix_status_t rdp_client_hostname(char **host_p)
+{
+    return my_hostname(host_p);
+}
+
 /* ---------------------------------------------------------------- */
 /* Init / Finalize                                                  */
 
@@ -587,7 +602,7 @@ static void finalize_reply(pmix_status_t status, rdp_rbuf_t *rb, void *arg)
     rdp_client_finalize_finish();
 }
 
-static void finalize_on_loop(void *arg, rdp_wait_t *wait)
+void rdp_client_finalize_on_loop(void *arg, rdp_wait_t *wait)
 {
     rdp_buf_t buf;
     pmix_status_t status;
@@ -642,7 +657,7 @@ pmix_status_t PMIx_Finalize(const pmix_info_t info[], size_t ninfo)
         }
     }
     if (__atomic_sub_fetch(&rdp_client.refs, 1, __ATOMIC_ACQ_REL) == 0) {
-        status = rdp_runtime_call(finalize_on_loop, NULL);
+        status = rdp_runtime_call(rdp_client_finalize_on_loop, NULL);
         if (status != PMIX_SUCCESS) {
             rdp_log_warn(CLIENT, "finalize: %s", rdp_status_name(status));
         }

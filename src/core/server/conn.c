@@ -305,6 +305,11 @@ static void peer_msg_cb(rdp_ipc_conn_t *conn, const rdp_msg_hdr_t *hdr,
     }
     rdp_rbuf_init(&rb, payload, len);
     if (peer->state == RDP_SRV_PEER_NEW) {
+        if (hdr->cmd == RDP_CMD_TOOL_CONNECT) {
+            stop_handshake_timer(peer);
+            rdp_srv_tool_handle_connect(peer, hdr->tag, &rb);
+            return;
+        }
         if (hdr->cmd != RDP_CMD_CONNECT) {
             rdp_log_error(SERVER,
                           "pid %d (uid %u) sent command %u before "
@@ -343,6 +348,10 @@ static void peer_msg_cb(rdp_ipc_conn_t *conn, const rdp_msg_hdr_t *hdr,
         rdp_srv_handle_get(peer, hdr->tag, &rb);
         break;
     case RDP_CMD_FINALIZE:
+        if (rdp_srv_tool_is(client)) {
+            rdp_srv_tool_handle_finalize(peer, hdr->tag, &rb);
+            break;
+        }
         rdp_srv_handle_finalize(peer, hdr->tag, &rb);
         break;
     case RDP_CMD_ABORT:
@@ -414,6 +423,7 @@ static void peer_close_cb(rdp_ipc_conn_t *conn, pmix_status_t why, void *arg)
                          (int)peer->cred.pid);
             rdp_srv_client_gone(client, why);
         }
+        rdp_srv_tool_gone(client);
     }
     rdp_free((peer_ext_t *)peer);
 }

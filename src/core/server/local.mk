@@ -18,5 +18,6 @@ noinst_HEADERS    += src/core/server/server_int.h src/core/server/regex.h \
                      src/core/server/coll.h src/core/server/group.h \
                      src/core/server/group_host.h
 librdp_la_SOURCES += src/core/server/connect.c
+librdp_la_SOURCES += src/core/server/tool.c
 noinst_HEADERS    += src/core/server/connect.h
 librdp_la_SOURCES += src/core/server/trust.c

@@ -290,7 +290,11 @@ static pmix_status_t server_init_on_loop(void *arg)
                       rdp_status_name(status));
         goto err_dir;
     }
-    rdp_rt.myproc     = me;
+    rdp_rt.myproc = me;
+    status        = rdp_srv_tool_open(a->info, a->ninfo);
+    if (status != PMIX_SUCCESS) {
+        goto err_listen;
+    }
     rdp_event_forward = rdp_srv_event_forward;
     rdp_runtime_fetch = rdp_srv_local_fetch;
     rdp_srv.active    = true;
@@ -298,6 +302,9 @@ static pmix_status_t server_init_on_loop(void *arg)
                   rdp_srv.socket_path);
     return PMIX_SUCCESS;
 
+err_listen:
+    rdp_ipc_listener_destroy(rdp_srv.listener);
+    rdp_srv.listener = NULL;
 err_dir:
     rmdir(rdp_srv.rendezvous_dir);
 err_fork_view:
@@ -356,6 +363,7 @@ static pmix_status_t server_fini_on_loop(void *arg)
     rdp_ipc_listener_destroy(rdp_srv.listener);
     rdp_srv.listener = NULL;
     rdp_srv_close_all();
+    rdp_srv_tool_close();
     rdp_srv_coll_cleanup();
     rdp_srv_group_cleanup();
     rdp_srv_modex_cleanup();

@@ -49,6 +49,7 @@ struct rdp_srv_nspace {
     char name[PMIX_MAX_NSLEN + 1];
     bool registered;          /* register_nspace completed */
     bool nodata;              /* PMIX_REGISTER_NODATA */
+    bool is_tool;             /* a connected tool's own job (tool.c) */
     uint32_t size;            /* job size (0 if unknown) */
     int nlocalprocs;          /* as given by the host */
     pmix_rank_t *local_ranks; /* ranks on this node, ascending */
@@ -229,6 +230,23 @@ void rdp_srv_reply_buf(rdp_srv_peer_t *peer, uint16_t cmd, uint32_t tag,
 void rdp_srv_accept_cb(rdp_ipc_conn_t *conn, const rdp_ipc_cred_t *cred,
                        void *arg);
 void rdp_srv_close_all(void);
+
+/* ---- tool.c: tools (RFC0010) ---- */
+/** Read PMIX_SERVER_TOOL_SUPPORT / _SYSTEM_SUPPORT from the init info and
+ * write the rendezvous files they ask for (loop thread, after listen).
+ * Files it cannot write are only warned about. */
+pmix_status_t rdp_srv_tool_open(const pmix_info_t *info, size_t ninfo);
+/** Remove the rendezvous files and forget every tool (finalize). */
+void rdp_srv_tool_close(void);
+/** A new connection's first message is TOOL_CONNECT. */
+void rdp_srv_tool_handle_connect(rdp_srv_peer_t *peer, uint32_t tag,
+                                 rdp_rbuf_t *rb);
+void rdp_srv_tool_handle_finalize(rdp_srv_peer_t *peer, uint32_t tag,
+                                  rdp_rbuf_t *rb);
+/** True when @a client is a connected tool (NULL-safe). */
+bool rdp_srv_tool_is(const rdp_srv_client_t *client);
+/** A tool's connection closed: forget it (no-op for other clients). */
+void rdp_srv_tool_gone(rdp_srv_client_t *client);
 
 /* ---- coll.c ---- */
 void rdp_srv_coll_request(rdp_srv_peer_t *peer, uint16_t cmd, uint32_t tag,

@@ -79,10 +79,16 @@ void rdp_logchan_opts_parse(const pmix_info_t *dirs, size_t ndirs,
                             rdp_logchan_opts_t *opts_p)
 {
     rdp_logchan_opts_t o = {.once = false, .priority = DEFAULT_PRIORITY};
+    bool generate        = false;
 
     for (size_t i = 0; dirs != NULL && i < ndirs; i++) {
         if (PMIX_CHECK_KEY(&dirs[i], PMIX_LOG_ONCE)) {
             o.once = PMIX_INFO_TRUE(&dirs[i]);
+        } else if (PMIX_CHECK_KEY(&dirs[i], PMIX_LOG_TIMESTAMP)
+                   && dirs[i].value.type == PMIX_TIME) {
+            o.timestamp = dirs[i].value.data.time;
+        } else if (PMIX_CHECK_KEY(&dirs[i], PMIX_LOG_GENERATE_TIMESTAMP)) {
+            generate = PMIX_INFO_TRUE(&dirs[i]);
         } else if (PMIX_CHECK_KEY(&dirs[i], PMIX_LOG_SYSLOG_PRI)
                    && dirs[i].value.type == PMIX_INT) {
             o.priority = dirs[i].value.data.integer;
@@ -91,7 +97,30 @@ void rdp_logchan_opts_parse(const pmix_info_t *dirs, size_t ndirs,
             }
         }
     }
+    if (generate && o.timestamp == 0) {
+        o.timestamp = time(NULL);
+    }
     *opts_p = o;
+}
+
+/* "[2026-11-26T05:30:00Z] msg" for a request that carries a time. */
+static pmix_status_t write_stamped(rdp_logchan_write_fn_t write,
+                                   enum rdp_logchan ch, const char *msg,
+                                   time_t when, void *arg)
+{
+    char stamp[32];
+    struct tm tm;
+    char *line = NULL;
+    pmix_status_t rc;
+
+    if (gmtime_r(&when, &tm) == NULL
+        || strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm) == 0
+        || asprintf(&line, "[%s] %s", stamp, msg) < 0) {
+        return PMIX_ERR_NOMEM;
+    }
+    rc = write(ch, line, arg);
+    free(line);
+    return rc;
 }
 
 pmix_status_t rdp_logchan_dispatch(const pmix_info_t *data, size_t ndata,
@@ -125,9 +154,14 @@ pmix_status_t rdp_logchan_dispatch(const pmix_info_t *data, size_t ndata,
             continue;
         }
         tried++;
-        rc = ch == RDP_LOGCHAN_OTHER
-                 ? PMIX_ERR_NOT_SUPPORTED
-                 : write(ch, data[i].value.data.string, arg);
+        if (ch == RDP_LOGCHAN_OTHER) {
+            rc = PMIX_ERR_NOT_SUPPORTED;
+        } else if (opts->timestamp != 0) {
+            rc = write_stamped(write, ch, data[i].value.data.string,
+                               opts->timestamp, arg);
+        } else {
+            rc = write(ch, data[i].value.data.string, arg);
+        }
         if (rc == PMIX_SUCCESS) {
             written++;
         } else if (rc == PMIX_ERR_NOT_SUPPORTED) {

@@ -5,6 +5,7 @@
 #include <pmix_common.h>
 
 #include <stdbool.h>
+#include <time.h>
 
 /*
  * A PMIx_Log request carries data infos, each naming a channel by its key
@@ -27,6 +28,9 @@ enum rdp_logchan {
 typedef struct rdp_logchan_opts {
     bool once;    /* PMIX_LOG_ONCE: stop at the first channel that works */
     int priority; /* PMIX_LOG_SYSLOG_PRI, else LOG_USER | LOG_INFO */
+    /* PMIX_LOG_TIMESTAMP, or now for PMIX_LOG_GENERATE_TIMESTAMP; 0: none.
+     * rdp_logchan_dispatch then writes "[<UTC ISO 8601>] <message>". */
+    time_t timestamp;
 } rdp_logchan_opts_t;
 
 /** The channel @a key names. */

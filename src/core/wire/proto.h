@@ -143,6 +143,14 @@ enum rdp_cmd {
     RDP_CMD_GROUP_LEADER_VOTE     = 45,
     RDP_CMD_GROUP_LEADER_VOTE_ACK = 46,
 
+    /* Tools (RFC0010; src/core/server/tool.c).  Sent instead of CONNECT
+     * by PMIx_tool_init: str nspace (NULL: the server assigns one),
+     * u32 rank, u32 pid, infos (the tool's init info)
+     *   ->  status, str nspace, u32 rank (the tool's identity),
+     *       str nspace, u32 rank (the server's), bundle (the tool's job) */
+    RDP_CMD_TOOL_CONNECT     = 51,
+    RDP_CMD_TOOL_CONNECT_ACK = 52,
+
     RDP_CMD_MAX
 };
 
@@ -234,5 +242,21 @@ static inline pmix_status_t rdp_sect_unpack(rdp_rbuf_t *rb, rdp_sect_t *sect)
 #define RDP_ENV_CLIENT_TOKEN "RDPMIX_CLIENT_TOKEN"
 /* The rendezvous socket path, also encoded in PMIX_SERVER_URI. */
 #define RDP_ENV_SERVER_PATH "RDPMIX_SERVER_PATH"
+
+/** The socket path in an rdpmix URI ("<id>;unix:<path>", also with
+ * "unix://"); borrowed from @a uri, NULL if it names none. */
+static inline const char *rdp_uri_socket_path(const char *uri)
+{
+    const char *s = strstr(uri, ";unix:");
+
+    if (s == NULL) {
+        return NULL;
+    }
+    s += strlen(";unix:");
+    if (strncmp(s, "//", 2) == 0 && s[2] == '/') {
+        s += 2;
+    }
+    return s[0] != '\0' ? s : NULL;
+}
 
 #endif

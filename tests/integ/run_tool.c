@@ -1,0 +1,167 @@
+/* run_tool.c - a PMIx tool for tests/integ/test_tool.sh */
+#include <pmix_tool.h>
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/*
+ * run_tool ACTION [ARG] [how...]
+ *   ACTION: ident (print who we are and which server we reached),
+ *           log MSG (PMIx_Log_nb of MSG to stdout, "MSG twice" to stderr,
+ *           with PMIX_LOG_TIMESTAMP and PMIX_LOG_ONCE),
+ *           get NSPACE (PMIx_Get of that job's PMIX_JOB_SIZE)
+ *   how:    pid=P ns=SERVER-NSPACE uri=URI system sysfirst tmpdir=DIR
+ *           toolns=NSPACE toolrank=R retries=N delay=S
+ * A failed PMIx_tool_init prints "tool_init: STATUS" and exits 3.
+ */
+
+static pmix_info_t info[12];
+static size_t ninfo;
+
+static void add(const char *key, const void *val, pmix_data_type_t type)
+{
+    if (ninfo < sizeof(info) / sizeof(info[0])) {
+        PMIX_INFO_LOAD(&info[ninfo], key, val, type);
+        ninfo++;
+    }
+}
+
+static void parse_how(const char *w)
+{
+    const char *v = strchr(w, '=');
+    bool yes      = true;
+    uint32_t u    = v != NULL ? (uint32_t)strtoul(v + 1, NULL, 10) : 0;
+    pid_t pid     = (pid_t)u;
+
+    if (strncmp(w, "pid=", 4) == 0) {
+        add(PMIX_SERVER_PIDINFO, &pid, PMIX_PID);
+    } else if (strncmp(w, "ns=", 3) == 0) {
+        add(PMIX_SERVER_NSPACE, v + 1, PMIX_STRING);
+    } else if (strncmp(w, "uri=", 4) == 0) {
+        add(PMIX_SERVER_URI, v + 1, PMIX_STRING);
+    } else if (strcmp(w, "system") == 0) {
+        add(PMIX_CONNECT_TO_SYSTEM, &yes, PMIX_BOOL);
+    } else if (strcmp(w, "sysfirst") == 0) {
+        add(PMIX_CONNECT_SYSTEM_FIRST, &yes, PMIX_BOOL);
+    } else if (strncmp(w, "tmpdir=", 7) == 0) {
+        add(PMIX_SYSTEM_TMPDIR, v + 1, PMIX_STRING);
+    } else if (strncmp(w, "toolns=", 7) == 0) {
+        add(PMIX_TOOL_NSPACE, v + 1, PMIX_STRING);
+    } else if (strncmp(w, "toolrank=", 9) == 0) {
+        add(PMIX_TOOL_RANK, &u, PMIX_UINT32);
+    } else if (strncmp(w, "retries=", 8) == 0) {
+        add(PMIX_CONNECT_MAX_RETRIES, &u, PMIX_UINT32);
+    } else if (strncmp(w, "delay=", 6) == 0) {
+        add(PMIX_CONNECT_RETRY_DELAY, &u, PMIX_UINT32);
+    } else {
+        fprintf(stderr, "run_tool: unknown '%s'\n", w);
+        exit(2);
+    }
+}
+
+static volatile int log_done;
+static volatile pmix_status_t log_status;
+
+static void log_cb(pmix_status_t status, void *cbdata)
+{
+    log_status = status;
+    __atomic_store_n(&log_done, 1, __ATOMIC_RELEASE);
+}
+
+static int do_log(const char *msg)
+{
+    pmix_info_t data[2], dirs[2];
+    bool yes   = true;
+    time_t now = time(NULL);
+    char twice[512];
+    pmix_status_t rc;
+
+    /* with PMIX_LOG_ONCE only the first channel that works writes */
+    snprintf(twice, sizeof(twice), "%s twice", msg);
+    PMIX_INFO_LOAD(&data[0], PMIX_LOG_STDOUT, msg, PMIX_STRING);
+    PMIX_INFO_LOAD(&data[1], PMIX_LOG_STDERR, twice, PMIX_STRING);
+    PMIX_INFO_LOAD(&dirs[0], PMIX_LOG_ONCE, &yes, PMIX_BOOL);
+    PMIX_INFO_LOAD(&dirs[1], PMIX_LOG_TIMESTAMP, &now, PMIX_TIME);
+    rc = PMIx_Log_nb(data, 2, dirs, 2, log_cb, NULL);
+    for (int i = 0; rc == PMIX_SUCCESS && i < 300; i++) {
+        if (__atomic_load_n(&log_done, __ATOMIC_ACQUIRE)) {
+            rc = log_status;
+            break;
+        }
+        usleep(100000);
+    }
+    if (rc == PMIX_SUCCESS && !log_done) {
+        rc = PMIX_ERR_TIMEOUT;
+    }
+    printf("log %s\n", PMIx_Error_string(rc));
+    return rc == PMIX_SUCCESS ? 0 : 1;
+}
+
+static int do_get(const char *nspace)
+{
+    pmix_proc_t job;
+    pmix_value_t *val = NULL;
+    pmix_status_t rc;
+
+    PMIX_LOAD_PROCID(&job, nspace, PMIX_RANK_WILDCARD);
+    rc = PMIx_Get(&job, PMIX_JOB_SIZE, NULL, 0, &val);
+    if (rc != PMIX_SUCCESS || val == NULL || val->type != PMIX_UINT32) {
+        printf("get %s\n",
+               PMIx_Error_string(rc == PMIX_SUCCESS ? PMIX_ERR_TYPE_MISMATCH
+                                                    : rc));
+        return 1;
+    }
+    printf("job size %u\n", val->data.uint32);
+    PMIX_VALUE_RELEASE(val);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    pmix_proc_t me, *servers = NULL;
+    size_t nservers = 0;
+    int first = 2, ret = 0;
+    pmix_status_t rc;
+
+    if (argc < 2) {
+        fprintf(stderr, "usage: run_tool ident|log MSG|get NSPACE [how...]\n");
+        return 2;
+    }
+    if (strcmp(argv[1], "log") == 0 || strcmp(argv[1], "get") == 0) {
+        first = 3;
+    }
+    for (int i = first; i < argc; i++) {
+        parse_how(argv[i]);
+    }
+    rc = PMIx_tool_init(&me, info, ninfo);
+    if (rc != PMIX_SUCCESS) {
+        printf("tool_init: %s\n", PMIx_Error_string(rc));
+        return 3;
+    }
+    rc = PMIx_tool_get_servers(&servers, &nservers);
+    if (rc != PMIX_SUCCESS || nservers != 1) {
+        printf("get_servers: %s, %zu servers\n", PMIx_Error_string(rc),
+               nservers);
+        ret = 1;
+    } else {
+        printf("tool %s:%u server %s:%u\n", me.nspace, me.rank,
+               servers[0].nspace, servers[0].rank);
+    }
+    fflush(stdout);
+    if (strcmp(argv[1], "log") == 0 && argc > 2) {
+        ret |= do_log(argv[2]);
+    } else if (strcmp(argv[1], "get") == 0 && argc > 2) {
+        ret |= do_get(argv[2]);
+    }
+    PMIX_PROC_FREE(servers, nservers);
+    rc = PMIx_tool_finalize();
+    if (rc != PMIX_SUCCESS) {
+        printf("tool_finalize: %s\n", PMIx_Error_string(rc));
+        ret = 1;
+    }
+    return ret;
+}
