@@ -1,15 +1,20 @@
 /* group.c - PMIx_Group_construct / _destruct in the server (RFC0033) */
 #include "config.h"
 #include "core/server/group.h"
+#include "core/server/connect.h"
 #include "core/server/group_host.h"
 #include "core/server/p2p.h"
 #include "core/server/xchg.h"
 #include "core/util/alloc.h"
+#include "core/util/hash.h"
 #include "core/util/log.h"
 #include "core/util/status.h"
 #include "core/util/value.h"
 
+#include <rdpmix.h>
+
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 /*
@@ -31,9 +36,19 @@
  */
 
 enum gop_kind {
-    GOP_CONSTRUCT = 1,
-    GOP_DESTRUCT  = 2
+    GOP_CONSTRUCT  = 1,
+    GOP_DESTRUCT   = 2,
+    GOP_CONNECT    = 3, /* RDPMIX_CONNECT_OPTIONAL: a connect run here */
+    GOP_DISCONNECT = 4
 };
+
+static const char *kind_name(uint8_t kind)
+{
+    static const char *const names[] = {"?", "construct", "destruct", "connect",
+                                        "disconnect"};
+
+    return kind <= GOP_DISCONNECT ? names[kind] : names[0];
+}
 
 enum gop_state {
     GOP_GATHER = 0, /* waiting for local members */
@@ -280,8 +295,7 @@ static void gop_answer(gop_t *op, pmix_status_t status, rdp_buf_t *buf)
     rdp_buf_cleanup(buf);
     if (status != PMIX_SUCCESS) {
         rdp_log_info(SERVER, "group %s %s failed: %s", op->id,
-                     op->kind == GOP_CONSTRUCT ? "construct" : "destruct",
-                     rdp_status_name(status));
+                     kind_name(op->kind), rdp_status_name(status));
     }
     gop_maybe_free(op);
 }
@@ -712,8 +726,10 @@ static void gop_resolve(gop_t *op, const rdp_srv_group_block_t *blocks,
 {
     if (op->kind == GOP_CONSTRUCT) {
         construct_done(op, blocks, nblocks);
-    } else {
+    } else if (op->kind == GOP_DESTRUCT) {
         destruct_done(op, blocks, nblocks);
+    } else {
+        gop_answer(op, PMIX_SUCCESS, NULL); /* a connect: whoever came */
     }
 }
 
@@ -875,12 +891,12 @@ static xref_t *xref_new(const gop_t *op)
 static void xchg_done(pmix_status_t status, const rdp_srv_xchg_block_t *blocks,
                       size_t nblocks, void *arg);
 
-/* A destruct over the engine is a barrier: its blocks decide nothing
- * (every member that may not be missing either came or failed it at its
- * own server first), so none need travel. */
+/* A destruct (or connect) over the engine is a barrier: its blocks
+ * decide nothing (every member that may not be missing either came or
+ * failed it at its own server first), so none need travel. */
 static bool gop_barrier(const gop_t *op)
 {
-    return op->kind == GOP_DESTRUCT && rdp_srv_xchg_me() != UINT32_MAX;
+    return op->kind != GOP_CONSTRUCT && rdp_srv_xchg_me() != UINT32_MAX;
 }
 
 static pmix_status_t xchg_begin(gop_t *op, rdp_buf_t *buf, const uint8_t *key,
@@ -912,8 +928,7 @@ static pmix_status_t xchg_begin(gop_t *op, rdp_buf_t *buf, const uint8_t *key,
         args.len     = 0;
     }
     rdp_log_debug(SERVER, "group %s %s: %s between the servers", op->id,
-                  op->kind == GOP_CONSTRUCT ? "construct" : "destruct",
-                  args.collect ? "allgather" : "barrier");
+                  kind_name(op->kind), args.collect ? "allgather" : "barrier");
     if (rdp_srv_xchg_me() != UINT32_MAX) {
         status = rdp_srv_xchg_start(&args, done, x, handle_p);
     } else if (done == xchg_done) {
@@ -997,7 +1012,11 @@ static void xchg_done(pmix_status_t status, const rdp_srv_xchg_block_t *blocks,
     }
     op->state = GOP_GATHER; /* no exchange to cancel any more */
     if (status == PMIX_SUCCESS && gop_barrier(op)) {
-        destruct_answer(op, PMIX_SUCCESS);
+        if (op->kind == GOP_DESTRUCT) {
+            destruct_answer(op, PMIX_SUCCESS);
+        } else {
+            gop_answer(op, PMIX_SUCCESS, NULL);
+        }
         return;
     }
     if (status == PMIX_SUCCESS) {
@@ -1325,7 +1344,7 @@ static void ctl_fail(uint32_t server, rdp_rbuf_t *rb)
         rc = rdp_unpack_i32(rb, &status);
     }
     if (rc == PMIX_SUCCESS
-        && (kind < GOP_CONSTRUCT || kind > GOP_DESTRUCT
+        && (kind < GOP_CONSTRUCT || kind > GOP_DISCONNECT
             || status == PMIX_SUCCESS)) {
         rc = PMIX_ERR_UNPACK_FAILURE;
     }
@@ -1577,7 +1596,7 @@ static void ctl_open(uint32_t server, rdp_rbuf_t *rb)
         rc = rdp_unpack_proc_array(rb, &members, &n);
     }
     if (rc == PMIX_SUCCESS
-        && (kind < GOP_CONSTRUCT || kind > GOP_DESTRUCT || n == 0)) {
+        && (kind < GOP_CONSTRUCT || kind > GOP_DISCONNECT || n == 0)) {
         rc = PMIX_ERR_UNPACK_FAILURE;
     }
     if (rc == PMIX_SUCCESS) {
@@ -1720,8 +1739,7 @@ static void gop_timeout(void *arg)
 {
     gop_t *op = arg;
 
-    rdp_log_warn(SERVER, "group %s %s timed out", op->id,
-                 op->kind == GOP_CONSTRUCT ? "construct" : "destruct");
+    rdp_log_warn(SERVER, "group %s %s timed out", op->id, kind_name(op->kind));
     gop_fail(op, PMIX_ERR_TIMEOUT);
 }
 
@@ -2198,6 +2216,117 @@ static pmix_status_t handle_construct(rdp_srv_peer_t *peer, uint32_t tag,
         op->hold = false;
     }
     gop_arrive(op, first, peer, tag, req); /* last: may free op */
+    return PMIX_SUCCESS;
+}
+
+/* ---- optional connect / disconnect (RDPMIX_CONNECT_OPTIONAL) ----
+ * A participant that leaves without joining must not fail the operation,
+ * and a server all of whose participants left must still take part: what
+ * an optional group construct does.  So such a connect runs as a group
+ * operation of its own kind (no group is recorded, nothing but a status
+ * comes back), keyed by a hash of its canonical participants and
+ * RDPMIX_CONNECT_ID, counted by generation like any group operation. */
+
+/* The operation's name among group operations of its kind. */
+static pmix_status_t connect_op_id(const pmix_proc_t *procs, size_t nprocs,
+                                   const char *cid, char *id)
+{
+    rdp_buf_t buf;
+    pmix_status_t status = PMIX_SUCCESS;
+
+    rdp_buf_init(&buf);
+    for (size_t i = 0; status == PMIX_SUCCESS && i < nprocs; i++) {
+        status = rdp_pack_string(&buf, procs[i].nspace);
+        if (status == PMIX_SUCCESS) {
+            status = rdp_pack_u32(&buf, procs[i].rank);
+        }
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_pack_string(&buf, cid != NULL ? cid : "");
+    }
+    if (status == PMIX_SUCCESS) {
+        snprintf(id, PMIX_MAX_NSLEN + 1, "rdpmix.cnct.%016" PRIx64,
+                 rdp_hash_bytes(buf.data, buf.size));
+    }
+    rdp_buf_cleanup(&buf);
+    return status;
+}
+
+/* The tracker of an optional connect, made when @a first. */
+static pmix_status_t connect_gop(const greq_t *req, gop_t **op_p, bool *first_p)
+{
+    uint8_t key[OP_KEY_MAX];
+    pmix_proc_t *members = NULL;
+    size_t nmembers      = 0;
+    gop_t *op = rdp_hash_get(&gs.ops, key, op_key(req->kind, req->id, key));
+    pmix_status_t status;
+
+    *first_p = op == NULL;
+    if (op != NULL) {
+        *op_p = op;
+        return PMIX_SUCCESS;
+    }
+    status = expand_members(req->procs, req->nprocs, &members, &nmembers);
+    if (status == PMIX_SUCCESS) {
+        status = gop_create(req->kind, req->id, members, nmembers, &op);
+    }
+    if (status != PMIX_SUCCESS) {
+        return status;
+    }
+    if (!op->all_local && rdp_srv_xchg_me() == UINT32_MAX) {
+        /* group_host.c carries constructs and destructs only */
+        gop_remove(op);
+        return PMIX_ERR_NOT_SUPPORTED;
+    }
+    op->optional = true;
+    *op_p        = op;
+    return PMIX_SUCCESS;
+}
+
+pmix_status_t rdp_srv_group_connect(rdp_srv_peer_t *peer, bool connect,
+                                    uint32_t tag, uint16_t ack,
+                                    pmix_proc_t *procs, size_t nprocs,
+                                    const char *cid, pmix_info_t *info,
+                                    size_t ninfo)
+{
+    greq_t req;
+    gop_t *op;
+    bool first;
+    pmix_status_t status = gs_init();
+
+    if (status != PMIX_SUCCESS) {
+        return status;
+    }
+    if (rdp_srv_connect_is_foreign(procs, nprocs)) {
+        rdp_log_error(SERVER, "%s across launchers is not supported",
+                      RDPMIX_CONNECT_OPTIONAL);
+        return PMIX_ERR_NOT_SUPPORTED;
+    }
+    memset(&req, 0, sizeof(req));
+    req.kind   = connect ? GOP_CONNECT : GOP_DISCONNECT;
+    req.ack    = ack;
+    req.procs  = procs;
+    req.nprocs = nprocs;
+    req.info   = info;
+    req.ninfo  = ninfo;
+    status     = connect_op_id(procs, nprocs, cid, req.id);
+    if (status == PMIX_SUCCESS) {
+        status = connect_gop(&req, &op, &first);
+    }
+    if (status != PMIX_SUCCESS) {
+        return status;
+    }
+    if (first) {
+        op->hold = true; /* failing it below must not free it */
+        read_directives(op, info, ninfo, true);
+        gop_check_doomed(op);
+        gop_check_departed(op);
+        if (!op->all_local && op->state != GOP_DONE) {
+            tell_open(op);
+        }
+        op->hold = false;
+    }
+    gop_arrive(op, first, peer, tag, &req); /* last: may free op */
     return PMIX_SUCCESS;
 }
 
