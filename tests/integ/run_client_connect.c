@@ -2,9 +2,7 @@
  * (tests/integ/test_run_connect.sh).  Every rank prints
  * "rank R connect MODE ok" when all its checks passed:
  *
- *   run_client connect all      bad directives are refused, an
- *                               RDPMIX_CONNECT_OPTIONAL connect that
- *                               every rank joins succeeds; each rank
+ *   run_client connect all      bad directives are refused; each rank
  *                               commits a key, connects the whole job
  *                               (blocking, then non-blocking), reads every
  *                               other rank's key, and disconnects (both
@@ -35,7 +33,8 @@
  *                               others connect: they print
  *                               "rank R connect die STATUS" instead
  *   run_client connect optional L
- *                               rank L exits without finalizing; the
+ *                               rank L (none when L >= the job size)
+ *                               exits without finalizing; the
  *                               others connect and then disconnect the
  *                               whole job with RDPMIX_CONNECT_OPTIONAL
  *                               (true): they print "rank R connect
@@ -125,7 +124,6 @@ static void bad_directives(const pmix_proc_t *job)
 {
     pmix_info_t info;
     int notbool = 1;
-    bool t      = true;
 
     PMIX_INFO_LOAD(&info, RDPMIX_CONNECT_ID, &notbool, PMIX_INT);
     expect("connect with an int id", PMIx_Connect(job, 1, &info, 1),
@@ -137,10 +135,6 @@ static void bad_directives(const pmix_proc_t *job)
     PMIX_INFO_DESTRUCT(&info);
     expect("connect of no procs", PMIx_Connect(job, 0, NULL, 0),
            PMIX_ERR_BAD_PARAM);
-    PMIX_INFO_LOAD(&info, RDPMIX_CONNECT_OPTIONAL, &t, PMIX_BOOL);
-    expect("optional connect that everyone joins",
-           PMIx_Connect(job, 1, &info, 1), PMIX_SUCCESS);
-    PMIX_INFO_DESTRUCT(&info);
 }
 
 static void read_others(void)
