@@ -2,9 +2,7 @@
  * (tests/integ/test_run_connect.sh).  Every rank prints
  * "rank R connect MODE ok" when all its checks passed:
  *
- *   run_client connect all      bad directives are refused (and
- *                               RDPMIX_CONNECT_OPTIONAL: not supported
- *                               yet); each rank
+ *   run_client connect all      bad directives are refused; each rank
  *                               commits a key, connects the whole job
  *                               (blocking, then non-blocking), reads every
  *                               other rank's key, and disconnects (both
@@ -34,6 +32,13 @@
  *   run_client connect die L    rank L exits without finalizing while the
  *                               others connect: they print
  *                               "rank R connect die STATUS" instead
+ *   run_client connect optional L
+ *                               rank L (none when L >= the job size)
+ *                               exits without finalizing; the
+ *                               others connect and then disconnect the
+ *                               whole job with RDPMIX_CONNECT_OPTIONAL
+ *                               (true): they print "rank R connect
+ *                               optional CONNECT DISCONNECT" (statuses)
  * Every wait is bounded (60 s).
  */
 #include <pmix.h>
@@ -119,7 +124,6 @@ static void bad_directives(const pmix_proc_t *job)
 {
     pmix_info_t info;
     int notbool = 1;
-    bool t      = true;
 
     PMIX_INFO_LOAD(&info, RDPMIX_CONNECT_ID, &notbool, PMIX_INT);
     expect("connect with an int id", PMIx_Connect(job, 1, &info, 1),
@@ -131,10 +135,6 @@ static void bad_directives(const pmix_proc_t *job)
     PMIX_INFO_DESTRUCT(&info);
     expect("connect of no procs", PMIx_Connect(job, 0, NULL, 0),
            PMIX_ERR_BAD_PARAM);
-    PMIX_INFO_LOAD(&info, RDPMIX_CONNECT_OPTIONAL, &t, PMIX_BOOL);
-    expect("optional connect", PMIx_Connect(job, 1, &info, 1),
-           PMIX_ERR_NOT_SUPPORTED);
-    PMIX_INFO_DESTRUCT(&info);
 }
 
 static void read_others(void)
@@ -653,20 +653,47 @@ static void mode_cross(const char *side, unsigned other_np, const char *how)
 
 /* ---- die ---- */
 
-static void mode_die(unsigned leaver)
+/* After a fence of everyone, rank @a leaver exits without finalizing. */
+static void leave_if(unsigned leaver)
 {
-    pmix_proc_t job;
-    pmix_status_t rc;
-
     fence_collect(0);
     if (me.rank == leaver) {
         printf("rank %u leaves\n", me.rank);
         fflush(stdout);
         _exit(0);
     }
+}
+
+static void mode_die(unsigned leaver)
+{
+    pmix_proc_t job;
+    pmix_status_t rc;
+
+    leave_if(leaver);
     load_job(&job);
     rc = PMIx_Connect(&job, 1, NULL, 0);
     printf("rank %u connect die %d\n", me.rank, rc);
+    fflush(stdout);
+    PMIx_Finalize(NULL, 0);
+    exit(0);
+}
+
+/* ---- optional ---- */
+
+static void mode_optional(unsigned leaver)
+{
+    bool t = true;
+    pmix_proc_t job;
+    pmix_info_t info;
+    pmix_status_t crc, drc;
+
+    leave_if(leaver);
+    load_job(&job);
+    PMIX_INFO_LOAD(&info, RDPMIX_CONNECT_OPTIONAL, &t, PMIX_BOOL);
+    crc = PMIx_Connect(&job, 1, &info, 1);
+    drc = PMIx_Disconnect(&job, 1, &info, 1);
+    PMIX_INFO_DESTRUCT(&info);
+    printf("rank %u connect optional %d %d\n", me.rank, crc, drc);
     fflush(stdout);
     PMIx_Finalize(NULL, 0);
     exit(0);
@@ -705,9 +732,11 @@ int connect_main(int argc, char **argv)
         mode_cross(argv[3], (unsigned)atoi(argv[4]), argv[5]);
     } else if (strcmp(mode, "die") == 0 && argc == 4) {
         mode_die((unsigned)atoi(argv[3]));
+    } else if (strcmp(mode, "optional") == 0 && argc == 4) {
+        mode_optional((unsigned)atoi(argv[3]));
     } else {
-        fail("usage: run_client connect "
-             "all|subsets|ids|notify|request|cross A|B OTHER_NP HOW|die L");
+        fail("usage: run_client connect all|subsets|ids|notify|request|"
+             "cross A|B OTHER_NP HOW|die L|optional L");
     }
     /* nobody leaves before everyone's checks are done */
     fence_collect(0);

@@ -4,7 +4,8 @@
 # job and subsets, blocking and non-blocking, keys of the other
 # participants read after connect, concurrent operations over the same
 # ranks told apart by RDPMIX_CONNECT_ID, PMIX_TIMEOUT, notify-each and
-# notify-request events, a participant that leaves during a connect, and
+# notify-request events, a participant that leaves during a connect (and
+# during one with RDPMIX_CONNECT_OPTIONAL, which goes on without it), and
 # connects between two rdpmix-runs' jobs that share no server
 # (run_client_connect.c says what each mode checks).
 . "${top_srcdir:-.}/tests/integ/test_run_common.sh"
@@ -46,6 +47,22 @@ for c in "1 4 2" "2 4 0" "2 3 2" "3 3 1" "3 5 4"; do
 connect fails with PROC_TERM_WO_SYNC" \
         '[ "$rc" -eq 0 ] && [ "$(grep -c "^rank [0-9]* connect die $term\$" "$tmp/out")" -eq "$others" ]'
     [ "$rc" -eq 0 ] || reap "$client connect die $3"
+done
+
+# RDPMIX_CONNECT_OPTIONAL: rank L exits without finalizing; the others'
+# optional connect and disconnect of the whole job succeed (with 3 ranks
+# on 3 nodes rank L is alone on its node: its server takes part for it;
+# L = 9: nobody leaves, everyone's succeed)
+for c in "1 4 2" "2 4 0" "2 3 2" "3 3 1" "3 5 4" "1 3 9" "3 3 9"; do
+    # shellcheck disable=SC2086
+    set -- $c
+    job 120 --nodes "$1" -n "$2" "$client" connect optional "$3"
+    others=$(($2 - 1))
+    [ "$3" -lt "$2" ] || others=$2
+    check_that "optional connect: rank $3 of $2 on $1 node(s) leaves, the \
+others' connect and disconnect succeed" \
+        '[ "$rc" -eq 0 ] && [ "$(grep -c "^rank [0-9]* connect optional 0 0\$" "$tmp/out")" -eq "$others" ]'
+    [ "$rc" -eq 0 ] || reap "$client connect optional $3"
 done
 
 # RFC0003's rendezvous: two rdpmix-runs (A: NODES_A nodes, NP_A ranks; B

@@ -62,4 +62,23 @@ for m in $nodes; do
     fault conc "concurrent constructs over the same processes while one exits" 0 1 2
 done
 
+# What an operation costs between the servers: CTL_OPEN goes through one
+# relay (at most 2 (k - 1) messages per operation over k servers, not
+# k (k - 1); each of the k logs the operation once, so 2 (m - 1) / m per
+# line at most, however many servers each operation spans), a
+# destruct is a barrier (no blocks).  The servers say both at debug level:
+# "group control message 3 to server S" per CTL_OPEN sent, "group ID
+# KIND: allgather|barrier between the servers" once per operation each.
+m=4
+RDPMIX_LOG_LEVEL=debug RDPMIX_LOG_SUBSYS=server \
+    job 120 --nodes "$m" -n "$m" "$client" group basic
+opens=$(grep -c "group control message 3 to server" "$tmp/err")
+xops=$(grep -c "group .* \(construct\|destruct\): [a-z]* between the servers" "$tmp/err")
+dbar=$(grep -c "group .* destruct: barrier between the servers" "$tmp/err")
+dall=$(grep -c "group .* destruct: [a-z]* between the servers" "$tmp/err")
+check_that "construct/destruct on $m nodes: $opens CTL_OPEN, $xops operation lines, destructs are barriers ($dbar of $dall)" \
+    '[ "$rc" -eq 0 ] && [ "$xops" -ge "$m" ] && [ "$opens" -ge 1 ] &&
+     [ "$opens" -le $((2 * xops * (m - 1) / m)) ] &&
+     [ "$dall" -ge "$m" ] && [ "$dbar" -eq "$dall" ]'
+
 finish

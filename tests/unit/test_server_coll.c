@@ -205,7 +205,10 @@ static void connect_directives_are_checked(void **state)
     assert_int_equal(dirs_of(RDPMIX_CONNECT_NOTIFY_EACH, "y", PMIX_STRING, &d),
                      PMIX_ERR_BAD_PARAM);
     assert_int_equal(dirs_of(RDPMIX_CONNECT_OPTIONAL, &t, PMIX_BOOL, &d),
-                     PMIX_ERR_NOT_SUPPORTED);
+                     PMIX_SUCCESS);
+    assert_true(d.optional);
+    assert_int_equal(dirs_of(RDPMIX_CONNECT_OPTIONAL, "y", PMIX_STRING, &d),
+                     PMIX_ERR_BAD_PARAM);
     PMIX_INFO_LOAD(&info[0], RDPMIX_CONNECT_ID, "x", PMIX_STRING);
     PMIX_INFO_LOAD(&info[1], RDPMIX_CONNECT_NOTIFY_REQ, &t, PMIX_BOOL);
     PMIX_INFO_LOAD(&info[2], PMIX_TIMEOUT, &one, PMIX_INT);

@@ -2,6 +2,7 @@
 #include "config.h"
 #include "core/server/coll.h"
 #include "core/server/connect.h"
+#include "core/server/group.h"
 #include "coll/coll.h"
 #include "core/util/alloc.h"
 #include "core/util/log.h"
@@ -926,6 +927,20 @@ void rdp_srv_coll_request(rdp_srv_peer_t *peer, uint16_t cmd, uint32_t tag,
     }
     if (status == PMIX_SUCCESS && op != RDP_SRV_COLL_FENCE) {
         status = rdp_srv_connect_dirs(info, ninfo, &dirs);
+    }
+    if (status == PMIX_SUCCESS && dirs.optional) {
+        /* optional participation: run by group.c (docs/design.md) */
+        rdp_srv_connect_raise(op == RDP_SRV_COLL_CONNECT, client, procs, nprocs,
+                              info, ninfo);
+        status = rdp_srv_group_connect(peer, op == RDP_SRV_COLL_CONNECT, tag,
+                                       coll_ops[op]->reply_cmd, procs, nprocs,
+                                       dirs.id, info, ninfo);
+        if (status == PMIX_SUCCESS) {
+            rdp_free(procs);
+            PMIX_INFO_FREE(info, ninfo);
+            return;
+        }
+        goto reply;
     }
     if (status == PMIX_SUCCESS) {
         /* connects with an id count their own sequence numbers */

@@ -64,12 +64,6 @@ pmix_status_t rdp_srv_connect_dirs(const pmix_info_t *info, size_t ninfo,
             status = read_flag(in, &xchg_only);
         }
     }
-    if (status == PMIX_SUCCESS && d.optional) {
-        /* a server all of whose participants leave before joining would
-         * never join the exchange across servers: not supported yet */
-        rdp_log_error(SERVER, "%s is not supported", RDPMIX_CONNECT_OPTIONAL);
-        status = PMIX_ERR_NOT_SUPPORTED;
-    }
     if (status == PMIX_SUCCESS) {
         *dirs_p = d;
     }
@@ -229,24 +223,31 @@ static void raise_event(pmix_status_t code, const rdp_srv_client_t *source,
     notify_host(code, &source->proc, info, n);
 }
 
-void rdp_srv_connect_arrived(const rdp_srv_coll_t *coll,
-                             const rdp_srv_client_t *caller)
+void rdp_srv_connect_raise(bool connect, const rdp_srv_client_t *caller,
+                           const pmix_proc_t *procs, size_t nprocs,
+                           const pmix_info_t *info, size_t ninfo)
 {
-    bool connect = coll->op == RDP_SRV_COLL_CONNECT;
     rdp_srv_cnct_dirs_t dirs;
 
-    if (coll->state != RDP_SRV_COLL_GATHER
-        || rdp_srv_connect_dirs(coll->info, coll->ninfo, &dirs)
-               != PMIX_SUCCESS) {
+    if (rdp_srv_connect_dirs(info, ninfo, &dirs) != PMIX_SUCCESS) {
         return;
     }
     if (connect && dirs.notify_req) {
-        raise_event(PMIX_CONNECT_REQUESTED, caller, coll->procs, coll->nprocs,
-                    &dirs, true);
+        raise_event(PMIX_CONNECT_REQUESTED, caller, procs, nprocs, &dirs, true);
     }
     if (dirs.notify_each) {
         raise_event(connect ? PMIX_PROC_HAS_CONNECTED
                             : RDPMIX_PROC_HAS_DISCONNECTED,
-                    caller, coll->procs, coll->nprocs, &dirs, false);
+                    caller, procs, nprocs, &dirs, false);
+    }
+}
+
+void rdp_srv_connect_arrived(const rdp_srv_coll_t *coll,
+                             const rdp_srv_client_t *caller)
+{
+    if (coll->state == RDP_SRV_COLL_GATHER) {
+        rdp_srv_connect_raise(coll->op == RDP_SRV_COLL_CONNECT, caller,
+                              coll->procs, coll->nprocs, coll->info,
+                              coll->ninfo);
     }
 }

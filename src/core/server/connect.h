@@ -58,6 +58,11 @@ pmix_status_t rdp_srv_connect_foreign(const rdp_srv_client_t *caller,
  * all participants give the same) ask for, in the participants on this
  * node (except @a caller) and, through the host's notify_event, on the
  * others. */
+/** The events @a caller's connect (@a connect) or disconnect over
+ * @a procs asks for in @a info (notify-each, notify-request). */
+void rdp_srv_connect_raise(bool connect, const rdp_srv_client_t *caller,
+                           const pmix_proc_t *procs, size_t nprocs,
+                           const pmix_info_t *info, size_t ninfo);
 void rdp_srv_connect_arrived(const rdp_srv_coll_t *coll,
                              const rdp_srv_client_t *caller);
 

@@ -1,15 +1,20 @@
 /* group.c - PMIx_Group_construct / _destruct in the server (RFC0033) */
 #include "config.h"
 #include "core/server/group.h"
+#include "core/server/connect.h"
 #include "core/server/group_host.h"
 #include "core/server/p2p.h"
 #include "core/server/xchg.h"
 #include "core/util/alloc.h"
+#include "core/util/hash.h"
 #include "core/util/log.h"
 #include "core/util/status.h"
 #include "core/util/value.h"
 
+#include <rdpmix.h>
+
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 /*
@@ -31,9 +36,19 @@
  */
 
 enum gop_kind {
-    GOP_CONSTRUCT = 1,
-    GOP_DESTRUCT  = 2
+    GOP_CONSTRUCT  = 1,
+    GOP_DESTRUCT   = 2,
+    GOP_CONNECT    = 3, /* RDPMIX_CONNECT_OPTIONAL: a connect run here */
+    GOP_DISCONNECT = 4
 };
+
+static const char *kind_name(uint8_t kind)
+{
+    static const char *const names[] = {"?", "construct", "destruct", "connect",
+                                        "disconnect"};
+
+    return kind <= GOP_DISCONNECT ? names[kind] : names[0];
+}
 
 enum gop_state {
     GOP_GATHER = 0, /* waiting for local members */
@@ -280,8 +295,7 @@ static void gop_answer(gop_t *op, pmix_status_t status, rdp_buf_t *buf)
     rdp_buf_cleanup(buf);
     if (status != PMIX_SUCCESS) {
         rdp_log_info(SERVER, "group %s %s failed: %s", op->id,
-                     op->kind == GOP_CONSTRUCT ? "construct" : "destruct",
-                     rdp_status_name(status));
+                     kind_name(op->kind), rdp_status_name(status));
     }
     gop_maybe_free(op);
 }
@@ -678,6 +692,8 @@ static void construct_done(gop_t *op, const rdp_srv_group_block_t *blocks,
     early_lefts_take(id, true);
 }
 
+static void destruct_answer(gop_t *op, pmix_status_t status);
+
 static void destruct_done(gop_t *op, const rdp_srv_group_block_t *blocks,
                           size_t nblocks)
 {
@@ -694,6 +710,11 @@ static void destruct_done(gop_t *op, const rdp_srv_group_block_t *blocks,
     status = rdp_srv_group_resolve(op->members, op->nmembers, blocks, nblocks,
                                    true, &final, &nfinal, &have_cid, &cid);
     rdp_free(final);
+    destruct_answer(op, status);
+}
+
+static void destruct_answer(gop_t *op, pmix_status_t status)
+{
     if (status == PMIX_SUCCESS) {
         group_free(rdp_hash_remove_str(&gs.groups, op->id));
     }
@@ -705,8 +726,10 @@ static void gop_resolve(gop_t *op, const rdp_srv_group_block_t *blocks,
 {
     if (op->kind == GOP_CONSTRUCT) {
         construct_done(op, blocks, nblocks);
-    } else {
+    } else if (op->kind == GOP_DESTRUCT) {
         destruct_done(op, blocks, nblocks);
+    } else {
+        gop_answer(op, PMIX_SUCCESS, NULL); /* a connect: whoever came */
     }
 }
 
@@ -868,6 +891,14 @@ static xref_t *xref_new(const gop_t *op)
 static void xchg_done(pmix_status_t status, const rdp_srv_xchg_block_t *blocks,
                       size_t nblocks, void *arg);
 
+/* A destruct (or connect) over the engine is a barrier: its blocks
+ * decide nothing (every member that may not be missing either came or
+ * failed it at its own server first), so none need travel. */
+static bool gop_barrier(const gop_t *op)
+{
+    return op->kind != GOP_CONSTRUCT && rdp_srv_xchg_me() != UINT32_MAX;
+}
+
 static pmix_status_t xchg_begin(gop_t *op, rdp_buf_t *buf, const uint8_t *key,
                                 size_t keylen, rdp_srv_xchg_done_fn done,
                                 uint64_t *handle_p)
@@ -888,9 +919,16 @@ static pmix_status_t xchg_begin(gop_t *op, rdp_buf_t *buf, const uint8_t *key,
     args.keylen  = keylen;
     args.procs   = op->members;
     args.nprocs  = op->nmembers;
-    args.collect = true;
+    args.collect = !(done == xchg_done && gop_barrier(op));
     args.timeout = op->timeout;
     args.len     = size - RDP_COLL_HEADROOM;
+    if (!args.collect) {
+        rdp_free(args.own_buf);
+        args.own_buf = NULL;
+        args.len     = 0;
+    }
+    rdp_log_debug(SERVER, "group %s %s: %s between the servers", op->id,
+                  kind_name(op->kind), args.collect ? "allgather" : "barrier");
     if (rdp_srv_xchg_me() != UINT32_MAX) {
         status = rdp_srv_xchg_start(&args, done, x, handle_p);
     } else if (done == xchg_done) {
@@ -973,6 +1011,14 @@ static void xchg_done(pmix_status_t status, const rdp_srv_xchg_block_t *blocks,
         }
     }
     op->state = GOP_GATHER; /* no exchange to cancel any more */
+    if (status == PMIX_SUCCESS && gop_barrier(op)) {
+        if (op->kind == GOP_DESTRUCT) {
+            destruct_answer(op, PMIX_SUCCESS);
+        } else {
+            gop_answer(op, PMIX_SUCCESS, NULL);
+        }
+        return;
+    }
     if (status == PMIX_SUCCESS) {
         parsed = rdp_calloc(nblocks + 1, sizeof(*parsed));
         status = parsed != NULL ? unpack_blocks(blocks, nblocks, parsed)
@@ -1298,7 +1344,7 @@ static void ctl_fail(uint32_t server, rdp_rbuf_t *rb)
         rc = rdp_unpack_i32(rb, &status);
     }
     if (rc == PMIX_SUCCESS
-        && (kind < GOP_CONSTRUCT || kind > GOP_DESTRUCT
+        && (kind < GOP_CONSTRUCT || kind > GOP_DISCONNECT
             || status == PMIX_SUCCESS)) {
         rc = PMIX_ERR_UNPACK_FAILURE;
     }
@@ -1337,6 +1383,78 @@ static void gop_start_timer(gop_t *op)
     }
 }
 
+/* The servers that host @a members, sorted (NULL without the engine or
+ * on error: nobody to tell). */
+static uint32_t *host_servers(const pmix_proc_t *members, size_t nmembers,
+                              uint32_t *n_p)
+{
+    uint32_t *srv = NULL;
+
+    *n_p = 0;
+    if (rdp_srv_xchg_servers(members, nmembers, &srv, n_p) != PMIX_SUCCESS) {
+        return NULL;
+    }
+    return srv;
+}
+
+/* Send @a buf on the group channel to the servers that host @a members,
+ * but this one and @a skip. */
+/* Send @a buf to server @a s on the group channel (test_run_group.sh
+ * counts these lines: how many control messages an operation costs). */
+static void send_to(uint32_t s, const rdp_buf_t *buf)
+{
+    rdp_log_debug(SERVER, "group control message %u to server %u",
+                  (unsigned)buf->data[0], s);
+    (void)rdp_srv_p2p_send(s, RDP_SRV_CH_GROUP_CTL, buf);
+}
+
+static void send_hosts(const rdp_buf_t *buf, const pmix_proc_t *members,
+                       size_t nmembers, uint32_t skip)
+{
+    uint32_t n, me = rdp_srv_xchg_me();
+    uint32_t *srv = host_servers(members, nmembers, &n);
+
+    for (uint32_t i = 0; i < n; i++) {
+        if (srv[i] != me && srv[i] != skip
+            && !rdp_srv_p2p_peer_failed(srv[i])) {
+            send_to(srv[i], buf);
+        }
+    }
+    rdp_free(srv);
+}
+
+/* CTL_OPEN goes through the relay, the lowest-indexed server that hosts
+ * members: the others send it there, the relay to all of them, once per
+ * operation (2 (M - 1) messages at most, not M (M - 1)).  UINT32_MAX: no
+ * usable relay (send to every host). */
+static uint32_t open_relay(const pmix_proc_t *members, size_t nmembers)
+{
+    uint32_t n, relay = UINT32_MAX;
+    uint32_t *srv = host_servers(members, nmembers, &n);
+
+    if (n > 0 && !rdp_srv_p2p_peer_failed(srv[0])) {
+        relay = srv[0];
+    }
+    rdp_free(srv);
+    return relay;
+}
+
+/* Send @a buf to the relay of @a members, or as the relay to every
+ * other host of them. */
+static void send_via_relay(const rdp_buf_t *buf, const pmix_proc_t *members,
+                           size_t nmembers)
+{
+    uint32_t relay = open_relay(members, nmembers);
+
+    if (relay != UINT32_MAX && relay != rdp_srv_xchg_me()) {
+        send_to(relay, buf);
+    } else {
+        send_hosts(buf, members, nmembers, UINT32_MAX);
+    }
+}
+
+/* A tracker was made here for a local member: the relay (or, from the
+ * relay, every other host) makes its own. */
 static void tell_open(const gop_t *op)
 {
     uint8_t flags = (op->optional ? OPEN_OPTIONAL : 0)
@@ -1361,7 +1479,47 @@ static void tell_open(const gop_t *op)
     if (rc == PMIX_SUCCESS) {
         rc = rdp_pack_proc_array(&buf, op->members, op->nmembers);
     }
-    send_ctl(&buf, rc);
+    if (rc == PMIX_SUCCESS) {
+        send_via_relay(&buf, op->members, op->nmembers);
+    }
+    rdp_buf_cleanup(&buf);
+}
+
+/* At the relay, a message of @a type (@a body: after its type byte) from
+ * @a from goes on to the other hosts of @a members. */
+static void relay_forward(uint32_t from, uint8_t type,
+                          const pmix_proc_t *members, size_t nmembers,
+                          const uint8_t *body, size_t bodylen)
+{
+    rdp_buf_t buf;
+    pmix_status_t rc;
+
+    if (open_relay(members, nmembers) != rdp_srv_xchg_me()) {
+        return;
+    }
+    rdp_buf_init(&buf);
+    rc = rdp_pack_u8(&buf, type);
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_buf_append(&buf, body, bodylen);
+    }
+    if (rc == PMIX_SUCCESS) {
+        send_hosts(&buf, members, nmembers, from);
+    }
+    rdp_buf_cleanup(&buf);
+}
+
+/* At the relay, a CTL_OPEN for an operation it has not opened yet goes
+ * on to the other hosts; one it opened was sent or forwarded then. */
+static void relay_open(uint32_t from, uint8_t kind, const char *id,
+                       uint64_t gen, const pmix_proc_t *members,
+                       size_t nmembers, const uint8_t *body, size_t bodylen)
+{
+    uint8_t key[OP_KEY_MAX];
+    size_t keylen = op_key(kind, id, key);
+
+    if ((uint64_t)(uintptr_t)rdp_hash_get(&gs.gens, key, keylen) <= gen) {
+        relay_forward(from, CTL_OPEN, members, nmembers, body, bodylen);
+    }
 }
 
 static void mark_departed(gop_t *op);
@@ -1420,8 +1578,10 @@ static void ctl_open(uint32_t server, rdp_rbuf_t *rb)
     uint64_t gen;
     uint32_t timeout;
     pmix_proc_t leader, *members = NULL;
-    size_t n         = 0;
-    pmix_status_t rc = unpack_ctl_head(rb, &kind, id, &gen);
+    size_t n            = 0;
+    const uint8_t *body = rb->ptr;
+    size_t bodylen      = rb->left;
+    pmix_status_t rc    = unpack_ctl_head(rb, &kind, id, &gen);
 
     if (rc == PMIX_SUCCESS) {
         rc = rdp_unpack_u8(rb, &flags);
@@ -1436,7 +1596,7 @@ static void ctl_open(uint32_t server, rdp_rbuf_t *rb)
         rc = rdp_unpack_proc_array(rb, &members, &n);
     }
     if (rc == PMIX_SUCCESS
-        && (kind < GOP_CONSTRUCT || kind > GOP_DESTRUCT || n == 0)) {
+        && (kind < GOP_CONSTRUCT || kind > GOP_DISCONNECT || n == 0)) {
         rc = PMIX_ERR_UNPACK_FAILURE;
     }
     if (rc == PMIX_SUCCESS) {
@@ -1448,6 +1608,7 @@ static void ctl_open(uint32_t server, rdp_rbuf_t *rb)
         rdp_free(members);
         return;
     }
+    relay_open(server, kind, id, gen, members, n, body, bodylen);
     open_tracker(kind, id, gen, flags, timeout, &leader, members, n);
 }
 
@@ -1578,8 +1739,7 @@ static void gop_timeout(void *arg)
 {
     gop_t *op = arg;
 
-    rdp_log_warn(SERVER, "group %s %s timed out", op->id,
-                 op->kind == GOP_CONSTRUCT ? "construct" : "destruct");
+    rdp_log_warn(SERVER, "group %s %s timed out", op->id, kind_name(op->kind));
     gop_fail(op, PMIX_ERR_TIMEOUT);
 }
 
@@ -2059,6 +2219,117 @@ static pmix_status_t handle_construct(rdp_srv_peer_t *peer, uint32_t tag,
     return PMIX_SUCCESS;
 }
 
+/* ---- optional connect / disconnect (RDPMIX_CONNECT_OPTIONAL) ----
+ * A participant that leaves without joining must not fail the operation,
+ * and a server all of whose participants left must still take part: what
+ * an optional group construct does.  So such a connect runs as a group
+ * operation of its own kind (no group is recorded, nothing but a status
+ * comes back), keyed by a hash of its canonical participants and
+ * RDPMIX_CONNECT_ID, counted by generation like any group operation. */
+
+/* The operation's name among group operations of its kind. */
+static pmix_status_t connect_op_id(const pmix_proc_t *procs, size_t nprocs,
+                                   const char *cid, char *id)
+{
+    rdp_buf_t buf;
+    pmix_status_t status = PMIX_SUCCESS;
+
+    rdp_buf_init(&buf);
+    for (size_t i = 0; status == PMIX_SUCCESS && i < nprocs; i++) {
+        status = rdp_pack_string(&buf, procs[i].nspace);
+        if (status == PMIX_SUCCESS) {
+            status = rdp_pack_u32(&buf, procs[i].rank);
+        }
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_pack_string(&buf, cid != NULL ? cid : "");
+    }
+    if (status == PMIX_SUCCESS) {
+        snprintf(id, PMIX_MAX_NSLEN + 1, "rdpmix.cnct.%016" PRIx64,
+                 rdp_hash_bytes(buf.data, buf.size));
+    }
+    rdp_buf_cleanup(&buf);
+    return status;
+}
+
+/* The tracker of an optional connect, made when @a first. */
+static pmix_status_t connect_gop(const greq_t *req, gop_t **op_p, bool *first_p)
+{
+    uint8_t key[OP_KEY_MAX];
+    pmix_proc_t *members = NULL;
+    size_t nmembers      = 0;
+    gop_t *op = rdp_hash_get(&gs.ops, key, op_key(req->kind, req->id, key));
+    pmix_status_t status;
+
+    *first_p = op == NULL;
+    if (op != NULL) {
+        *op_p = op;
+        return PMIX_SUCCESS;
+    }
+    status = expand_members(req->procs, req->nprocs, &members, &nmembers);
+    if (status == PMIX_SUCCESS) {
+        status = gop_create(req->kind, req->id, members, nmembers, &op);
+    }
+    if (status != PMIX_SUCCESS) {
+        return status;
+    }
+    if (!op->all_local && rdp_srv_xchg_me() == UINT32_MAX) {
+        /* group_host.c carries constructs and destructs only */
+        gop_remove(op);
+        return PMIX_ERR_NOT_SUPPORTED;
+    }
+    op->optional = true;
+    *op_p        = op;
+    return PMIX_SUCCESS;
+}
+
+pmix_status_t rdp_srv_group_connect(rdp_srv_peer_t *peer, bool connect,
+                                    uint32_t tag, uint16_t ack,
+                                    pmix_proc_t *procs, size_t nprocs,
+                                    const char *cid, pmix_info_t *info,
+                                    size_t ninfo)
+{
+    greq_t req;
+    gop_t *op;
+    bool first;
+    pmix_status_t status = gs_init();
+
+    if (status != PMIX_SUCCESS) {
+        return status;
+    }
+    if (rdp_srv_connect_is_foreign(procs, nprocs)) {
+        rdp_log_error(SERVER, "%s across launchers is not supported",
+                      RDPMIX_CONNECT_OPTIONAL);
+        return PMIX_ERR_NOT_SUPPORTED;
+    }
+    memset(&req, 0, sizeof(req));
+    req.kind   = connect ? GOP_CONNECT : GOP_DISCONNECT;
+    req.ack    = ack;
+    req.procs  = procs;
+    req.nprocs = nprocs;
+    req.info   = info;
+    req.ninfo  = ninfo;
+    status     = connect_op_id(procs, nprocs, cid, req.id);
+    if (status == PMIX_SUCCESS) {
+        status = connect_gop(&req, &op, &first);
+    }
+    if (status != PMIX_SUCCESS) {
+        return status;
+    }
+    if (first) {
+        op->hold = true; /* failing it below must not free it */
+        read_directives(op, info, ninfo, true);
+        gop_check_doomed(op);
+        gop_check_departed(op);
+        if (!op->all_local && op->state != GOP_DONE) {
+            tell_open(op);
+        }
+        op->hold = false;
+    }
+    gop_arrive(op, first, peer, tag, &req); /* last: may free op */
+    return PMIX_SUCCESS;
+}
+
 /* PMIx_Group_invite: a construct whose leader is here and whose other
  * members are invited (PMIX_GROUP_INVITED) and join when they accept.
  * Declines and invitees that leave first are left out (the leader gets
@@ -2243,7 +2514,12 @@ static void tell_leader(const gop_t *op, uint8_t what)
     if (rc == PMIX_SUCCESS) {
         rc = rdp_pack_proc(&buf, &op->leader);
     }
-    send_ctl(&buf, rc);
+    if (rc == PMIX_SUCCESS) {
+        /* the relay's way, as CTL_OPEN went: no host hears of a leader
+         * before it heard of the operation */
+        send_via_relay(&buf, op->members, op->nmembers);
+    }
+    rdp_buf_cleanup(&buf);
 }
 
 /* The leader left: its members here choose a new one.  The construct
@@ -2436,7 +2712,9 @@ static void ctl_leader(uint32_t server, rdp_rbuf_t *rb)
     uint8_t kind, what, key[OP_KEY_MAX];
     uint64_t gen;
     pmix_proc_t leader;
-    pmix_status_t rc = unpack_ctl_head(rb, &kind, id, &gen);
+    const uint8_t *body = rb->ptr;
+    size_t bodylen      = rb->left;
+    pmix_status_t rc    = unpack_ctl_head(rb, &kind, id, &gen);
     gop_t *op;
 
     if (rc == PMIX_SUCCESS) {
@@ -2457,6 +2735,10 @@ static void ctl_leader(uint32_t server, rdp_rbuf_t *rb)
         return;
     }
     op = rdp_hash_get(&gs.ops, key, op_key(kind, id, key));
+    if (op != NULL && op->gen == gen) {
+        relay_forward(server, CTL_LEADER, op->members, op->nmembers, body,
+                      bodylen);
+    }
     if (op == NULL || op->gen != gen || op->state == GOP_DONE
         || op->leader_lost) {
         return; /* no member here, or too late */

@@ -118,6 +118,16 @@ pmix_status_t rdp_srv_group_votes_resolve(const pmix_proc_t *members,
 /** GROUP_CONSTRUCT / GROUP_DESTRUCT from a client (conn.c). */
 void rdp_srv_handle_group(rdp_srv_peer_t *peer, uint16_t cmd, uint32_t tag,
                           rdp_rbuf_t *rb);
+/** A connect (@a connect) or disconnect with RDPMIX_CONNECT_OPTIONAL by
+ * @a peer's client over @a procs (canonical; borrowed, as @a info), with
+ * RDPMIX_CONNECT_ID @a cid (NULL: none): run as a group operation,
+ * answered later with @a ack and a status.  An error return is the
+ * caller's to answer. */
+pmix_status_t rdp_srv_group_connect(rdp_srv_peer_t *peer, bool connect,
+                                    uint32_t tag, uint16_t ack,
+                                    pmix_proc_t *procs, size_t nprocs,
+                                    const char *cid, pmix_info_t *info,
+                                    size_t ninfo);
 /** A local client finalized or left: group operations waiting for it
  * fail, or go on without it where that was allowed. */
 void rdp_srv_group_client_gone(rdp_srv_client_t *client);

@@ -190,12 +190,13 @@ static pmix_status_t mark_servers(const pmix_proc_t *p, uint8_t *in)
     return PMIX_SUCCESS;
 }
 
-/* The sorted servers of the participants; *n_p of them. */
+/* The sorted servers of the participants; *n_p of them.  With @a need_me,
+ * this server must be one of them. */
 static pmix_status_t servers_of(const pmix_proc_t *procs, size_t nprocs,
-                                uint32_t **srv_p, uint32_t *n_p)
+                                bool need_me, uint32_t **srv_p, uint32_t *n_p)
 {
     uint32_t nuniverse = rdp_srv_engine_size(), me = rdp_srv_engine_me();
-    uint8_t *in = rdp_calloc(nuniverse, 1);
+    uint8_t *in = rdp_calloc(nuniverse + 1, 1);
     uint32_t *srv, n = 0;
     pmix_status_t status = PMIX_SUCCESS;
 
@@ -205,7 +206,7 @@ static pmix_status_t servers_of(const pmix_proc_t *procs, size_t nprocs,
     for (size_t i = 0; status == PMIX_SUCCESS && i < nprocs; i++) {
         status = mark_servers(&procs[i], in);
     }
-    if (status == PMIX_SUCCESS && !in[me]) {
+    if (status == PMIX_SUCCESS && need_me && !in[me]) {
         rdp_log_error(SERVER,
                       "exchange: no participant has %s %u (this "
                       "server), yet some are local",
@@ -264,7 +265,7 @@ pmix_status_t rdp_srv_xchg_start(const rdp_srv_xchg_args_t *args,
         rdp_free(args->own_buf);
         return PMIX_ERR_BAD_PARAM;
     }
-    status = servers_of(args->procs, args->nprocs, &servers, &nservers);
+    status = servers_of(args->procs, args->nprocs, true, &servers, &nservers);
     if (status != PMIX_SUCCESS) {
         rdp_free(args->own_buf);
         return status;
@@ -312,6 +313,16 @@ pmix_status_t rdp_srv_xchg_start(const rdp_srv_xchg_args_t *args,
                   x->seq, args->collect ? args->len : (size_t)0);
     *handle_p = x->handle;
     return PMIX_SUCCESS;
+}
+
+pmix_status_t rdp_srv_xchg_servers(const pmix_proc_t *procs, size_t nprocs,
+                                   uint32_t **srv_p, uint32_t *n_p)
+{
+    RDP_ASSERT_ON_LOOP(rdp_rt.loop);
+    if (!xs.open) {
+        return PMIX_ERR_INIT;
+    }
+    return servers_of(procs, nprocs, false, srv_p, n_p);
 }
 
 bool rdp_srv_xchg_cancel(uint64_t handle, pmix_status_t status)

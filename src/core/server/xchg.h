@@ -73,6 +73,12 @@ pmix_status_t rdp_srv_xchg_start(const rdp_srv_xchg_args_t *args,
 /* Fail it here only with status (done then runs later with it).
  * False when no such exchange is running. */
 bool rdp_srv_xchg_cancel(uint64_t handle, pmix_status_t status);
+/* The engine indexes of the servers that host @a procs (WILDCARD
+ * allowed), sorted, in *srv_p (rdp_malloc'ed; *n_p of them; this server
+ * need not be one).  PMIX_ERR_INIT without the engine; else as
+ * rdp_srv_xchg_start. */
+pmix_status_t rdp_srv_xchg_servers(const pmix_proc_t *procs, size_t nprocs,
+                                   uint32_t **srv_p, uint32_t *n_p);
 /* The engine index of this server and the number of servers
  * (UINT32_MAX / 0 without the engine). */
 uint32_t rdp_srv_xchg_me(void);

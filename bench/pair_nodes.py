@@ -1,0 +1,33 @@
+#!/usr/bin/env python3
+# pair_nodes.py OUTDIR: per configuration and build, min/median/max across
+# launches of each launch's max over ranks (ms) and of the ratios
+# construct / fence_collect_rep and destruct / fence taken within a launch.
+import csv, glob, statistics as st, sys
+from collections import defaultdict
+d = defaultdict(dict)  # (build, round, M, P, S) -> phase -> max_us
+for f in [g for g in glob.glob(sys.argv[1] + '/*.r*.csv') if 'launches' not in g]:
+    build = f.split('/')[-1].split('.')[0]
+    rnd = f.split('.r')[1].split('.')[0]
+    for r in csv.DictReader(open(f)):
+        d[(build, rnd, int(r['M']), int(r['P']), int(r['S']))][r['phase']] = float(r['max_us']) / 1000
+cfgs = sorted({k[2:] for k in d})
+def fmt(xs):
+    if not xs: return '-'
+    return '%.2f (%.2f-%.2f)' % (st.median(xs), min(xs), max(xs))
+print('| S (B) | M | P | N | n | build | fence | fence_collect_rep | construct | destruct | construct / fence_collect_rep | destruct / fence |')
+print('|---|---|---|---|---|---|---|---|---|---|---|---|')
+for (M, P, S) in sorted(cfgs, key=lambda c: (c[2], c[0], c[1])):
+    for b in ('before', 'after'):
+        runs = [v for k, v in d.items() if k[0] == b and k[2:] == (M, P, S)
+                and all(p in v for p in ('fence', 'fence_collect_rep', 'group_construct', 'group_destruct'))]
+        col = lambda p: [v[p] for v in runs]
+        rc = [v['group_construct'] / v['fence_collect_rep'] for v in runs]
+        rd = [v['group_destruct'] / v['fence'] for v in runs]
+        print(f"| {S} | {M} | {P} | {M*P} | {len(runs)} | {b} | {fmt(col('fence'))} | {fmt(col('fence_collect_rep'))} | {fmt(col('group_construct'))} | {fmt(col('group_destruct'))} | {fmt(rc)} | {fmt(rd)} |")
+
+print()
+for sel, name in ((lambda M: True, 'all'), (lambda M: M >= 8, 'M>=8'), (lambda M: M == 16, 'M=16')):
+    for b in ('before', 'after'):
+        rc = [v['group_construct'] / v['fence_collect_rep'] for k, v in d.items() if k[0] == b and sel(k[2])]
+        rd = [v['group_destruct'] / v['fence'] for k, v in d.items() if k[0] == b and sel(k[2])]
+        print(name, b, 'launches', len(rc), 'construct/fcr median %.2f' % st.median(rc), 'destruct/fence median %.2f' % st.median(rd))
