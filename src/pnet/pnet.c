@@ -233,6 +233,8 @@ pmix_status_t rdp_pnet_setup_app(const char *nspace, const pmix_info_t *dirs,
 typedef struct job_env {
     pmix_info_t *envars; /* the environment directives, in order */
     size_t n;
+    pmix_info_t *values; /* the job-level values (the job's own only) */
+    size_t nvalues;
 } job_env_t;
 
 static struct {
@@ -269,11 +271,16 @@ static void job_env_destroy(job_env_t *je)
     for (size_t i = 0; i < je->n; i++) {
         rdp_pnet_wipe_value(&je->envars[i].value);
     }
+    for (size_t i = 0; i < je->nvalues; i++) {
+        rdp_pnet_wipe_value(&je->values[i].value);
+    }
     rdp_info_array_free(je->envars, je->n);
+    rdp_info_array_free(je->values, je->nvalues);
     rdp_free(je);
 }
 
-/* A new job_env_t with copies of the environment directives of @a info */
+/* A new job_env_t with copies of the environment directives of @a info
+ * and of its job-level values (the rest) */
 static pmix_status_t job_env_create(const pmix_info_t *info, size_t ninfo,
                                     job_env_t **je_p)
 {
@@ -282,7 +289,12 @@ static pmix_status_t job_env_create(const pmix_info_t *info, size_t ninfo,
 
     if (je == NULL
         || (ninfo > 0
-            && (je->envars = rdp_calloc(ninfo, sizeof(pmix_info_t))) == NULL)) {
+            && ((je->envars = rdp_calloc(ninfo, sizeof(pmix_info_t))) == NULL
+                || (je->values = rdp_calloc(ninfo, sizeof(pmix_info_t)))
+                       == NULL))) {
+        if (je != NULL) {
+            rdp_free(je->envars);
+        }
         rdp_free(je);
         return PMIX_ERR_NOMEM;
     }
@@ -290,6 +302,9 @@ static pmix_status_t job_env_create(const pmix_info_t *info, size_t ninfo,
         if (rdp_pnet_is_envar_key(info[i].key)) {
             status = rdp_info_copy(&je->envars[je->n], &info[i]);
             je->n += (status == PMIX_SUCCESS);
+        } else {
+            status = rdp_info_copy(&je->values[je->nvalues], &info[i]);
+            je->nvalues += (status == PMIX_SUCCESS);
         }
     }
     if (status != PMIX_SUCCESS) {
@@ -401,6 +416,32 @@ pmix_status_t rdp_pnet_setup_fork(const char *nspace, char ***env)
     for (size_t i = 0; je != NULL && i < je->n && status == PMIX_SUCCESS; i++) {
         status =
             rdp_pnet_envar_apply(je->envars[i].key, &je->envars[i].value, env);
+    }
+    kept_unlock();
+    return status;
+}
+
+bool rdp_pnet_is_private_key(const char *key)
+{
+    return key != NULL
+           && (strcmp(key, PMIX_CREDENTIAL) == 0
+               || strncmp(key, RDP_PNET_KEY_PREFIX,
+                          sizeof(RDP_PNET_KEY_PREFIX) - 1)
+                      == 0);
+}
+
+pmix_status_t rdp_pnet_for_each_value(const char *nspace,
+                                      rdp_pnet_value_fn_t fn, void *arg)
+{
+    pmix_status_t status = PMIX_SUCCESS;
+    job_env_t *je;
+
+    pthread_once(&kept_once, kept_init_once);
+    kept_lock();
+    je = kept.ready ? rdp_hash_get_str(&kept.jobs, nspace) : NULL;
+    for (size_t i = 0; je != NULL && i < je->nvalues && status == PMIX_SUCCESS;
+         i++) {
+        status = fn(&je->values[i], arg);
     }
     kept_unlock();
     return status;

@@ -27,6 +27,7 @@
 
 #include <pmix_common.h>
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -77,6 +78,29 @@ pmix_status_t rdp_pnet_setup_local(const char *nspace, const pmix_info_t *info,
  * success.  Callable from any thread and from a forked child.
  */
 pmix_status_t rdp_pnet_setup_fork(const char *nspace, char ***env);
+
+/** Module keys of job-level values start with this ("rdpmix.pnet.ib.pkey") */
+#define RDP_PNET_KEY_PREFIX "rdpmix.pnet."
+
+/**
+ * True if @a key names a job-level value that only the job's own
+ * processes may read: PMIX_CREDENTIAL and every RDP_PNET_KEY_PREFIX key.
+ * The server answers another job's client or tool asking for one with
+ * PMIX_ERR_NO_PERMISSIONS, whether it holds the value or not.
+ */
+bool rdp_pnet_is_private_key(const char *key);
+
+typedef pmix_status_t (*rdp_pnet_value_fn_t)(const pmix_info_t *value,
+                                             void *arg);
+
+/**
+ * Call @a fn for every job-level value (not an environment directive)
+ * kept for @a nspace by rdp_pnet_setup_local (or derived on this node),
+ * under pnet's lock: @a fn must not call pnet.  Stops at the first error,
+ * which it returns.  Nothing kept is success.
+ */
+pmix_status_t rdp_pnet_for_each_value(const char *nspace,
+                                      rdp_pnet_value_fn_t fn, void *arg);
 
 /** The job ended on this node: release and wipe what is kept for it. */
 void rdp_pnet_job_end(const char *nspace);

@@ -75,6 +75,37 @@ check_that "after both ended (one killed) the pool serves a new job" \
     '[ $rc -eq 0 ] && [ "$(grep -c "^ports=410" "$tmp/out")" -eq 3 ]'
 check_that "and is full again after it" '[ "$(in_use tcp_block)" -eq 0 ]'
 
+# A job's pnet values are its own: every rank Gets its job's credential
+# and port block (the ones in its environment); asking for the other
+# job's gives PMIX_ERR_NO_PERMISSIONS (the nspaces meet through files)
+client="$builddir/tests/integ/run_client"
+for nodes in 1 2 3; do
+    rm -f "$tmp/nsA" "$tmp/nsB"
+    for j in A B; do
+        other=B; [ $j = B ] && other=A
+        timeout -k 5 90 "$RUN" --nodes $nodes -n 3 --pnet opa,tcp \
+            /bin/sh -c 'echo "env key=$OMPI_MCA_orte_precondition_transports ports=$RDPMIX_TCP_PORTS"; exec "$0" "$@"' \
+            "$client" pnet "$tmp/ns$j" "$tmp/ns$other" \
+            >"$tmp/g$j.out" 2>"$tmp/g$j.err" </dev/null &
+        echo $! >"$tmp/g$j.pid"
+    done
+    wait "$(cat "$tmp/gA.pid")"; rcA=$?
+    wait "$(cat "$tmp/gB.pid")"; rcB=$?
+    check_that "--nodes $nodes: two concurrent jobs end normally" \
+        '[ $rcA -eq 0 ] && [ $rcB -eq 0 ]'
+    for j in A B; do
+        check_that "--nodes $nodes: job $j's ranks Get its key and port block, those of their environment" \
+            '[ "$(grep -c "^rank=[0-9]* cred=" "$tmp/g$j.out")" -eq 3 ] &&
+             [ "$(sed -n "s/^rank=[0-9]* cred=\([^ ]*\) ports=\(.*\)$/key=\1 ports=\2/p" "$tmp/g$j.out" | sort -u)" = \
+               "$(sed -n "s/^env //p" "$tmp/g$j.out" | sort -u)" ]'
+        check_that "--nodes $nodes: job $j may not read the other job's credential or ports" \
+            '[ "$(grep -c "other_cred=NO-PERMISSIONS other_ports=NO-PERMISSIONS$" "$tmp/g$j.out")" -eq 3 ]'
+    done
+    check_that "--nodes $nodes: the two jobs' credentials differ" \
+        '[ "$(grep -h "^env " "$tmp/gA.out" | sort -u)" != "$(grep -h "^env " "$tmp/gB.out" | sort -u)" ] &&
+         [ "$(grep -h "^env " "$tmp/gA.out" "$tmp/gB.out" | sort -u | wc -l)" -eq 2 ]'
+done
+
 # a module name that does not exist
 job 30 --nodes 1 -n 1 --pnet opa,nosuch /bin/echo launched
 check_that "--pnet with an unknown module is refused before launch" \

@@ -19,3 +19,4 @@ noinst_HEADERS    += src/core/server/server_int.h src/core/server/regex.h \
                      src/core/server/group_host.h
 librdp_la_SOURCES += src/core/server/connect.c
 noinst_HEADERS    += src/core/server/connect.h
+librdp_la_SOURCES += src/core/server/pnetval.c
