@@ -421,6 +421,73 @@ pmix_status_t rdp_pnet_setup_fork(const char *nspace, char ***env)
     return status;
 }
 
+static bool kept_has(const char *nspace)
+{
+    bool has;
+
+    pthread_once(&kept_once, kept_init_once);
+    kept_lock();
+    has = kept.ready && rdp_hash_get_str(&kept.jobs, nspace) != NULL;
+    kept_unlock();
+    return has;
+}
+
+/* Run every module's derive into @a out; the first error stops */
+static pmix_status_t derive_all(const char *nspace, rdp_pnet_out_t *out)
+{
+    pmix_status_t status = PMIX_SUCCESS;
+
+    for (size_t i = 0; i < nselected && status == PMIX_SUCCESS; i++) {
+        if (selected[i]->derive != NULL) {
+            status = selected[i]->derive(nspace, out);
+            if (status != PMIX_SUCCESS) {
+                rdp_log_error(PNET, "%s: module %s cannot derive the job's "
+                                    "values: %s",
+                              nspace, selected[i]->name,
+                              rdp_status_name(status));
+            }
+        }
+    }
+    return status;
+}
+
+pmix_status_t rdp_pnet_derive(const char *nspace)
+{
+    rdp_pnet_out_t out = {
+        .list = NULL, .envars = true, .values = true};
+    pmix_info_t *info  = NULL;
+    size_t ninfo       = 0;
+    job_env_t *je      = NULL;
+    pmix_status_t status;
+
+    if (nselected == 0 || kept_has(nspace)) {
+        return PMIX_SUCCESS;
+    }
+    out.list = PMIx_Info_list_start();
+    if (out.list == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    status = derive_all(nspace, &out);
+    if (status == PMIX_SUCCESS) {
+        status = out_convert(&out, &info, &ninfo);
+    }
+    PMIx_Info_list_release(out.list);
+    if (status == PMIX_SUCCESS && ninfo > 0) {
+        status = job_env_create(info, ninfo, &je);
+    }
+    if (status == PMIX_SUCCESS && je != NULL) {
+        status = kept_replace(nspace, je);
+        if (status != PMIX_SUCCESS) {
+            job_env_destroy(je);
+        }
+    }
+    for (size_t i = 0; i < ninfo; i++) {
+        rdp_pnet_wipe_value(&info[i].value);
+    }
+    rdp_info_array_free(info, ninfo);
+    return status;
+}
+
 bool rdp_pnet_is_private_key(const char *key)
 {
     return key != NULL

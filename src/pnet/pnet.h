@@ -102,6 +102,15 @@ typedef pmix_status_t (*rdp_pnet_value_fn_t)(const pmix_info_t *value,
 pmix_status_t rdp_pnet_for_each_value(const char *nspace,
                                       rdp_pnet_value_fn_t fn, void *arg);
 
+/**
+ * Each node, at register_nspace: if nothing was set up for @a nspace
+ * (no rdp_pnet_setup_local before), every module that can derive the
+ * job's values on its own (opa with a site secret) does, and they are
+ * kept as if setup_local had brought them (a later setup_local replaces
+ * them).  Nothing to derive is success; a module's error is returned.
+ */
+pmix_status_t rdp_pnet_derive(const char *nspace);
+
 /** The job ended on this node: release and wipe what is kept for it. */
 void rdp_pnet_job_end(const char *nspace);
 

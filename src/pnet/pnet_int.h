@@ -45,6 +45,11 @@ typedef struct rdp_pnet_module {
      * whole setup_application answer */
     pmix_status_t (*setup_local)(const char *nspace, const pmix_info_t *info,
                                  size_t ninfo);
+    /* each node, at register_nspace, when no setup_local came for the
+     * job (a host without a head-node step: Slurm's srun): derive what
+     * every node of the job must agree on from site settings and the
+     * nspace alone, into @a out */
+    pmix_status_t (*derive)(const char *nspace, rdp_pnet_out_t *out);
     /* each node: the job ended here */
     void (*job_end)(const char *nspace);
 } rdp_pnet_module_t;

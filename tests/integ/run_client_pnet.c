@@ -2,7 +2,7 @@
  * its own (docs/pnet.md).
  *
  * Every rank Gets its job's PMIX_CREDENTIAL and its tcp port block
- * (rdpmix.pnet.tcp.ports) and prints them; rank 0 writes the job's nspace
+ * (rdpmix.pnet.tcp.ports; "none" without one) and prints them; rank 0 writes the job's nspace
  * to the file OWN; then every rank waits (bounded) for the file OTHER,
  * another job's nspace, and asks for that job's credential and port block,
  * printing the statuses: "other_cred=STATUS other_ports=STATUS".
@@ -69,8 +69,11 @@ int pnet_main(const char *own, const char *other)
         return 1;
     }
     PMIX_LOAD_PROCID(&job, me.nspace, PMIX_RANK_WILDCARD);
-    cred  = get_string(&job, PMIX_CREDENTIAL);
-    ports = get_string(&job, "rdpmix.pnet.tcp.ports");
+    cred = get_string(&job, PMIX_CREDENTIAL);
+    /* the port block only where the tcp module runs */
+    ports = try_get(&job, "rdpmix.pnet.tcp.ports") == PMIX_SUCCESS
+                ? get_string(&job, "rdpmix.pnet.tcp.ports")
+                : strdup("none");
     printf("rank=%u cred=%s ports=%s\n", me.rank, cred, ports);
     free(cred);
     free(ports);

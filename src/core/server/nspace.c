@@ -1641,7 +1641,12 @@ static void register_on_loop(void *arg)
         status = PMIX_ERR_EXISTS;
         goto done;
     }
-    status = rdp_srv_nspace_ingest(ns, req->nlocalprocs, req->info, req->ninfo);
+    /* RFC0012 without a head-node step (Slurm): keys derived here */
+    status = rdp_pnet_derive(ns->name);
+    if (status == PMIX_SUCCESS) {
+        status =
+            rdp_srv_nspace_ingest(ns, req->nlocalprocs, req->info, req->ninfo);
+    }
     if (status != PMIX_SUCCESS) {
         rdp_log_error(SERVER, "registering nspace %s failed: %s", ns->name,
                       rdp_status_name(status));
