@@ -17,6 +17,7 @@
 static const rdp_pnet_module_t *const all_modules[] = {
     &rdp_pnet_opa_module,
     &rdp_pnet_ib_module,
+    &rdp_pnet_sshot_module,
     &rdp_pnet_tcp_module,
     &rdp_pnet_simptest_module,
 };
@@ -279,25 +280,13 @@ static void job_env_destroy(job_env_t *je)
     rdp_free(je);
 }
 
-/* A new job_env_t with copies of the environment directives of @a info
- * and of its job-level values (the rest) */
-static pmix_status_t job_env_create(const pmix_info_t *info, size_t ninfo,
-                                    job_env_t **je_p)
+/* Copy the entries of @a info into @a je: environment directives to
+ * envars, the rest to values (room is there) */
+static pmix_status_t job_env_add(job_env_t *je, const pmix_info_t *info,
+                                 size_t ninfo)
 {
-    job_env_t *je        = rdp_calloc(1, sizeof(*je));
     pmix_status_t status = PMIX_SUCCESS;
 
-    if (je == NULL
-        || (ninfo > 0
-            && ((je->envars = rdp_calloc(ninfo, sizeof(pmix_info_t))) == NULL
-                || (je->values = rdp_calloc(ninfo, sizeof(pmix_info_t)))
-                       == NULL))) {
-        if (je != NULL) {
-            rdp_free(je->envars);
-        }
-        rdp_free(je);
-        return PMIX_ERR_NOMEM;
-    }
     for (size_t i = 0; i < ninfo && status == PMIX_SUCCESS; i++) {
         if (rdp_pnet_is_envar_key(info[i].key)) {
             status = rdp_info_copy(&je->envars[je->n], &info[i]);
@@ -306,6 +295,34 @@ static pmix_status_t job_env_create(const pmix_info_t *info, size_t ninfo,
             status = rdp_info_copy(&je->values[je->nvalues], &info[i]);
             je->nvalues += (status == PMIX_SUCCESS);
         }
+    }
+    return status;
+}
+
+/* A new job_env_t with copies of the environment directives and the
+ * job-level values of @a info, then of @a node (this node's own) */
+static pmix_status_t job_env_create(const pmix_info_t *info, size_t ninfo,
+                                    const pmix_info_t *node, size_t nnode,
+                                    job_env_t **je_p)
+{
+    job_env_t *je        = rdp_calloc(1, sizeof(*je));
+    size_t cap           = ninfo + nnode;
+    pmix_status_t status = PMIX_SUCCESS;
+
+    if (je == NULL
+        || (cap > 0
+            && ((je->envars = rdp_calloc(cap, sizeof(pmix_info_t))) == NULL
+                || (je->values = rdp_calloc(cap, sizeof(pmix_info_t)))
+                       == NULL))) {
+        if (je != NULL) {
+            rdp_free(je->envars);
+        }
+        rdp_free(je);
+        return PMIX_ERR_NOMEM;
+    }
+    status = job_env_add(je, info, ninfo);
+    if (status == PMIX_SUCCESS) {
+        status = job_env_add(je, node, nnode);
     }
     if (status != PMIX_SUCCESS) {
         job_env_destroy(je);
@@ -371,31 +388,56 @@ static void job_end_upto(const char *nspace, size_t n)
     }
 }
 
-pmix_status_t rdp_pnet_setup_local(const char *nspace, const pmix_info_t *info,
-                                   size_t ninfo)
+/* Run every module's setup_local; *@a nrun_p: how many ran (the failing
+ * one included) */
+static pmix_status_t setup_local_all(const char *nspace, const pmix_info_t *info,
+                                     size_t ninfo, rdp_pnet_out_t *node,
+                                     size_t *nrun_p)
 {
-    job_env_t *je = NULL;
-    pmix_status_t status;
+    pmix_status_t status = PMIX_SUCCESS;
     size_t nrun;
 
-    status = check_envars(nspace, info, ninfo);
-    if (status != PMIX_SUCCESS) {
-        return status;
-    }
     for (nrun = 0; nrun < nselected && status == PMIX_SUCCESS; nrun++) {
         const rdp_pnet_module_t *m = selected[nrun];
 
         if (m->setup_local != NULL) {
-            status = m->setup_local(nspace, info, ninfo);
+            status = m->setup_local(nspace, info, ninfo, node);
             if (status != PMIX_SUCCESS) {
                 rdp_log_error(PNET, "%s: module %s cannot set up this node: %s",
                               nspace, m->name, rdp_status_name(status));
             }
         }
     }
-    if (status == PMIX_SUCCESS) {
-        status = job_env_create(info, ninfo, &je);
+    *nrun_p = nrun;
+    return status;
+}
+
+pmix_status_t rdp_pnet_setup_local(const char *nspace, const pmix_info_t *info,
+                                   size_t ninfo)
+{
+    rdp_pnet_out_t node = {.list = NULL, .envars = true, .values = true};
+    pmix_info_t *extra  = NULL;
+    size_t nextra = 0, nrun = 0;
+    job_env_t *je = NULL;
+    pmix_status_t status;
+
+    status = check_envars(nspace, info, ninfo);
+    if (status != PMIX_SUCCESS) {
+        return status;
     }
+    node.list = PMIx_Info_list_start();
+    if (node.list == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    status = setup_local_all(nspace, info, ninfo, &node, &nrun);
+    if (status == PMIX_SUCCESS) {
+        status = out_convert(&node, &extra, &nextra);
+    }
+    PMIx_Info_list_release(node.list);
+    if (status == PMIX_SUCCESS) {
+        status = job_env_create(info, ninfo, extra, nextra, &je);
+    }
+    rdp_info_array_free(extra, nextra);
     if (status == PMIX_SUCCESS) {
         status = kept_replace(nspace, je);
     }
@@ -473,7 +515,7 @@ pmix_status_t rdp_pnet_derive(const char *nspace)
     }
     PMIx_Info_list_release(out.list);
     if (status == PMIX_SUCCESS && ninfo > 0) {
-        status = job_env_create(info, ninfo, &je);
+        status = job_env_create(info, ninfo, NULL, 0, &je);
     }
     if (status == PMIX_SUCCESS && je != NULL) {
         status = kept_replace(nspace, je);

@@ -106,6 +106,45 @@ for nodes in 1 2 3; do
          [ "$(grep -h "^env " "$tmp/gA.out" "$tmp/gB.out" | sort -u | wc -l)" -eq 2 ]'
 done
 
+# sshot: VNIs from the pool, a CXI service per node through the site's
+# command (which records its calls), released at the job's end
+cat >"$tmp/svc.sh" <<EOF
+#!/bin/sh
+echo "\$1 \$2 \$3 \$4 \$5 env=\$RDPMIX_PNET_NSPACE,\$RDPMIX_PNET_UID,\$RDPMIX_PNET_VNIS" >>"$tmp/svc.log"
+[ "\$1" = setup ] && [ -e "$tmp/svc.fail" ] && exit 3
+[ "\$1" = setup ] && echo "svc_ids=5\$(hostname | tr -dc 0-9)"
+exit 0
+EOF
+chmod +x "$tmp/svc.sh"
+export RDPMIX_PNET_SSHOT_VNIS=1024-1027 RDPMIX_PNET_SSHOT_VNIS_PER_JOB=2
+export RDPMIX_PNET_SSHOT_SVC_COMMAND="$tmp/svc.sh"
+sshot_prog='echo "vnis=$SLINGSHOT_VNIS dev=$SLINGSHOT_DEVICES tcs=$SLINGSHOT_TCS svc=$SLINGSHOT_SVC_IDS"'
+for nodes in 1 3; do
+    rm -f "$tmp/svc.log"
+    job 60 --nodes $nodes -n 3 --pnet sshot /bin/sh -c "$sshot_prog"
+    vn=$(sed -n 's/^vnis=\([^ ]*\) .*/\1/p' "$tmp/out" | sort -u)
+    check_that "sshot --nodes $nodes: every rank has the job's 2 VNIs of the pool, the devices and classes" \
+        '[ $rc -eq 0 ] && [ "$(grep -c "^vnis=" "$tmp/out")" -eq 3 ] &&
+         echo "$vn" | grep -Eqx "102[4-7],102[4-7]" &&
+         [ "$(grep -c " dev=cxi0 tcs=0x1 " "$tmp/out")" -eq 3 ]'
+    check_that "sshot --nodes $nodes: the site command set up one service per node with the job, uid and VNIs, and released it" \
+        '[ "$(grep -c "^setup rdpmix\.[^ ]* $(id -u) $vn cxi0 env=rdpmix\.[^,]*,$(id -u),$vn$" "$tmp/svc.log")" -eq $nodes ] &&
+         [ "$(grep -c "^release rdpmix\.[^ ]* $(id -u) $vn cxi0 " "$tmp/svc.log")" -eq $nodes ]'
+    check_that "sshot --nodes $nodes: each rank has its node's service id" \
+        '[ "$(grep -c " svc=[0-9][0-9]*$" "$tmp/out")" -eq 3 ]'
+    check_that "sshot --nodes $nodes: the VNIs are back in the pool" \
+        '[ "$(in_use sshot_vni)" -eq 0 ]'
+done
+touch "$tmp/svc.fail"
+rm -f "$tmp/svc.log"
+job 60 --nodes 2 -n 2 --pnet sshot /bin/echo launched
+check_that "sshot: a failing site command aborts the launch" \
+    '[ $rc -ne 0 ] && ! grep -q launched "$tmp/out" &&
+     grep -q "sshot_svc_command .* setup failed" "$tmp/err"'
+check_that "sshot: and every VNI is back in the pool" '[ "$(in_use sshot_vni)" -eq 0 ]'
+rm -f "$tmp/svc.fail"
+unset RDPMIX_PNET_SSHOT_VNIS RDPMIX_PNET_SSHOT_VNIS_PER_JOB RDPMIX_PNET_SSHOT_SVC_COMMAND
+
 # a module name that does not exist
 job 30 --nodes 1 -n 1 --pnet opa,nosuch /bin/echo launched
 check_that "--pnet with an unknown module is refused before launch" \
