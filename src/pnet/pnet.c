@@ -110,6 +110,58 @@ const char *rdp_pnet_selected(void)
     return selected_names;
 }
 
+/* Append to buf what fits, counting what it needed in *used */
+static void describe_add(char *buf, size_t len, size_t *used,
+                         const char *text)
+{
+    size_t n = strlen(text);
+
+    if (*used < len) {
+        snprintf(buf + *used, len - *used, "%s", text);
+    }
+    *used += n;
+}
+
+static void describe_module(const rdp_pnet_module_t *m, char *buf,
+                            size_t len, size_t *used)
+{
+    const char *sep = " (";
+    char value[512];
+
+    describe_add(buf, len, used, m->name);
+    for (size_t k = 0; m->settings != NULL && m->settings[k] != NULL; k++) {
+        if (rdp_pnet_conf_get(m->settings[k], value, sizeof(value))) {
+            describe_add(buf, len, used, sep);
+            describe_add(buf, len, used, m->settings[k]);
+            describe_add(buf, len, used, "=");
+            describe_add(buf, len, used, value);
+            sep = ", ";
+        }
+    }
+    if (sep[0] == ',') {
+        describe_add(buf, len, used, ")");
+    }
+}
+
+size_t rdp_pnet_describe(char *buf, size_t len)
+{
+    size_t used = 0;
+
+    if (len > 0) {
+        buf[0] = '\0';
+    }
+    if (nselected == 0) {
+        describe_add(buf, len, &used, "none");
+    }
+    for (size_t i = 0; i < nselected; i++) {
+        if (i > 0) {
+            describe_add(buf, len, &used, ", ");
+        }
+        describe_module(selected[i], buf, len, &used);
+    }
+    return used;
+}
+
 /* ---- setup_application (head node) ---- */
 
 pmix_status_t rdp_pnet_out_setenv(rdp_pnet_out_t *out, const char *name,

@@ -51,6 +51,16 @@ void rdp_pnet_cleanup(void);
 const char *rdp_pnet_selected(void);
 
 /**
+ * Describe the selection for people (rdpmix-info, logs): each selected
+ * module with the site settings it uses that are set, e.g.
+ * "opa (opa_secret_file=/etc/rdpmix/opa.key), sshot (sshot_vnis=1024-2047,
+ * sshot_svc_command=/usr/sbin/cxi-svc)", or "none".  No secret is ever in
+ * it (keys are minted per job; a site secret is only named by its file).
+ * Written to @a buf (truncated to @a len); returns the length it needed.
+ */
+size_t rdp_pnet_describe(char *buf, size_t len);
+
+/**
  * Head node: every selected module adds what job @a nspace needs.
  * @a dirs are setup_application's directives: PMIX_SETUP_APP_ENVARS /
  * PMIX_SETUP_APP_NONENVARS limit the answer to environment directives or

@@ -34,6 +34,9 @@ pmix_status_t rdp_pnet_out_value(rdp_pnet_out_t *out, const char *key,
  */
 typedef struct rdp_pnet_module {
     const char *name;
+    /* the names of its site settings (NULL-terminated; none secret: a
+     * secret lives in a file they name), for rdp_pnet_describe */
+    const char *const *settings;
     /* can the module serve on this machine (hardware, configuration)? */
     bool (*usable)(void);
     /* head node: mint what job @a nspace needs into @a out */

@@ -181,7 +181,10 @@ static pmix_status_t opa_setup_app(const char *nspace, rdp_pnet_out_t *out)
     return deliver_key(nspace, key, out, "minted");
 }
 
+static const char *const settings[] = {"opa_secret_file", NULL};
+
 const rdp_pnet_module_t rdp_pnet_opa_module = {
+    .settings  = settings,
     .name      = "opa",
     .usable    = opa_usable,
     .setup_app = opa_setup_app,

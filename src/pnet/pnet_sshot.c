@@ -357,7 +357,13 @@ static bool sshot_usable(void)
            && rdp_pnet_conf_get("sshot_vnis", range, sizeof(range));
 }
 
+static const char *const settings[] = {
+    "sshot_vnis", "sshot_vnis_per_job", "sshot_devices",
+    "sshot_tcs",  "sshot_svc_command",  "sshot_svc_timeout",
+    NULL};
+
 const rdp_pnet_module_t rdp_pnet_sshot_module = {
+    .settings    = settings,
     .name        = "sshot",
     .usable      = sshot_usable,
     .setup_app   = sshot_setup_app,

@@ -724,6 +724,27 @@ static void an_unsafe_or_missing_secret_derives_nothing(void **state)
     pmix_argv_free(env);
 }
 
+static void describe_names_modules_and_settings_never_secrets(void **state)
+{
+    char buf[512], small[8];
+
+    (void)state;
+    assert_int_equal(rdp_pnet_select("none"), PMIX_SUCCESS);
+    rdp_pnet_describe(buf, sizeof(buf));
+    assert_string_equal(buf, "none");
+    setenv("RDPMIX_PNET_SSHOT_VNIS", "1024-2047", 1);
+    assert_int_equal(rdp_pnet_select("opa,sshot"), PMIX_SUCCESS);
+    rdp_pnet_describe(buf, sizeof(buf));
+    assert_non_null(strstr(buf, "opa (opa_secret_file="));
+    assert_non_null(strstr(buf, secret_path));
+    assert_non_null(strstr(buf, ", sshot (sshot_vnis=1024-2047)"));
+    assert_null(strstr(buf, "a site secret")); /* the file's content */
+    /* truncated, but says how much it needed */
+    assert_int_equal(rdp_pnet_describe(small, sizeof(small)), strlen(buf));
+    assert_int_equal(strlen(small), sizeof(small) - 1);
+    unsetenv("RDPMIX_PNET_SSHOT_VNIS");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -764,6 +785,9 @@ int main(void)
                                         secret_setup, secret_teardown),
         cmocka_unit_test_setup_teardown(
             an_unsafe_or_missing_secret_derives_nothing, secret_setup,
+            secret_teardown),
+        cmocka_unit_test_setup_teardown(
+            describe_names_modules_and_settings_never_secrets, secret_setup,
             secret_teardown),
     };
 
