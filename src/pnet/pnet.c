@@ -17,6 +17,7 @@
 static const rdp_pnet_module_t *const all_modules[] = {
     &rdp_pnet_opa_module,
     &rdp_pnet_ib_module,
+    &rdp_pnet_sshot_module,
     &rdp_pnet_tcp_module,
     &rdp_pnet_simptest_module,
 };
@@ -107,6 +108,58 @@ pmix_status_t rdp_pnet_select(const char *spec)
 const char *rdp_pnet_selected(void)
 {
     return selected_names;
+}
+
+/* Append to buf what fits, counting what it needed in *used */
+static void describe_add(char *buf, size_t len, size_t *used,
+                         const char *text)
+{
+    size_t n = strlen(text);
+
+    if (*used < len) {
+        snprintf(buf + *used, len - *used, "%s", text);
+    }
+    *used += n;
+}
+
+static void describe_module(const rdp_pnet_module_t *m, char *buf,
+                            size_t len, size_t *used)
+{
+    const char *sep = " (";
+    char value[512];
+
+    describe_add(buf, len, used, m->name);
+    for (size_t k = 0; m->settings != NULL && m->settings[k] != NULL; k++) {
+        if (rdp_pnet_conf_get(m->settings[k], value, sizeof(value))) {
+            describe_add(buf, len, used, sep);
+            describe_add(buf, len, used, m->settings[k]);
+            describe_add(buf, len, used, "=");
+            describe_add(buf, len, used, value);
+            sep = ", ";
+        }
+    }
+    if (sep[0] == ',') {
+        describe_add(buf, len, used, ")");
+    }
+}
+
+size_t rdp_pnet_describe(char *buf, size_t len)
+{
+    size_t used = 0;
+
+    if (len > 0) {
+        buf[0] = '\0';
+    }
+    if (nselected == 0) {
+        describe_add(buf, len, &used, "none");
+    }
+    for (size_t i = 0; i < nselected; i++) {
+        if (i > 0) {
+            describe_add(buf, len, &used, ", ");
+        }
+        describe_module(selected[i], buf, len, &used);
+    }
+    return used;
 }
 
 /* ---- setup_application (head node) ---- */
@@ -233,6 +286,8 @@ pmix_status_t rdp_pnet_setup_app(const char *nspace, const pmix_info_t *dirs,
 typedef struct job_env {
     pmix_info_t *envars; /* the environment directives, in order */
     size_t n;
+    pmix_info_t *values; /* the job-level values (the job's own only) */
+    size_t nvalues;
 } job_env_t;
 
 static struct {
@@ -269,28 +324,57 @@ static void job_env_destroy(job_env_t *je)
     for (size_t i = 0; i < je->n; i++) {
         rdp_pnet_wipe_value(&je->envars[i].value);
     }
+    for (size_t i = 0; i < je->nvalues; i++) {
+        rdp_pnet_wipe_value(&je->values[i].value);
+    }
     rdp_info_array_free(je->envars, je->n);
+    rdp_info_array_free(je->values, je->nvalues);
     rdp_free(je);
 }
 
-/* A new job_env_t with copies of the environment directives of @a info */
-static pmix_status_t job_env_create(const pmix_info_t *info, size_t ninfo,
-                                    job_env_t **je_p)
+/* Copy the entries of @a info into @a je: environment directives to
+ * envars, the rest to values (room is there) */
+static pmix_status_t job_env_add(job_env_t *je, const pmix_info_t *info,
+                                 size_t ninfo)
 {
-    job_env_t *je        = rdp_calloc(1, sizeof(*je));
     pmix_status_t status = PMIX_SUCCESS;
 
-    if (je == NULL
-        || (ninfo > 0
-            && (je->envars = rdp_calloc(ninfo, sizeof(pmix_info_t))) == NULL)) {
-        rdp_free(je);
-        return PMIX_ERR_NOMEM;
-    }
     for (size_t i = 0; i < ninfo && status == PMIX_SUCCESS; i++) {
         if (rdp_pnet_is_envar_key(info[i].key)) {
             status = rdp_info_copy(&je->envars[je->n], &info[i]);
             je->n += (status == PMIX_SUCCESS);
+        } else {
+            status = rdp_info_copy(&je->values[je->nvalues], &info[i]);
+            je->nvalues += (status == PMIX_SUCCESS);
         }
+    }
+    return status;
+}
+
+/* A new job_env_t with copies of the environment directives and the
+ * job-level values of @a info, then of @a node (this node's own) */
+static pmix_status_t job_env_create(const pmix_info_t *info, size_t ninfo,
+                                    const pmix_info_t *node, size_t nnode,
+                                    job_env_t **je_p)
+{
+    job_env_t *je        = rdp_calloc(1, sizeof(*je));
+    size_t cap           = ninfo + nnode;
+    pmix_status_t status = PMIX_SUCCESS;
+
+    if (je == NULL
+        || (cap > 0
+            && ((je->envars = rdp_calloc(cap, sizeof(pmix_info_t))) == NULL
+                || (je->values = rdp_calloc(cap, sizeof(pmix_info_t)))
+                       == NULL))) {
+        if (je != NULL) {
+            rdp_free(je->envars);
+        }
+        rdp_free(je);
+        return PMIX_ERR_NOMEM;
+    }
+    status = job_env_add(je, info, ninfo);
+    if (status == PMIX_SUCCESS) {
+        status = job_env_add(je, node, nnode);
     }
     if (status != PMIX_SUCCESS) {
         job_env_destroy(je);
@@ -356,31 +440,56 @@ static void job_end_upto(const char *nspace, size_t n)
     }
 }
 
-pmix_status_t rdp_pnet_setup_local(const char *nspace, const pmix_info_t *info,
-                                   size_t ninfo)
+/* Run every module's setup_local; *@a nrun_p: how many ran (the failing
+ * one included) */
+static pmix_status_t setup_local_all(const char *nspace, const pmix_info_t *info,
+                                     size_t ninfo, rdp_pnet_out_t *node,
+                                     size_t *nrun_p)
 {
-    job_env_t *je = NULL;
-    pmix_status_t status;
+    pmix_status_t status = PMIX_SUCCESS;
     size_t nrun;
 
-    status = check_envars(nspace, info, ninfo);
-    if (status != PMIX_SUCCESS) {
-        return status;
-    }
     for (nrun = 0; nrun < nselected && status == PMIX_SUCCESS; nrun++) {
         const rdp_pnet_module_t *m = selected[nrun];
 
         if (m->setup_local != NULL) {
-            status = m->setup_local(nspace, info, ninfo);
+            status = m->setup_local(nspace, info, ninfo, node);
             if (status != PMIX_SUCCESS) {
                 rdp_log_error(PNET, "%s: module %s cannot set up this node: %s",
                               nspace, m->name, rdp_status_name(status));
             }
         }
     }
-    if (status == PMIX_SUCCESS) {
-        status = job_env_create(info, ninfo, &je);
+    *nrun_p = nrun;
+    return status;
+}
+
+pmix_status_t rdp_pnet_setup_local(const char *nspace, const pmix_info_t *info,
+                                   size_t ninfo)
+{
+    rdp_pnet_out_t node = {.list = NULL, .envars = true, .values = true};
+    pmix_info_t *extra  = NULL;
+    size_t nextra = 0, nrun = 0;
+    job_env_t *je = NULL;
+    pmix_status_t status;
+
+    status = check_envars(nspace, info, ninfo);
+    if (status != PMIX_SUCCESS) {
+        return status;
     }
+    node.list = PMIx_Info_list_start();
+    if (node.list == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    status = setup_local_all(nspace, info, ninfo, &node, &nrun);
+    if (status == PMIX_SUCCESS) {
+        status = out_convert(&node, &extra, &nextra);
+    }
+    PMIx_Info_list_release(node.list);
+    if (status == PMIX_SUCCESS) {
+        status = job_env_create(info, ninfo, extra, nextra, &je);
+    }
+    rdp_info_array_free(extra, nextra);
     if (status == PMIX_SUCCESS) {
         status = kept_replace(nspace, je);
     }
@@ -401,6 +510,99 @@ pmix_status_t rdp_pnet_setup_fork(const char *nspace, char ***env)
     for (size_t i = 0; je != NULL && i < je->n && status == PMIX_SUCCESS; i++) {
         status =
             rdp_pnet_envar_apply(je->envars[i].key, &je->envars[i].value, env);
+    }
+    kept_unlock();
+    return status;
+}
+
+static bool kept_has(const char *nspace)
+{
+    bool has;
+
+    pthread_once(&kept_once, kept_init_once);
+    kept_lock();
+    has = kept.ready && rdp_hash_get_str(&kept.jobs, nspace) != NULL;
+    kept_unlock();
+    return has;
+}
+
+/* Run every module's derive into @a out; the first error stops */
+static pmix_status_t derive_all(const char *nspace, rdp_pnet_out_t *out)
+{
+    pmix_status_t status = PMIX_SUCCESS;
+
+    for (size_t i = 0; i < nselected && status == PMIX_SUCCESS; i++) {
+        if (selected[i]->derive != NULL) {
+            status = selected[i]->derive(nspace, out);
+            if (status != PMIX_SUCCESS) {
+                rdp_log_error(PNET, "%s: module %s cannot derive the job's "
+                                    "values: %s",
+                              nspace, selected[i]->name,
+                              rdp_status_name(status));
+            }
+        }
+    }
+    return status;
+}
+
+pmix_status_t rdp_pnet_derive(const char *nspace)
+{
+    rdp_pnet_out_t out = {
+        .list = NULL, .envars = true, .values = true};
+    pmix_info_t *info  = NULL;
+    size_t ninfo       = 0;
+    job_env_t *je      = NULL;
+    pmix_status_t status;
+
+    if (nselected == 0 || kept_has(nspace)) {
+        return PMIX_SUCCESS;
+    }
+    out.list = PMIx_Info_list_start();
+    if (out.list == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    status = derive_all(nspace, &out);
+    if (status == PMIX_SUCCESS) {
+        status = out_convert(&out, &info, &ninfo);
+    }
+    PMIx_Info_list_release(out.list);
+    if (status == PMIX_SUCCESS && ninfo > 0) {
+        status = job_env_create(info, ninfo, NULL, 0, &je);
+    }
+    if (status == PMIX_SUCCESS && je != NULL) {
+        status = kept_replace(nspace, je);
+        if (status != PMIX_SUCCESS) {
+            job_env_destroy(je);
+        }
+    }
+    for (size_t i = 0; i < ninfo; i++) {
+        rdp_pnet_wipe_value(&info[i].value);
+    }
+    rdp_info_array_free(info, ninfo);
+    return status;
+}
+
+bool rdp_pnet_is_private_key(const char *key)
+{
+    return key != NULL
+           && (strcmp(key, PMIX_CREDENTIAL) == 0
+               || strncmp(key, RDP_PNET_KEY_PREFIX,
+                          sizeof(RDP_PNET_KEY_PREFIX) - 1)
+                      == 0);
+}
+
+pmix_status_t rdp_pnet_for_each_value(const char *nspace,
+                                      rdp_pnet_value_fn_t fn, void *arg)
+{
+    pmix_status_t status = PMIX_SUCCESS;
+    job_env_t *je;
+
+    pthread_once(&kept_once, kept_init_once);
+    kept_lock();
+    je = kept.ready ? rdp_hash_get_str(&kept.jobs, nspace) : NULL;
+    for (size_t i = 0; je != NULL && i < je->nvalues && status == PMIX_SUCCESS;
+         i++) {
+        status = fn(&je->values[i], arg);
     }
     kept_unlock();
     return status;

@@ -27,6 +27,7 @@
 
 #include <pmix_common.h>
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -48,6 +49,16 @@ void rdp_pnet_cleanup(void);
  * and rdpmix-info.  Borrowed; valid until the next rdp_pnet_select.
  */
 const char *rdp_pnet_selected(void);
+
+/**
+ * Describe the selection for people (rdpmix-info, logs): each selected
+ * module with the site settings it uses that are set, e.g.
+ * "opa (opa_secret_file=/etc/rdpmix/opa.key), sshot (sshot_vnis=1024-2047,
+ * sshot_svc_command=/usr/sbin/cxi-svc)", or "none".  No secret is ever in
+ * it (keys are minted per job; a site secret is only named by its file).
+ * Written to @a buf (truncated to @a len); returns the length it needed.
+ */
+size_t rdp_pnet_describe(char *buf, size_t len);
 
 /**
  * Head node: every selected module adds what job @a nspace needs.
@@ -77,6 +88,38 @@ pmix_status_t rdp_pnet_setup_local(const char *nspace, const pmix_info_t *info,
  * success.  Callable from any thread and from a forked child.
  */
 pmix_status_t rdp_pnet_setup_fork(const char *nspace, char ***env);
+
+/** Module keys of job-level values start with this ("rdpmix.pnet.ib.pkey") */
+#define RDP_PNET_KEY_PREFIX "rdpmix.pnet."
+
+/**
+ * True if @a key names a job-level value that only the job's own
+ * processes may read: PMIX_CREDENTIAL and every RDP_PNET_KEY_PREFIX key.
+ * The server answers another job's client or tool asking for one with
+ * PMIX_ERR_NO_PERMISSIONS, whether it holds the value or not.
+ */
+bool rdp_pnet_is_private_key(const char *key);
+
+typedef pmix_status_t (*rdp_pnet_value_fn_t)(const pmix_info_t *value,
+                                             void *arg);
+
+/**
+ * Call @a fn for every job-level value (not an environment directive)
+ * kept for @a nspace by rdp_pnet_setup_local (or derived on this node),
+ * under pnet's lock: @a fn must not call pnet.  Stops at the first error,
+ * which it returns.  Nothing kept is success.
+ */
+pmix_status_t rdp_pnet_for_each_value(const char *nspace,
+                                      rdp_pnet_value_fn_t fn, void *arg);
+
+/**
+ * Each node, at register_nspace: if nothing was set up for @a nspace
+ * (no rdp_pnet_setup_local before), every module that can derive the
+ * job's values on its own (opa with a site secret) does, and they are
+ * kept as if setup_local had brought them (a later setup_local replaces
+ * them).  Nothing to derive is success; a module's error is returned.
+ */
+pmix_status_t rdp_pnet_derive(const char *nspace);
 
 /** The job ended on this node: release and wipe what is kept for it. */
 void rdp_pnet_job_end(const char *nspace);

@@ -71,7 +71,10 @@ static void ib_release_app(const char *nspace)
     rdp_pnet_pool_give_back(IB_POOL, nspace);
 }
 
+static const char *const settings[] = {"ib_pkeys", NULL};
+
 const rdp_pnet_module_t rdp_pnet_ib_module = {
+    .settings    = settings,
     .name        = "ib",
     .usable      = ib_usable,
     .setup_app   = ib_setup_app,

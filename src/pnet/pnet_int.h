@@ -34,6 +34,9 @@ pmix_status_t rdp_pnet_out_value(rdp_pnet_out_t *out, const char *key,
  */
 typedef struct rdp_pnet_module {
     const char *name;
+    /* the names of its site settings (NULL-terminated; none secret: a
+     * secret lives in a file they name), for rdp_pnet_describe */
+    const char *const *settings;
     /* can the module serve on this machine (hardware, configuration)? */
     bool (*usable)(void);
     /* head node: mint what job @a nspace needs into @a out */
@@ -42,9 +45,15 @@ typedef struct rdp_pnet_module {
      * give back what setup_app took */
     void (*release_app)(const char *nspace);
     /* each node, before forks: program this node for the job from the
-     * whole setup_application answer */
+     * whole setup_application answer; what only this node's processes
+     * get (a CXI service id) goes to @a node */
     pmix_status_t (*setup_local)(const char *nspace, const pmix_info_t *info,
-                                 size_t ninfo);
+                                 size_t ninfo, rdp_pnet_out_t *node);
+    /* each node, at register_nspace, when no setup_local came for the
+     * job (a host without a head-node step: Slurm's srun): derive what
+     * every node of the job must agree on from site settings and the
+     * nspace alone, into @a out */
+    pmix_status_t (*derive)(const char *nspace, rdp_pnet_out_t *out);
     /* each node: the job ended here */
     void (*job_end)(const char *nspace);
 } rdp_pnet_module_t;
@@ -90,6 +99,7 @@ extern const rdp_pnet_module_t rdp_pnet_simptest_module;
 extern const rdp_pnet_module_t rdp_pnet_opa_module;
 extern const rdp_pnet_module_t rdp_pnet_ib_module;
 extern const rdp_pnet_module_t rdp_pnet_tcp_module;
+extern const rdp_pnet_module_t rdp_pnet_sshot_module;
 
 /** simptest: how many nspaces hold an application setup (@a local 0) or a
  * node setup (@a local 1) here; for tests. */

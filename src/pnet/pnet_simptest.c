@@ -81,10 +81,12 @@ static void simptest_release_app(const char *nspace)
 }
 
 static pmix_status_t simptest_setup_local(const char *nspace,
-                                          const pmix_info_t *info, size_t ninfo)
+                                          const pmix_info_t *info, size_t ninfo,
+                                          rdp_pnet_out_t *node)
 {
     (void)info;
     (void)ninfo;
+    (void)node;
     hold(1, nspace, true);
     return fail_at("local") ? PMIX_ERR_OUT_OF_RESOURCE : PMIX_SUCCESS;
 }

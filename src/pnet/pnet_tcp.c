@@ -71,7 +71,10 @@ static void tcp_release_app(const char *nspace)
     rdp_pnet_pool_give_back(TCP_POOL, nspace);
 }
 
+static const char *const settings[] = {"tcp_ports", "tcp_ports_per_job", NULL};
+
 const rdp_pnet_module_t rdp_pnet_tcp_module = {
+    .settings    = settings,
     .name        = "tcp",
     .usable      = tcp_usable,
     .setup_app   = tcp_setup_app,

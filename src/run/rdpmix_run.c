@@ -596,6 +596,8 @@ static pmix_status_t setup_xconn(const rdp_ctl_launch_t *m,
         nodes[i].engine_addr_len = 0;
     }
     pub.env   = NULL;
+    pub.net   = NULL; /* the job's fabric keys are its own (docs/pnet.md) */
+    pub.nnet  = 0;
     pub.flags = 0; /* no engine: neither key nor addresses are packed */
     memset(pub.engine_key, 0, sizeof(pub.engine_key));
     rdp_buf_init(&buf);

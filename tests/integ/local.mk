@@ -29,7 +29,8 @@ tests_integ_run_client_SOURCES = tests/integ/run_client.c \
                                  tests/integ/run_client_hostops.c \
                                  tests/integ/run_client_monitor.c \
                                  tests/integ/run_client_connect.c \
-                                 tests/integ/run_client_group.c
+                                 tests/integ/run_client_group.c \
+                                 tests/integ/run_client_pnet.c
 tests_integ_run_client_LDADD   = libpmix.la
 tests_integ_run_client_LDFLAGS = -no-install
 TESTS += tests/integ/test_run_basic.sh tests/integ/test_run_kill.sh \

@@ -1249,6 +1249,7 @@ int events_main(const char *mode); /* run_client_events.c */
 int monitor_main(void);            /* run_client_monitor.c */
 int connect_main(int argc, char **argv); /* run_client_connect.c */
 int group_main(const char *mode);        /* run_client_group.c */
+int pnet_main(const char *own, const char *other); /* run_client_pnet.c */
 
 /* run_client wait FILE: a rank tools can attach to.  Each rank prints
  * "tool-target rank R pid P host H" and stays until FILE exists (at most
@@ -1309,6 +1310,9 @@ int main(int argc, char **argv)
     if (argc == 3 && strcmp(argv[1], "wait") == 0) {
         return wait_main(argv[2]);
     }
+    if (argc == 4 && strcmp(argv[1], "pnet") == 0) {
+        return pnet_main(argv[2], argv[3]);
+    }
     if (argc < 2 || (n = (unsigned)atoi(argv[1])) == 0) {
         fprintf(stderr, "usage: run_client N [abort STATUS]\n"
                         "       run_client nodes "
@@ -1322,7 +1326,8 @@ int main(int argc, char **argv)
                         "all|subsets|ids|notify|request|die L\n"
                         "       run_client group "
                         "basic|invite|leader|term|fin|exit\n"
-                        "       run_client wait FILE\n");
+                        "       run_client wait FILE\n"
+                        "       run_client pnet OWN-FILE OTHER-FILE\n");
         return 2;
     }
     rc = PMIx_Init(&me, NULL, 0);

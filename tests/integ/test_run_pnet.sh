@@ -75,6 +75,76 @@ check_that "after both ended (one killed) the pool serves a new job" \
     '[ $rc -eq 0 ] && [ "$(grep -c "^ports=410" "$tmp/out")" -eq 3 ]'
 check_that "and is full again after it" '[ "$(in_use tcp_block)" -eq 0 ]'
 
+# A job's pnet values are its own: every rank Gets its job's credential
+# and port block (the ones in its environment); asking for the other
+# job's gives PMIX_ERR_NO_PERMISSIONS (the nspaces meet through files)
+client="$builddir/tests/integ/run_client"
+for nodes in 1 2 3; do
+    rm -f "$tmp/nsA" "$tmp/nsB"
+    for j in A B; do
+        other=B; [ $j = B ] && other=A
+        timeout -k 5 90 "$RUN" --nodes $nodes -n 3 --pnet opa,tcp \
+            /bin/sh -c 'echo "env key=$OMPI_MCA_orte_precondition_transports ports=$RDPMIX_TCP_PORTS"; exec "$0" "$@"' \
+            "$client" pnet "$tmp/ns$j" "$tmp/ns$other" \
+            >"$tmp/g$j.out" 2>"$tmp/g$j.err" </dev/null &
+        echo $! >"$tmp/g$j.pid"
+    done
+    wait "$(cat "$tmp/gA.pid")"; rcA=$?
+    wait "$(cat "$tmp/gB.pid")"; rcB=$?
+    check_that "--nodes $nodes: two concurrent jobs end normally" \
+        '[ $rcA -eq 0 ] && [ $rcB -eq 0 ]'
+    for j in A B; do
+        check_that "--nodes $nodes: job $j's ranks Get its key and port block, those of their environment" \
+            '[ "$(grep -c "^rank=[0-9]* cred=" "$tmp/g$j.out")" -eq 3 ] &&
+             [ "$(sed -n "s/^rank=[0-9]* cred=\([^ ]*\) ports=\(.*\)$/key=\1 ports=\2/p" "$tmp/g$j.out" | sort -u)" = \
+               "$(sed -n "s/^env //p" "$tmp/g$j.out" | sort -u)" ]'
+        check_that "--nodes $nodes: job $j may not read the other job's credential or ports" \
+            '[ "$(grep -c "other_cred=NO-PERMISSIONS other_ports=NO-PERMISSIONS$" "$tmp/g$j.out")" -eq 3 ]'
+    done
+    check_that "--nodes $nodes: the two jobs' credentials differ" \
+        '[ "$(grep -h "^env " "$tmp/gA.out" | sort -u)" != "$(grep -h "^env " "$tmp/gB.out" | sort -u)" ] &&
+         [ "$(grep -h "^env " "$tmp/gA.out" "$tmp/gB.out" | sort -u | wc -l)" -eq 2 ]'
+done
+
+# sshot: VNIs from the pool, a CXI service per node through the site's
+# command (which records its calls), released at the job's end
+cat >"$tmp/svc.sh" <<EOF
+#!/bin/sh
+echo "\$1 \$2 \$3 \$4 \$5 env=\$RDPMIX_PNET_NSPACE,\$RDPMIX_PNET_UID,\$RDPMIX_PNET_VNIS" >>"$tmp/svc.log"
+[ "\$1" = setup ] && [ -e "$tmp/svc.fail" ] && exit 3
+[ "\$1" = setup ] && echo "svc_ids=5\$(hostname | tr -dc 0-9)"
+exit 0
+EOF
+chmod +x "$tmp/svc.sh"
+export RDPMIX_PNET_SSHOT_VNIS=1024-1027 RDPMIX_PNET_SSHOT_VNIS_PER_JOB=2
+export RDPMIX_PNET_SSHOT_SVC_COMMAND="$tmp/svc.sh"
+sshot_prog='echo "vnis=$SLINGSHOT_VNIS dev=$SLINGSHOT_DEVICES tcs=$SLINGSHOT_TCS svc=$SLINGSHOT_SVC_IDS"'
+for nodes in 1 3; do
+    rm -f "$tmp/svc.log"
+    job 60 --nodes $nodes -n 3 --pnet sshot /bin/sh -c "$sshot_prog"
+    vn=$(sed -n 's/^vnis=\([^ ]*\) .*/\1/p' "$tmp/out" | sort -u)
+    check_that "sshot --nodes $nodes: every rank has the job's 2 VNIs of the pool, the devices and classes" \
+        '[ $rc -eq 0 ] && [ "$(grep -c "^vnis=" "$tmp/out")" -eq 3 ] &&
+         echo "$vn" | grep -Eqx "102[4-7],102[4-7]" &&
+         [ "$(grep -c " dev=cxi0 tcs=0x1 " "$tmp/out")" -eq 3 ]'
+    check_that "sshot --nodes $nodes: the site command set up one service per node with the job, uid and VNIs, and released it" \
+        '[ "$(grep -c "^setup rdpmix\.[^ ]* $(id -u) $vn cxi0 env=rdpmix\.[^,]*,$(id -u),$vn$" "$tmp/svc.log")" -eq $nodes ] &&
+         [ "$(grep -c "^release rdpmix\.[^ ]* $(id -u) $vn cxi0 " "$tmp/svc.log")" -eq $nodes ]'
+    check_that "sshot --nodes $nodes: each rank has its node's service id" \
+        '[ "$(grep -c " svc=[0-9][0-9]*$" "$tmp/out")" -eq 3 ]'
+    check_that "sshot --nodes $nodes: the VNIs are back in the pool" \
+        '[ "$(in_use sshot_vni)" -eq 0 ]'
+done
+touch "$tmp/svc.fail"
+rm -f "$tmp/svc.log"
+job 60 --nodes 2 -n 2 --pnet sshot /bin/echo launched
+check_that "sshot: a failing site command aborts the launch" \
+    '[ $rc -ne 0 ] && ! grep -q launched "$tmp/out" &&
+     grep -q "sshot_svc_command .* setup failed" "$tmp/err"'
+check_that "sshot: and every VNI is back in the pool" '[ "$(in_use sshot_vni)" -eq 0 ]'
+rm -f "$tmp/svc.fail"
+unset RDPMIX_PNET_SSHOT_VNIS RDPMIX_PNET_SSHOT_VNIS_PER_JOB RDPMIX_PNET_SSHOT_SVC_COMMAND
+
 # a module name that does not exist
 job 30 --nodes 1 -n 1 --pnet opa,nosuch /bin/echo launched
 check_that "--pnet with an unknown module is refused before launch" \

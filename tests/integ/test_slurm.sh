@@ -353,6 +353,43 @@ group_step() {
         '[ "$ncid" -eq "$gnp" ] && [ "$(echo "$cids" | wc -l)" -eq 1 ] && [ -n "$cids" ]'
 }
 
+# pnet_step NODES NPROCS TAG: every rank prints the opa key of its
+# environment and the PMIX_CREDENTIAL it Gets (run_client pnet); all agree,
+# are HMAC-SHA256(site secret, label || nspace) as computed here by
+# Python, and another job's credential is refused.  The key goes to
+# $tmp/key.TAG.
+pnet_step() {
+    _what="pnet: srun -N $1 -n $2, the opa key derived on every node"
+    if [ "$server" != rdpmix ] || [ ! -x "$run_client" ]; then
+        skip "$_what: rdpmix only"
+        return
+    fi
+    pnp=$2
+    rm -f "$tmp/ns.$3"
+    echo "slurm.pmix.0.0" >"$tmp/ns.none"
+    step "$_what" srun --mpi=pmix -N "$1" -n "$2" /bin/sh -c \
+        'echo "env key=$OMPI_MCA_orte_precondition_transports"; exec "$0" "$@"' \
+        "$run_client" pnet "$tmp/ns.$3" "$tmp/ns.none"
+    envk=$(sed -n 's/^env key=//p' "$tmp/out" | sort -u)
+    gotk=$(sed -n 's/^rank=[0-9]* cred=\([^ ]*\) .*/\1/p' "$tmp/out" | sort -u)
+    nget=$(grep -c "^rank=[0-9]* cred=" "$tmp/out")
+    want=$(python3 -c '
+import hashlib, hmac, sys
+secret = open(sys.argv[1], "rb").read()
+msg = b"rdpmix pnet opa job key\n" + open(sys.argv[2]).read().strip().encode()
+d = hmac.new(secret, msg, hashlib.sha256).hexdigest()
+print(d[:16] + "-" + d[16:32])' "$tmp/opa.secret" "$tmp/ns.$3" 2>/dev/null)
+    echo "$envk" >"$tmp/key.$3"
+    check_that "$_what: all $2 ranks' environment and PMIx_Get agree ($nget ranks)" \
+        '[ "$rc" = 0 ] && [ "$nget" -eq "$pnp" ] && [ -n "$envk" ] &&
+         [ "$(echo "$envk" | wc -l)" -eq 1 ] && [ "$envk" = "$gotk" ]'
+    check_that "$_what: the key is HMAC-SHA256 of the site secret and the nspace" \
+        '[ -n "$want" ] && [ "$envk" = "$want" ]'
+    check_that "$_what: another job's credential is refused" \
+        '[ "$(grep -c "other_cred=NO-PERMISSIONS" "$tmp/out")" -eq "$pnp" ]'
+    end_step
+}
+
 # --- the run -----------------------------------------------------------------
 echo "# server library: $server${preload:+ ($preload preloaded into slurmstepd)}"
 SLURM_CLUSTER_STEPD_ENV=${RDPMIX_TEST_SLURM_STEPD_ENV:-}
@@ -360,6 +397,11 @@ if [ "$server" = rdpmix ]; then
     # slurmstepd keeps its stderr to itself: the server logs to a file per
     # node and process instead, where its warnings can be checked
     SLURM_CLUSTER_STEPD_ENV="RDPMIX_LOG_FILE=$tmp/server.%h.%p $SLURM_CLUSTER_STEPD_ENV"
+    # pnet without a head-node step: every node derives the job's opa key
+    # from this site secret and the nspace (docs/pnet.md)
+    head -c 32 /dev/urandom >"$tmp/opa.secret"
+    chmod 600 "$tmp/opa.secret"
+    SLURM_CLUSTER_STEPD_ENV="RDPMIX_PNET=opa RDPMIX_PNET_OPA_SECRET_FILE=$tmp/opa.secret $SLURM_CLUSTER_STEPD_ENV"
 fi
 t_start=$(date +%s)
 if slurm_cluster_start "$preload" 2>"$tmp/start.err"; then
@@ -398,6 +440,17 @@ if [ "$server" = rdpmix ]; then
             'cat "$tmp"/server.$n.* 2>/dev/null | grep -q "contradict its hostnames" \
              && cat "$tmp"/server.$n.* | grep -q "registers pmix.appnum as PMIX_INT"'
     done
+fi
+# pnet: two steps, each derives one key on both nodes; they differ
+pnet_step 2 4 a
+pnet_step 2 4 b
+if [ "$server" = rdpmix ]; then
+    check_that "pnet: two steps got different keys" \
+        '[ -s "$tmp/key.a" ] && [ -s "$tmp/key.b" ] &&
+         [ "$(cat "$tmp/key.a")" != "$(cat "$tmp/key.b")" ]'
+    check_that "pnet: no key in the servers' logs" \
+        '! grep -qF "$(cat "$tmp/key.a")" "$tmp"/server.* &&
+         ! grep -qF "$(cat "$tmp/key.b")" "$tmp"/server.*'
 fi
 # groups and connect across two nodes through Slurm's fence
 group_step 2 4

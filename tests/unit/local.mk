@@ -252,3 +252,9 @@ tests_unit_test_run_datasvc_t_CFLAGS  = $(RDP_TEST_CFLAGS)
 tests_unit_test_run_datasvc_t_LDADD   = src/run/librdprun.la $(RDP_TEST_LIBS)
 TESTS += tests/unit/test_run_datasvc.t
 endif
+
+check_PROGRAMS += tests/unit/test_pnet_sha256.t
+tests_unit_test_pnet_sha256_t_SOURCES = tests/unit/test_pnet_sha256.c
+tests_unit_test_pnet_sha256_t_CFLAGS  = $(RDP_TEST_CFLAGS)
+tests_unit_test_pnet_sha256_t_LDADD   = $(RDP_TEST_LIBS)
+TESTS += tests/unit/test_pnet_sha256.t

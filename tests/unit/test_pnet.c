@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -605,6 +606,145 @@ static void tcp_jobs_get_disjoint_port_blocks(void **state)
     assert_int_equal(rdp_pnet_simptest_live(0), 0);
 }
 
+/* ---- per-node derivation from a site secret (no head-node step) ---- */
+
+static char secret_path[64];
+
+static int secret_setup(void **state)
+{
+    int fd;
+
+    (void)state;
+    snprintf(secret_path, sizeof(secret_path), "/tmp/pnet-secret.XXXXXX");
+    fd = mkstemp(secret_path); /* mode 0600 */
+    if (fd < 0 || write(fd, "a site secret of 32 bytes here!\n", 32) != 32) {
+        return -1;
+    }
+    close(fd);
+    setenv("RDPMIX_PNET_OPA_SECRET_FILE", secret_path, 1);
+    return 0;
+}
+
+static int secret_teardown(void **state)
+{
+    unsetenv("RDPMIX_PNET_OPA_SECRET_FILE");
+    unlink(secret_path);
+    return teardown(state);
+}
+
+/* The key a node derives for @a nspace (a fresh selection each time, as
+ * a node of its own would have), copied into @a key */
+static void derived_key(const char *nspace, char *key, size_t len)
+{
+    char **env = env_new();
+    const char *k;
+
+    rdp_pnet_cleanup();
+    assert_int_equal(rdp_pnet_select("opa"), PMIX_SUCCESS);
+    assert_int_equal(rdp_pnet_derive(nspace), PMIX_SUCCESS);
+    assert_int_equal(rdp_pnet_setup_fork(nspace, &env), PMIX_SUCCESS);
+    k = env_get(env, "OMPI_MCA_orte_precondition_transports");
+    assert_non_null(k);
+    snprintf(key, len, "%s", k);
+    pmix_argv_free(env);
+}
+
+static pmix_status_t first_credential(const pmix_info_t *v, void *arg)
+{
+    if (PMIX_CHECK_KEY(v, PMIX_CREDENTIAL)) {
+        snprintf(arg, 64, "%s", v->value.data.string);
+    }
+    return PMIX_SUCCESS;
+}
+
+static void every_node_derives_the_same_key_and_jobs_differ(void **state)
+{
+    char a1[64], a2[64], b[64], cred[64] = "";
+    regex_t re;
+
+    (void)state;
+    derived_key("slurm.pmix.7.0", a1, sizeof(a1));
+    assert_int_equal(
+        rdp_pnet_for_each_value("slurm.pmix.7.0", first_credential, cred),
+        PMIX_SUCCESS);
+    assert_string_equal(cred, a1); /* and PMIx_Get sees the same */
+    derived_key("slurm.pmix.7.0", a2, sizeof(a2));
+    derived_key("slurm.pmix.7.1", b, sizeof(b));
+    assert_string_equal(a1, a2);
+    assert_string_not_equal(a1, b);
+    assert_int_equal(regcomp(&re, "^[0-9a-f]{16}-[0-9a-f]{16}$",
+                             REG_EXTENDED | REG_NOSUB),
+                     0);
+    assert_int_equal(regexec(&re, a1, 0, NULL, 0), 0);
+    regfree(&re);
+}
+
+static void a_launcher_setup_wins_over_derivation(void **state)
+{
+    pmix_info_t *info = NULL;
+    size_t ninfo      = 0;
+    char **env        = env_new();
+    char derived[64];
+
+    (void)state;
+    derived_key("J", derived, sizeof(derived));
+    /* a launcher's answer (minted, random) replaces the derived key */
+    assert_int_equal(rdp_pnet_setup_app("J", NULL, 0, &info, &ninfo),
+                     PMIX_SUCCESS);
+    assert_int_equal(rdp_pnet_setup_local("J", info, ninfo), PMIX_SUCCESS);
+    assert_int_equal(rdp_pnet_derive("J"), PMIX_SUCCESS); /* no effect now */
+    assert_int_equal(rdp_pnet_setup_fork("J", &env), PMIX_SUCCESS);
+    assert_string_not_equal(
+        env_get(env, "OMPI_MCA_orte_precondition_transports"), derived);
+    assert_string_equal(env_get(env, "OMPI_MCA_orte_precondition_transports"),
+                        answer_env(info, ninfo,
+                                   "OMPI_MCA_orte_precondition_transports"));
+    rdp_pnet_job_end("J");
+    PMIX_INFO_FREE(info, ninfo);
+    pmix_argv_free(env);
+}
+
+static void an_unsafe_or_missing_secret_derives_nothing(void **state)
+{
+    char **env = env_new();
+
+    (void)state;
+    assert_int_equal(chmod(secret_path, 0640), 0); /* group may read */
+    assert_int_equal(rdp_pnet_select("opa"), PMIX_SUCCESS);
+    assert_int_equal(rdp_pnet_derive("J"), PMIX_ERR_NO_PERMISSIONS);
+    assert_int_equal(truncate(secret_path, 8), 0); /* too short */
+    assert_int_equal(chmod(secret_path, 0600), 0);
+    assert_int_equal(rdp_pnet_derive("J"), PMIX_ERR_BAD_PARAM);
+    unsetenv("RDPMIX_PNET_OPA_SECRET_FILE"); /* none: the launcher mints */
+    setenv("RDPMIX_PNET_CONF", "/nonexistent/pnet.conf", 1);
+    assert_int_equal(rdp_pnet_derive("J"), PMIX_SUCCESS);
+    unsetenv("RDPMIX_PNET_CONF");
+    assert_int_equal(rdp_pnet_setup_fork("J", &env), PMIX_SUCCESS);
+    assert_null(env_get(env, "OMPI_MCA_orte_precondition_transports"));
+    pmix_argv_free(env);
+}
+
+static void describe_names_modules_and_settings_never_secrets(void **state)
+{
+    char buf[512], small[8];
+
+    (void)state;
+    assert_int_equal(rdp_pnet_select("none"), PMIX_SUCCESS);
+    rdp_pnet_describe(buf, sizeof(buf));
+    assert_string_equal(buf, "none");
+    setenv("RDPMIX_PNET_SSHOT_VNIS", "1024-2047", 1);
+    assert_int_equal(rdp_pnet_select("opa,sshot"), PMIX_SUCCESS);
+    rdp_pnet_describe(buf, sizeof(buf));
+    assert_non_null(strstr(buf, "opa (opa_secret_file="));
+    assert_non_null(strstr(buf, secret_path));
+    assert_non_null(strstr(buf, ", sshot (sshot_vnis=1024-2047)"));
+    assert_null(strstr(buf, "a site secret")); /* the file's content */
+    /* truncated, but says how much it needed */
+    assert_int_equal(rdp_pnet_describe(small, sizeof(small)), strlen(buf));
+    assert_int_equal(strlen(small), sizeof(small) - 1);
+    unsetenv("RDPMIX_PNET_SSHOT_VNIS");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -638,6 +778,17 @@ int main(void)
             pool_setup, pool_teardown),
         cmocka_unit_test_setup_teardown(tcp_jobs_get_disjoint_port_blocks,
                                         pool_setup, pool_teardown),
+        cmocka_unit_test_setup_teardown(
+            every_node_derives_the_same_key_and_jobs_differ, secret_setup,
+            secret_teardown),
+        cmocka_unit_test_setup_teardown(a_launcher_setup_wins_over_derivation,
+                                        secret_setup, secret_teardown),
+        cmocka_unit_test_setup_teardown(
+            an_unsafe_or_missing_secret_derives_nothing, secret_setup,
+            secret_teardown),
+        cmocka_unit_test_setup_teardown(
+            describe_names_modules_and_settings_never_secrets, secret_setup,
+            secret_teardown),
     };
 
     return cmocka_run_group_tests_name("pnet", tests, NULL, NULL);

@@ -5,6 +5,7 @@
 #include "core/util/log.h"
 #include "core/util/value.h"
 #include "core/wire/proto.h"
+#include "pnet/pnet.h"
 
 #include <string.h>
 
@@ -95,6 +96,15 @@ static pmix_status_t get_in_server(const get_req_t *req, pmix_value_t **val_p)
     return status;
 }
 
+/* A pnet value (a fabric key) of another job is never ours to read: the
+ * server refuses it too, this answers when we would not ask (an nspace
+ * whose job data we hold). */
+static bool is_other_jobs_secret(const get_req_t *req)
+{
+    return rdp_pnet_is_private_key(req->key)
+           && !PMIX_CHECK_NSPACE(req->proc.nspace, rdp_rt.myproc.nspace);
+}
+
 static void get_start(void *arg)
 {
     get_req_t *req    = arg;
@@ -116,6 +126,10 @@ static void get_start(void *arg)
     if (rdp_client.mode == RDP_CLIENT_IN_SERVER) {
         status = get_in_server(req, &val);
         get_complete(req, status, val);
+        return;
+    }
+    if (is_other_jobs_secret(req)) {
+        get_complete(req, PMIX_ERR_NO_PERMISSIONS, NULL);
         return;
     }
     if (rdp_client.conn == NULL

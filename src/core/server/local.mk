@@ -21,3 +21,4 @@ librdp_la_SOURCES += src/core/server/connect.c
 librdp_la_SOURCES += src/core/server/tool.c
 noinst_HEADERS    += src/core/server/connect.h
 librdp_la_SOURCES += src/core/server/trust.c
+librdp_la_SOURCES += src/core/server/pnetval.c

@@ -142,7 +142,13 @@ static pmix_status_t setup_local_run(void *arg)
 {
     net_req_t *req = arg;
 
-    return rdp_pnet_setup_local(req->nspace, req->info, req->ninfo);
+    pmix_status_t status =
+        rdp_pnet_setup_local(req->nspace, req->info, req->ninfo);
+
+    if (status == PMIX_SUCCESS) {
+        rdp_srv_pnet_values_changed(req->nspace);
+    }
+    return status;
 }
 
 static void setup_local_on_loop(void *arg)

@@ -687,6 +687,10 @@ void rdp_srv_handle_get(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb)
         status = PMIX_ERR_BAD_PARAM;
         goto reply_status;
     }
+    if (rdp_srv_pnet_denied(me, nspace, key)) {
+        status = PMIX_ERR_NO_PERMISSIONS;
+        goto reply_status;
+    }
     read_get_directives(info, ninfo, &immediate, &timeout);
     /* a reserved key the host did not give is not coming: only what we
      * hold now counts (OpenPMIx 4.2.2 asks its server "immediate") */

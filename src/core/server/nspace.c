@@ -1579,23 +1579,35 @@ pmix_status_t rdp_srv_nspace_pack_set(rdp_srv_nspace_t *ns,
     return status;
 }
 
+void rdp_srv_nspace_invalidate(rdp_srv_nspace_t *ns)
+{
+    invalidate_cache(ns);
+}
+
+/* Only the job's own clients get this: it carries the job's pnet values
+ * (pnetval.c), which no other nspace's bundle does. */
 rdp_ipc_blob_t *rdp_srv_nspace_connect_blob(rdp_srv_nspace_t *ns)
 {
-    rdp_buf_t buf;
+    rdp_buf_t buf, own;
+    uint32_t nown = 0;
 
     if (ns->connect_blob != NULL) {
         return ns->connect_blob;
     }
     rdp_buf_init(&buf);
-    if (rdp_pack_i32(&buf, PMIX_SUCCESS) != PMIX_SUCCESS
+    rdp_buf_init(&own);
+    if (rdp_srv_pnet_pack_values(ns->name, &own, &nown) != PMIX_SUCCESS
+        || rdp_pack_i32(&buf, PMIX_SUCCESS) != PMIX_SUCCESS
         || rdp_pack_u32(&buf, 1) != PMIX_SUCCESS
-        || rdp_srv_nspace_pack_set(ns, NULL, 0, &buf) != PMIX_SUCCESS
+        || rdp_srv_nspace_pack_set(ns, &own, nown, &buf) != PMIX_SUCCESS
         || rdp_ipc_blob_create(&buf, &ns->connect_blob) != PMIX_SUCCESS) {
-        rdp_buf_cleanup(&buf);
         ns->connect_blob = NULL;
-        return NULL;
+        rdp_buf_cleanup(&buf);
     }
-    rdp_buf_cleanup(&buf);
+    if (own.size > 0) {
+        explicit_bzero(own.data, own.size); /* it may hold a key */
+    }
+    rdp_buf_cleanup(&own);
     return ns->connect_blob;
 }
 
@@ -1629,7 +1641,12 @@ static void register_on_loop(void *arg)
         status = PMIX_ERR_EXISTS;
         goto done;
     }
-    status = rdp_srv_nspace_ingest(ns, req->nlocalprocs, req->info, req->ninfo);
+    /* RFC0012 without a head-node step (Slurm): keys derived here */
+    status = rdp_pnet_derive(ns->name);
+    if (status == PMIX_SUCCESS) {
+        status =
+            rdp_srv_nspace_ingest(ns, req->nlocalprocs, req->info, req->ninfo);
+    }
     if (status != PMIX_SUCCESS) {
         rdp_log_error(SERVER, "registering nspace %s failed: %s", ns->name,
                       rdp_status_name(status));

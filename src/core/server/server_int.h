@@ -179,6 +179,18 @@ void rdp_srv_host_reply_keep(rdp_srv_host_reply_t *hr, pmix_status_t status,
 /** Give the host its buffer back (loop thread; once; NULL-safe fields). */
 void rdp_srv_host_reply_release(rdp_srv_host_reply_t *hr);
 
+/* ---- pnetval.c: a job's pnet values, for its own processes only ---- */
+/** Append the job-level pnet values kept for @a nspace as one JOB section
+ * to @a extra (*@a nextra counts it); nothing when none are kept. */
+pmix_status_t rdp_srv_pnet_pack_values(const char *nspace, rdp_buf_t *extra,
+                                       uint32_t *nextra);
+/** pnet's values of @a nspace changed: repack what its clients get. */
+void rdp_srv_pnet_values_changed(const char *nspace);
+/** True (logged) if @a me may not read @a key of @a nspace: a pnet value
+ * of another job (PMIX_ERR_NO_PERMISSIONS). */
+bool rdp_srv_pnet_denied(const rdp_srv_client_t *me, const char *nspace,
+                         const char *key);
+
 /* ---- nspace.c ---- */
 /** trust.c: may the payloads of a collective over @a procs travel
  * without authentication (the site trusts the network, or they are all of
@@ -198,6 +210,8 @@ pmix_status_t rdp_srv_nspace_pack_set(rdp_srv_nspace_t *ns,
 /** The CONNECT_ACK payload of this job (status, bundle), packed once;
  * borrowed (the nspace keeps its reference). NULL when out of memory. */
 rdp_ipc_blob_t *rdp_srv_nspace_connect_blob(rdp_srv_nspace_t *ns);
+/** Forget the packed sections and CONNECT_ACK payload (repacked on use). */
+void rdp_srv_nspace_invalidate(rdp_srv_nspace_t *ns);
 bool rdp_srv_nspace_has_key(const rdp_srv_nspace_t *ns, pmix_rank_t rank,
                             const char *key);
 void rdp_srv_nspace_destroy(rdp_srv_nspace_t *ns);
