@@ -120,3 +120,7 @@ EXTRA_DIST += tests/integ/test_slurm.sh tests/integ/slurm_cluster.sh
 # cluster: one srun starts the daemons; skipped without root or Slurm
 TESTS      += tests/integ/test_run_slurm.sh
 EXTRA_DIST += tests/integ/test_run_slurm.sh
+
+# rdpmix-info and the RDPMIX_* settings table
+TESTS      += tests/integ/test_info.sh
+EXTRA_DIST += tests/integ/test_info.sh
