@@ -1,7 +1,8 @@
 #!/bin/sh
 # test_info.sh - rdpmix-info runs; --config lists every setting of the
 # table (read from config_table.c) with its value and source; --json is
-# JSON; no RDPMIX_* setting is read outside the table.
+# JSON; required directives on real calls under rdpmix-run on 1-3 nodes;
+# no RDPMIX_* setting is read outside the table.
 . "${top_srcdir:-.}/tests/integ/test_run_common.sh"
 srcdir=${top_srcdir:-.}
 INFO=$builddir/src/run/rdpmix-info
@@ -51,6 +52,16 @@ fi
 info --bogus
 check_that "an unknown option is refused with usage" \
     '[ "$rc" -eq 2 ] && grep -q "unknown option --bogus" "$tmp/err"'
+
+# required directives on real calls across 1, 2 and 3 nodes: unsupported
+# ones fail the call, optional ones are ignored, supported ones work
+client="$builddir/tests/integ/run_client"
+for m in 1 2 3; do
+    job 60 --nodes "$m" -n 4 "$client" nodes directives
+    oks=$(grep -c "^rank [0-3] directives ok$" "$tmp/out")
+    check_that "required directives on $m nodes: unsupported -> NOT_SUPPORTED, optional ignored" \
+        '[ "$rc" -eq 0 ] && [ "$oks" -eq 4 ]'
+done
 
 # the settings are read in one place: every getenv of an RDPMIX_ name in
 # src is config_table.c's (new ones from other branches carry a
