@@ -37,6 +37,5 @@ src_run_rdpmix_run_LDADD    = src/run/librdprun.la librdp.la
 # rdpmix-info: version, build, attributes per function, RDPMIX_* settings
 bin_PROGRAMS += src/run/rdpmix-info
 src_run_rdpmix_info_SOURCES  = src/run/rdpmix_info.c
-src_run_rdpmix_info_CPPFLAGS = $(RDP_RUN_CPPFLAGS) $(UCX_CFLAGS) \
-                               $(HWLOC_CFLAGS) $(LIBEVENT_CFLAGS)
+src_run_rdpmix_info_CPPFLAGS = $(RDP_RUN_CPPFLAGS)
 src_run_rdpmix_info_LDADD    = librdp.la

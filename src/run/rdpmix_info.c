@@ -12,13 +12,10 @@
 #include "core/util/directive.h"
 #include "pnet/pnet.h"
 
-#include <event2/event-config.h>
-#include <hwloc.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <ucp/api/ucp_version.h>
 
 #include <pmix.h>
 #include <pmix_tool.h>
@@ -88,18 +85,15 @@ static void print_version(bool first)
     section_end();
 }
 
+/* the versions configure found (pkg-config): the layering keeps UCX,
+ * hwloc and libevent headers to their own layers */
 static void print_build(bool first)
 {
-    char ucx[32], hwloc[32];
-
-    snprintf(ucx, sizeof(ucx), "UCP API %d.%d", UCP_API_MAJOR, UCP_API_MINOR);
-    snprintf(hwloc, sizeof(hwloc), "%u.%u.%u", HWLOC_API_VERSION >> 16,
-             (HWLOC_API_VERSION >> 8) & 0xff, HWLOC_API_VERSION & 0xff);
     section("build", first);
     field("configure", RDPMIX_CONFIGURE_ARGS, true);
-    field("ucx", ucx, false);
-    field("hwloc", hwloc, false);
-    field("libevent", EVENT__VERSION, false);
+    field("ucx", RDPMIX_UCX_VERSION, false);
+    field("hwloc", RDPMIX_HWLOC_VERSION, false);
+    field("libevent", RDPMIX_LIBEVENT_VERSION, false);
     field("libdir", RDPMIX_LIBDIR, false);
     field("bindir", RDPMIX_BINDIR, false);
     section_end();
