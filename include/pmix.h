@@ -373,6 +373,21 @@ PMIX_EXPORT bool PMIx_Data_compress(const uint8_t *inbytes, size_t size,
 PMIX_EXPORT bool PMIx_Data_decompress(const uint8_t *inbytes, size_t size,
                                       uint8_t **outbytes, size_t *nbytes);
 
+/* The Standard's function forms of the PMIX_INFO_* directive macros of
+ * pmix_common.h (OpenPMIx 4.2.2 has only the macros). */
+PMIX_EXPORT void PMIx_Info_required(pmix_info_t *p);
+PMIX_EXPORT void PMIx_Info_optional(pmix_info_t *p);
+PMIX_EXPORT bool PMIx_Info_is_required(const pmix_info_t *p);
+PMIX_EXPORT bool PMIx_Info_is_optional(const pmix_info_t *p);
+PMIX_EXPORT void PMIx_Info_processed(pmix_info_t *p);
+PMIX_EXPORT bool PMIx_Info_was_processed(const pmix_info_t *p);
+PMIX_EXPORT void PMIx_Info_set_end(pmix_info_t *p);
+PMIX_EXPORT bool PMIx_Info_is_end(const pmix_info_t *p);
+PMIX_EXPORT void PMIx_Info_qualifier(pmix_info_t *p);
+PMIX_EXPORT bool PMIx_Info_is_qualifier(const pmix_info_t *p);
+PMIX_EXPORT void PMIx_Info_persistent(pmix_info_t *p);
+PMIX_EXPORT bool PMIx_Info_is_persistent(const pmix_info_t *p);
+
 #if defined(c_plusplus) || defined(__cplusplus)
 }
 #endif

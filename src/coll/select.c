@@ -2,6 +2,7 @@
 #include "config.h"
 #include "coll/select.h"
 #include "core/util/log.h"
+#include "core/util/config_table.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -50,9 +51,9 @@ pmix_status_t rdp_coll_alg_parse(const char *s, enum rdp_coll_alg *alg_p)
 
 pmix_status_t rdp_coll_alg_from_env(enum rdp_coll_alg *alg_p)
 {
-    const char *s = getenv("RDPMIX_COLL_ALG");
+    const char *s = rdp_cfg_env(RDP_CFG_COLL_ALG);
 
-    if (s == NULL || s[0] == '\0') {
+    if (s == NULL) {
         *alg_p = RDP_COLL_ALG_AUTO;
         return PMIX_SUCCESS;
     }
@@ -68,35 +69,15 @@ pmix_status_t rdp_coll_alg_from_env(enum rdp_coll_alg *alg_p)
 
 pmix_status_t rdp_coll_seg_bytes_from_env(uint64_t *bytes_p)
 {
-    const char *s = getenv("RDPMIX_COLL_SEG_BYTES");
-    unsigned long long v;
-    char *end;
+    uint64_t v;
+    pmix_status_t status = rdp_cfg_uint(RDP_CFG_COLL_SEG_BYTES, &v);
 
-    if (s == NULL || s[0] == '\0') {
-        *bytes_p = RDP_COLL_SEG_BYTES_DEFAULT;
-        return PMIX_SUCCESS;
+    /* a bad value (logged) fails the engine rather than running with the
+     * default the user did not ask for */
+    if (status == PMIX_SUCCESS) {
+        *bytes_p = v;
     }
-    errno = 0;
-    v     = strtoull(s, &end, 10);
-    if (end != s && errno == 0 && (*end == 'k' || *end == 'K')
-        && v <= RDP_COLL_SEG_BYTES_MAX / 1024u) {
-        v *= 1024u;
-        end++;
-    } else if (end != s && errno == 0 && (*end == 'm' || *end == 'M')
-               && v <= RDP_COLL_SEG_BYTES_MAX / (1024u * 1024u)) {
-        v *= 1024u * 1024u;
-        end++;
-    }
-    if (end == s || *end != '\0' || errno != 0 || s[0] == '-'
-        || v > RDP_COLL_SEG_BYTES_MAX) {
-        rdp_log_error(COLL,
-                      "RDPMIX_COLL_SEG_BYTES: \"%s\" is not a byte count "
-                      "from 0 (off) to %u (suffixes k and m allowed)",
-                      s, RDP_COLL_SEG_BYTES_MAX);
-        return PMIX_ERR_BAD_PARAM;
-    }
-    *bytes_p = v;
-    return PMIX_SUCCESS;
+    return status;
 }
 
 enum rdp_coll_alg rdp_coll_select(enum rdp_coll_kind kind, uint32_t n,

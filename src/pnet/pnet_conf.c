@@ -2,6 +2,7 @@
 #include "config.h"
 #include "pnet/pnet_int.h"
 #include "core/util/log.h"
+#include "core/util/config_table.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -18,9 +19,7 @@
 
 const char *rdp_pnet_conf_path(void)
 {
-    const char *p = getenv("RDPMIX_PNET_CONF");
-
-    return (p != NULL && p[0] != '\0') ? p : RDP_PNET_CONF_FILE;
+    return rdp_cfg_string(RDP_CFG_PNET_CONF);
 }
 
 static char *trim(char *s)

@@ -2,6 +2,7 @@
 #include "config.h"
 #include "pnet/pnet_int.h"
 #include "core/util/alloc.h"
+#include "core/util/config_table.h"
 #include "core/util/log.h"
 
 #include <errno.h>
@@ -42,9 +43,7 @@ typedef struct state {
 
 const char *rdp_pnet_state_dir(void)
 {
-    const char *d = getenv("RDPMIX_PNET_STATE_DIR");
-
-    return (d != NULL && d[0] != '\0') ? d : RDP_PNET_STATE_DIR;
+    return rdp_cfg_string(RDP_CFG_PNET_STATE_DIR);
 }
 
 /* The start time of @a pid (clock ticks since boot), 0 if it is gone */

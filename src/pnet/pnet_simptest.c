@@ -3,6 +3,7 @@
 #include "pnet/pnet.h"
 #include "pnet/pnet_int.h"
 #include "core/util/hash.h"
+#include "core/util/config_table.h"
 #include "core/util/log.h"
 
 #include <stdio.h>
@@ -46,7 +47,7 @@ size_t rdp_pnet_simptest_live(int local)
 
 static bool fail_at(const char *step)
 {
-    const char *s = getenv("RDPMIX_PNET_SIMPTEST_FAIL");
+    const char *s = rdp_cfg_env(RDP_CFG_PNET_SIMPTEST_FAIL);
 
     return s != NULL && strcmp(s, step) == 0;
 }

@@ -2,6 +2,7 @@
 #include "config.h"
 #include "run/datapeer.h"
 #include "core/util/alloc.h"
+#include "core/util/config_table.h"
 #include "core/util/list.h"
 #include "core/util/log.h"
 #include "core/util/value.h"
@@ -86,7 +87,7 @@ struct rdp_run_peers {
 
 static char *default_dir(void)
 {
-    const char *dir = getenv("RDPMIX_PEER_DIR");
+    const char *dir = rdp_cfg_env(RDP_CFG_PEER_DIR);
     const char *xdg = getenv("XDG_RUNTIME_DIR");
     char buf[4096];
 

@@ -39,3 +39,9 @@ src_run_rdpmix_run_LDADD    = src/run/librdprun.la librdp.la
 bin_PROGRAMS += src/run/rdpmix-ps
 src_run_rdpmix_ps_SOURCES = src/run/rdpmix_ps.c
 src_run_rdpmix_ps_LDADD   = libpmix.la
+
+# rdpmix-info: version, build, attributes per function, RDPMIX_* settings
+bin_PROGRAMS += src/run/rdpmix-info
+src_run_rdpmix_info_SOURCES  = src/run/rdpmix_info.c
+src_run_rdpmix_info_CPPFLAGS = $(RDP_RUN_CPPFLAGS)
+src_run_rdpmix_info_LDADD    = librdp.la

@@ -16,6 +16,7 @@
 #include "run/xconnect.h"
 #include "core/loop/loop.h"
 #include "core/util/alloc.h"
+#include "core/util/config_table.h"
 #include "core/util/list.h"
 #include "core/util/log.h"
 #include "core/util/value.h"
@@ -53,7 +54,6 @@ extern char **environ;
  * waits 5 s for endpoints to close), so only a daemon that is hung is */
 #define SHUTDOWN_WAIT   20.0
 #define DAEMON_END_CPU  0.5   /* ... plus this per daemon per core */
-#define DEFAULT_STARTUP 60.0  /* the job must start within this */
 
 /*
  * How the daemons are started: on this machine (each our child), one
@@ -552,7 +552,7 @@ static void startup_cb(void *arg)
     say("the job did not start within %g seconds (%u of %u daemons "
         "connected, %u received the job, %u ready); giving up "
         "(RDPMIX_STARTUP_TIMEOUT sets the limit)",
-        rdp_run_env_seconds("RDPMIX_STARTUP_TIMEOUT", DEFAULT_STARTUP),
+        rdp_cfg_seconds(RDP_CFG_STARTUP_TIMEOUT),
         L.nhello, L.nnodes, L.nreceived, L.nready);
     set_status(1);
     end_job();
@@ -2022,7 +2022,7 @@ static void choose_mode(void)
         usage_error("%u hosts: at most %u", L.hosts.n, MAX_HOSTS);
     }
     if (L.ctl_if == NULL) {
-        L.ctl_if = env_nonempty("RDPMIX_CTL_IF");
+        L.ctl_if = rdp_cfg_env(RDP_CFG_CTL_IF);
     }
     if (L.ctl_if != NULL
         && rdp_run_ctl_filter_check(L.ctl_if, err, sizeof(err)) != 0) {
@@ -2182,7 +2182,7 @@ static char *short_hostname(void)
 
 static char *find_daemon(void)
 {
-    const char *env = getenv("RDPMIX_DAEMON");
+    const char *env = rdp_cfg_env(RDP_CFG_DAEMON);
     char *dir       = NULL, *path;
     size_t len;
 
@@ -3014,10 +3014,7 @@ static void find_agent(void)
     if (L.mode == LAUNCH_SLURM) {
         cmd = "srun";
     } else if (cmd == NULL) {
-        cmd = env_nonempty("RDPMIX_LAUNCH_AGENT");
-        if (cmd == NULL) {
-            cmd = "ssh";
-        }
+        cmd = rdp_cfg_string(RDP_CFG_LAUNCH_AGENT);
     }
     if (rdp_run_words_split(cmd, &L.agent_words) != PMIX_SUCCESS) {
         usage_error("the launch agent '%s' is not a command (empty, or an "
@@ -3039,7 +3036,7 @@ static void find_agent(void)
  * anything runs.  Their answer goes to every daemon with the launch. */
 static void setup_network(void)
 {
-    const char *spec = L.pnet != NULL ? L.pnet : getenv("RDPMIX_PNET");
+    const char *spec = L.pnet != NULL ? L.pnet : rdp_cfg_env(RDP_CFG_PNET);
     pmix_status_t status;
 
     status = rdp_pnet_select(spec);
@@ -3086,7 +3083,7 @@ int main(int argc, char **argv)
     rdp_list_init(&L.conns);
     parse_args(argc, argv);
     signal(SIGPIPE, SIG_IGN);
-    L.grace = rdp_run_env_seconds("RDPMIX_KILL_GRACE", 3.0);
+    L.grace = rdp_cfg_seconds(RDP_CFG_KILL_GRACE);
 
     L.daemon_path = find_daemon();
     if (L.daemon_path == NULL) {
@@ -3137,7 +3134,7 @@ int main(int argc, char **argv)
      * long when they share few cores (each runs as soon as it is forked) */
     rdp_timer_start(
         L.startup_timer,
-        rdp_run_env_seconds("RDPMIX_STARTUP_TIMEOUT", DEFAULT_STARTUP));
+        rdp_cfg_seconds(RDP_CFG_STARTUP_TIMEOUT));
     if (L.mode == LAUNCH_SSH) {
         start_ssh_daemons();
     } else if (L.mode == LAUNCH_SLURM) {

@@ -6,6 +6,7 @@
 #include "run/util.h"
 #include "ucx/ucx.h"
 #include "core/util/alloc.h"
+#include "core/util/config_table.h"
 #include "core/util/log.h"
 #include "core/util/status.h"
 
@@ -424,11 +425,9 @@ static int same_host(const char *a, const char *b)
  */
 static void take_node_hostname(void)
 {
-    const char *env = getenv("RDPMIX_NODE_UTS");
     char host[256];
 
-    if ((env != NULL && strcmp(env, "0") == 0)
-        || gethostname(host, sizeof(host)) != 0) {
+    if (!rdp_cfg_bool(RDP_CFG_NODE_UTS) || gethostname(host, sizeof(host)) != 0) {
         return;
     }
     host[sizeof(host) - 1] = '\0';
@@ -454,7 +453,7 @@ static void take_node_hostname(void)
 /* The ranks must load this build's libpmix.so.2 (docs/run.md). */
 static char *pick_libdir(void)
 {
-    const char *env = getenv("RDPMIX_LIBDIR");
+    const char *env = rdp_cfg_env(RDP_CFG_LIBDIR);
     char *exe_dir   = NULL;
     char a[PATH_MAX], b[PATH_MAX];
     struct stat sb;
@@ -637,7 +636,7 @@ static void watch_shutdown(void)
     started = 1;
     snprintf(watched_node, sizeof(watched_node), "%s",
              dm->node_name ? dm->node_name : "?");
-    warn_after = rdp_run_env_seconds("RDPMIX_SHUTDOWN_WARN", 8.0);
+    warn_after = rdp_cfg_seconds(RDP_CFG_SHUTDOWN_WARN);
     if (warn_after <= 0 || pthread_attr_init(&attr) != 0) {
         return;
     }
@@ -739,7 +738,7 @@ int main(int argc, char **argv)
      * is then ended by rdpmix-run with nothing to clean up) */
     fd = connect_ctl();
     signal(SIGPIPE, SIG_IGN);
-    dm->grace   = rdp_run_env_seconds("RDPMIX_KILL_GRACE", 3.0);
+    dm->grace   = rdp_cfg_seconds(RDP_CFG_KILL_GRACE);
     dm->libdir  = pick_libdir();
     dm->devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (dm->libdir == NULL || dm->devnull < 0) {

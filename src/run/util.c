@@ -167,23 +167,6 @@ int rdp_run_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *v_p)
     return 0;
 }
 
-double rdp_run_env_seconds(const char *name, double dflt)
-{
-    const char *s = getenv(name);
-    char *end;
-    double v;
-
-    if (s == NULL || *s == '\0') {
-        return dflt;
-    }
-    v = strtod(s, &end);
-    if (*end != '\0' || !(v >= 0) || v > 1e6) {
-        rdp_log_warn(RUN, "ignoring %s: not a number of seconds", name);
-        return dflt;
-    }
-    return v;
-}
-
 void rdp_run_signal_desc(int signo, char *buf, size_t len)
 {
     const char *name = strsignal(signo);

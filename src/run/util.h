@@ -35,8 +35,6 @@ int rdp_run_write_all(int fd, const void *data, size_t len);
 /** Parse a decimal unsigned in [min, max]; the whole string must match. */
 int rdp_run_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *v_p);
 
-/** Non-negative seconds from environment variable @a name, or @a dflt. */
-double rdp_run_env_seconds(const char *name, double dflt);
 
 /** "11 (Segmentation fault)" into @a buf. */
 void rdp_run_signal_desc(int signo, char *buf, size_t len);

@@ -14,6 +14,8 @@ librdp_ucx_la_LIBADD    = $(UCX_LIBS) $(CRYPTO_LIBS)
 
 rdpmixlib_LTLIBRARIES  += rdpmix_ucx.la
 rdpmix_ucx_la_SOURCES   = src/ucx/ucx_module.c
+# the settings table is self-contained (getenv and the forwarded log)
+rdpmix_ucx_la_SOURCES  += src/core/util/config_table.c
 rdpmix_ucx_la_LIBADD    = librdp_ucx.la
 rdpmix_ucx_la_LDFLAGS   = $(AM_LDFLAGS) -module -avoid-version -no-undefined \
                           -Wl,-Bsymbolic \

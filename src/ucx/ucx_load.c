@@ -5,6 +5,7 @@
 #include "ucx/ucx.h"
 #include "core/loop/loop.h"
 #include "core/util/alloc.h"
+#include "core/util/config_table.h"
 #include "core/util/log.h"
 #include "core/util/status.h"
 
@@ -48,7 +49,7 @@ void rdp_ucx_api_register(const rdp_ucx_api_t *api)
  * malloc'ed, NULL if neither is known. */
 static char *module_path(void)
 {
-    const char *env = getenv("RDPMIX_UCX_MODULE");
+    const char *env = rdp_cfg_env(RDP_CFG_UCX_MODULE);
     Dl_info info;
     const char *slash;
     char *path;

@@ -6,6 +6,7 @@
 #include "ucx/ucx_int.h"
 
 #include "core/util/alloc.h"
+#include "core/util/config_table.h"
 #include "core/util/list.h"
 #include "core/util/log.h"
 
@@ -51,12 +52,8 @@ static int eager_max_override(uint64_t *max_p)
     static uint64_t max;
 
     if (!read) {
-        const char *s = getenv("RDPMIX_UCX_EAGER_MAX");
-
-        if ((s != NULL) && (*s >= '0') && (*s <= '9')) {
-            max = strtoull(s, NULL, 10);
-            set = 1;
-        }
+        set = rdp_cfg_env(RDP_CFG_UCX_EAGER_MAX) != NULL
+              && rdp_cfg_uint(RDP_CFG_UCX_EAGER_MAX, &max) == PMIX_SUCCESS;
         read = 1;
     }
     if (set) {
@@ -71,11 +68,10 @@ static double spin_window(void)
     static double window = -1.0;
 
     if (window < 0) {
-        const char *s = getenv("RDPMIX_UCX_SPIN_US");
-        window = (s != NULL && *s != '\0') ? atof(s) * 1e-6 : SPIN_WINDOW;
-        if (window < 0) {
-            window = 0;
-        }
+        double us;
+
+        (void)rdp_cfg_double(RDP_CFG_UCX_SPIN_US, &us);
+        window = us * 1e-6;
     }
     return window;
 }

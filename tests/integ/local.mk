@@ -131,3 +131,7 @@ EXTRA_DIST += tests/integ/test_run_slurm.sh
 # trust follows the fabric: collective payloads without a MAC (docs/design.md)
 TESTS      += tests/integ/test_run_trust.sh
 EXTRA_DIST += tests/integ/test_run_trust.sh
+
+# rdpmix-info and the RDPMIX_* settings table
+TESTS      += tests/integ/test_info.sh
+EXTRA_DIST += tests/integ/test_info.sh

@@ -693,11 +693,57 @@ static void reserved_keys(unsigned size)
     free(uri);
 }
 
-/* run_client nodes info|fence|loop|abi|late|reserved */
+/* Required directives (PMIX_INFO_REQD): one the call does not support
+ * fails it with PMIX_ERR_NOT_SUPPORTED before anything happens, an optional
+ * one is ignored, a supported required one works (a real fence across the
+ * nodes, a get of another rank). */
+static void required_directives(unsigned size)
+{
+    pmix_info_t info[2];
+    pmix_value_t *val = NULL;
+    pmix_proc_t peer;
+    bool yes = true;
+    int secs = 30;
+    pmix_status_t rc;
+
+    PMIX_INFO_LOAD(&info[0], PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
+    PMIX_INFO_REQUIRED(&info[0]);
+    PMIX_INFO_LOAD(&info[1], PMIX_ALLOC_BANDWIDTH, &yes, PMIX_BOOL);
+    rc = PMIx_Fence(NULL, 0, info, 2); /* the second is optional */
+    if (rc != PMIX_SUCCESS) {
+        fail("fence with an optional unsupported directive: %s",
+             PMIx_Error_string(rc));
+    }
+    PMIX_INFO_REQUIRED(&info[1]);
+    rc = PMIx_Fence(NULL, 0, info, 2);
+    if (rc != PMIX_ERR_NOT_SUPPORTED) {
+        fail("fence with a required unsupported directive: %s",
+             PMIx_Error_string(rc));
+    }
+    PMIX_LOAD_PROCID(&peer, me.nspace, (me.rank + 1) % size);
+    rc = PMIx_Get(&peer, PMIX_HOSTNAME, &info[1], 1, &val);
+    if (rc != PMIX_ERR_NOT_SUPPORTED || val != NULL) {
+        fail("get with a required unsupported directive: %s",
+             PMIx_Error_string(rc));
+    }
+    PMIX_INFO_DESTRUCT(&info[1]);
+    PMIX_INFO_DESTRUCT(&info[0]);
+    PMIX_INFO_LOAD(&info[0], PMIX_TIMEOUT, &secs, PMIX_INT);
+    PMIX_INFO_REQUIRED(&info[0]);
+    rc = PMIx_Get(&peer, PMIX_HOSTNAME, &info[0], 1, &val);
+    if (rc != PMIX_SUCCESS || val == NULL || val->type != PMIX_STRING) {
+        fail("get with a required directive it reads: %s",
+             PMIx_Error_string(rc));
+    }
+    PMIX_VALUE_RELEASE(val);
+    PMIX_INFO_DESTRUCT(&info[0]);
+}
+
+/* run_client nodes info|fence|loop|abi|late|reserved|directives */
 static int nodes_main(const char *mode)
 {
-    static const char *const modes[] = {"info", "fence",    "loop", "abi",
-                                        "late", "reserved", NULL};
+    static const char *const modes[] = {"info", "fence",    "loop",       "abi",
+                                        "late", "reserved", "directives", NULL};
     unsigned size, i;
     pmix_status_t rc;
 
@@ -724,6 +770,9 @@ static int nodes_main(const char *mode)
     } else if (strcmp(mode, "reserved") == 0) {
         reserved_keys(size);
         printf("rank %u reserved ok\n", me.rank);
+    } else if (strcmp(mode, "directives") == 0) {
+        required_directives(size);
+        printf("rank %u directives ok\n", me.rank);
     } else if (strcmp(mode, "fence") == 0) {
         nodes_exchange(size);
         printf("rank %u of %u fence ok\n", me.rank, size);

@@ -258,3 +258,41 @@ tests_unit_test_pnet_sha256_t_SOURCES = tests/unit/test_pnet_sha256.c
 tests_unit_test_pnet_sha256_t_CFLAGS  = $(RDP_TEST_CFLAGS)
 tests_unit_test_pnet_sha256_t_LDADD   = $(RDP_TEST_LIBS)
 TESTS += tests/unit/test_pnet_sha256.t
+
+# the RDPMIX_* settings table (src/core/util/config_table.c)
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_config.t
+tests_unit_test_config_t_SOURCES = tests/unit/test_config.c
+tests_unit_test_config_t_CFLAGS  = $(RDP_TEST_CFLAGS)
+tests_unit_test_config_t_LDADD   = $(RDP_TEST_LIBS)
+TESTS += tests/unit/test_config.t
+endif
+
+# required info directives and the supported-attribute table
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_directive.t
+tests_unit_test_directive_t_SOURCES = tests/unit/test_directive.c
+tests_unit_test_directive_t_CFLAGS  = $(RDP_TEST_CFLAGS)
+tests_unit_test_directive_t_LDADD   = $(RDP_TEST_LIBS)
+TESTS += tests/unit/test_directive.t
+endif
+
+# every enumeration value of pmix_common.h has a string (pretty.c); the
+# value list is generated from the header, so a new constant is tested
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_pretty.t
+tests_unit_test_pretty_t_SOURCES  = tests/unit/test_pretty.c
+nodist_tests_unit_test_pretty_t_SOURCES = tests/unit/enum_values.h
+tests_unit_test_pretty_t_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_builddir)/tests/unit
+tests_unit_test_pretty_t_CFLAGS   = $(RDP_TEST_CFLAGS)
+tests_unit_test_pretty_t_LDADD    = $(RDP_TEST_LIBS) -ldl
+TESTS += tests/unit/test_pretty.t
+endif
+tests/unit/enum_values.h: $(top_srcdir)/include/pmix_common.h \
+                          $(top_srcdir)/src/core/util/gen_enum_values.sh
+	$(AM_V_GEN)mkdir -p tests/unit && \
+	$(SHELL) $(top_srcdir)/src/core/util/gen_enum_values.sh \
+	    $(top_srcdir)/include/pmix_common.h > $@.tmp && mv $@.tmp $@
+tests/unit/test_pretty_t-test_pretty.$(OBJEXT): tests/unit/enum_values.h
+CLEANFILES += tests/unit/enum_values.h
+

@@ -1,6 +1,7 @@
 /* fence.c - PMIx_Fence, PMIx_Fence_nb */
 #include "config.h"
 #include "core/client/client_int.h"
+#include "core/util/directive.h"
 #include "core/util/alloc.h"
 #include "core/util/log.h"
 #include "core/wire/proto.h"
@@ -131,6 +132,8 @@ pmix_status_t PMIx_Fence_nb(const pmix_proc_t procs[], size_t nprocs,
     size_t nmembers = 0;
     pmix_status_t status;
 
+    RDP_CHECK_DIRECTIVES(info, ninfo);
+
     if (!rdp_client_active()) {
         return PMIX_ERR_INIT;
     }
@@ -189,6 +192,8 @@ pmix_status_t PMIx_Fence(const pmix_proc_t procs[], size_t nprocs,
 {
     rdp_client_sync_t sync;
     pmix_status_t status;
+
+    RDP_CHECK_DIRECTIVES(info, ninfo);
 
     status = rdp_client_may_block();
     if (status != PMIX_SUCCESS) {

@@ -1,6 +1,7 @@
 /* get.c - PMIx_Get, PMIx_Get_nb */
 #include "config.h"
 #include "core/client/client_int.h"
+#include "core/util/directive.h"
 #include "core/util/alloc.h"
 #include "core/util/log.h"
 #include "core/util/value.h"
@@ -242,6 +243,8 @@ pmix_status_t PMIx_Get_nb(const pmix_proc_t *proc, const char key[],
     get_req_t *req;
     pmix_status_t status;
 
+    RDP_CHECK_DIRECTIVES(info, ninfo);
+
     if (!rdp_client_active()) {
         return PMIX_ERR_INIT;
     }
@@ -340,6 +343,8 @@ pmix_status_t PMIx_Get(const pmix_proc_t *proc, const char key[],
     pmix_value_t *result = NULL;
     int static_values    = 0;
     pmix_status_t status;
+
+    RDP_CHECK_DIRECTIVES(info, ninfo);
 
     if (!rdp_client_active()) {
         return PMIX_ERR_INIT;

@@ -1,6 +1,7 @@
 /* group.c - PMIx_Group_construct(_nb), PMIx_Group_destruct(_nb) */
 #include "config.h"
 #include "core/client/client_int.h"
+#include "core/util/directive.h"
 #include "core/util/alloc.h"
 #include "core/util/log.h"
 #include "core/util/status.h"
@@ -343,6 +344,7 @@ pmix_status_t PMIx_Group_construct_nb(const char grp[],
                                       const pmix_info_t info[], size_t ninfo,
                                       pmix_info_cbfunc_t cbfunc, void *cbdata)
 {
+    RDP_CHECK_DIRECTIVES(info, ninfo);
     return group_submit(RDP_CMD_GROUP_CONSTRUCT, construct_finish,
                         (void *)cbfunc, cbdata, grp, true, procs, nprocs, NULL,
                         info, ninfo);
@@ -353,6 +355,7 @@ pmix_status_t PMIx_Group_construct(const char grp[], const pmix_proc_t procs[],
                                    const pmix_info_t directives[], size_t ndirs,
                                    pmix_info_t **results, size_t *nresults)
 {
+    RDP_CHECK_DIRECTIVES(directives, ndirs);
     return wait_info(PMIx_Group_construct_nb, grp, procs, nprocs, directives,
                      ndirs, results, nresults);
 }
@@ -379,6 +382,7 @@ pmix_status_t PMIx_Group_destruct_nb(const char grp[], const pmix_info_t info[],
                                      size_t ninfo, pmix_op_cbfunc_t cbfunc,
                                      void *cbdata)
 {
+    RDP_CHECK_DIRECTIVES(info, ninfo);
     return group_submit(RDP_CMD_GROUP_DESTRUCT, destruct_finish, (void *)cbfunc,
                         cbdata, grp, false, NULL, 0, NULL, info, ninfo);
 }
@@ -386,6 +390,7 @@ pmix_status_t PMIx_Group_destruct_nb(const char grp[], const pmix_info_t info[],
 pmix_status_t PMIx_Group_destruct(const char grp[], const pmix_info_t info[],
                                   size_t ninfo)
 {
+    RDP_CHECK_DIRECTIVES(info, ninfo);
     return wait_op(PMIx_Group_destruct_nb, grp, info, ninfo);
 }
 
@@ -396,6 +401,7 @@ pmix_status_t PMIx_Group_invite_nb(const char grp[], const pmix_proc_t procs[],
                                    size_t ninfo, pmix_info_cbfunc_t cbfunc,
                                    void *cbdata)
 {
+    RDP_CHECK_DIRECTIVES(info, ninfo);
     return group_submit(RDP_CMD_GROUP_INVITE, construct_finish, (void *)cbfunc,
                         cbdata, grp, true, procs, nprocs, NULL, info, ninfo);
 }
@@ -405,6 +411,7 @@ pmix_status_t PMIx_Group_invite(const char grp[], const pmix_proc_t procs[],
                                 size_t ninfo, pmix_info_t **results,
                                 size_t *nresult)
 {
+    RDP_CHECK_DIRECTIVES(info, ninfo);
     return wait_info(PMIx_Group_invite_nb, grp, procs, nprocs, info, ninfo,
                      results, nresult);
 }
@@ -417,6 +424,8 @@ pmix_status_t PMIx_Group_join_nb(const char grp[], const pmix_proc_t *leader,
                                  void *cbdata)
 {
     join_args_t join = {.leader = leader, .opt = opt};
+
+    RDP_CHECK_DIRECTIVES(info, ninfo);
 
     if (opt != PMIX_GROUP_ACCEPT && opt != PMIX_GROUP_DECLINE) {
         return PMIX_ERR_BAD_PARAM;
@@ -433,6 +442,8 @@ pmix_status_t PMIx_Group_join(const char grp[], const pmix_proc_t *leader,
     rdp_client_sync_t sync;
     pmix_status_t status = rdp_client_sync_info_begin(&sync, results, nresult);
 
+    RDP_CHECK_DIRECTIVES(info, ninfo);
+
     if (status != PMIX_SUCCESS) {
         return status;
     }
@@ -446,6 +457,7 @@ pmix_status_t PMIx_Group_leave_nb(const char grp[], const pmix_info_t info[],
                                   size_t ninfo, pmix_op_cbfunc_t cbfunc,
                                   void *cbdata)
 {
+    RDP_CHECK_DIRECTIVES(info, ninfo);
     /* forgetting the group on success is what a destruct does too */
     return group_submit(RDP_CMD_GROUP_LEAVE, destruct_finish, (void *)cbfunc,
                         cbdata, grp, false, NULL, 0, NULL, info, ninfo);
@@ -454,6 +466,7 @@ pmix_status_t PMIx_Group_leave_nb(const char grp[], const pmix_info_t info[],
 pmix_status_t PMIx_Group_leave(const char grp[], const pmix_info_t info[],
                                size_t ninfo)
 {
+    RDP_CHECK_DIRECTIVES(info, ninfo);
     return wait_op(PMIx_Group_leave_nb, grp, info, ninfo);
 }
 

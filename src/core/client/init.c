@@ -1,6 +1,7 @@
 /* init.c - PMIx_Init/Finalize/Initialized/Abort/Get_version for clients */
 #include "config.h"
 #include "core/client/client_int.h"
+#include "core/util/directive.h"
 #include "core/util/alloc.h"
 #include "core/util/log.h"
 #include "core/util/value.h"
@@ -537,6 +538,8 @@ pmix_status_t PMIx_Init(pmix_proc_t *proc, pmix_info_t info[], size_t ninfo)
     pmix_status_t status;
     init_ctx_t ctx = {0};
 
+    RDP_CHECK_DIRECTIVES(info, ninfo);
+
     if (info == NULL && ninfo > 0) {
         return PMIX_ERR_BAD_PARAM;
     }
@@ -636,6 +639,8 @@ static int wants_barrier(const pmix_info_t *info, size_t ninfo)
 pmix_status_t PMIx_Finalize(const pmix_info_t info[], size_t ninfo)
 {
     pmix_status_t status;
+
+    RDP_CHECK_DIRECTIVES(info, ninfo);
 
     if (info == NULL && ninfo > 0) {
         return PMIX_ERR_BAD_PARAM;

@@ -2,6 +2,7 @@
  * spawn, connect/disconnect, query, log, job control, process monitoring */
 #include "config.h"
 #include "core/client/client_int.h"
+#include "core/util/directive.h"
 #include "core/common/runtime.h"
 #include "core/util/alloc.h"
 #include "core/util/log.h"
@@ -233,6 +234,8 @@ pmix_status_t PMIx_Publish_nb(const pmix_info_t info[], size_t ninfo,
 {
     op_args_t args = {.info = info, .ninfo = ninfo};
 
+    RDP_CHECK_DIRECTIVES(info, ninfo);
+
     if (info == NULL || ninfo == 0) {
         return PMIX_ERR_BAD_PARAM;
     }
@@ -244,6 +247,8 @@ pmix_status_t PMIx_Publish(const pmix_info_t info[], size_t ninfo)
 {
     rdp_client_sync_t sync;
     pmix_status_t status = sync_begin(&sync);
+
+    RDP_CHECK_DIRECTIVES(info, ninfo);
 
     if (status != PMIX_SUCCESS) {
         return status;
@@ -290,6 +295,8 @@ pmix_status_t PMIx_Lookup_nb(char **keys, const pmix_info_t info[],
 {
     op_args_t args = {.info = info, .ninfo = ninfo, .keys = keys};
 
+    RDP_CHECK_DIRECTIVES(info, ninfo);
+
     if (keys == NULL || keys[0] == NULL || cbfunc == NULL
         || (info == NULL && ninfo > 0)) {
         return PMIX_ERR_BAD_PARAM;
@@ -331,6 +338,8 @@ pmix_status_t PMIx_Lookup(pmix_pdata_t data[], size_t ndata,
     char **keys;
     pmix_status_t status;
 
+    RDP_CHECK_DIRECTIVES(info, ninfo);
+
     if (data == NULL || ndata == 0) {
         return PMIX_ERR_BAD_PARAM;
     }
@@ -358,6 +367,8 @@ pmix_status_t PMIx_Unpublish_nb(char **keys, const pmix_info_t info[],
 {
     op_args_t args = {.info = info, .ninfo = ninfo, .keys = keys};
 
+    RDP_CHECK_DIRECTIVES(info, ninfo);
+
     if (info == NULL && ninfo > 0) {
         return PMIX_ERR_BAD_PARAM;
     }
@@ -372,6 +383,8 @@ pmix_status_t PMIx_Unpublish(char **keys, const pmix_info_t info[],
 {
     rdp_client_sync_t sync;
     pmix_status_t status = sync_begin(&sync);
+
+    RDP_CHECK_DIRECTIVES(info, ninfo);
 
     if (status != PMIX_SUCCESS) {
         return status;
@@ -421,6 +434,8 @@ pmix_status_t PMIx_Spawn_nb(const pmix_info_t job_info[], size_t ninfo,
     op_args_t args = {
         .info = job_info, .ninfo = ninfo, .apps = apps, .napps = napps};
 
+    RDP_CHECK_DIRECTIVES(job_info, ninfo);
+
     if (apps == NULL || napps == 0 || (job_info == NULL && ninfo > 0)) {
         return PMIX_ERR_BAD_PARAM;
     }
@@ -451,6 +466,8 @@ pmix_status_t PMIx_Spawn(const pmix_info_t job_info[], size_t ninfo,
 {
     spawn_sync_t ss;
     pmix_status_t status = sync_begin(&ss.sync);
+
+    RDP_CHECK_DIRECTIVES(job_info, ninfo);
 
     if (status != PMIX_SUCCESS) {
         return status;
@@ -540,6 +557,7 @@ pmix_status_t PMIx_Connect_nb(const pmix_proc_t procs[], size_t nprocs,
                               const pmix_info_t info[], size_t ninfo,
                               pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
+    RDP_CHECK_DIRECTIVES(info, ninfo);
     return procs_op(RDP_CMD_CONNECT_PROCS, procs, nprocs, info, ninfo, cbfunc,
                     cbdata);
 }
@@ -549,6 +567,8 @@ pmix_status_t PMIx_Connect(const pmix_proc_t procs[], size_t nprocs,
 {
     rdp_client_sync_t sync;
     pmix_status_t status = sync_begin(&sync);
+
+    RDP_CHECK_DIRECTIVES(info, ninfo);
 
     if (status != PMIX_SUCCESS) {
         return status;
@@ -561,6 +581,7 @@ pmix_status_t PMIx_Disconnect_nb(const pmix_proc_t procs[], size_t nprocs,
                                  const pmix_info_t info[], size_t ninfo,
                                  pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
+    RDP_CHECK_DIRECTIVES(info, ninfo);
     return procs_op(RDP_CMD_DISCONNECT_PROCS, procs, nprocs, info, ninfo,
                     cbfunc, cbdata);
 }
@@ -570,6 +591,8 @@ pmix_status_t PMIx_Disconnect(const pmix_proc_t procs[], size_t nprocs,
 {
     rdp_client_sync_t sync;
     pmix_status_t status = sync_begin(&sync);
+
+    RDP_CHECK_DIRECTIVES(info, ninfo);
 
     if (status != PMIX_SUCCESS) {
         return status;
@@ -941,6 +964,8 @@ pmix_status_t PMIx_Log_nb(const pmix_info_t data[], size_t ndata,
     op_args_t args = {
         .info = data, .ninfo = ndata, .info2 = directives, .ninfo2 = ndirs};
 
+    RDP_CHECK_DIRECTIVES(directives, ndirs);
+
     if (data == NULL || ndata == 0 || (directives == NULL && ndirs > 0)) {
         return PMIX_ERR_BAD_PARAM;
     }
@@ -954,6 +979,8 @@ pmix_status_t PMIx_Log(const pmix_info_t data[], size_t ndata,
 {
     rdp_client_sync_t sync;
     pmix_status_t status = sync_begin(&sync);
+
+    RDP_CHECK_DIRECTIVES(directives, ndirs);
 
     if (status != PMIX_SUCCESS) {
         return status;
@@ -974,6 +1001,8 @@ pmix_status_t PMIx_Job_control_nb(const pmix_proc_t targets[], size_t ntargets,
                       .procs  = targets,
                       .nprocs = ntargets};
 
+    RDP_CHECK_DIRECTIVES(directives, ndirs);
+
     /* NULL targets: the requester's own job, as the server decides;
      * cleanup registrations (PMIX_REGISTER_CLEANUP...) travel like any
      * directive and the server handles them itself */
@@ -991,6 +1020,8 @@ pmix_status_t PMIx_Job_control(const pmix_proc_t targets[], size_t ntargets,
 {
     rdp_client_sync_t sync;
     pmix_status_t status = sync_info_begin(&sync, results, nresults);
+
+    RDP_CHECK_DIRECTIVES(directives, ndirs);
 
     if (status != PMIX_SUCCESS) {
         return status;
@@ -1044,6 +1075,8 @@ pmix_status_t PMIx_Process_monitor_nb(const pmix_info_t *monitor,
                            .directives = directives,
                            .ndirs      = ndirs};
 
+    RDP_CHECK_DIRECTIVES(directives, ndirs);
+
     if (monitor == NULL || (directives == NULL && ndirs > 0)) {
         return PMIX_ERR_BAD_PARAM;
     }
@@ -1059,6 +1092,8 @@ pmix_status_t PMIx_Process_monitor(const pmix_info_t *monitor,
 {
     rdp_client_sync_t sync;
     pmix_status_t status = sync_info_begin(&sync, results, nresults);
+
+    RDP_CHECK_DIRECTIVES(directives, ndirs);
 
     if (status != PMIX_SUCCESS) {
         return status;

@@ -1,5 +1,6 @@
 /* unsupported.c - client APIs rdpmix does not provide (yet) */
 #include "config.h"
+#include "core/util/directive.h"
 
 #include <pmix.h>
 
@@ -15,6 +16,7 @@ pmix_status_t PMIx_Allocation_request(pmix_alloc_directive_t directive,
                                       pmix_info_t *info, size_t ninfo,
                                       pmix_info_t **results, size_t *nresults)
 {
+    RDP_CHECK_DIRECTIVES(info, ninfo);
     return PMIX_ERR_NOT_SUPPORTED;
 }
 
@@ -23,12 +25,14 @@ pmix_status_t PMIx_Allocation_request_nb(pmix_alloc_directive_t directive,
                                          pmix_info_cbfunc_t cbfunc,
                                          void *cbdata)
 {
+    RDP_CHECK_DIRECTIVES(info, ninfo);
     return PMIX_ERR_NOT_SUPPORTED;
 }
 
 pmix_status_t PMIx_Get_credential(const pmix_info_t info[], size_t ninfo,
                                   pmix_byte_object_t *credential)
 {
+    RDP_CHECK_DIRECTIVES(info, ninfo);
     return PMIX_ERR_NOT_SUPPORTED;
 }
 
@@ -36,6 +40,7 @@ pmix_status_t PMIx_Get_credential_nb(const pmix_info_t info[], size_t ninfo,
                                      pmix_credential_cbfunc_t cbfunc,
                                      void *cbdata)
 {
+    RDP_CHECK_DIRECTIVES(info, ninfo);
     return PMIX_ERR_NOT_SUPPORTED;
 }
 
@@ -43,6 +48,7 @@ pmix_status_t PMIx_Validate_credential(const pmix_byte_object_t *cred,
                                        const pmix_info_t info[], size_t ninfo,
                                        pmix_info_t **results, size_t *nresults)
 {
+    RDP_CHECK_DIRECTIVES(info, ninfo);
     return PMIX_ERR_NOT_SUPPORTED;
 }
 
@@ -52,12 +58,14 @@ pmix_status_t PMIx_Validate_credential_nb(const pmix_byte_object_t *cred,
                                           pmix_validation_cbfunc_t cbfunc,
                                           void *cbdata)
 {
+    RDP_CHECK_DIRECTIVES(info, ninfo);
     return PMIX_ERR_NOT_SUPPORTED;
 }
 
 pmix_status_t PMIx_Fabric_register(pmix_fabric_t *fabric,
                                    const pmix_info_t directives[], size_t ndirs)
 {
+    RDP_CHECK_DIRECTIVES(directives, ndirs);
     return PMIX_ERR_NOT_SUPPORTED;
 }
 
@@ -66,6 +74,7 @@ pmix_status_t PMIx_Fabric_register_nb(pmix_fabric_t *fabric,
                                       size_t ndirs, pmix_op_cbfunc_t cbfunc,
                                       void *cbdata)
 {
+    RDP_CHECK_DIRECTIVES(directives, ndirs);
     return PMIX_ERR_NOT_SUPPORTED;
 }
 

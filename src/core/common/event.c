@@ -1,6 +1,7 @@
 /* event.c - event handler registry, the Standard's handler chain, notify */
 #include "config.h"
 #include "core/common/runtime.h"
+#include "core/util/directive.h"
 #include "core/util/alloc.h"
 #include "core/util/hash.h"
 #include "core/util/list.h"
@@ -517,6 +518,8 @@ pmix_status_t PMIx_Register_event_handler(pmix_status_t codes[], size_t ncodes,
 {
     evhdlr_t *h;
     pmix_status_t status;
+
+    RDP_CHECK_DIRECTIVES(info, ninfo);
 
     if (!rdp_runtime_active()) {
         return PMIX_ERR_INIT;
@@ -1176,6 +1179,8 @@ pmix_status_t PMIx_Notify_event(pmix_status_t status, const pmix_proc_t *source,
 {
     notify_req_t *req;
     pmix_status_t rc;
+
+    RDP_CHECK_DIRECTIVES(info, ninfo);
 
     if (!rdp_runtime_active()) {
         return PMIX_ERR_INIT;

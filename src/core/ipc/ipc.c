@@ -2,6 +2,7 @@
 #include "config.h"
 #include "core/ipc/ipc.h"
 #include "core/util/alloc.h"
+#include "core/util/config_table.h"
 #include "core/util/list.h"
 #include "core/util/log.h"
 #include "core/util/status.h"
@@ -98,18 +99,9 @@ struct rdp_ipc_listener {
 
 static size_t ipc_max_msg(void)
 {
-    const char *s = getenv("RDPMIX_IPC_MAX_MSG");
-    char *end;
-    unsigned long long v;
+    uint64_t v;
 
-    if (s == NULL || *s == '\0') {
-        return RDP_IPC_DEFAULT_MAX_MSG;
-    }
-    v = strtoull(s, &end, 0);
-    if (*end != '\0' || v == 0 || v > UINT32_MAX) {
-        rdp_log_warn(IPC, "ignoring invalid RDPMIX_IPC_MAX_MSG '%s'", s);
-        return RDP_IPC_DEFAULT_MAX_MSG;
-    }
+    (void)rdp_cfg_uint(RDP_CFG_IPC_MAX_MSG, &v); /* bad: logged, default */
     return (size_t)v;
 }
 

@@ -2,6 +2,7 @@
 #include "config.h"
 #include "core/server/coll.h"
 #include "core/util/alloc.h"
+#include "core/util/config_table.h"
 #include "core/util/log.h"
 #include "core/util/status.h"
 
@@ -103,22 +104,11 @@ static pmix_status_t pack_parts_bundle(const rdp_srv_coll_t *coll,
 static size_t shm_min(void)
 {
     static size_t min = SIZE_MAX; /* loop thread only */
-    const char *s;
-    char *end;
-    unsigned long long v;
+    uint64_t v;
 
-    if (min != SIZE_MAX) {
-        return min;
-    }
-    min = RDP_FENCE_SHM_MIN_DEFAULT;
-    s   = getenv("RDPMIX_SHM_MIN");
-    if (s != NULL && *s != '\0') {
-        v = strtoull(s, &end, 0);
-        if (*end != '\0' || v >= SIZE_MAX) {
-            rdp_log_warn(SERVER, "ignoring invalid RDPMIX_SHM_MIN '%s'", s);
-        } else {
-            min = (size_t)v;
-        }
+    if (min == SIZE_MAX) {
+        (void)rdp_cfg_uint(RDP_CFG_SHM_MIN, &v); /* bad: logged, default */
+        min = (size_t)v;
     }
     return min;
 }

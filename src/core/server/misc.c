@@ -1,6 +1,7 @@
 /* misc.c - map generators, application setup and the unsupported calls */
 #include "config.h"
 #include "core/server/regex.h"
+#include "core/util/directive.h"
 #include "core/server/server_int.h"
 #include "core/util/alloc.h"
 #include "core/util/log.h"
@@ -127,6 +128,8 @@ pmix_status_t PMIx_server_setup_application(
     net_req_t *req;
     pmix_status_t status;
 
+    RDP_CHECK_DIRECTIVES(info, ninfo);
+
     if (cbfunc == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
@@ -170,6 +173,8 @@ pmix_status_t PMIx_server_setup_local_support(const pmix_nspace_t nspace,
     net_req_t *req;
     pmix_status_t status;
 
+    RDP_CHECK_DIRECTIVES(info, ninfo);
+
     status = net_req_create(nspace, info, ninfo, cbdata, &req);
     if (status != PMIX_SUCCESS) {
         return status;
@@ -191,6 +196,7 @@ pmix_status_t PMIx_server_IOF_deliver(const pmix_proc_t *source,
                                       const pmix_info_t info[], size_t ninfo,
                                       pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
+    RDP_CHECK_DIRECTIVES(info, ninfo);
     return PMIX_ERR_NOT_SUPPORTED;
 }
 
@@ -199,6 +205,7 @@ pmix_status_t PMIx_server_collect_inventory(pmix_info_t directives[],
                                             pmix_info_cbfunc_t cbfunc,
                                             void *cbdata)
 {
+    RDP_CHECK_DIRECTIVES(directives, ndirs);
     return PMIX_ERR_NOT_SUPPORTED;
 }
 
@@ -208,6 +215,7 @@ pmix_status_t PMIx_server_deliver_inventory(pmix_info_t info[], size_t ninfo,
                                             pmix_op_cbfunc_t cbfunc,
                                             void *cbdata)
 {
+    RDP_CHECK_DIRECTIVES(info, ninfo);
     return PMIX_ERR_NOT_SUPPORTED;
 }
 
@@ -244,6 +252,7 @@ pmix_status_t PMIx_server_register_resources(pmix_info_t info[], size_t ninfo,
                                              pmix_op_cbfunc_t cbfunc,
                                              void *cbdata)
 {
+    RDP_CHECK_DIRECTIVES(info, ninfo);
     return PMIX_ERR_NOT_SUPPORTED;
 }
 
@@ -251,5 +260,6 @@ pmix_status_t PMIx_server_deregister_resources(pmix_info_t info[], size_t ninfo,
                                                pmix_op_cbfunc_t cbfunc,
                                                void *cbdata)
 {
+    RDP_CHECK_DIRECTIVES(info, ninfo);
     return PMIX_ERR_NOT_SUPPORTED;
 }

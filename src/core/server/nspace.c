@@ -1,6 +1,7 @@
 /* nspace.c - register/deregister a job: ingest, derive and pack job data */
 #include "config.h"
 #include "core/server/regex.h"
+#include "core/util/directive.h"
 #include "core/server/server_int.h"
 #include "pnet/pnet.h"
 #include "core/util/alloc.h"
@@ -1672,6 +1673,8 @@ pmix_status_t PMIx_server_register_nspace(const pmix_nspace_t nspace,
 {
     reg_req_t *req;
     pmix_status_t status;
+
+    RDP_CHECK_DIRECTIVES(info, ninfo);
 
     if (!rdp_srv_initialized()) {
         return PMIX_ERR_INIT;

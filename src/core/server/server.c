@@ -1,9 +1,11 @@
 /* server.c - PMIx_server_init/finalize, rendezvous directory */
 #include "config.h"
 #include "core/server/server_int.h"
+#include "core/util/directive.h"
 #include "pnet/pnet.h"
 #include "core/server/group.h"
 #include "core/util/alloc.h"
+#include "core/util/config_table.h"
 #include "core/util/log.h"
 #include "core/util/status.h"
 
@@ -271,7 +273,7 @@ static pmix_status_t server_init_on_loop(void *arg)
         status = PMIX_ERR_NOMEM;
         goto err_identity;
     }
-    status = rdp_pnet_select(getenv("RDPMIX_PNET"));
+    status = rdp_pnet_select(rdp_cfg_env(RDP_CFG_PNET));
     if (status != PMIX_SUCCESS) {
         goto err_identity;
     }
@@ -324,6 +326,8 @@ pmix_status_t PMIx_server_init(pmix_server_module_t *module, pmix_info_t info[],
 {
     init_args_t args = {module, info, ninfo};
     pmix_status_t status;
+
+    RDP_CHECK_DIRECTIVES(info, ninfo);
 
     if (info == NULL && ninfo > 0) {
         return PMIX_ERR_BAD_PARAM;

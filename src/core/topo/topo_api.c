@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "core/topo/topo.h"
+#include "core/util/directive.h"
 
 #include "core/util/alloc.h"
 #include "core/util/log.h"
@@ -105,6 +106,7 @@ pmix_status_t PMIx_Compute_distances(pmix_topology_t *topo,
                                      pmix_device_distance_t *distances[],
                                      size_t *ndist)
 {
+    RDP_CHECK_DIRECTIVES(info, ninfo);
     return PMIX_ERR_NOT_SUPPORTED;
 }
 
@@ -114,5 +116,6 @@ pmix_status_t PMIx_Compute_distances_nb(pmix_topology_t *topo,
                                         pmix_device_dist_cbfunc_t cbfunc,
                                         void *cbdata)
 {
+    RDP_CHECK_DIRECTIVES(info, ninfo);
     return PMIX_ERR_NOT_SUPPORTED;
 }

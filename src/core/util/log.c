@@ -1,6 +1,7 @@
 /* log.c - leveled, per-subsystem logging to stderr or a file */
 #include "config.h"
 #include "core/util/log.h"
+#include "core/util/config_table.h"
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -93,7 +94,7 @@ static void expand_log_path(const char *pattern, char *out, size_t cap)
  * first line is logged, so quiet processes make no file. */
 static void open_log_file(void)
 {
-    const char *pattern = getenv("RDPMIX_LOG_FILE");
+    const char *pattern = rdp_cfg_env(RDP_CFG_LOG_FILE);
     char path[4096];
     int fd;
 
@@ -119,8 +120,8 @@ static void open_log_file(void)
 
 static void log_init_once(void)
 {
-    const char *lvl  = getenv("RDPMIX_LOG_LEVEL");
-    const char *list = getenv("RDPMIX_LOG_SUBSYS");
+    const char *lvl  = rdp_cfg_env(RDP_CFG_LOG_LEVEL);
+    const char *list = rdp_cfg_env(RDP_CFG_LOG_SUBSYS);
     int level;
 
     if (lvl == NULL) {

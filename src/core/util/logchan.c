@@ -2,6 +2,7 @@
 #include "config.h"
 #include "core/util/logchan.h"
 #include "core/util/alloc.h"
+#include "core/util/config_table.h"
 #include "core/util/log.h"
 
 #include <errno.h>
@@ -183,7 +184,7 @@ pmix_status_t rdp_logchan_dispatch(const pmix_info_t *data, size_t ndata,
 pmix_status_t rdp_logchan_syslog(int priority, const char *tag,
                                  const pmix_proc_t *source, const char *msg)
 {
-    const char *path      = getenv("RDPMIX_SYSLOG_SOCKET");
+    const char *path      = rdp_cfg_string(RDP_CFG_SYSLOG_SOCKET);
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
     char line[SYSLOG_MAX], stamp[32], from[PMIX_MAX_NSLEN + 16] = "";
     time_t now = time(NULL);
@@ -191,9 +192,6 @@ pmix_status_t rdp_logchan_syslog(int priority, const char *tag,
     int fd, len;
     ssize_t n;
 
-    if (path == NULL || path[0] == '\0') {
-        path = "/dev/log";
-    }
     if (strlen(path) >= sizeof(sa.sun_path)) {
         return PMIX_ERR_BAD_PARAM;
     }

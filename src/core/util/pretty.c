@@ -223,6 +223,13 @@ const char *PMIx_Error_string(pmix_status_t status)
             return openpmix_strings[i].name;
         }
     }
+    /* codes of our headers that OpenPMIx 4.2.2 does not know read as their
+     * constant's name */
+    for (i = 0; i < ARRAY_LEN(status_names); i++) {
+        if (status_names[i].code == status) {
+            return status_names[i].name;
+        }
+    }
     return "ERROR STRING NOT FOUND";
 }
 
@@ -250,6 +257,37 @@ static const char *lookup(const enum_name_t *tab, size_t n, unsigned value,
 }
 
 #define LOOKUP(tab, v, unknown) lookup(tab, ARRAY_LEN(tab), (v), unknown)
+
+/* What OpenPMIx 4.2.2's *_string functions answer for the values it knows
+ * (programs print and compare them): generated from its library by
+ * gen_enum_strings.sh.  The tables below cover the values it does not. */
+typedef struct {
+    const char *family; /* "proc_state" */
+    uint64_t value;
+    const char *text;
+} enum_text_t;
+
+static const enum_text_t openpmix_texts[] = {
+#define RDP_ENUM_STRING(f, n, s) {#f, (uint64_t)(n), s},
+#include "core/util/enum_strings.h"
+#undef RDP_ENUM_STRING
+};
+
+static const char *openpmix_text(const char *family, uint64_t value)
+{
+    for (size_t i = 0; i < ARRAY_LEN(openpmix_texts); i++) {
+        if (openpmix_texts[i].value == value
+            && strcmp(openpmix_texts[i].family, family) == 0) {
+            return openpmix_texts[i].text;
+        }
+    }
+    return NULL;
+}
+
+/* OpenPMIx's text of @a v, else ours from @a tab, else @a unknown */
+#define TEXT(family, tab, v, unknown)                                \
+    (openpmix_text(family, (v)) != NULL ? openpmix_text(family, (v)) \
+                                        : LOOKUP(tab, (v), unknown))
 
 #define T(x)  \
     {         \
@@ -329,7 +367,7 @@ static const enum_name_t type_names[] = {
 
 const char *PMIx_Data_type_string(pmix_data_type_t type)
 {
-    return LOOKUP(type_names, type, "UNKNOWN DATA TYPE");
+    return TEXT("data_type", type_names, type, "UNKNOWN DATA TYPE");
 }
 
 static const enum_name_t proc_state_names[] = {
@@ -360,7 +398,7 @@ static const enum_name_t proc_state_names[] = {
 
 const char *PMIx_Proc_state_string(pmix_proc_state_t state)
 {
-    return LOOKUP(proc_state_names, state, "UNKNOWN STATE");
+    return TEXT("proc_state", proc_state_names, state, "UNKNOWN STATE");
 }
 
 static const enum_name_t job_state_names[] = {
@@ -377,7 +415,7 @@ static const enum_name_t job_state_names[] = {
 
 const char *PMIx_Job_state_string(pmix_job_state_t state)
 {
-    return LOOKUP(job_state_names, state, "UNKNOWN STATE");
+    return TEXT("job_state", job_state_names, state, "UNKNOWN STATE");
 }
 
 static const enum_name_t scope_names[] = {
@@ -388,7 +426,7 @@ static const enum_name_t scope_names[] = {
 
 const char *PMIx_Scope_string(pmix_scope_t scope)
 {
-    return LOOKUP(scope_names, scope, "UNKNOWN SCOPE");
+    return TEXT("scope", scope_names, scope, "UNKNOWN SCOPE");
 }
 
 static const enum_name_t range_names[] = {
@@ -401,7 +439,7 @@ static const enum_name_t range_names[] = {
 
 const char *PMIx_Data_range_string(pmix_data_range_t range)
 {
-    return LOOKUP(range_names, range, "UNKNOWN RANGE");
+    return TEXT("data_range", range_names, range, "UNKNOWN RANGE");
 }
 
 static const enum_name_t persistence_names[] = {
@@ -415,7 +453,8 @@ static const enum_name_t persistence_names[] = {
 
 const char *PMIx_Persistence_string(pmix_persistence_t persist)
 {
-    return LOOKUP(persistence_names, persist, "UNKNOWN PERSISTENCE");
+    return TEXT("persistence", persistence_names, persist,
+                "UNKNOWN PERSISTENCE");
 }
 
 static const enum_name_t alloc_names[] = {
@@ -430,7 +469,7 @@ const char *PMIx_Alloc_directive_string(pmix_alloc_directive_t directive)
     if (directive >= PMIX_ALLOC_EXTERNAL) {
         return "EXTERNAL";
     }
-    return LOOKUP(alloc_names, directive, "UNSPECIFIED");
+    return TEXT("alloc_directive", alloc_names, directive, "UNSPECIFIED");
 }
 
 static const enum_name_t link_state_names[] = {
@@ -441,7 +480,7 @@ static const enum_name_t link_state_names[] = {
 
 const char *PMIx_Link_state_string(pmix_link_state_t state)
 {
-    return LOOKUP(link_state_names, state, "UNKNOWN");
+    return TEXT("link_state", link_state_names, state, "UNKNOWN");
 }
 
 static const enum_name_t cmp_names[] = {
@@ -455,7 +494,7 @@ static const enum_name_t cmp_names[] = {
 
 const char *PMIx_Value_comparison_string(pmix_value_cmp_t cmp)
 {
-    return LOOKUP(cmp_names, (unsigned)cmp, "UNKNOWN COMPARISON");
+    return TEXT("value_cmp", cmp_names, (unsigned)cmp, "UNKNOWN COMPARISON");
 }
 
 /* ------------------------------------------------------------------ */
@@ -490,8 +529,16 @@ const char *PMIx_IOF_channel_string(pmix_iof_channel_t channel)
 {
     static __thread char buf[64];
 
-    bits_string(buf, sizeof(buf), iof_names, ARRAY_LEN(iof_names), channel,
-                " ");
+    size_t used = 0;
+
+    /* each channel's name and a space, as OpenPMIx writes them */
+    buf[0] = '\0';
+    for (size_t i = 0; i < ARRAY_LEN(iof_names); i++) {
+        if ((channel & iof_names[i].value) != 0) {
+            used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%s ",
+                                     iof_names[i].name);
+        }
+    }
     return (buf[0] == '\0') ? "NONE" : buf;
 }
 
@@ -513,28 +560,21 @@ const char *PMIx_Device_type_string(pmix_device_type_t type)
     return (buf[0] == '\0') ? "UNKNOWN" : buf;
 }
 
-static const enum_name_t directive_names[] = {
-    {PMIX_INFO_ARRAY_END, "END"},
-    {PMIX_INFO_REQD_PROCESSED, "PROCESSED"},
-    {PMIX_INFO_QUALIFIER, "QUALIFIER"},
-    {PMIX_INFO_PERSISTENT, "PERSISTENT"},
-};
-
+/* As OpenPMIx 4.2.2 writes them (PMIX_INFO_PERSISTENT is newer and not
+ * shown): a qualifier is just that, any other entry is required or
+ * optional, then whether it was processed and whether it ends an array. */
 char *PMIx_Info_directives_string(pmix_info_directives_t directives)
 {
-    char rest[64], *out;
-    size_t len;
+    char text[64];
 
-    bits_string(rest, sizeof(rest), directive_names, ARRAY_LEN(directive_names),
-                directives, ":");
-    len = strlen(rest) + sizeof("OPTIONAL:");
-    out = rdp_malloc(len);
-    if (out != NULL) {
-        snprintf(out, len, "%s%s%s",
-                 (directives & PMIX_INFO_REQD) ? "REQUIRED" : "OPTIONAL",
-                 rest[0] != '\0' ? ":" : "", rest);
+    if (directives & PMIX_INFO_QUALIFIER) {
+        return rdp_strdup("QUALIFIER");
     }
-    return out;
+    snprintf(text, sizeof(text), "%s%s%s",
+             (directives & PMIX_INFO_REQD) ? "REQUIRED" : "OPTIONAL",
+             (directives & PMIX_INFO_REQD_PROCESSED) ? ":PROCESSED" : "",
+             (directives & PMIX_INFO_ARRAY_END) ? ":END" : "");
+    return rdp_strdup(text);
 }
 
 /* ------------------------------------------------------------------ */
