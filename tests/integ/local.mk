@@ -29,7 +29,8 @@ tests_integ_run_client_SOURCES = tests/integ/run_client.c \
                                  tests/integ/run_client_hostops.c \
                                  tests/integ/run_client_monitor.c \
                                  tests/integ/run_client_connect.c \
-                                 tests/integ/run_client_group.c
+                                 tests/integ/run_client_group.c \
+                                 tests/integ/run_client_query.c
 tests_integ_run_client_LDADD   = libpmix.la
 tests_integ_run_client_LDFLAGS = -no-install
 TESTS += tests/integ/test_run_basic.sh tests/integ/test_run_kill.sh \
@@ -39,7 +40,7 @@ TESTS += tests/integ/test_run_basic.sh tests/integ/test_run_kill.sh \
          tests/integ/test_run_pubsub.sh tests/integ/test_run_events.sh \
          tests/integ/test_run_hostops.sh tests/integ/test_run_monitor.sh \
          tests/integ/test_run_connect.sh tests/integ/test_run_group.sh \
-         tests/integ/test_run_pnet.sh
+         tests/integ/test_run_pnet.sh tests/integ/test_run_query.sh
 EXTRA_DIST += tests/integ/test_run_common.sh tests/integ/test_run_basic.sh \
               tests/integ/test_run_kill.sh tests/integ/test_run_pmix.sh \
               tests/integ/test_run_nodes.sh tests/integ/test_run_engine.sh \
@@ -47,7 +48,8 @@ EXTRA_DIST += tests/integ/test_run_common.sh tests/integ/test_run_basic.sh \
               tests/integ/test_run_leave.sh tests/integ/test_run_pubsub.sh \
               tests/integ/test_run_events.sh tests/integ/test_run_hostops.sh \
               tests/integ/test_run_monitor.sh tests/integ/test_run_connect.sh \
-              tests/integ/test_run_group.sh tests/integ/test_run_pnet.sh
+              tests/integ/test_run_group.sh tests/integ/test_run_pnet.sh \
+              tests/integ/test_run_query.sh
 # pmix-bench's phases and options (bench/README.md)
 TESTS      += tests/integ/test_run_bench.sh
 EXTRA_DIST += tests/integ/test_run_bench.sh

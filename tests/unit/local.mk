@@ -252,3 +252,11 @@ tests_unit_test_run_datasvc_t_CFLAGS  = $(RDP_TEST_CFLAGS)
 tests_unit_test_run_datasvc_t_LDADD   = src/run/librdprun.la $(RDP_TEST_LIBS)
 TESTS += tests/unit/test_run_datasvc.t
 endif
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_query.t
+tests_unit_test_query_t_SOURCES = tests/unit/test_query.c
+tests_unit_test_query_t_CFLAGS  = $(RDP_TEST_CFLAGS)
+tests_unit_test_query_t_LDADD   = $(RDP_TEST_LIBS)
+TESTS += tests/unit/test_query.t
+endif
