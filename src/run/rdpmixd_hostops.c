@@ -495,9 +495,9 @@ static const char *node_of_rank(pmix_rank_t rank, uint32_t *node_p)
 
 /* PMIX_QUERY_(LOCAL_)PROC_TABLE: pmix_proc_info_t of every rank (of this
  * node's), from the launcher's table @a t. */
-static pmix_status_t proc_table(const pmix_query_t *q,
-                                const rdp_ctl_procs_t *t, bool local_only,
-                                pmix_info_t *out, const char *key)
+static pmix_status_t proc_table(const pmix_query_t *q, const rdp_ctl_procs_t *t,
+                                bool local_only, pmix_info_t *out,
+                                const char *key)
 {
     pmix_rank_t only  = rdp_qry_rank(q);
     const char *where = rdp_qry_hostname(q);
@@ -794,10 +794,10 @@ bool rdp_run_dmn_hostops_msg(uint16_t cmd, const void *payload, size_t len)
  * side (PMIx_Register_attributes after PMIx_server_init). */
 void rdp_run_dmn_hostops_register(void)
 {
-    static char *log[]   = {"PMIX_LOG_STDOUT", "PMIX_LOG_STDERR",
-                            "PMIX_LOG_SYSLOG", "PMIX_LOG_LOCAL_SYSLOG",
+    static char *log[]   = {"PMIX_LOG_STDOUT",        "PMIX_LOG_STDERR",
+                            "PMIX_LOG_SYSLOG",        "PMIX_LOG_LOCAL_SYSLOG",
                             "PMIX_LOG_GLOBAL_SYSLOG", "PMIX_LOG_SYSLOG_PRI",
-                            "PMIX_LOG_ONCE", NULL};
+                            "PMIX_LOG_ONCE",          NULL};
     static char *jctrl[] = {"PMIX_JOB_CTRL_SIGNAL", "PMIX_JOB_CTRL_TERMINATE",
                             "PMIX_JOB_CTRL_KILL", NULL};
     static char *query[] = {"PMIX_QUERY_NAMESPACES",
@@ -816,8 +816,7 @@ void rdp_run_dmn_hostops_register(void)
 
     if (PMIx_Register_attributes("PMIx_Log", log) != PMIX_SUCCESS
         || PMIx_Register_attributes("PMIx_Job_control", jctrl) != PMIX_SUCCESS
-        || PMIx_Register_attributes("PMIx_Query_info", query)
-               != PMIX_SUCCESS) {
+        || PMIx_Register_attributes("PMIx_Query_info", query) != PMIX_SUCCESS) {
         rdp_log_warn(RUN, "cannot register the host's attributes");
     }
 }
