@@ -96,6 +96,29 @@ static void test_sides(void **state)
     PMIX_INFO_DESTRUCT(&q[1]);
 }
 
+/* A query that names no side gets every side's function list. */
+static void test_no_side(void **state)
+{
+    bool yes = true;
+    pmix_info_t q, out;
+    pmix_query_t query = {.qualifiers = &q, .nqual = 1};
+    const pmix_data_array_t *e;
+
+    (void)state;
+    PMIX_INFO_LOAD(&q, PMIX_QUERY_REFRESH_CACHE, &yes, PMIX_BOOL);
+    assert_int_equal(rdp_qry_attr_sides(&query), RDP_QRY_CLIENT | RDP_QRY_SERVER
+                                                     | RDP_QRY_TOOL
+                                                     | RDP_QRY_HOST);
+    assert_int_equal(
+        rdp_qry_attr_support(&query, rdp_qry_attr_sides(&query), &out),
+        PMIX_SUCCESS);
+    e = out.value.data.darray;
+    assert_non_null(find(e->array, e->size, PMIX_CLIENT_FUNCTIONS));
+    assert_non_null(find(e->array, e->size, PMIX_SERVER_FUNCTIONS));
+    PMIX_INFO_DESTRUCT(&out);
+    PMIX_INFO_DESTRUCT(&q);
+}
+
 /* The answer's entries: an info array under PMIX_QUERY_ATTRIBUTE_SUPPORT. */
 static const pmix_data_array_t *entries(const pmix_info_t *out)
 {
@@ -358,6 +381,7 @@ int main(void)
         cmocka_unit_test(test_status),
         cmocka_unit_test(test_qualifiers),
         cmocka_unit_test(test_sides),
+        cmocka_unit_test(test_no_side),
         cmocka_unit_test(test_functions),
         cmocka_unit_test(test_attributes),
         cmocka_unit_test(test_host_registration),

@@ -35,7 +35,7 @@ static bool answered_here(const pmix_query_t *q, const char *key)
         return true;
     }
     /* the server knows the server and host sides; we know ours */
-    return strcmp(key, PMIX_QUERY_ATTRIBUTE_SUPPORT) == 0 && q->nqual > 0
+    return strcmp(key, PMIX_QUERY_ATTRIBUTE_SUPPORT) == 0
            && (rdp_qry_attr_sides(q) & ~(RDP_QRY_CLIENT | RDP_QRY_TOOL)) == 0;
 }
 

@@ -25,8 +25,8 @@ typedef struct srv_query {
     pmix_proc_t requester;
     pmix_query_t *queries; /* unpacked, owned */
     size_t nqueries;
-    pmix_query_t *host_q; /* the host's keys: key arrays owned, the rest
-                             borrowed from queries */
+    pmix_query_t *host_q; /* the host's keys: key arrays (copies) owned,
+                             qualifiers borrowed from queries */
     size_t nhost_q;
     size_t asked;      /* keys of every query */
     size_t host_asked; /* keys handed to the host */
@@ -44,8 +44,8 @@ static void srv_query_free(void *arg)
         return;
     }
     rdp_srv_host_reply_release(&sq->host);
-    for (size_t i = 0; i < sq->nhost_q; i++) {
-        rdp_free(sq->host_q[i].keys);
+    for (size_t i = 0; sq->host_q != NULL && i < sq->nqueries; i++) {
+        pmix_argv_free(sq->host_q[i].keys); /* copies of the keys */
     }
     rdp_free(sq->host_q);
     rdp_info_array_free(sq->own, sq->nown);

@@ -378,7 +378,8 @@ static const side_keys_t side_keys[] = {
     {RDP_QRY_TOOL, PMIX_TOOL_FUNCTIONS, PMIX_TOOL_ATTRIBUTES},
     {RDP_QRY_HOST, PMIX_HOST_FUNCTIONS, PMIX_HOST_ATTRIBUTES}};
 
-unsigned rdp_qry_attr_sides(const pmix_query_t *q)
+/* The sides @a q names in its qualifiers. */
+static unsigned sides_named(const pmix_query_t *q)
 {
     unsigned sides = 0;
 
@@ -388,9 +389,17 @@ unsigned rdp_qry_attr_sides(const pmix_query_t *q)
             sides |= side_keys[i].side;
         }
     }
-    return q->nqual == 0
-               ? RDP_QRY_CLIENT | RDP_QRY_SERVER | RDP_QRY_TOOL | RDP_QRY_HOST
-               : sides;
+    return sides;
+}
+
+unsigned rdp_qry_attr_sides(const pmix_query_t *q)
+{
+    unsigned sides = sides_named(q);
+
+    /* no side named: every side's function list */
+    return sides != 0
+               ? sides
+               : RDP_QRY_CLIENT | RDP_QRY_SERVER | RDP_QRY_TOOL | RDP_QRY_HOST;
 }
 
 static const fn_attrs_t *side_table(unsigned side, fn_attrs_t *host)
@@ -410,13 +419,14 @@ static const fn_attrs_t *side_table(unsigned side, fn_attrs_t *host)
 /* The entries one side contributes: its function list when asked (or
  * when nothing was qualified), its attributes for the functions asked. */
 static pmix_status_t add_side(entries_t *e, const pmix_query_t *q,
-                              const side_keys_t *sk, const fn_attrs_t *t)
+                              bool unqualified, const side_keys_t *sk,
+                              const fn_attrs_t *t)
 {
     const pmix_info_t *fq = qualifier(q, sk->fns_key);
     const pmix_info_t *aq = qualifier(q, sk->attrs_key);
     pmix_status_t status  = PMIX_SUCCESS;
 
-    if (fq != NULL || q->nqual == 0) {
+    if (fq != NULL || unqualified) {
         status = add_fns(e, sk->fns_key, t);
     }
     if (status == PMIX_SUCCESS && aq != NULL) {
@@ -434,6 +444,8 @@ pmix_status_t rdp_qry_attr_support(const pmix_query_t *q, unsigned sides,
     entries_t e          = {0};
     pmix_status_t status = PMIX_SUCCESS;
     fn_attrs_t *host;
+    /* no side qualifier: list the functions of every side asked */
+    bool unqualified = sides_named(q) == 0;
 
     pthread_mutex_lock(&host_lock);
     host = host_table();
@@ -444,7 +456,7 @@ pmix_status_t rdp_qry_attr_support(const pmix_query_t *q, unsigned sides,
          status == PMIX_SUCCESS && i < sizeof(side_keys) / sizeof(side_keys[0]);
          i++) {
         if ((sides & side_keys[i].side) != 0) {
-            status = add_side(&e, q, &side_keys[i],
+            status = add_side(&e, q, unqualified, &side_keys[i],
                               side_table(side_keys[i].side, host));
         }
     }

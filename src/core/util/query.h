@@ -33,7 +33,8 @@ const char *rdp_qry_hostname(const pmix_query_t *q);
 pmix_status_t rdp_qry_status(size_t asked, size_t answered);
 
 /** The sides (enum rdp_qry_side) that PMIX_QUERY_ATTRIBUTE_SUPPORT in
- * @a q asks about; no qualifier asks about every side. */
+ * @a q asks about; a query naming no side asks for every side's function
+ * list. */
 unsigned rdp_qry_attr_sides(const pmix_query_t *q);
 
 /**
