@@ -250,6 +250,7 @@ static pmix_status_t load_entries(pmix_info_t *out, const char *key,
     *da =
         (pmix_data_array_t){.type = PMIX_INFO, .size = e->n, .array = e->info};
     *e = (entries_t){0};
+    PMIX_INFO_CONSTRUCT(out); /* callers may hand in an unset info */
     PMIX_LOAD_KEY(out->key, key);
     out->value.type        = PMIX_DATA_ARRAY;
     out->value.data.darray = da;
