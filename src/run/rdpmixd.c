@@ -560,6 +560,7 @@ static void start_server(void)
         exit(1);
     }
     dm->server_up = 1;
+    rdp_run_dmn_hostops_register();
     if (!dm->engine) {
         return;
     }

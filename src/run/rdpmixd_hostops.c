@@ -6,6 +6,7 @@
 #include "core/util/list.h"
 #include "core/util/log.h"
 #include "core/util/logchan.h"
+#include "core/util/query.h"
 #include "core/util/value.h"
 
 #include <errno.h>
@@ -494,9 +495,13 @@ static const char *node_of_rank(pmix_rank_t rank, uint32_t *node_p)
 
 /* PMIX_QUERY_(LOCAL_)PROC_TABLE: pmix_proc_info_t of every rank (of this
  * node's), from the launcher's table @a t. */
-static pmix_status_t proc_table(const rdp_ctl_procs_t *t, bool local_only,
-                                pmix_info_t *out, const char *key)
+static pmix_status_t proc_table(const pmix_query_t *q, const rdp_ctl_procs_t *t,
+                                bool local_only, pmix_info_t *out,
+                                const char *key)
 {
+    pmix_rank_t only  = rdp_qry_rank(q);
+    const char *where = rdp_qry_hostname(q);
+
     pmix_proc_info_t *pi;
     pmix_data_array_t da = {.type = PMIX_PROC_INFO};
     size_t n             = 0;
@@ -509,8 +514,10 @@ static pmix_status_t proc_table(const rdp_ctl_procs_t *t, bool local_only,
         uint32_t node    = UINT32_MAX;
         const char *host = node_of_rank(r, &node);
 
-        if (local_only && node != dm->node_id) {
-            continue;
+        if ((local_only && node != dm->node_id)
+            || (only != PMIX_RANK_WILDCARD && only != r)
+            || (where != NULL && (host == NULL || strcmp(host, where) != 0))) {
+            continue; /* not on this node, or not the rank or host asked */
         }
         PMIX_LOAD_PROCID(&pi[n].proc, dm->nspace, r);
         pi[n].hostname        = host != NULL ? (char *)host : NULL;
@@ -569,8 +576,9 @@ static pmix_status_t nspace_info(pmix_info_t *out)
 }
 
 /* Answer one key into @a out; PMIX_ERR_NOT_FOUND when we cannot. */
-static pmix_status_t answer_key(const char *key, const char *ns,
-                                const rdp_ctl_procs_t *t, pmix_info_t *out)
+static pmix_status_t answer_key(const pmix_query_t *q, const char *key,
+                                const char *ns, const rdp_ctl_procs_t *t,
+                                pmix_info_t *out)
 {
     bool ours   = strncmp(ns, dm->nspace, PMIX_MAX_NSLEN) == 0;
     size_t zero = 0;
@@ -582,7 +590,10 @@ static pmix_status_t answer_key(const char *key, const char *ns,
         return nspace_info(out);
     } else if (strcmp(key, PMIX_QUERY_NUM_PSETS) == 0) {
         PMIX_INFO_LOAD(out, key, &zero, PMIX_SIZE); /* no process sets */
-    } else if (strcmp(key, PMIX_QUERY_PSET_NAMES) == 0) {
+    } else if (strcmp(key, PMIX_QUERY_PSET_NAMES) == 0
+               || strcmp(key, PMIX_QUERY_SPAWN_SUPPORT) == 0
+               || strcmp(key, PMIX_QUERY_DEBUG_SUPPORT) == 0) {
+        /* no process sets; no spawn upcall; no debugger support */
         PMIX_INFO_LOAD(out, key, "", PMIX_STRING);
     } else if (!ours) {
         return PMIX_ERR_NOT_FOUND; /* we know of no other job */
@@ -597,8 +608,8 @@ static pmix_status_t answer_key(const char *key, const char *ns,
     } else if ((strcmp(key, PMIX_QUERY_PROC_TABLE) == 0
                 || strcmp(key, PMIX_QUERY_LOCAL_PROC_TABLE) == 0)
                && t != NULL) {
-        return proc_table(t, strcmp(key, PMIX_QUERY_LOCAL_PROC_TABLE) == 0, out,
-                          key);
+        return proc_table(q, t, strcmp(key, PMIX_QUERY_LOCAL_PROC_TABLE) == 0,
+                          out, key);
     } else {
         return PMIX_ERR_NOT_FOUND;
     }
@@ -641,7 +652,8 @@ static void query_answer(hostreq_t *r, const rdp_ctl_procs_t *t)
         for (size_t k = 0;
              r->queries[i].keys != NULL && r->queries[i].keys[k] != NULL; k++) {
             asked++;
-            status = answer_key(r->queries[i].keys[k], ns, t, &res[n]);
+            status = answer_key(&r->queries[i], r->queries[i].keys[k], ns, t,
+                                &res[n]);
             if (status == PMIX_SUCCESS) {
                 n++;
             } else if (status == PMIX_ERR_NOMEM) {
@@ -775,6 +787,37 @@ bool rdp_run_dmn_hostops_msg(uint16_t cmd, const void *payload, size_t len)
         return true;
     default:
         return false;
+    }
+}
+
+/* What the upcalls above honour, for PMIX_QUERY_ATTRIBUTE_SUPPORT's host
+ * side (PMIx_Register_attributes after PMIx_server_init). */
+void rdp_run_dmn_hostops_register(void)
+{
+    static char *log[]   = {"PMIX_LOG_STDOUT",        "PMIX_LOG_STDERR",
+                            "PMIX_LOG_SYSLOG",        "PMIX_LOG_LOCAL_SYSLOG",
+                            "PMIX_LOG_GLOBAL_SYSLOG", "PMIX_LOG_SYSLOG_PRI",
+                            "PMIX_LOG_ONCE",          NULL};
+    static char *jctrl[] = {"PMIX_JOB_CTRL_SIGNAL", "PMIX_JOB_CTRL_TERMINATE",
+                            "PMIX_JOB_CTRL_KILL", NULL};
+    static char *query[] = {"PMIX_QUERY_NAMESPACES",
+                            "PMIX_QUERY_NAMESPACE_INFO",
+                            "PMIX_QUERY_JOB_STATUS",
+                            "PMIX_QUERY_PROC_TABLE",
+                            "PMIX_QUERY_LOCAL_PROC_TABLE",
+                            "PMIX_QUERY_SPAWN_SUPPORT",
+                            "PMIX_QUERY_DEBUG_SUPPORT",
+                            "PMIX_QUERY_NUM_PSETS",
+                            "PMIX_QUERY_PSET_NAMES",
+                            "PMIX_NSPACE",
+                            "PMIX_RANK",
+                            "PMIX_HOSTNAME",
+                            NULL};
+
+    if (PMIx_Register_attributes("PMIx_Log", log) != PMIX_SUCCESS
+        || PMIx_Register_attributes("PMIx_Job_control", jctrl) != PMIX_SUCCESS
+        || PMIx_Register_attributes("PMIx_Query_info", query) != PMIX_SUCCESS) {
+        rdp_log_warn(RUN, "cannot register the host's attributes");
     }
 }
 

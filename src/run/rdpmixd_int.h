@@ -181,6 +181,8 @@ pmix_status_t rdp_run_dmn_host_query(pmix_proc_t *proct, pmix_query_t *queries,
 /** Handle a launcher message of the host operations; false if @a cmd is
  * not one of theirs. */
 bool rdp_run_dmn_hostops_msg(uint16_t cmd, const void *payload, size_t len);
+/** Register what the log, job-control and query upcalls honour. */
+void rdp_run_dmn_hostops_register(void);
 pmix_status_t rdp_run_dmn_hostops_init(void);
 /** Fail what still waits for rdpmix-run (@a why), e.g. when it is gone. */
 void rdp_run_dmn_hostops_fail(pmix_status_t why);

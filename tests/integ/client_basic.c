@@ -5,7 +5,8 @@
  * Init (twice, refcounted), job/node/proc info with the Standard's types,
  * Put/Commit/Fence with PMIX_COLLECT_DATA and Get of every peer's data,
  * then a second round without collection (data fetched on demand),
- * Resolve_peers, Finalize.  Prints "rank R of N ok" on success.
+ * Resolve_peers, the queries a server answers without a host query upcall,
+ * Finalize.  Prints "rank R of N ok" on success.
  */
 #include <pmix.h>
 
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void fence(int collect)
 {
@@ -29,6 +31,57 @@ static void fence(int collect)
     if (rc != PMIX_SUCCESS) {
         fail("PMIx_Fence(collect %d): %s", collect, PMIx_Error_string(rc));
     }
+}
+
+static const pmix_info_t *answer(const pmix_info_t *res, size_t n,
+                                 const char *key, pmix_data_type_t type)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (PMIX_CHECK_KEY(&res[i], key) && res[i].value.type == type) {
+            return &res[i];
+        }
+    }
+    fail("no %s of type %s in the answer", key, PMIx_Data_type_string(type));
+    return NULL;
+}
+
+/* mini_host has no query upcall: the server library answers itself. */
+static void queries(uint32_t n)
+{
+    char *keys[]   = {PMIX_QUERY_NAMESPACES,
+                      PMIX_QUERY_PROC_TABLE,
+                      PMIX_QUERY_SPAWN_SUPPORT,
+                      PMIX_QUERY_DEBUG_SUPPORT,
+                      PMIX_QUERY_MEMORY_USAGE,
+                      "pmix.qry.nosuch",
+                      NULL};
+    pmix_query_t q = {.keys = keys};
+    pmix_info_t *res;
+    size_t nres;
+    const pmix_data_array_t *t;
+    const pmix_proc_info_t *pi;
+    pmix_status_t rc = PMIx_Query_info(&q, 1, &res, &nres);
+
+    if (rc != PMIX_QUERY_PARTIAL_SUCCESS || nres != 5) {
+        fail("PMIx_Query_info: %s, %zu answers", PMIx_Error_string(rc), nres);
+    }
+    if (strstr(answer(res, nres, PMIX_QUERY_NAMESPACES, PMIX_STRING)
+                   ->value.data.string,
+               me.nspace)
+        == NULL) {
+        fail("PMIX_QUERY_NAMESPACES lacks %s", me.nspace);
+    }
+    t = answer(res, nres, PMIX_QUERY_PROC_TABLE, PMIX_DATA_ARRAY)
+            ->value.data.darray;
+    pi = t->array;
+    if (t->type != PMIX_PROC_INFO || t->size != n
+        || pi[me.rank].proc.rank != me.rank || pi[me.rank].pid != getpid()) {
+        fail("the proc table does not list us");
+    }
+    answer(res, nres, PMIX_QUERY_SPAWN_SUPPORT, PMIX_STRING);
+    answer(res, nres, PMIX_QUERY_DEBUG_SUPPORT, PMIX_STRING);
+    answer(res, nres, PMIX_QUERY_MEMORY_USAGE, PMIX_DATA_ARRAY);
+    PMIX_INFO_FREE(res, nres);
 }
 
 int main(int argc, char **argv)
@@ -112,6 +165,7 @@ int main(int argc, char **argv)
              npeers);
     }
     free(peers);
+    queries(n);
     fence(0);
     if (PMIx_Finalize(NULL, 0) != PMIX_SUCCESS
         || PMIx_Finalize(NULL, 0) != PMIX_SUCCESS) {

@@ -172,6 +172,16 @@ char *get_string(const pmix_proc_t *proc, const char *key)
     return s;
 }
 
+const pmix_info_t *info_of(const pmix_info_t *res, size_t n, const char *key)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (PMIX_CHECK_KEY(&res[i], key)) {
+            return &res[i];
+        }
+    }
+    fail("no %s in the answer", key);
+}
+
 static void expect_uint(const pmix_proc_t *proc, const char *key,
                         unsigned long want)
 {
@@ -749,9 +759,10 @@ static int nodes_main(const char *mode)
 
     for (i = 0; modes[i] != NULL && strcmp(mode, modes[i]) != 0; i++) {
     }
-    if (modes[i] == NULL && !is_hostops_mode(mode)) {
-        fprintf(stderr, "usage: run_client nodes "
-                        "info|fence|loop|abi|late|reserved|log|jctrl|query\n");
+    if (modes[i] == NULL && !is_hostops_mode(mode)
+        && strcmp(mode, "queryall") != 0) {
+        fprintf(stderr, "usage: run_client nodes info|fence|loop|abi|late|"
+                        "reserved|log|jctrl|query|queryall\n");
         return 2;
     }
     rc = PMIx_Init(&me, NULL, 0);
@@ -762,6 +773,8 @@ static int nodes_main(const char *mode)
     check_nodes(&size);
     if (is_hostops_mode(mode)) {
         hostops_main(mode, size);
+    } else if (strcmp(mode, "queryall") == 0) {
+        query_main(size);
     } else if (strcmp(mode, "abi") == 0) {
         query_abi();
     } else if (strcmp(mode, "late") == 0) {
@@ -952,8 +965,7 @@ static void expect_key(const char *key, int value, pmix_rank_t from)
     PMIX_PDATA_DESTRUCT(&pd);
 }
 
-static void expect_status(const char *what, pmix_status_t rc,
-                          pmix_status_t want)
+void expect_status(const char *what, pmix_status_t rc, pmix_status_t want)
 {
     if (rc != want) {
         fail("%s: %s, not %s", what, PMIx_Error_string(rc),

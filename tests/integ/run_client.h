@@ -17,8 +17,16 @@ pmix_value_t *get(const pmix_proc_t *proc, const char *key);
 /** A string PMIx_Get or fail; malloc'ed. */
 char *get_string(const pmix_proc_t *proc, const char *key);
 
+/** Fail unless @a got is @a want ("@a what: GOT, not WANT"). */
+void expect_status(const char *what, pmix_status_t got, pmix_status_t want);
+/** The info @a key of @a res (n entries), or fail. */
+const pmix_info_t *info_of(const pmix_info_t *res, size_t n, const char *key);
+
 /* run_client_hostops.c: run_client nodes log|jctrl|query */
 bool is_hostops_mode(const char *mode);
 void hostops_main(const char *mode, unsigned size);
+
+/* run_client_query.c: run_client nodes queryall */
+void query_main(unsigned size);
 
 #endif

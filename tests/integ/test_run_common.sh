@@ -102,6 +102,17 @@ signal_job() {
     rc=$?
 }
 
+# every_rank N FILE FORMAT: FORMAT (with %r for the rank) is a whole line
+# of FILE for each of the N ranks
+every_rank() {
+    _r=0
+    while [ "$_r" -lt "$1" ]; do
+        _line=$(echo "$3" | sed "s/%r/$_r/g")
+        grep -qx -- "$_line" "$2" || return 1
+        _r=$((_r + 1))
+    done
+}
+
 # kill leftovers of a failed test (exact command line only)
 reap() {
     for p in $(pgrep -fx "$1"); do kill -KILL "$p" 2>/dev/null; done

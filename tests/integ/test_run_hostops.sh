@@ -31,17 +31,6 @@ syslog_stop() {
     wait "$syslog_pid" 2>/dev/null
 }
 
-# every_rank N FILE FORMAT: FORMAT (with %r for the rank) is a whole line
-# of FILE for each of the N ranks
-every_rank() {
-    _r=0
-    while [ "$_r" -lt "$1" ]; do
-        _line=$(echo "$3" | sed "s/%r/$_r/g")
-        grep -qx -- "$_line" "$2" || return 1
-        _r=$((_r + 1))
-    done
-}
-
 have_python=1
 command -v python3 >/dev/null 2>&1 || have_python=0
 

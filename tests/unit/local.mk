@@ -253,11 +253,14 @@ tests_unit_test_run_datasvc_t_LDADD   = src/run/librdprun.la $(RDP_TEST_LIBS)
 TESTS += tests/unit/test_run_datasvc.t
 endif
 
+# SHA-256 / HMAC-SHA256 of pnet (FIPS and RFC 4231 vectors)
+if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_pnet_sha256.t
 tests_unit_test_pnet_sha256_t_SOURCES = tests/unit/test_pnet_sha256.c
 tests_unit_test_pnet_sha256_t_CFLAGS  = $(RDP_TEST_CFLAGS)
 tests_unit_test_pnet_sha256_t_LDADD   = $(RDP_TEST_LIBS)
 TESTS += tests/unit/test_pnet_sha256.t
+endif
 
 # the RDPMIX_* settings table (src/core/util/config_table.c)
 if HAVE_CMOCKA
@@ -296,3 +299,10 @@ tests/unit/enum_values.h: $(top_srcdir)/include/pmix_common.h \
 tests/unit/test_pretty_t-test_pretty.$(OBJEXT): tests/unit/enum_values.h
 CLEANFILES += tests/unit/enum_values.h
 
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_query.t
+tests_unit_test_query_t_SOURCES = tests/unit/test_query.c
+tests_unit_test_query_t_CFLAGS  = $(RDP_TEST_CFLAGS)
+tests_unit_test_query_t_LDADD   = $(RDP_TEST_LIBS)
+TESTS += tests/unit/test_query.t
+endif

@@ -142,6 +142,10 @@ pmix_status_t rdp_client_sync_info_results(rdp_client_sync_t *sync,
                                            pmix_status_t status,
                                            pmix_info_t **results,
                                            size_t *nresults);
+/** An op's finish for replies carrying an info array (status, infos):
+ * the op's cbfunc is a pmix_info_cbfunc_t. */
+void rdp_client_info_finish(rdp_client_op_t *op, pmix_status_t status,
+                            rdp_rbuf_t *rb);
 /** Call @a cbfunc with @a info (taken), released when the user says. */
 void rdp_client_info_cb_give(pmix_info_cbfunc_t cbfunc, pmix_status_t status,
                              pmix_info_t *info, size_t ninfo, void *cbdata);

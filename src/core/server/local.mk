@@ -12,7 +12,8 @@ librdp_la_SOURCES += src/core/server/server.c src/core/server/nspace.c \
                      src/core/server/util.c src/core/server/hostop.c \
                      src/core/server/peer.c src/core/server/group.c \
                      src/core/server/group_block.c \
-                     src/core/server/group_host.c
+                     src/core/server/group_host.c \
+                     src/core/server/query.c
 noinst_HEADERS    += src/core/server/server_int.h src/core/server/regex.h \
                      src/core/server/xchg.h src/core/server/p2p.h \
                      src/core/server/coll.h src/core/server/group.h \

@@ -5,6 +5,7 @@
 #include "core/server/server_int.h"
 #include "core/util/alloc.h"
 #include "core/util/log.h"
+#include "core/util/query.h"
 #include "core/util/value.h"
 #include "pnet/pnet.h"
 
@@ -219,9 +220,10 @@ pmix_status_t PMIx_server_deliver_inventory(pmix_info_t info[], size_t ninfo,
     return PMIX_ERR_NOT_SUPPORTED;
 }
 
+/* Kept for PMIX_QUERY_ATTRIBUTE_SUPPORT's host side (core/util/query.c). */
 pmix_status_t PMIx_Register_attributes(char *function, char *attrs[])
 {
-    return PMIX_ERR_NOT_SUPPORTED;
+    return rdp_qry_host_attrs_register(function, attrs);
 }
 
 pmix_status_t PMIx_server_generate_locality_string(const pmix_cpuset_t *cpuset,

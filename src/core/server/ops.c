@@ -1,5 +1,5 @@
-/* ops.c - finalize, abort, events, job control, pub/sub, spawn, query, log,
- * monitor */
+/* ops.c - finalize, abort, events, job control, pub/sub, spawn, log,
+ * monitor (query: query.c) */
 #include "config.h"
 #include "core/server/server_int.h"
 #include "core/server/group.h"
@@ -24,8 +24,6 @@ typedef struct op_in {
     char **keys;
     pmix_app_t *apps;
     size_t napps;
-    pmix_query_t *queries;
-    size_t nqueries;
     char *msg;
     int32_t code;
     uint8_t range;
@@ -42,8 +40,7 @@ enum op_field {
     F_INFOS,  /* infos */
     F_INFOS2, /* a second infos */
     F_KEYS,   /* strs */
-    F_APPS,   /* app array */
-    F_QUERIES /* query array */
+    F_APPS    /* app array */
 };
 
 static void op_in_free(void *arg)
@@ -58,7 +55,6 @@ static void op_in_free(void *arg)
     rdp_free(in->procs);
     pmix_argv_free(in->keys);
     PMIX_APP_FREE(in->apps, in->napps);
-    PMIX_QUERY_FREE(in->queries, in->nqueries);
     rdp_free(in->msg);
     rdp_free(in);
 }
@@ -149,11 +145,8 @@ static op_in_t *parse_request(rdp_srv_peer_t *peer, uint16_t reply,
         case F_KEYS:
             status = unpack_strs(rb, &in->keys);
             break;
-        case F_APPS:
+        default: /* F_APPS */
             status = rdp_unpack_app_array(rb, &in->apps, &in->napps);
-            break;
-        default:
-            status = rdp_unpack_query_array(rb, &in->queries, &in->nqueries);
             break;
         }
     }
@@ -610,189 +603,6 @@ void rdp_srv_handle_spawn(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb)
                                                       in->ninfo, in->apps,
                                                       in->napps, spawn_cb, op));
     }
-}
-
-/* ---- QUERY ---- */
-
-static pmix_proc_state_t proc_state_of(const rdp_srv_client_t *c)
-{
-    if (c == NULL) {
-        return PMIX_PROC_STATE_UNDEF;
-    }
-    switch (c->state) {
-    case RDP_SRV_CLIENT_CONNECTED:
-    case RDP_SRV_CLIENT_CONNECTING:
-        return PMIX_PROC_STATE_CONNECTED;
-    case RDP_SRV_CLIENT_FINALIZED:
-        return PMIX_PROC_STATE_TERMINATED;
-    case RDP_SRV_CLIENT_TERMINATED:
-        return PMIX_PROC_STATE_TERM_WO_SYNC;
-    default:
-        return PMIX_PROC_STATE_LAUNCH_UNDERWAY;
-    }
-}
-
-/* A data array of pmix_proc_info_t for @a ns (local ranks only if asked). */
-static pmix_status_t proc_table(rdp_srv_nspace_t *ns, bool local_only,
-                                pmix_value_t *val)
-{
-    size_t n              = local_only ? ns->nlocal : ns->size;
-    pmix_data_array_t *da = rdp_calloc(1, sizeof(*da));
-    pmix_proc_info_t *pi;
-
-    if (da == NULL) {
-        return PMIX_ERR_NOMEM;
-    }
-    pi = rdp_calloc(n + 1, sizeof(*pi));
-    if (pi == NULL) {
-        rdp_free(da);
-        return PMIX_ERR_NOMEM;
-    }
-    for (size_t i = 0; i < n; i++) {
-        pmix_rank_t r = local_only ? ns->local_ranks[i] : (pmix_rank_t)i;
-        const pmix_value_t *h =
-            rdp_kvs_peek(ns->info, RDP_SRV_KVS_JOB, r, PMIX_HOSTNAME);
-        rdp_srv_client_t *c = rdp_hash_get_u64(&ns->clients, r);
-
-        PMIX_LOAD_PROCID(&pi[i].proc, ns->name, r);
-        if (h != NULL && h->type == PMIX_STRING && h->data.string != NULL) {
-            pi[i].hostname = rdp_strdup(h->data.string);
-        }
-        pi[i].pid   = c != NULL ? c->pid : 0;
-        pi[i].state = proc_state_of(c);
-    }
-    da->type         = PMIX_PROC_INFO;
-    da->size         = n;
-    da->array        = pi;
-    val->type        = PMIX_DATA_ARRAY;
-    val->data.darray = da;
-    return PMIX_SUCCESS;
-}
-
-static void free_results(pmix_info_t *res, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        pmix_value_t *v = &res[i].value;
-
-        if (v->type == PMIX_STRING) {
-            rdp_free(v->data.string);
-        } else if (v->type == PMIX_DATA_ARRAY && v->data.darray != NULL) {
-            pmix_proc_info_t *pi = v->data.darray->array;
-
-            for (size_t k = 0; k < v->data.darray->size; k++) {
-                rdp_free(pi[k].hostname);
-                rdp_free(pi[k].executable_name);
-            }
-            rdp_free(pi);
-            rdp_free(v->data.darray);
-        }
-    }
-    rdp_free(res);
-}
-
-/* Answer what we know without a host: namespaces, job size, proc tables. */
-static pmix_status_t local_query(const pmix_proc_t *requester,
-                                 const pmix_query_t *q, size_t nq,
-                                 rdp_buf_t *reply)
-{
-    size_t cap = 0, n = 0, asked = 0;
-    pmix_info_t *res;
-    pmix_status_t status = PMIX_SUCCESS;
-
-    for (size_t i = 0; i < nq; i++) {
-        cap += pmix_argv_count(q[i].keys);
-    }
-    res = rdp_calloc(cap + 1, sizeof(*res));
-    if (res == NULL) {
-        return PMIX_ERR_NOMEM;
-    }
-    for (size_t i = 0; status == PMIX_SUCCESS && i < nq; i++) {
-        for (size_t k = 0; q[i].keys != NULL && q[i].keys[k] != NULL; k++) {
-            const char *key = q[i].keys[k];
-            rdp_srv_nspace_t *ns =
-                rdp_srv_nspace_find(rdp_query_nspace(&q[i], requester->nspace));
-            pmix_info_t *out = &res[n];
-
-            asked++;
-            PMIX_LOAD_KEY(out->key, key);
-            if (strcmp(key, PMIX_QUERY_NAMESPACES) == 0) {
-                rdp_srv_nspace_t *it;
-                size_t len = 1;
-                char *s;
-
-                rdp_list_for_each(it, &rdp_srv.nspaces, link) {
-                    len += strlen(it->name) + 1;
-                }
-                s = rdp_calloc(1, len);
-                if (s == NULL) {
-                    status = PMIX_ERR_NOMEM;
-                    break;
-                }
-                rdp_list_for_each(it, &rdp_srv.nspaces, link) {
-                    if (!it->registered) {
-                        continue;
-                    }
-                    if (s[0] != '\0') {
-                        strcat(s, ",");
-                    }
-                    strcat(s, it->name);
-                }
-                out->value.type        = PMIX_STRING;
-                out->value.data.string = s;
-                n++;
-            } else if (strcmp(key, PMIX_JOB_SIZE) == 0 && ns != NULL
-                       && ns->registered) {
-                out->value.type        = PMIX_UINT32;
-                out->value.data.uint32 = ns->size;
-                n++;
-            } else if ((strcmp(key, PMIX_QUERY_PROC_TABLE) == 0
-                        || strcmp(key, PMIX_QUERY_LOCAL_PROC_TABLE) == 0)
-                       && ns != NULL && ns->registered) {
-                status = proc_table(
-                    ns, strcmp(key, PMIX_QUERY_LOCAL_PROC_TABLE) == 0,
-                    &out->value);
-                if (status == PMIX_SUCCESS) {
-                    n++;
-                }
-            }
-        }
-    }
-    if (status == PMIX_SUCCESS) {
-        status = n == 0      ? PMIX_ERR_NOT_FOUND
-                 : n < asked ? PMIX_QUERY_PARTIAL_SUCCESS
-                             : PMIX_SUCCESS;
-        if (n > 0 && rdp_pack_info_array(reply, res, n) != PMIX_SUCCESS) {
-            status = PMIX_ERR_NOMEM;
-        }
-    }
-    free_results(res, n);
-    return status;
-}
-
-void rdp_srv_handle_query(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb)
-{
-    static const uint8_t layout[] = {F_QUERIES, F_END};
-    rdp_srv_hostop_t *op;
-    op_in_t *in;
-
-    in = parse_request(peer, RDP_CMD_QUERY_ACK, tag, rb, "query", layout);
-    if (in == NULL) {
-        return;
-    }
-    op = hostop_with(peer, RDP_CMD_QUERY_ACK, tag, in);
-    if (op == NULL) {
-        return;
-    }
-    op->empty_reply = RDP_SRV_EMPTY_INFOS;
-    if (rdp_srv.host.query == NULL) {
-        /* a partial answer still carries its infos */
-        rdp_srv_hostop_complete(
-            op, local_query(&in->proc, in->queries, in->nqueries, &op->reply));
-        return;
-    }
-    rdp_srv_hostop_started(op, rdp_srv.host.query(&in->proc, in->queries,
-                                                  in->nqueries,
-                                                  rdp_srv_hostop_info_cb, op));
 }
 
 /* ---- LOG ---- */

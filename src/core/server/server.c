@@ -4,6 +4,7 @@
 #include "core/util/directive.h"
 #include "pnet/pnet.h"
 #include "core/server/group.h"
+#include "core/util/query.h"
 #include "core/util/alloc.h"
 #include "core/util/config_table.h"
 #include "core/util/log.h"
@@ -403,6 +404,7 @@ pmix_status_t PMIx_server_finalize(void)
     }
     status = rdp_runtime_call_sync(server_fini_on_loop, NULL);
     rdp_runtime_release();
+    rdp_qry_host_attrs_clear(); /* PMIx_Register_attributes' */
     pthread_mutex_unlock(&init_lock);
     return status;
 }
