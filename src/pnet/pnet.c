@@ -608,6 +608,30 @@ pmix_status_t rdp_pnet_for_each_value(const char *nspace,
     return status;
 }
 
+/* Values that give a job an isolation domain of its own on the fabric:
+ * opa's job key (PMIX_CREDENTIAL), ib's partition key, sshot's VNIs. */
+static pmix_status_t note_isolating(const pmix_info_t *value, void *arg)
+{
+    static const char *const isolating[] = {
+        PMIX_CREDENTIAL, RDP_PNET_KEY_PREFIX "ib.pkey",
+        RDP_PNET_KEY_PREFIX "sshot.vnis"};
+
+    for (size_t i = 0; i < sizeof(isolating) / sizeof(isolating[0]); i++) {
+        if (strcmp(value->key, isolating[i]) == 0) {
+            *(bool *)arg = true;
+        }
+    }
+    return PMIX_SUCCESS;
+}
+
+bool rdp_pnet_job_isolated(const char *nspace)
+{
+    bool isolated = false;
+
+    (void)rdp_pnet_for_each_value(nspace, note_isolating, &isolated);
+    return isolated;
+}
+
 void rdp_pnet_job_end(const char *nspace)
 {
     job_end_upto(nspace, nselected);

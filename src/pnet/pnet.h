@@ -113,6 +113,14 @@ pmix_status_t rdp_pnet_for_each_value(const char *nspace,
                                       rdp_pnet_value_fn_t fn, void *arg);
 
 /**
+ * True if what is kept for @a nspace gives the job an isolation domain of
+ * its own on the fabric (opa's job key, ib's partition key, sshot's
+ * VNIs): its collectives' payloads may then travel without a MAC
+ * ("trust follows the fabric", docs/design.md).
+ */
+bool rdp_pnet_job_isolated(const char *nspace);
+
+/**
  * Each node, at register_nspace: if nothing was set up for @a nspace
  * (no rdp_pnet_setup_local before), every module that can derive the
  * job's values on its own (opa with a site secret) does, and they are

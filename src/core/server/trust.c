@@ -1,12 +1,12 @@
 /* trust.c - whose collectives may carry payloads without authentication */
 #include "config.h"
 #include "core/server/server_int.h"
+#include "core/util/config_table.h"
 #include "core/util/log.h"
+#include "pnet/pnet.h"
 #include "rdpmix.h"
 
-#include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 /*
  * Trust follows the fabric (docs/design.md, "Trust follows the fabric"):
@@ -26,15 +26,10 @@
 
 static int site_trusts_network(void)
 {
-    static int trusted =
-        -1; /* loop thread only; config: RDPMIX_TRUSTED_NETWORK */
-    const char *s;
+    static int trusted = -1; /* loop thread only */
 
     if (trusted < 0) {
-        s       = getenv("RDPMIX_TRUSTED_NETWORK");
-        trusted = s != NULL
-                  && (strcmp(s, "1") == 0 || strcasecmp(s, "yes") == 0
-                      || strcasecmp(s, "true") == 0);
+        trusted = rdp_cfg_bool(RDP_CFG_TRUSTED_NETWORK);
         if (trusted) {
             rdp_log_info(SERVER, "RDPMIX_TRUSTED_NETWORK: collective payloads "
                                  "between servers travel without a MAC");
@@ -48,12 +43,18 @@ static bool job_isolated(const char *nspace)
     rdp_srv_nspace_t *ns = rdp_srv_nspace_find(nspace);
     const pmix_value_t *v;
 
-    if (ns == NULL || ns->info == NULL) {
+    if (ns == NULL) {
         return false;
+    }
+    if (ns->info == NULL) {
+        return rdp_pnet_job_isolated(nspace);
     }
     v = rdp_kvs_peek(ns->info, ns->name, PMIX_RANK_WILDCARD,
                      RDPMIX_FABRIC_ISOLATED);
-    return v != NULL && v->type == PMIX_BOOL && v->data.flag;
+    if (v != NULL && v->type == PMIX_BOOL && v->data.flag) {
+        return true; /* the host says so */
+    }
+    return rdp_pnet_job_isolated(ns->name);
 }
 
 bool rdp_srv_payload_open(const pmix_proc_t *procs, size_t nprocs)
