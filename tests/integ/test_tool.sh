@@ -69,7 +69,7 @@ check_that "1 node: a tool finds the one session server by search" \
 check_that "1 node: rdpmix-ps (search) lists the job's ranks, pids and hosts" \
     'ps_lists_ranks "$tmp/ps1"'
 check_that "1 node: ... as running, with their executable" \
-    '[ "$(grep -c "RUNNING.*run_client" "$tmp/ps1")" -eq 2 ]'
+    '[ "$(grep -c "PROC EXECUTING.*run_client" "$tmp/ps1")" -eq 2 ]'
 "$tool" ident sysfirst >"$tmp/t1" 2>&1
 check_that "1 node: system-first without a system server falls back to the session server" \
     'grep -q "server rdpmixd\." "$tmp/t1"'
