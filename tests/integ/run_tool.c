@@ -79,6 +79,7 @@ static int do_log(const char *msg)
     time_t now = time(NULL);
     char twice[512];
     pmix_status_t rc;
+    bool started;
 
     /* with PMIX_LOG_ONCE only the first channel that works writes */
     snprintf(twice, sizeof(twice), "%s twice", msg);
@@ -86,7 +87,8 @@ static int do_log(const char *msg)
     PMIX_INFO_LOAD(&data[1], PMIX_LOG_STDERR, twice, PMIX_STRING);
     PMIX_INFO_LOAD(&dirs[0], PMIX_LOG_ONCE, &yes, PMIX_BOOL);
     PMIX_INFO_LOAD(&dirs[1], PMIX_LOG_TIMESTAMP, &now, PMIX_TIME);
-    rc = PMIx_Log_nb(data, 2, dirs, 2, log_cb, NULL);
+    rc      = PMIx_Log_nb(data, 2, dirs, 2, log_cb, NULL);
+    started = rc == PMIX_SUCCESS;
     for (int i = 0; rc == PMIX_SUCCESS && i < 300; i++) {
         if (__atomic_load_n(&log_done, __ATOMIC_ACQUIRE)) {
             rc = log_status;
@@ -98,6 +100,14 @@ static int do_log(const char *msg)
         rc = PMIX_ERR_TIMEOUT;
     }
     printf("log %s\n", PMIx_Error_string(rc));
+    fflush(stdout);
+    if (!started || __atomic_load_n(&log_done, __ATOMIC_ACQUIRE)) {
+        /* the library is done with them (or never took them) */
+        for (int i = 0; i < 2; i++) {
+            PMIX_INFO_DESTRUCT(&data[i]);
+            PMIX_INFO_DESTRUCT(&dirs[i]);
+        }
+    }
     return rc == PMIX_SUCCESS ? 0 : 1;
 }
 

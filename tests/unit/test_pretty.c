@@ -244,6 +244,17 @@ static void different_values_read_differently(void **state)
     assert_int_equal(bad, 0);
 }
 
+/* The sanitizer runtimes refuse dlopen with RTLD_DEEPBIND (which keeps
+ * OpenPMIx's symbols from binding to ours): the comparison is a test of
+ * the normal build only (not registered in a sanitized one). */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define RDP_TEST_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define RDP_TEST_SANITIZED 1
+#endif
+#endif
+
 static void strings_are_openpmix_ones(void **state)
 {
     char s[LINE];
@@ -276,8 +287,14 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_value_has_a_known_string),
         cmocka_unit_test(different_values_read_differently),
+#ifndef RDP_TEST_SANITIZED
         cmocka_unit_test(strings_are_openpmix_ones),
+#endif
     };
+
+#ifdef RDP_TEST_SANITIZED
+    (void)strings_are_openpmix_ones;
+#endif
 
     if (argc == 3 && strcmp(argv[1], "--dump") == 0) {
         return dump(argv[2]);
