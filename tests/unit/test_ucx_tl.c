@@ -1150,12 +1150,14 @@ static rdp_ucx_tl_stats_t wait_raw_outcome(size_t delivered, uint64_t dropped)
 
 #define FORGE_SALT 7u
 
-/* Build a framed header for @a payload under the nonce (@a salt, @a seq);
- * @a good_hdr_mac / @a good_msg_mac 0 spoil a MAC. */
-static size_t forge_nonce(rdp_ucx_auth_t *auth, uint8_t *am, uint32_t src,
+/* Build a framed header with @a flags (written as given, also
+ * combinations the encoder would not write) for @a payload under the
+ * nonce (@a salt, @a seq); @a good_hdr_mac / @a good_msg_mac 0 spoil a
+ * MAC. */
+static size_t forge_flags(rdp_ucx_auth_t *auth, uint8_t *am, uint32_t src,
                           uint32_t dst, uint64_t len, const void *payload,
                           size_t paylen, int good_hdr_mac, int good_msg_mac,
-                          uint32_t salt, uint64_t seq)
+                          uint32_t salt, uint64_t seq, uint8_t flags)
 {
     test_hdr_t th    = {.tag = HDR_TAG, .src = src, .seq = 99, .len = len};
     rdp_ucx_wire_t w = {.ehdr_len = sizeof(th),
@@ -1168,6 +1170,7 @@ static size_t forge_nonce(rdp_ucx_auth_t *auth, uint8_t *am, uint32_t src,
     rdp_iov_t iov    = {payload, paylen};
 
     rdp_ucx_wire_encode(&w, am);
+    am[5] = flags;
     memcpy(am + RDP_UCX_FIXED_LEN, &th, sizeof(th));
     assert_int_equal(rdp_ucx_auth_hdr(auth, am, pre_len, am + pre_len),
                      PMIX_SUCCESS);
@@ -1181,6 +1184,15 @@ static size_t forge_nonce(rdp_ucx_auth_t *auth, uint8_t *am, uint32_t src,
         am[pre_len + RDP_UCX_MAC_LEN + 3] ^= 0x80;
     }
     return pre_len + 2 * RDP_UCX_MAC_LEN;
+}
+
+static size_t forge_nonce(rdp_ucx_auth_t *auth, uint8_t *am, uint32_t src,
+                          uint32_t dst, uint64_t len, const void *payload,
+                          size_t paylen, int good_hdr_mac, int good_msg_mac,
+                          uint32_t salt, uint64_t seq)
+{
+    return forge_flags(auth, am, src, dst, len, payload, paylen, good_hdr_mac,
+                       good_msg_mac, salt, seq, 0);
 }
 
 /* forge_nonce with a fresh nonce each time, as a sender would use */
@@ -1240,28 +1252,10 @@ static size_t forge_open(rdp_ucx_auth_t *auth, uint8_t *am, uint64_t len,
                          int good_mac, uint8_t flags)
 {
     static uint64_t next_seq = 9000;
-    test_hdr_t th    = {.tag = HDR_TAG, .src = 0, .seq = 99, .len = len};
-    rdp_ucx_wire_t w = {.flags    = flags,
-                        .ehdr_len = sizeof(th),
-                        .src      = 0,
-                        .dst      = 1,
-                        .len      = len,
-                        .salt     = FORGE_SALT,
-                        .seq      = next_seq++};
-    size_t pre_len   = RDP_UCX_FIXED_LEN + sizeof(th);
 
-    rdp_ucx_wire_encode(&w, am);
-    am[5] = flags; /* also combinations the encoder would not write */
-    memcpy(am + RDP_UCX_FIXED_LEN, &th, sizeof(th));
-    assert_int_equal(rdp_ucx_auth_hdr(auth, am, pre_len, am + pre_len),
-                     PMIX_SUCCESS);
-    assert_int_equal(rdp_ucx_auth_msg(auth, am, pre_len, NULL, 0,
-                                      am + pre_len + RDP_UCX_MAC_LEN),
-                     PMIX_SUCCESS);
-    if (!good_mac) {
-        am[pre_len + RDP_UCX_MAC_LEN + 3] ^= 0x80;
-    }
-    return pre_len + 2 * RDP_UCX_MAC_LEN;
+    /* no payload bytes under mac_msg: it covers the prefix alone */
+    return forge_flags(auth, am, 0, 1, len, NULL, 0, 1, good_mac, FORGE_SALT,
+                       next_seq++, flags);
 }
 
 /* Open payloads: the transport authenticates their header (and that they
