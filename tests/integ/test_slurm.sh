@@ -149,6 +149,24 @@ show() {
     return 0
 }
 
+# hang_report: a hung step's processes and, from gdb, every thread's
+# stack; and the tail of every server log the step wrote
+hang_report() {
+    echo "processes of the hung step (PID, state, wait channel, command):"
+    slurm_cluster_ps
+    if command -v gdb >/dev/null 2>&1; then
+        for _p in $(slurm_cluster_ps | cut -d' ' -f1); do
+            echo "stacks of $_p:"
+            timeout 20 gdb -batch -nx -p "$_p" -ex 'thread apply all bt 12' \
+                2>/dev/null | grep -E '^(Thread|#)' | head -n 60
+        done
+    fi
+    for _f in $(find "$tmp" -maxdepth 1 -name 'server.*' -newer "$tmp/logmark"); do
+        echo "last lines of ${_f##*/}:"
+        tail -n 15 "$_f"
+    done
+}
+
 # step DESCRIPTION COMMAND...: run one step, bounded; sets rc (124 or 137:
 # it hung) and secs, fills $tmp/out and $tmp/err.  Returns 1 without
 # running it when the cluster is gone or the budget is spent.
@@ -174,9 +192,25 @@ step() {
     for _f in "$SLURM_CLUSTER_DIR"/log/*.log; do
         [ -f "$_f" ] && echo "$(wc -c <"$_f") $_f"
     done >"$tmp/logmark"
+    : >"$tmp/hang"
     _t0=$(date +%s%N)
-    timeout -k 5 "$_bound" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
-    rc=$?
+    # the outer timeout is only a backstop: a hang is caught below while
+    # its processes still hang, so their stacks show where
+    timeout -k 5 "$((_bound + 30))" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null &
+    _pid=$!
+    _end=$(($(date +%s) + _bound))
+    while kill -0 "$_pid" 2>/dev/null && [ "$(date +%s)" -lt "$_end" ]; do
+        sleep 0.2
+    done
+    if kill -0 "$_pid" 2>/dev/null; then
+        hang_report >"$tmp/hang" 2>&1
+        kill -TERM "$_pid" 2>/dev/null
+        wait "$_pid"
+        rc=124
+    else
+        wait "$_pid"
+        rc=$?
+    fi
     secs=$(awk -v a="$_t0" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }')
     case $rc in
         124 | 137) echo "# $_desc: hung, killed after $_bound s" ;;
@@ -205,6 +239,7 @@ after_failure() {
     [ "$rc" = none ] && return 0
     case $rc in
         124 | 137)
+            sed 's/^/#   /' "$tmp/hang"
             echo "# processes the step left (PID, state, wait channel, command):"
             slurm_cluster_ps | sed 's/^/#   /'
             ;;
