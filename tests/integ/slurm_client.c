@@ -23,7 +23,10 @@
  *      every peer runs;
  *   3. checks, from that, PMIX_LOCAL_SIZE and PMIX_LOCAL_PEERS, and for every
  *      peer PMIX_HOSTNAME and PMIX_NODEID;
- *   4. fences again (no rank leaves while others still get) and finalizes.
+ *   4. (rdpmix, one rank per node on three or more nodes: check_groups)
+ *      makes a group over every rank, and one over ranks on only some
+ *      nodes fails at once with PMIX_ERR_NOT_SUPPORTED;
+ *   5. fences again (no rank leaves while others still get) and finalizes.
  * Any mismatch prints "slurm_client rank R: FAILED ..." and exits 1.  On
  * success: "rank R of N ok host H node X libpmix=PATH server=PATHS parent=C",
  * where PATH is the libpmix.so.2 this process mapped, PATHS every
@@ -280,6 +283,74 @@ static void check_peers(unsigned nprocs, const char *host,
     }
 }
 
+/* Construct group @a name over @a procs with a bounded wait; its status.
+ * On success check the membership and destruct it again. */
+static pmix_status_t group_over(const char *name, const pmix_proc_t *procs,
+                                size_t nprocs)
+{
+    pmix_info_t info[1];
+    pmix_info_t *res = NULL;
+    size_t nres      = 0;
+    int secs         = 20; /* a hang is a failure, never a stuck step */
+    pmix_status_t rc;
+
+    PMIX_INFO_LOAD(&info[0], PMIX_TIMEOUT, &secs, PMIX_INT);
+    rc = PMIx_Group_construct(name, procs, nprocs, info, 1, &res, &nres);
+    if (rc != PMIX_SUCCESS) {
+        return rc;
+    }
+    for (size_t i = 0; i < nres; i++) {
+        if (PMIX_CHECK_KEY(&res[i], PMIX_GROUP_MEMBERSHIP)
+            && (res[i].value.type != PMIX_DATA_ARRAY
+                || res[i].value.data.darray->size != nprocs)) {
+            fail("group %s: the membership does not have %zu members", name,
+                 nprocs);
+        }
+    }
+    PMIX_INFO_FREE(res, nres);
+    rc = PMIx_Group_destruct(name, info, 1);
+    if (rc != PMIX_SUCCESS) {
+        fail("PMIx_Group_destruct(%s): %s", name, PMIx_Error_string(rc));
+    }
+    return PMIX_SUCCESS;
+}
+
+/*
+ * 4. (rdpmix, one rank per node on three or more nodes) a group over every
+ *    rank is made through Slurm's fence; one over the first and the last
+ *    rank only, on two of the nodes, fails at once with
+ *    PMIX_ERR_NOT_SUPPORTED: Slurm 22.05's collectives cannot run over
+ *    processes on only some of the nodes (docs/status.md).
+ */
+static void check_groups(unsigned nprocs)
+{
+    pmix_proc_t *all = calloc(nprocs, sizeof(*all));
+    pmix_proc_t ends[2];
+    pmix_status_t rc;
+
+    if (all == NULL) {
+        fail("out of memory");
+    }
+    for (unsigned r = 0; r < nprocs; r++) {
+        PMIX_LOAD_PROCID(&all[r], me.nspace, r);
+    }
+    rc = group_over("slurm.all", all, nprocs);
+    if (rc != PMIX_SUCCESS) {
+        fail("a group over every rank: %s", PMIx_Error_string(rc));
+    }
+    if (me.rank == 0 || me.rank == nprocs - 1) {
+        PMIX_LOAD_PROCID(&ends[0], me.nspace, 0);
+        PMIX_LOAD_PROCID(&ends[1], me.nspace, nprocs - 1);
+        rc = group_over("slurm.ends", ends, 2);
+        if (rc != PMIX_ERR_NOT_SUPPORTED) {
+            fail("a group over ranks on only some nodes: %s, expected %s",
+                 PMIx_Error_string(rc),
+                 PMIx_Error_string(PMIX_ERR_NOT_SUPPORTED));
+        }
+    }
+    free(all);
+}
+
 int main(int argc, char **argv)
 {
     unsigned nprocs, nnodes;
@@ -317,6 +388,9 @@ int main(int argc, char **argv)
     check_self(nprocs, nnodes, host);
     exchange(nprocs, host, places);
     check_peers(nprocs, host, places);
+    if (!openpmix && nnodes >= 3 && nprocs == nnodes) {
+        check_groups(nprocs);
+    }
     fence(false);
 
     mapped_libpmix("self", lib, sizeof(lib));

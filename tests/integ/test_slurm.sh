@@ -1,12 +1,13 @@
 #!/bin/sh
 # test_slurm.sh - rdpmix's library as the PMIx server inside Slurm 22.05's
-# slurmstepd, under `srun --mpi=pmix`, on a private two-node Slurm cluster
+# slurmstepd, under `srun --mpi=pmix`, on a private three-node Slurm cluster
 # on this machine (tests/integ/slurm_cluster.sh): Open MPI programs with the
 # full and with the direct modex, a PMIx Standard-API program checking its
 # job info against what srun launched (tests/integ/slurm_client.c),
 # pmix-bench, and PMIx groups and connect/disconnect across nodes, which
 # run as Slurm's fence over exactly their processes (tests/integ/run_client
-# group host, connect all / subsets; rdpmix only).  Every rank proves which libpmix.so.2 it loaded, and the ranks
+# group host, connect all / subsets, also over processes on only some of
+# the nodes, where groups fail as not supported; rdpmix only).  Every rank proves which libpmix.so.2 it loaded, and the ranks
 # prove which one their slurmstepd loaded.
 #
 # Needs root, Debian's slurmctld slurmd slurm-client munge and UTS
@@ -438,12 +439,13 @@ if [ "$server" = rdpmix ]; then
     chmod 600 "$tmp/opa.secret"
     SLURM_CLUSTER_STEPD_ENV="RDPMIX_PNET=opa RDPMIX_PNET_OPA_SECRET_FILE=$tmp/opa.secret $SLURM_CLUSTER_STEPD_ENV"
 fi
+SLURM_CLUSTER_NODES=3
 t_start=$(date +%s)
 if slurm_cluster_start "$preload" 2>"$tmp/start.err"; then
     cluster_ok=yes
-    ok "a two-node Slurm cluster started ($(($(date +%s) - t_start)) s): $SLURM_CLUSTER_DIR"
+    ok "a three-node Slurm cluster started ($(($(date +%s) - t_start)) s): $SLURM_CLUSTER_DIR"
 else
-    not_ok "a two-node Slurm cluster started"
+    not_ok "a three-node Slurm cluster started"
     show "$tmp/start.err"
     slurm_cluster_logs 15
 fi
@@ -503,6 +505,12 @@ mpi_step 2 8 direct
 client_step 2 8 --distribution=cyclic
 group_step 2 8
 bench_step 2 8 direct
+# one rank per node on three nodes: a group over every rank runs as
+# Slurm's fence, one over ranks 0 and 2 only (n1 and n3) fails at once
+# (slurm_client); connects over ranks 0 and 2 run as Slurm's fence
+client_step 3 3
+run_client_step 3 3 "connect subsets ok" connect subsets
+client_step 3 6 --distribution=cyclic
 
 # --- teardown ----------------------------------------------------------------
 t_stop=$(date +%s)

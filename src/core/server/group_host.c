@@ -10,7 +10,9 @@
 
 #include <inttypes.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
+#include <unistd.h>
 
 /*
  * Every server that hosts members hands the host one *frame* and gets
@@ -215,18 +217,21 @@ static bool node_of(rdp_srv_nspace_t *ns, pmix_rank_t rank, uint64_t *id_p)
     return v != NULL && rdp_srv_value_to_u64(v, id_p);
 }
 
-/* True when @a procs (no wildcards) are of one nspace and live on every
- * node of it. */
-static bool on_every_node(const pmix_proc_t *procs, size_t nprocs)
+/* How many nodes @a procs (no wildcards, one nspace) live on, and in
+ * @a of_p how many nodes their nspace has; 0 when unknown. */
+static size_t member_nodes(const pmix_proc_t *procs, size_t nprocs,
+                           size_t *of_p)
 {
     rdp_srv_nspace_t *ns = rdp_srv_nspace_find(procs[0].nspace);
     uint64_t *seen;
     size_t nseen = 0;
 
+    *of_p = 0;
     if (ns == NULL || ns->nnodes == 0) {
-        return false;
+        return 0;
     }
-    seen = rdp_calloc(ns->nnodes + 1, sizeof(*seen));
+    *of_p = ns->nnodes;
+    seen  = rdp_calloc(ns->nnodes + 1, sizeof(*seen));
     for (size_t i = 0; seen != NULL && i < nprocs; i++) {
         uint64_t id;
         size_t k = 0;
@@ -244,7 +249,56 @@ static bool on_every_node(const pmix_proc_t *procs, size_t nprocs)
         }
     }
     rdp_free(seen);
-    return nseen == ns->nnodes;
+    return nseen;
+}
+
+/* True when @a procs (no wildcards) are of one nspace and live on every
+ * node of it. */
+static bool on_every_node(const pmix_proc_t *procs, size_t nprocs)
+{
+    size_t of;
+    size_t n = member_nodes(procs, nprocs, &of);
+
+    return n > 0 && n == of;
+}
+
+/*
+ * Slurm 22.05's collectives cannot run over processes on only some of
+ * their nspace's nodes: its ring and tree name a fence to the other nodes
+ * by its first process repeated (fence_procs).  Its ring (a fence with
+ * data) then never meets its peers and hangs; its tree ends on every node
+ * with that node's data alone (both seen under tests/integ/test_slurm.sh).
+ * Under that host a group over
+ * such members fails at once with PMIX_ERR_NOT_SUPPORTED on every one of
+ * their servers (each decides from the same node map), instead of
+ * hanging.  Members on one node never reach the host.  The host is known
+ * by the program the server runs in (/proc/self/exe: slurmstepd rewrites
+ * its argv for its process title).
+ */
+static bool in_slurmstepd(void)
+{
+    char exe[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    const char *base;
+
+    if (len <= 0) {
+        return false;
+    }
+    exe[len] = '\0';
+    base     = strrchr(exe, '/');
+    /* Debian installs it as slurmstepd-wlm */
+    return strncmp(base != NULL ? base + 1 : exe, "slurmstepd", 10) == 0;
+}
+
+static bool host_cannot_fence(const pmix_proc_t *procs, size_t nprocs)
+{
+    size_t of, n;
+
+    if (rdp_srv.host.group != NULL || !in_slurmstepd()) {
+        return false;
+    }
+    n = member_nodes(procs, nprocs, &of);
+    return n > 1 && n < of;
 }
 
 /*
@@ -794,6 +848,15 @@ pmix_status_t rdp_srv_group_host_start(bool construct, const char *id,
         rdp_free(args->own_buf);
         return PMIX_ERR_NOT_SUPPORTED;
     }
+    if (host_cannot_fence(args->procs, args->nprocs)) {
+        rdp_log_error(SERVER,
+                      "group %s: its members are on only some of their "
+                      "job's nodes, and this host (Slurm 22.05) cannot run "
+                      "a collective over them: not supported",
+                      id);
+        rdp_free(args->own_buf);
+        return PMIX_ERR_NOT_SUPPORTED;
+    }
     op = ghop_new(construct, id, args->key, args->keylen, args->procs,
                   args->nprocs);
     if (op == NULL) {
@@ -834,7 +897,8 @@ void rdp_srv_group_host_fail(bool construct, const char *id, const uint8_t *key,
 {
     ghop_t *op, *queued;
 
-    if (!host_can() || status == PMIX_SUCCESS) {
+    if (!host_can() || status == PMIX_SUCCESS
+        || host_cannot_fence(procs, nprocs)) {
         return;
     }
     op = ghop_new(construct, id, key, keylen, procs, nprocs);
