@@ -168,10 +168,60 @@ static bool fence_host_provides(void)
     return rdp_srv.host.fence_nb != NULL;
 }
 
+static bool all_wildcards(const pmix_proc_t *procs, size_t nprocs)
+{
+    for (size_t i = 0; i < nprocs; i++) {
+        if (procs[i].rank != PMIX_RANK_WILDCARD) {
+            return false;
+        }
+    }
+    return nprocs > 0;
+}
+
+/*
+ * Slurm 22.05 runs a fence without data as its tree collective, and that
+ * ended on every node without waiting for the others (seen with OpenPMIx
+ * and rdpmix alike: a rank that fenced 3 s late found the other node's
+ * ranks past the fence; tests/integ/test_slurm.sh).  A fence with data
+ * runs as its ring, which waits.  So in slurmstepd a whole-nspace fence
+ * without data carries one byte and PMIX_COLLECT_DATA; what comes back is
+ * dropped (fence_result: nothing to store without collect).  The host
+ * takes the byte as it takes any contribution.
+ */
+static pmix_status_t fence_as_ring(const pmix_proc_t *procs, size_t nprocs,
+                                   const pmix_info_t *info, size_t ninfo,
+                                   void *cbdata)
+{
+    pmix_info_t *all = rdp_calloc(ninfo + 1, sizeof(*all));
+    char *token      = rdp_malloc(1);
+    bool yes         = true;
+    pmix_status_t rc = PMIX_ERR_NOMEM;
+
+    if (all != NULL && token != NULL) {
+        if (ninfo > 0) {
+            memcpy(all, info, ninfo * sizeof(*all)); /* shallow: borrowed */
+        }
+        PMIX_INFO_LOAD(&all[ninfo], PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
+        token[0] = 0;
+        rc = rdp_srv.host.fence_nb(procs, nprocs, all, ninfo + 1, token, 1,
+                                   rdp_srv_coll_host_modex_cb, cbdata);
+        if (rc == PMIX_SUCCESS || rc == PMIX_OPERATION_SUCCEEDED) {
+            token = NULL; /* the host's now */
+        }
+    }
+    rdp_free(token);
+    rdp_free(all);
+    return rc;
+}
+
 static pmix_status_t fence_host_call(const pmix_proc_t *procs, size_t nprocs,
                                      const pmix_info_t *info, size_t ninfo,
                                      char *data, size_t ndata, void *cbdata)
 {
+    if (data == NULL && rdp_srv_host_is_slurmstepd()
+        && all_wildcards(procs, nprocs)) {
+        return fence_as_ring(procs, nprocs, info, ninfo, cbdata);
+    }
     return rdp_srv.host.fence_nb(procs, nprocs, info, ninfo, data, ndata,
                                  rdp_srv_coll_host_modex_cb, cbdata);
 }
@@ -190,7 +240,9 @@ static pmix_status_t fence_result(rdp_srv_coll_t *coll,
     uint32_t me          = rdp_srv_xchg_me();
     pmix_status_t status = PMIX_SUCCESS;
 
-    (void)coll;
+    if (!coll->collect) {
+        return PMIX_SUCCESS; /* nothing to store (fence_as_ring) */
+    }
     for (size_t i = 0; status == PMIX_SUCCESS && i < nblocks; i++) {
         /* (without the engine, me is RDP_SRV_XCHG_HOST too) */
         if ((blocks[i].origin == me && me != RDP_SRV_XCHG_HOST)

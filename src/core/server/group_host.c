@@ -10,9 +10,7 @@
 
 #include <inttypes.h>
 #include <stdlib.h>
-#include <limits.h>
 #include <string.h>
-#include <unistd.h>
 
 /*
  * Every server that hosts members hands the host one *frame* and gets
@@ -271,30 +269,13 @@ static bool on_every_node(const pmix_proc_t *procs, size_t nprocs)
  * Under that host a group over
  * such members fails at once with PMIX_ERR_NOT_SUPPORTED on every one of
  * their servers (each decides from the same node map), instead of
- * hanging.  Members on one node never reach the host.  The host is known
- * by the program the server runs in (/proc/self/exe: slurmstepd rewrites
- * its argv for its process title).
+ * hanging.  Members on one node never reach the host.
  */
-static bool in_slurmstepd(void)
-{
-    char exe[PATH_MAX];
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    const char *base;
-
-    if (len <= 0) {
-        return false;
-    }
-    exe[len] = '\0';
-    base     = strrchr(exe, '/');
-    /* Debian installs it as slurmstepd-wlm */
-    return strncmp(base != NULL ? base + 1 : exe, "slurmstepd", 10) == 0;
-}
-
 static bool host_cannot_fence(const pmix_proc_t *procs, size_t nprocs)
 {
     size_t of, n;
 
-    if (rdp_srv.host.group != NULL || !in_slurmstepd()) {
+    if (rdp_srv.host.group != NULL || !rdp_srv_host_is_slurmstepd()) {
         return false;
     }
     n = member_nodes(procs, nprocs, &of);

@@ -133,6 +133,10 @@ extern rdp_server_t rdp_srv;
 /** True between PMIx_server_init and its finalize (any thread). */
 bool rdp_srv_initialized(void);
 
+/** True when the server runs inside Slurm's slurmstepd, whose fences have
+ * the quirks docs/design.md lists ("Groups", "Slurm's fences"). */
+bool rdp_srv_host_is_slurmstepd(void);
+
 /* ---- util.c: small helpers ---- */
 uint64_t rdp_srv_next_id(void);
 /** Post @a cbfunc(@a status, @a cbdata) to the loop (never inline). */

@@ -5,7 +5,9 @@
 #include "core/util/attr_type.h"
 #include "core/util/log.h"
 
+#include <limits.h>
 #include <string.h>
+#include <unistd.h>
 
 uint64_t rdp_srv_next_id(void)
 {
@@ -100,4 +102,27 @@ bool rdp_srv_host_eq(const char *a, const char *b)
     la = da == NULL ? strlen(a) : (size_t)(da - a);
     lb = db == NULL ? strlen(b) : (size_t)(db - b);
     return la == lb && la > 0 && memcmp(a, b, la) == 0;
+}
+
+/* Known by the program the server runs in (/proc/self/exe: slurmstepd
+ * rewrites its argv for its process title; Debian installs it as
+ * slurmstepd-wlm).  Asked once: the program does not change. */
+bool rdp_srv_host_is_slurmstepd(void)
+{
+    static int known = -1;
+    char exe[PATH_MAX];
+    ssize_t len;
+    const char *base;
+
+    if (known >= 0) {
+        return known == 1;
+    }
+    len   = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    known = 0;
+    if (len > 0) {
+        exe[len] = '\0';
+        base     = strrchr(exe, '/');
+        known = strncmp(base != NULL ? base + 1 : exe, "slurmstepd", 10) == 0;
+    }
+    return known == 1;
 }
