@@ -67,6 +67,15 @@
  *                            PMIX_GROUP_FT_COLLECTIVE succeeds without
  *                            it, one of gG without fails
  *                            (PMIX_ERR_PROC_TERM_WO_SYNC).
+ *   run_client group ftfence  (at least 4 ranks) "gQ" over every rank; the
+ *                            last rank is killed (SIGKILL) once the others
+ *                            are in a fence over gQ: without
+ *                            PMIX_GROUP_FT_COLLECTIVE theirs fails
+ *                            (PMIX_ERR_PROC_TERM_WO_SYNC); with it (and
+ *                            PMIX_COLLECT_DATA) a fence completes and
+ *                            brings data committed after the construct,
+ *                            also when the last but one is killed during
+ *                            it; an FT destruct.  Ranks 0..n-3 print ok.
  *   run_client group conc    the last rank exits at once; the others
  *                            construct "gX" (PMIX_GROUP_OPTIONAL) and "gY"
  *                            (not) over every rank at the same time with
@@ -91,6 +100,7 @@
 #include <pmix.h>
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,8 +111,10 @@
 int group_main(const char *mode);
 static void group_notify(size_t n);
 
-/* an event of this test's own */
+/* events of this test's own */
 #define GRP_PING (PMIX_EXTERNAL_ERR_BASE - 42)
+/* ftfence: a survivor tells the victim it is inside the fence */
+#define GRP_ENTERED (PMIX_EXTERNAL_ERR_BASE - 43)
 
 typedef struct nbwait {
     pthread_mutex_t lock;
@@ -561,7 +573,7 @@ static pthread_mutex_t ev_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t ev_cond  = PTHREAD_COND_INITIALIZER;
 static int n_accepted, n_declined, n_complete, n_left, n_joined, n_failed,
     n_ping, n_invited, n_leader_failed, n_selected, n_abort, n_inv_failed,
-    n_others_accepted;
+    n_others_accepted, n_entered;
 static pmix_rank_t selected_rank = PMIX_RANK_UNDEF;
 static size_t complete_members;
 
@@ -779,27 +791,34 @@ static void term(void)
     expect("destruct gN", PMIx_Group_destruct("gN", info, 1), PMIX_SUCCESS);
 }
 
-/* Rank 0 raises an event for gA's rank 1 (job rank n - 2) alone. */
-static void group_notify(size_t n)
+/* Raise @a code for @a target alone. */
+static void notify_one(pmix_status_t code, const char *nspace, pmix_rank_t rank)
 {
     pmix_proc_t target;
     pmix_info_t range;
 
+    PMIX_LOAD_PROCID(&target, nspace, rank);
+    PMIX_INFO_LOAD(&range, PMIX_EVENT_CUSTOM_RANGE, &target, PMIX_PROC);
+    expect(
+        "PMIx_Notify_event to one process",
+        PMIx_Notify_event(code, &me, PMIX_RANGE_CUSTOM, &range, 1, NULL, NULL),
+        PMIX_SUCCESS);
+    PMIX_INFO_DESTRUCT(&range);
+}
+
+/* Rank 0 raises an event for gA's rank 1 (job rank n - 2) alone. */
+static void group_notify(size_t n)
+{
     register_code(GRP_PING, group_event);
     fence_collect(0);
     if (me.rank == 0) {
-        PMIX_LOAD_PROCID(&target, "gA", 1);
-        PMIX_INFO_LOAD(&range, PMIX_EVENT_CUSTOM_RANGE, &target, PMIX_PROC);
-        expect("PMIx_Notify_event to (gA, 1)",
-               PMIx_Notify_event(GRP_PING, &me, PMIX_RANGE_CUSTOM, &range, 1,
-                                 NULL, NULL),
-               PMIX_SUCCESS);
-        PMIX_INFO_DESTRUCT(&range);
+        notify_one(GRP_PING, "gA", 1);
     } else if (me.rank == n - 2) {
         wait_count(&n_ping, 1, "the event for (gA, 1)");
     }
 }
 
+/* PMIX_GROUP_INVITED and GRP_ENTERED: counted. */
 static void invited_count(size_t id, pmix_status_t status,
                           const pmix_proc_t *source, pmix_info_t info[],
                           size_t ninfo, pmix_info_t results[], size_t nresults,
@@ -807,14 +826,17 @@ static void invited_count(size_t id, pmix_status_t status,
                           void *cbdata)
 {
     (void)id;
-    (void)status;
     (void)source;
     (void)info;
     (void)ninfo;
     (void)results;
     (void)nresults;
     pthread_mutex_lock(&ev_lock);
-    n_invited++;
+    if (status == GRP_ENTERED) {
+        n_entered++;
+    } else {
+        n_invited++;
+    }
     pthread_cond_broadcast(&ev_cond);
     pthread_mutex_unlock(&ev_lock);
     if (cbfunc != NULL) {
@@ -1065,19 +1087,27 @@ static void construct_leader(void)
     free(rest);
 }
 
+/* PMIX_TIMEOUT 30 s, PMIX_GROUP_FT_COLLECTIVE, PMIX_COLLECT_DATA */
+static void load_ft_info(pmix_info_t info[3])
+{
+    int secs = 30;
+    bool yes = true;
+
+    PMIX_INFO_LOAD(&info[0], PMIX_TIMEOUT, &secs, PMIX_INT);
+    PMIX_INFO_LOAD(&info[1], PMIX_GROUP_FT_COLLECTIVE, &yes, PMIX_BOOL);
+    PMIX_INFO_LOAD(&info[2], PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
+}
+
 /* Destruct with PMIX_GROUP_FT_COLLECTIVE goes on without a member that
  * exited; without it, fails. */
 static void ft_destruct(void)
 {
     size_t n         = job_size(), k;
     pmix_proc_t *all = calloc(n, sizeof(*all));
-    pmix_info_t info[2];
-    int secs = 30;
-    bool yes = true;
+    pmix_info_t info[3];
 
     all_but(PMIX_RANK_UNDEF, n, all, &k);
-    PMIX_INFO_LOAD(&info[0], PMIX_TIMEOUT, &secs, PMIX_INT);
-    PMIX_INFO_LOAD(&info[1], PMIX_GROUP_FT_COLLECTIVE, &yes, PMIX_BOOL);
+    load_ft_info(info);
     expect("construct gF",
            PMIx_Group_construct("gF", all, n, info, 1, NULL, NULL),
            PMIX_SUCCESS);
@@ -1125,6 +1155,98 @@ static void concurrent_failing(void)
            PMIX_ERR_PROC_TERM_WO_SYNC);
     expect("destruct gX", PMIx_Group_destruct("gX", NULL, 0), PMIX_SUCCESS);
     free(all);
+}
+
+/* ---- PMIX_GROUP_FT_COLLECTIVE on a fence over a group ---- */
+
+/* Tell @a victim this rank is in its fence: its request reached the
+ * server before this event did (one connection, in order), so the
+ * victim dies while the fence runs. */
+static void tell_entered(pmix_rank_t victim)
+{
+    notify_one(GRP_ENTERED, me.nspace, victim);
+}
+
+/* The victim waits until @a nsurvivors are in the fence, then is killed. */
+static void killed_when_entered(int nsurvivors)
+{
+    wait_count(&n_entered, nsurvivors, "survivors in the fence");
+    (void)raise(SIGKILL);
+    fail("still alive after SIGKILL");
+}
+
+/* A fence over all of group "gQ" (ft: PMIX_GROUP_FT_COLLECTIVE, with
+ * PMIX_COLLECT_DATA) while rank @a victim is killed; the others' status. */
+static pmix_status_t fence_while_killed(pmix_rank_t victim, bool ft)
+{
+    pmix_proc_t grp;
+    pmix_info_t info[3];
+    nbwait_t w;
+
+    if (me.rank == victim) {
+        killed_when_entered((int)victim); /* the ranks below it survive */
+    }
+    PMIX_LOAD_PROCID(&grp, "gQ", PMIX_RANK_WILDCARD);
+    load_ft_info(info);
+    nbwait_init(&w);
+    expect("PMIx_Fence_nb over gQ",
+           PMIx_Fence_nb(&grp, 1, info, ft ? 3 : 1, op_cb, &w), PMIX_SUCCESS);
+    tell_entered(victim);
+    return nbwait_wait(&w, "fence over gQ");
+}
+
+/* Ranks 0..@a n - 1 committed @a key (7 r + @a base) and this process
+ * holds it without asking (a collecting fence brought it). */
+static void check_collected(const char *key, size_t base, size_t n)
+{
+    for (size_t r = 0; r < n; r++) {
+        pmix_proc_t p;
+
+        PMIX_LOAD_PROCID(&p, me.nspace, (pmix_rank_t)r);
+        if (held_size(&p, key) != 7 * r + base) {
+            fail("%s of rank %zu is wrong after the fence", key, r);
+        }
+    }
+}
+
+/* "gQ" over every rank (at least 4).  The last rank is killed during a
+ * fence over gQ without PMIX_GROUP_FT_COLLECTIVE: the others' fails
+ * (PMIX_ERR_PROC_TERM_WO_SYNC); a fault-tolerant collecting fence then
+ * succeeds without it and brings the others' data; the last but one is
+ * killed during another: it succeeds with the rest; an FT destruct. */
+static void ft_fence(void)
+{
+    size_t n         = job_size(), k;
+    pmix_proc_t *all = calloc(n, sizeof(*all));
+    pmix_proc_t grp;
+    pmix_info_t info[3];
+
+    if (n < 4) {
+        fail("group ftfence needs 4 ranks or more");
+    }
+    register_code(GRP_ENTERED, invited_count);
+    all_but(PMIX_RANK_UNDEF, n, all, &k);
+    load_ft_info(info);
+    expect("construct gQ",
+           PMIx_Group_construct("gQ", all, n, info, 1, NULL, NULL),
+           PMIX_SUCCESS);
+    free(all);
+    expect("fence over gQ without PMIX_GROUP_FT_COLLECTIVE while a member "
+           "is killed",
+           fence_while_killed((pmix_rank_t)(n - 1), false),
+           PMIX_ERR_PROC_TERM_WO_SYNC);
+    /* committed after the construct: only a fence brings it */
+    put_commit_size("ft.w", 7 * me.rank + 3);
+    PMIX_LOAD_PROCID(&grp, "gQ", PMIX_RANK_WILDCARD);
+    expect("FT fence over gQ after a member was killed",
+           PMIx_Fence(&grp, 1, info, 3), PMIX_SUCCESS);
+    check_collected("ft.w", 3, n - 1);
+    put_commit_size("ft.x", 7 * me.rank + 5);
+    expect("FT fence over gQ while a member is killed",
+           fence_while_killed((pmix_rank_t)(n - 2), true), PMIX_SUCCESS);
+    check_collected("ft.x", 5, n - 2);
+    expect("FT destruct of gQ", PMIx_Group_destruct("gQ", info, 2),
+           PMIX_SUCCESS);
 }
 
 /* ---- through the host (appended for group_host.c) ---- */
@@ -1249,6 +1371,8 @@ int group_main(const char *mode)
         ft_destruct();
     } else if (strcmp(mode, "conc") == 0) {
         concurrent_failing();
+    } else if (strcmp(mode, "ftfence") == 0) {
+        ft_fence();
     } else if (strcmp(mode, "host") == 0) {
         host();
     } else {

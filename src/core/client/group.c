@@ -145,6 +145,25 @@ pmix_status_t rdp_client_group_expand(const pmix_proc_t *procs, size_t nprocs,
     return status;
 }
 
+const char *rdp_client_group_ft_fence(const pmix_proc_t *procs, size_t nprocs,
+                                      const pmix_info_t *info, size_t ninfo)
+{
+    bool ft = false, known;
+
+    for (size_t i = 0; i < ninfo; i++) {
+        if (PMIX_CHECK_KEY(&info[i], PMIX_GROUP_FT_COLLECTIVE)) {
+            ft = PMIX_INFO_TRUE(&info[i]);
+        }
+    }
+    if (!ft || nprocs != 1 || procs[0].rank != PMIX_RANK_WILDCARD) {
+        return NULL;
+    }
+    pthread_mutex_lock(&groups_lock);
+    known = groups_init && rdp_hash_get_str(&groups, procs[0].nspace) != NULL;
+    pthread_mutex_unlock(&groups_lock);
+    return known ? procs[0].nspace : NULL;
+}
+
 void rdp_client_group_cleanup(void)
 {
     rdp_hash_entry_t *ent;
