@@ -49,6 +49,14 @@
  *                            PMIX_GROUP_LEADER_SELECTED (rank 1), then
  *                            accepts; rank 1 hears the others' accepts;
  *                            the group is ranks 1..n-1; destructed.
+ *   run_client group select2  (at least 4 ranks) as select ("gS2"), then
+ *                            rank 1 exits once selected, before the group
+ *                            is complete: the others hear
+ *                            PMIX_GROUP_LEADER_FAILED (rank 1), rank 2's
+ *                            handler chooses itself, they hear
+ *                            PMIX_GROUP_LEADER_SELECTED (rank 2), no
+ *                            abort; they join: the group is ranks
+ *                            2..n-1, rank 2 hears the others' accepts.
  *   run_client group abort   as select ("gA2"), but rank 2's handler
  *                            completes with PMIX_GROUP_CONSTRUCT_ABORT:
  *                            everyone gets PMIX_GROUP_CONSTRUCT_ABORT, no
@@ -575,6 +583,7 @@ static int n_accepted, n_declined, n_complete, n_left, n_joined, n_failed,
     n_ping, n_invited, n_leader_failed, n_selected, n_abort, n_inv_failed,
     n_others_accepted, n_entered;
 static pmix_rank_t selected_rank = PMIX_RANK_UNDEF;
+static pmix_rank_t selected_seq[4]; /* the first leaders selected */
 static size_t complete_members;
 
 static const pmix_info_t *find_info(const pmix_info_t *info, size_t n,
@@ -659,6 +668,9 @@ static void group_event(size_t id, pmix_status_t status,
         n_leader_failed++;
     } else if (status == PMIX_GROUP_LEADER_SELECTED) {
         selected_rank = source->rank;
+        if (n_selected < 4) {
+            selected_seq[n_selected] = source->rank;
+        }
         n_selected++;
     } else if (status == PMIX_GROUP_CONSTRUCT_ABORT) {
         n_abort++;
@@ -878,9 +890,10 @@ static void leader(void)
 
 /* ---- leader failure, fault tolerance ---- */
 
-/* PMIX_GROUP_LEADER_FAILED: counted; rank 1 chooses itself (results:
- * PMIX_GROUP_LEADER), rank 2 aborts in mode "abort". */
-static int abort_by_rank2;
+/* PMIX_GROUP_LEADER_FAILED: counted by source (0 or 1); rank 1 chooses
+ * itself (results: PMIX_GROUP_LEADER), rank 2 aborts in mode "abort";
+ * in mode "select2" the rank after the one that failed chooses itself. */
+static int abort_by_rank2, next_chooses, n_leader_failed2;
 
 static void leader_failed(size_t id, pmix_status_t status,
                           const pmix_proc_t *source, pmix_info_t info[],
@@ -899,12 +912,13 @@ static void leader_failed(size_t id, pmix_status_t status,
     (void)nresults;
     pthread_mutex_lock(&ev_lock);
     n_leader_failed += source->rank == 0;
+    n_leader_failed2 += source->rank == 1;
     pthread_cond_broadcast(&ev_cond);
     pthread_mutex_unlock(&ev_lock);
     if (cbfunc == NULL) {
         return;
     }
-    if (me.rank == 1) {
+    if (next_chooses ? me.rank == source->rank + 1 : me.rank == 1) {
         PMIX_INFO_LOAD(&lead, PMIX_GROUP_LEADER, &yes, PMIX_BOOL);
         cbfunc(PMIX_EVENT_ACTION_COMPLETE, &lead, 1, NULL, NULL, cbdata);
     } else if (me.rank == 2 && abort_by_rank2) {
@@ -1017,6 +1031,54 @@ static void abort_by_handler(void)
         fail("PMIX_GROUP_LEADER_SELECTED although a handler aborted");
     }
     pthread_mutex_unlock(&ev_lock);
+}
+
+/* The leader of "gS2" (rank 0) exits, rank 1 is chosen and exits before
+ * the group is complete, rank 2 is chosen: ranks 2..n-1 make it. */
+static void select_twice(void)
+{
+    size_t n          = job_size(), k;
+    pmix_proc_t *rest = calloc(n, sizeof(*rest));
+    pmix_info_t *res  = NULL;
+    size_t nres       = 0;
+
+    if (n < 4) {
+        fail("group select2 needs 4 ranks or more");
+    }
+    next_chooses = 1;
+    register_leader_events();
+    invite_and_die("gS2", n);
+    wait_count(&n_selected, 1, "the first PMIX_GROUP_LEADER_SELECTED");
+    if (me.rank == 1) {
+        if (selected_seq[0] != 1) {
+            fail("rank %u selected first, not rank 1", selected_seq[0]);
+        }
+        _exit(0); /* the new leader leaves before the group is complete */
+    }
+    wait_count(&n_leader_failed2, 1, "PMIX_GROUP_LEADER_FAILED of rank 1");
+    wait_count(&n_selected, 2, "the second PMIX_GROUP_LEADER_SELECTED");
+    pthread_mutex_lock(&ev_lock);
+    if (n_selected != 2 || selected_seq[0] != 1 || selected_seq[1] != 2
+        || n_leader_failed != 1 || n_leader_failed2 != 1 || n_abort != 0) {
+        fail("leaders selected %d times (%u, %u), failed %d + %d times, "
+             "%d aborts",
+             n_selected, selected_seq[0], selected_seq[1], n_leader_failed,
+             n_leader_failed2, n_abort);
+    }
+    pthread_mutex_unlock(&ev_lock);
+    expect(
+        "join gS2 after the second new leader",
+        PMIx_Group_join("gS2", NULL, PMIX_GROUP_ACCEPT, NULL, 0, &res, &nres),
+        PMIX_SUCCESS);
+    all_but(PMIX_RANK_UNDEF, n, rest, &k);
+    check_membership("gS2", res, nres, rest + 2, k - 2);
+    PMIX_INFO_FREE(res, nres);
+    if (me.rank == 2) {
+        wait_count(&n_others_accepted, (int)n - 3,
+                   "PMIX_GROUP_INVITE_ACCEPTED to the second new leader");
+    }
+    expect("destruct gS2", PMIx_Group_destruct("gS2", NULL, 0), PMIX_SUCCESS);
+    free(rest);
 }
 
 /* A barrier over @a n procs (the job's others may be gone). */
@@ -1371,6 +1433,8 @@ int group_main(const char *mode)
         ft_destruct();
     } else if (strcmp(mode, "conc") == 0) {
         concurrent_failing();
+    } else if (strcmp(mode, "select2") == 0) {
+        select_twice();
     } else if (strcmp(mode, "ftfence") == 0) {
         ft_fence();
     } else if (strcmp(mode, "host") == 0) {

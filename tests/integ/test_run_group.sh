@@ -5,7 +5,8 @@
 # endpoint data, PMIX_TIMEOUT, bad requests; a member that finalizes or
 # exits before joining fails a construct unless PMIX_GROUP_OPTIONAL;
 # invite/join/leave with their events; faults: a leader that exits (a new
-# one chosen by a handler, none chosen, a handler that aborts), a
+# one chosen by a handler, none chosen, a handler that aborts, a chosen
+# one that leaves too: 1, 3 and 4 nodes), a
 # construct's PMIX_GROUP_LEADER, PMIX_GROUP_FT_COLLECTIVE destructs and
 # fences (members killed during the fence; 1, 3 and 4 nodes), concurrent
 # constructs while a member exits.  Every rank's outcome is
@@ -64,6 +65,7 @@ for m in $nodes; do
     fault ftdestruct "PMIX_GROUP_FT_COLLECTIVE: a destruct goes on without a member that exited" 0 1 2
     fault conc "concurrent constructs over the same processes while one exits" 0 1 2
     case " 1 3 4 " in *" $m "*) ;; *) continue ;; esac
+    fault select2 "the leader chosen after the first one exits leaves too: PMIX_GROUP_LEADER_FAILED again, a second new leader, the rest make the group" 2 3
     want_rc=137
     fault ftfence "a member killed during a fence over the group: fails without PMIX_GROUP_FT_COLLECTIVE, completes with the others' data with it (twice)" 0 1
     want_rc=0

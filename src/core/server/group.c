@@ -100,7 +100,11 @@ typedef struct gop {
     bool has_leader; /* an invitation, or a member gave PMIX_GROUP_LEADER */
     pmix_proc_t leader;
     bool leader_lost; /* it left before completion: the members vote */
-    pmix_proc_t lost_leader;
+    pmix_proc_t *lost; /* every leader that left, in order */
+    size_t nlost;
+    bool pending_lost; /* another server lost pending_leader mid-vote */
+    pmix_proc_t pending_leader;
+    uint8_t vround; /* votes so far: one per leader lost */
     enum vote_state vstate;
     uint64_t vxchg;             /* the vote exchange's handle while VOTE_XCHG */
     rdp_srv_xchg_block_t *held; /* blocks that came before the vote ended */
@@ -221,6 +225,7 @@ static void gop_free(gop_t *op)
     }
     rdp_free(op->parts);
     rdp_free(op->members);
+    rdp_free(op->lost);
     rdp_free(op);
 }
 
@@ -659,9 +664,9 @@ static void construct_done(gop_t *op, const rdp_srv_group_block_t *blocks,
         gop_fail(op, status);
         return;
     }
-    if (op->leader_lost) {
-        /* it may have been in before it left */
-        nfinal = procs_without(final, nfinal, &op->lost_leader);
+    for (size_t i = 0; i < op->nlost; i++) {
+        /* a leader may have been in before it left */
+        nfinal = procs_without(final, nfinal, &op->lost[i]);
     }
     rdp_buf_init(&buf);
     status = rdp_pack_i32(&buf, PMIX_SUCCESS);
@@ -2626,14 +2631,41 @@ static void tell_leader(const gop_t *op, uint8_t what)
     rdp_buf_cleanup(&buf);
 }
 
-/* The leader left: its members here choose a new one.  The construct
+/* A new leader is being chosen (votes gathered or exchanged). */
+static bool choosing_leader(const gop_t *op)
+{
+    return op->leader_lost && op->vstate != VOTE_DONE;
+}
+
+static bool was_leader(const gop_t *op, const pmix_proc_t *proc)
+{
+    return rdp_srv_procs_contain(op->lost, op->nlost, proc);
+}
+
+/* The leader left: its members here choose a new one (again, when a
+ * chosen leader leaves too: another round of votes).  The construct
  * goes on without whoever is gone then. */
 static void leader_lost_here(gop_t *op)
 {
-    gpart_t *lp = gop_part(op, &op->leader);
+    gpart_t *lp       = gop_part(op, &op->leader);
+    pmix_proc_t *more = rdp_realloc(op->lost, (op->nlost + 1) * sizeof(*more));
 
+    if (more == NULL) {
+        gop_fail_here(op, PMIX_ERR_NOMEM, false);
+        return;
+    }
+    op->lost              = more;
+    op->lost[op->nlost++] = op->leader;
+    if (op->leader_lost) {
+        /* a leader chosen before left: everyone votes anew */
+        op->vround++;
+        op->vstate = VOTE_GATHER;
+        for (size_t i = 0; i < op->nparts; i++) {
+            op->parts[i].voted = false;
+            op->parts[i].vote  = RDP_GROUP_VOTE_NONE;
+        }
+    }
     op->leader_lost = true;
-    op->lost_leader = op->leader;
     op->optional    = true;
     if (lp != NULL) {
         lp->arrived = false; /* nobody to answer */
@@ -2670,6 +2702,30 @@ static pmix_status_t pack_own_votes(const gop_t *op, rdp_buf_t *buf)
     return status;
 }
 
+static void leader_failed(gop_t *op);
+
+/* The leader just chosen has left already: here (it voted, then left
+ * before the vote ended) or, as another server told during the vote, on
+ * its node.  Then the members choose again; true if so. */
+static bool chosen_left(gop_t *op)
+{
+    const gpart_t *cp = gop_part(op, &op->leader);
+    bool told =
+        op->pending_lost && op->pending_leader.rank == op->leader.rank
+        && PMIX_CHECK_NSPACE(op->pending_leader.nspace, op->leader.nspace);
+
+    op->pending_lost = false;
+    if (cp != NULL && part_left(cp)) {
+        leader_failed(op); /* its server tells the others */
+        return true;
+    }
+    if (told) {
+        leader_lost_here(op);
+        return true;
+    }
+    return false;
+}
+
 static void vote_done(gop_t *op, const rdp_srv_group_vote_t *votes,
                       size_t nvotes)
 {
@@ -2688,6 +2744,9 @@ static void vote_done(gop_t *op, const rdp_srv_group_vote_t *votes,
                  chosen.rank);
     op->leader = chosen;
     announce_about(op, PMIX_GROUP_LEADER_SELECTED, &chosen);
+    if (chosen_left(op)) {
+        return; /* the next vote decides */
+    }
     if (op->held != NULL) {
         xref_t *x = xref_new(op);
 
@@ -2765,12 +2824,13 @@ static void vote_xchg_done(pmix_status_t status,
 static pmix_status_t vote_exchange(gop_t *op)
 {
     static const uint8_t headroom[RDP_COLL_HEADROOM];
-    uint8_t key[XCHG_KEY_MAX + 1];
+    uint8_t key[XCHG_KEY_MAX + 2];
     size_t keylen = xchg_key(op, key);
     rdp_buf_t buf;
     pmix_status_t status;
 
     key[keylen++] = 'V';
+    key[keylen++] = op->vround; /* a new leader may leave too */
     rdp_buf_init(&buf);
     status = rdp_buf_append(&buf, headroom, sizeof(headroom));
     if (status == PMIX_SUCCESS) {
@@ -2844,8 +2904,17 @@ static void ctl_leader(uint32_t server, rdp_rbuf_t *rb)
                       bodylen);
     }
     if (op == NULL || op->gen != gen || op->state == GOP_DONE
-        || op->leader_lost) {
-        return; /* no member here, or too late */
+        || (what == LEADER_LOST && was_leader(op, &leader))) {
+        return; /* no member here, too late, or heard already */
+    }
+    if (choosing_leader(op)) {
+        if (what == LEADER_LOST) {
+            /* the leader being chosen may be the one that left: known
+             * once this server's vote ends (chosen_left) */
+            op->pending_lost   = true;
+            op->pending_leader = leader;
+        }
+        return;
     }
     op->has_leader = true;
     op->leader     = leader;
@@ -2976,12 +3045,13 @@ void rdp_srv_group_client_gone(rdp_srv_client_t *client)
         if (part == NULL) {
             continue;
         }
-        if (op->state == GOP_GATHER && !part->arrived && !part->gone) {
-            gop_part_left(op, part);
-        } else if (op->state != GOP_DONE && is_leader(op, &client->proc)
-                   && !op->leader_lost) {
+        if (op->state != GOP_DONE && is_leader(op, &client->proc)
+            && !choosing_leader(op) && !was_leader(op, &client->proc)) {
+            /* also a chosen leader that had not joined yet */
             leader_failed(op);
-        } else if (op->state == GOP_GATHER && op->leader_lost) {
+        } else if (op->state == GOP_GATHER && !part->arrived && !part->gone) {
+            gop_part_left(op, part);
+        } else if (choosing_leader(op)) {
             gop_maybe_vote(op); /* it will not vote */
         } else {
             gop_maybe_free(op);
