@@ -34,6 +34,13 @@
  *                            PMIX_GROUP_CONSTRUCT_COMPLETE (3 members);
  *                            0, 2, 3 fence over gI; rank 3 leaves, 0 and 2
  *                            get PMIX_GROUP_LEFT and destruct without it.
+ *   run_client group hinvite  as invite, but the PMIX_GROUP_INVITED
+ *                            handlers answer by the status they complete
+ *                            with (PMIX_GROUP_INVITE_ACCEPTED / _DECLINED:
+ *                            the library joins for them); at the end rank
+ *                            1 (declined) is no member of gI (destruct:
+ *                            not found) and heard no
+ *                            PMIX_GROUP_CONSTRUCT_COMPLETE.
  *   run_client group term    every rank constructs "gN" with
  *                            PMIX_GROUP_NOTIFY_TERMINATION, the last one
  *                            exits, the others get PMIX_GROUP_MEMBER_FAILED
@@ -608,7 +615,11 @@ static void join_cb(pmix_status_t status, pmix_info_t *info, size_t ninfo,
     }
 }
 
-/* Rank 1 declines, the others accept (from the handler, _nb). */
+/* Mode hinvite: the handler answers through its completion status. */
+static int answer_by_status;
+
+/* Rank 1 declines, the others accept (from the handler, _nb, or by the
+ * status it completes with). */
 static void invited(size_t id, pmix_status_t status, const pmix_proc_t *source,
                     pmix_info_t info[], size_t ninfo, pmix_info_t results[],
                     size_t nresults, pmix_event_notification_cbfunc_fn_t cbfunc,
@@ -625,6 +636,12 @@ static void invited(size_t id, pmix_status_t status, const pmix_proc_t *source,
     if (grp == NULL || grp->value.type != PMIX_STRING || source->rank != 0) {
         fail("PMIX_GROUP_INVITED without the group id or from rank %u",
              source->rank);
+    }
+    if (answer_by_status && cbfunc != NULL) {
+        cbfunc(opt == PMIX_GROUP_ACCEPT ? PMIX_GROUP_INVITE_ACCEPTED
+                                        : PMIX_GROUP_INVITE_DECLINED,
+               NULL, 0, NULL, NULL, cbdata);
+        return;
     }
     if (PMIx_Group_join_nb(grp->value.data.string, source, opt, NULL, 0,
                            join_cb, NULL)
@@ -732,6 +749,25 @@ static void invite_leader(size_t n)
     free(others);
 }
 
+/* Rank 1 declined gI: it is no member (in mode hinvite it looks once
+ * the others are done with the group). */
+static void declined(void)
+{
+    if (!answer_by_status) {
+        return;
+    }
+    fence_collect(0);
+    expect("destruct of gI after declining", PMIx_Group_destruct("gI", NULL, 0),
+           PMIX_ERR_NOT_FOUND);
+    pthread_mutex_lock(&ev_lock);
+    if (n_complete != 0 || n_joined != 0) {
+        fail("PMIX_GROUP_CONSTRUCT_COMPLETE (%d) or a join (%d) after "
+             "declining",
+             n_complete, n_joined);
+    }
+    pthread_mutex_unlock(&ev_lock);
+}
+
 static void invite(void)
 {
     size_t n = job_size();
@@ -748,11 +784,12 @@ static void invite(void)
     fence_collect(0);
     if (me.rank == 0) {
         invite_leader(n);
-    } else {
+    } else if (!answer_by_status) {
         wait_count(&n_joined, 1, "join callback");
     }
     if (me.rank == 1) {
-        return; /* declined */
+        declined();
+        return;
     }
     if (me.rank != 0) {
         wait_count(&n_complete, 1, "PMIX_GROUP_CONSTRUCT_COMPLETE");
@@ -769,11 +806,14 @@ static void invite(void)
                PMIX_SUCCESS);
         expect("destruct after leaving", PMIx_Group_destruct("gI", NULL, 0),
                PMIX_ERR_NOT_FOUND);
-        return;
+    } else {
+        wait_count(&n_left, 1, "PMIX_GROUP_LEFT");
+        expect("destruct gI without the member that left",
+               PMIx_Group_destruct("gI", NULL, 0), PMIX_SUCCESS);
     }
-    wait_count(&n_left, 1, "PMIX_GROUP_LEFT");
-    expect("destruct gI without the member that left",
-           PMIx_Group_destruct("gI", NULL, 0), PMIX_SUCCESS);
+    if (answer_by_status) {
+        fence_collect(0); /* rank 1 looks after this */
+    }
 }
 
 /* Every rank constructs "gN" with PMIX_GROUP_NOTIFY_TERMINATION; the
@@ -1420,6 +1460,9 @@ int group_main(const char *mode)
     } else if (strcmp(mode, "term") == 0) {
         term();
     } else if (strcmp(mode, "invite") == 0) {
+        invite();
+    } else if (strcmp(mode, "hinvite") == 0) {
+        answer_by_status = 1;
         invite();
     } else if (strcmp(mode, "fin") == 0 || strcmp(mode, "exit") == 0) {
         without_last(mode);

@@ -4,7 +4,8 @@
 # membership), concurrent groups over the same processes, group info and
 # endpoint data, PMIX_TIMEOUT, bad requests; a member that finalizes or
 # exits before joining fails a construct unless PMIX_GROUP_OPTIONAL;
-# invite/join/leave with their events; faults: a leader that exits (a new
+# invite/join/leave with their events (answers by join, or by the
+# PMIX_GROUP_INVITED handler's status: 1, 3 and 4 nodes); faults: a leader that exits (a new
 # one chosen by a handler, none chosen, a handler that aborts, a chosen
 # one that leaves too: 1, 3 and 4 nodes), a
 # construct's PMIX_GROUP_LEADER, PMIX_GROUP_FT_COLLECTIVE destructs and
@@ -65,6 +66,9 @@ for m in $nodes; do
     fault ftdestruct "PMIX_GROUP_FT_COLLECTIVE: a destruct goes on without a member that exited" 0 1 2
     fault conc "concurrent constructs over the same processes while one exits" 0 1 2
     case " 1 3 4 " in *" $m "*) ;; *) continue ;; esac
+    job 120 --nodes "$m" -n "$np" "$client" group hinvite
+    check_that "invitations answered by the handlers' status (INVITE_ACCEPTED / _DECLINED): the leader hears both, the decliner is no member, on $m node(s)" \
+        '[ "$rc" -eq 0 ] && [ "$(grep -c "^rank [0-9]* group hinvite ok$" "$tmp/out")" -eq "$np" ]'
     fault select2 "the leader chosen after the first one exits leaves too: PMIX_GROUP_LEADER_FAILED again, a second new leader, the rest make the group" 2 3
     want_rc=137
     fault ftfence "a member killed during a fence over the group: fails without PMIX_GROUP_FT_COLLECTIVE, completes with the others' data with it (twice)" 0 1
