@@ -34,6 +34,13 @@
  *                            PMIX_GROUP_CONSTRUCT_COMPLETE (3 members);
  *                            0, 2, 3 fence over gI; rank 3 leaves, 0 and 2
  *                            get PMIX_GROUP_LEFT and destruct without it.
+ *   run_client group hinvite  as invite, but the PMIX_GROUP_INVITED
+ *                            handlers answer by the status they complete
+ *                            with (PMIX_GROUP_INVITE_ACCEPTED / _DECLINED:
+ *                            the library joins for them); at the end rank
+ *                            1 (declined) is no member of gI (destruct:
+ *                            not found) and heard no
+ *                            PMIX_GROUP_CONSTRUCT_COMPLETE.
  *   run_client group term    every rank constructs "gN" with
  *                            PMIX_GROUP_NOTIFY_TERMINATION, the last one
  *                            exits, the others get PMIX_GROUP_MEMBER_FAILED
@@ -49,6 +56,14 @@
  *                            PMIX_GROUP_LEADER_SELECTED (rank 1), then
  *                            accepts; rank 1 hears the others' accepts;
  *                            the group is ranks 1..n-1; destructed.
+ *   run_client group select2  (at least 4 ranks) as select ("gS2"), then
+ *                            rank 1 exits once selected, before the group
+ *                            is complete: the others hear
+ *                            PMIX_GROUP_LEADER_FAILED (rank 1), rank 2's
+ *                            handler chooses itself, they hear
+ *                            PMIX_GROUP_LEADER_SELECTED (rank 2), no
+ *                            abort; they join: the group is ranks
+ *                            2..n-1, rank 2 hears the others' accepts.
  *   run_client group abort   as select ("gA2"), but rank 2's handler
  *                            completes with PMIX_GROUP_CONSTRUCT_ABORT:
  *                            everyone gets PMIX_GROUP_CONSTRUCT_ABORT, no
@@ -67,6 +82,15 @@
  *                            PMIX_GROUP_FT_COLLECTIVE succeeds without
  *                            it, one of gG without fails
  *                            (PMIX_ERR_PROC_TERM_WO_SYNC).
+ *   run_client group ftfence  (at least 4 ranks) "gQ" over every rank; the
+ *                            last rank is killed (SIGKILL) once the others
+ *                            are in a fence over gQ: without
+ *                            PMIX_GROUP_FT_COLLECTIVE theirs fails
+ *                            (PMIX_ERR_PROC_TERM_WO_SYNC); with it (and
+ *                            PMIX_COLLECT_DATA) a fence completes and
+ *                            brings data committed after the construct,
+ *                            also when the last but one is killed during
+ *                            it; an FT destruct.  Ranks 0..n-3 print ok.
  *   run_client group conc    the last rank exits at once; the others
  *                            construct "gX" (PMIX_GROUP_OPTIONAL) and "gY"
  *                            (not) over every rank at the same time with
@@ -91,6 +115,7 @@
 #include <pmix.h>
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,8 +126,10 @@
 int group_main(const char *mode);
 static void group_notify(size_t n);
 
-/* an event of this test's own */
+/* events of this test's own */
 #define GRP_PING (PMIX_EXTERNAL_ERR_BASE - 42)
+/* ftfence: a survivor tells the victim it is inside the fence */
+#define GRP_ENTERED (PMIX_EXTERNAL_ERR_BASE - 43)
 
 typedef struct nbwait {
     pthread_mutex_t lock;
@@ -561,8 +588,9 @@ static pthread_mutex_t ev_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t ev_cond  = PTHREAD_COND_INITIALIZER;
 static int n_accepted, n_declined, n_complete, n_left, n_joined, n_failed,
     n_ping, n_invited, n_leader_failed, n_selected, n_abort, n_inv_failed,
-    n_others_accepted;
+    n_others_accepted, n_entered;
 static pmix_rank_t selected_rank = PMIX_RANK_UNDEF;
+static pmix_rank_t selected_seq[4]; /* the first leaders selected */
 static size_t complete_members;
 
 static const pmix_info_t *find_info(const pmix_info_t *info, size_t n,
@@ -587,7 +615,11 @@ static void join_cb(pmix_status_t status, pmix_info_t *info, size_t ninfo,
     }
 }
 
-/* Rank 1 declines, the others accept (from the handler, _nb). */
+/* Mode hinvite: the handler answers through its completion status. */
+static int answer_by_status;
+
+/* Rank 1 declines, the others accept (from the handler, _nb, or by the
+ * status it completes with). */
 static void invited(size_t id, pmix_status_t status, const pmix_proc_t *source,
                     pmix_info_t info[], size_t ninfo, pmix_info_t results[],
                     size_t nresults, pmix_event_notification_cbfunc_fn_t cbfunc,
@@ -604,6 +636,12 @@ static void invited(size_t id, pmix_status_t status, const pmix_proc_t *source,
     if (grp == NULL || grp->value.type != PMIX_STRING || source->rank != 0) {
         fail("PMIX_GROUP_INVITED without the group id or from rank %u",
              source->rank);
+    }
+    if (answer_by_status && cbfunc != NULL) {
+        cbfunc(opt == PMIX_GROUP_ACCEPT ? PMIX_GROUP_INVITE_ACCEPTED
+                                        : PMIX_GROUP_INVITE_DECLINED,
+               NULL, 0, NULL, NULL, cbdata);
+        return;
     }
     if (PMIx_Group_join_nb(grp->value.data.string, source, opt, NULL, 0,
                            join_cb, NULL)
@@ -647,6 +685,9 @@ static void group_event(size_t id, pmix_status_t status,
         n_leader_failed++;
     } else if (status == PMIX_GROUP_LEADER_SELECTED) {
         selected_rank = source->rank;
+        if (n_selected < 4) {
+            selected_seq[n_selected] = source->rank;
+        }
         n_selected++;
     } else if (status == PMIX_GROUP_CONSTRUCT_ABORT) {
         n_abort++;
@@ -708,6 +749,25 @@ static void invite_leader(size_t n)
     free(others);
 }
 
+/* Rank 1 declined gI: it is no member (in mode hinvite it looks once
+ * the others are done with the group). */
+static void declined(void)
+{
+    if (!answer_by_status) {
+        return;
+    }
+    fence_collect(0);
+    expect("destruct of gI after declining", PMIx_Group_destruct("gI", NULL, 0),
+           PMIX_ERR_NOT_FOUND);
+    pthread_mutex_lock(&ev_lock);
+    if (n_complete != 0 || n_joined != 0) {
+        fail("PMIX_GROUP_CONSTRUCT_COMPLETE (%d) or a join (%d) after "
+             "declining",
+             n_complete, n_joined);
+    }
+    pthread_mutex_unlock(&ev_lock);
+}
+
 static void invite(void)
 {
     size_t n = job_size();
@@ -724,11 +784,12 @@ static void invite(void)
     fence_collect(0);
     if (me.rank == 0) {
         invite_leader(n);
-    } else {
+    } else if (!answer_by_status) {
         wait_count(&n_joined, 1, "join callback");
     }
     if (me.rank == 1) {
-        return; /* declined */
+        declined();
+        return;
     }
     if (me.rank != 0) {
         wait_count(&n_complete, 1, "PMIX_GROUP_CONSTRUCT_COMPLETE");
@@ -745,11 +806,14 @@ static void invite(void)
                PMIX_SUCCESS);
         expect("destruct after leaving", PMIx_Group_destruct("gI", NULL, 0),
                PMIX_ERR_NOT_FOUND);
-        return;
+    } else {
+        wait_count(&n_left, 1, "PMIX_GROUP_LEFT");
+        expect("destruct gI without the member that left",
+               PMIx_Group_destruct("gI", NULL, 0), PMIX_SUCCESS);
     }
-    wait_count(&n_left, 1, "PMIX_GROUP_LEFT");
-    expect("destruct gI without the member that left",
-           PMIx_Group_destruct("gI", NULL, 0), PMIX_SUCCESS);
+    if (answer_by_status) {
+        fence_collect(0); /* rank 1 looks after this */
+    }
 }
 
 /* Every rank constructs "gN" with PMIX_GROUP_NOTIFY_TERMINATION; the
@@ -779,27 +843,34 @@ static void term(void)
     expect("destruct gN", PMIx_Group_destruct("gN", info, 1), PMIX_SUCCESS);
 }
 
-/* Rank 0 raises an event for gA's rank 1 (job rank n - 2) alone. */
-static void group_notify(size_t n)
+/* Raise @a code for @a target alone. */
+static void notify_one(pmix_status_t code, const char *nspace, pmix_rank_t rank)
 {
     pmix_proc_t target;
     pmix_info_t range;
 
+    PMIX_LOAD_PROCID(&target, nspace, rank);
+    PMIX_INFO_LOAD(&range, PMIX_EVENT_CUSTOM_RANGE, &target, PMIX_PROC);
+    expect(
+        "PMIx_Notify_event to one process",
+        PMIx_Notify_event(code, &me, PMIX_RANGE_CUSTOM, &range, 1, NULL, NULL),
+        PMIX_SUCCESS);
+    PMIX_INFO_DESTRUCT(&range);
+}
+
+/* Rank 0 raises an event for gA's rank 1 (job rank n - 2) alone. */
+static void group_notify(size_t n)
+{
     register_code(GRP_PING, group_event);
     fence_collect(0);
     if (me.rank == 0) {
-        PMIX_LOAD_PROCID(&target, "gA", 1);
-        PMIX_INFO_LOAD(&range, PMIX_EVENT_CUSTOM_RANGE, &target, PMIX_PROC);
-        expect("PMIx_Notify_event to (gA, 1)",
-               PMIx_Notify_event(GRP_PING, &me, PMIX_RANGE_CUSTOM, &range, 1,
-                                 NULL, NULL),
-               PMIX_SUCCESS);
-        PMIX_INFO_DESTRUCT(&range);
+        notify_one(GRP_PING, "gA", 1);
     } else if (me.rank == n - 2) {
         wait_count(&n_ping, 1, "the event for (gA, 1)");
     }
 }
 
+/* PMIX_GROUP_INVITED and GRP_ENTERED: counted. */
 static void invited_count(size_t id, pmix_status_t status,
                           const pmix_proc_t *source, pmix_info_t info[],
                           size_t ninfo, pmix_info_t results[], size_t nresults,
@@ -807,14 +878,17 @@ static void invited_count(size_t id, pmix_status_t status,
                           void *cbdata)
 {
     (void)id;
-    (void)status;
     (void)source;
     (void)info;
     (void)ninfo;
     (void)results;
     (void)nresults;
     pthread_mutex_lock(&ev_lock);
-    n_invited++;
+    if (status == GRP_ENTERED) {
+        n_entered++;
+    } else {
+        n_invited++;
+    }
     pthread_cond_broadcast(&ev_cond);
     pthread_mutex_unlock(&ev_lock);
     if (cbfunc != NULL) {
@@ -856,9 +930,10 @@ static void leader(void)
 
 /* ---- leader failure, fault tolerance ---- */
 
-/* PMIX_GROUP_LEADER_FAILED: counted; rank 1 chooses itself (results:
- * PMIX_GROUP_LEADER), rank 2 aborts in mode "abort". */
-static int abort_by_rank2;
+/* PMIX_GROUP_LEADER_FAILED: counted by source (0 or 1); rank 1 chooses
+ * itself (results: PMIX_GROUP_LEADER), rank 2 aborts in mode "abort";
+ * in mode "select2" the rank after the one that failed chooses itself. */
+static int abort_by_rank2, next_chooses, n_leader_failed2;
 
 static void leader_failed(size_t id, pmix_status_t status,
                           const pmix_proc_t *source, pmix_info_t info[],
@@ -877,12 +952,13 @@ static void leader_failed(size_t id, pmix_status_t status,
     (void)nresults;
     pthread_mutex_lock(&ev_lock);
     n_leader_failed += source->rank == 0;
+    n_leader_failed2 += source->rank == 1;
     pthread_cond_broadcast(&ev_cond);
     pthread_mutex_unlock(&ev_lock);
     if (cbfunc == NULL) {
         return;
     }
-    if (me.rank == 1) {
+    if (next_chooses ? me.rank == source->rank + 1 : me.rank == 1) {
         PMIX_INFO_LOAD(&lead, PMIX_GROUP_LEADER, &yes, PMIX_BOOL);
         cbfunc(PMIX_EVENT_ACTION_COMPLETE, &lead, 1, NULL, NULL, cbdata);
     } else if (me.rank == 2 && abort_by_rank2) {
@@ -997,6 +1073,54 @@ static void abort_by_handler(void)
     pthread_mutex_unlock(&ev_lock);
 }
 
+/* The leader of "gS2" (rank 0) exits, rank 1 is chosen and exits before
+ * the group is complete, rank 2 is chosen: ranks 2..n-1 make it. */
+static void select_twice(void)
+{
+    size_t n          = job_size(), k;
+    pmix_proc_t *rest = calloc(n, sizeof(*rest));
+    pmix_info_t *res  = NULL;
+    size_t nres       = 0;
+
+    if (n < 4) {
+        fail("group select2 needs 4 ranks or more");
+    }
+    next_chooses = 1;
+    register_leader_events();
+    invite_and_die("gS2", n);
+    wait_count(&n_selected, 1, "the first PMIX_GROUP_LEADER_SELECTED");
+    if (me.rank == 1) {
+        if (selected_seq[0] != 1) {
+            fail("rank %u selected first, not rank 1", selected_seq[0]);
+        }
+        _exit(0); /* the new leader leaves before the group is complete */
+    }
+    wait_count(&n_leader_failed2, 1, "PMIX_GROUP_LEADER_FAILED of rank 1");
+    wait_count(&n_selected, 2, "the second PMIX_GROUP_LEADER_SELECTED");
+    pthread_mutex_lock(&ev_lock);
+    if (n_selected != 2 || selected_seq[0] != 1 || selected_seq[1] != 2
+        || n_leader_failed != 1 || n_leader_failed2 != 1 || n_abort != 0) {
+        fail("leaders selected %d times (%u, %u), failed %d + %d times, "
+             "%d aborts",
+             n_selected, selected_seq[0], selected_seq[1], n_leader_failed,
+             n_leader_failed2, n_abort);
+    }
+    pthread_mutex_unlock(&ev_lock);
+    expect(
+        "join gS2 after the second new leader",
+        PMIx_Group_join("gS2", NULL, PMIX_GROUP_ACCEPT, NULL, 0, &res, &nres),
+        PMIX_SUCCESS);
+    all_but(PMIX_RANK_UNDEF, n, rest, &k);
+    check_membership("gS2", res, nres, rest + 2, k - 2);
+    PMIX_INFO_FREE(res, nres);
+    if (me.rank == 2) {
+        wait_count(&n_others_accepted, (int)n - 3,
+                   "PMIX_GROUP_INVITE_ACCEPTED to the second new leader");
+    }
+    expect("destruct gS2", PMIx_Group_destruct("gS2", NULL, 0), PMIX_SUCCESS);
+    free(rest);
+}
+
 /* A barrier over @a n procs (the job's others may be gone). */
 static void fence_among(const pmix_proc_t *procs, size_t n)
 {
@@ -1065,19 +1189,27 @@ static void construct_leader(void)
     free(rest);
 }
 
+/* PMIX_TIMEOUT 30 s, PMIX_GROUP_FT_COLLECTIVE, PMIX_COLLECT_DATA */
+static void load_ft_info(pmix_info_t info[3])
+{
+    int secs = 30;
+    bool yes = true;
+
+    PMIX_INFO_LOAD(&info[0], PMIX_TIMEOUT, &secs, PMIX_INT);
+    PMIX_INFO_LOAD(&info[1], PMIX_GROUP_FT_COLLECTIVE, &yes, PMIX_BOOL);
+    PMIX_INFO_LOAD(&info[2], PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
+}
+
 /* Destruct with PMIX_GROUP_FT_COLLECTIVE goes on without a member that
  * exited; without it, fails. */
 static void ft_destruct(void)
 {
     size_t n         = job_size(), k;
     pmix_proc_t *all = calloc(n, sizeof(*all));
-    pmix_info_t info[2];
-    int secs = 30;
-    bool yes = true;
+    pmix_info_t info[3];
 
     all_but(PMIX_RANK_UNDEF, n, all, &k);
-    PMIX_INFO_LOAD(&info[0], PMIX_TIMEOUT, &secs, PMIX_INT);
-    PMIX_INFO_LOAD(&info[1], PMIX_GROUP_FT_COLLECTIVE, &yes, PMIX_BOOL);
+    load_ft_info(info);
     expect("construct gF",
            PMIx_Group_construct("gF", all, n, info, 1, NULL, NULL),
            PMIX_SUCCESS);
@@ -1125,6 +1257,98 @@ static void concurrent_failing(void)
            PMIX_ERR_PROC_TERM_WO_SYNC);
     expect("destruct gX", PMIx_Group_destruct("gX", NULL, 0), PMIX_SUCCESS);
     free(all);
+}
+
+/* ---- PMIX_GROUP_FT_COLLECTIVE on a fence over a group ---- */
+
+/* Tell @a victim this rank is in its fence: its request reached the
+ * server before this event did (one connection, in order), so the
+ * victim dies while the fence runs. */
+static void tell_entered(pmix_rank_t victim)
+{
+    notify_one(GRP_ENTERED, me.nspace, victim);
+}
+
+/* The victim waits until @a nsurvivors are in the fence, then is killed. */
+static void killed_when_entered(int nsurvivors)
+{
+    wait_count(&n_entered, nsurvivors, "survivors in the fence");
+    (void)raise(SIGKILL);
+    fail("still alive after SIGKILL");
+}
+
+/* A fence over all of group "gQ" (ft: PMIX_GROUP_FT_COLLECTIVE, with
+ * PMIX_COLLECT_DATA) while rank @a victim is killed; the others' status. */
+static pmix_status_t fence_while_killed(pmix_rank_t victim, bool ft)
+{
+    pmix_proc_t grp;
+    pmix_info_t info[3];
+    nbwait_t w;
+
+    if (me.rank == victim) {
+        killed_when_entered((int)victim); /* the ranks below it survive */
+    }
+    PMIX_LOAD_PROCID(&grp, "gQ", PMIX_RANK_WILDCARD);
+    load_ft_info(info);
+    nbwait_init(&w);
+    expect("PMIx_Fence_nb over gQ",
+           PMIx_Fence_nb(&grp, 1, info, ft ? 3 : 1, op_cb, &w), PMIX_SUCCESS);
+    tell_entered(victim);
+    return nbwait_wait(&w, "fence over gQ");
+}
+
+/* Ranks 0..@a n - 1 committed @a key (7 r + @a base) and this process
+ * holds it without asking (a collecting fence brought it). */
+static void check_collected(const char *key, size_t base, size_t n)
+{
+    for (size_t r = 0; r < n; r++) {
+        pmix_proc_t p;
+
+        PMIX_LOAD_PROCID(&p, me.nspace, (pmix_rank_t)r);
+        if (held_size(&p, key) != 7 * r + base) {
+            fail("%s of rank %zu is wrong after the fence", key, r);
+        }
+    }
+}
+
+/* "gQ" over every rank (at least 4).  The last rank is killed during a
+ * fence over gQ without PMIX_GROUP_FT_COLLECTIVE: the others' fails
+ * (PMIX_ERR_PROC_TERM_WO_SYNC); a fault-tolerant collecting fence then
+ * succeeds without it and brings the others' data; the last but one is
+ * killed during another: it succeeds with the rest; an FT destruct. */
+static void ft_fence(void)
+{
+    size_t n         = job_size(), k;
+    pmix_proc_t *all = calloc(n, sizeof(*all));
+    pmix_proc_t grp;
+    pmix_info_t info[3];
+
+    if (n < 4) {
+        fail("group ftfence needs 4 ranks or more");
+    }
+    register_code(GRP_ENTERED, invited_count);
+    all_but(PMIX_RANK_UNDEF, n, all, &k);
+    load_ft_info(info);
+    expect("construct gQ",
+           PMIx_Group_construct("gQ", all, n, info, 1, NULL, NULL),
+           PMIX_SUCCESS);
+    free(all);
+    expect("fence over gQ without PMIX_GROUP_FT_COLLECTIVE while a member "
+           "is killed",
+           fence_while_killed((pmix_rank_t)(n - 1), false),
+           PMIX_ERR_PROC_TERM_WO_SYNC);
+    /* committed after the construct: only a fence brings it */
+    put_commit_size("ft.w", 7 * me.rank + 3);
+    PMIX_LOAD_PROCID(&grp, "gQ", PMIX_RANK_WILDCARD);
+    expect("FT fence over gQ after a member was killed",
+           PMIx_Fence(&grp, 1, info, 3), PMIX_SUCCESS);
+    check_collected("ft.w", 3, n - 1);
+    put_commit_size("ft.x", 7 * me.rank + 5);
+    expect("FT fence over gQ while a member is killed",
+           fence_while_killed((pmix_rank_t)(n - 2), true), PMIX_SUCCESS);
+    check_collected("ft.x", 5, n - 2);
+    expect("FT destruct of gQ", PMIx_Group_destruct("gQ", info, 2),
+           PMIX_SUCCESS);
 }
 
 /* ---- through the host (appended for group_host.c) ---- */
@@ -1237,6 +1461,9 @@ int group_main(const char *mode)
         term();
     } else if (strcmp(mode, "invite") == 0) {
         invite();
+    } else if (strcmp(mode, "hinvite") == 0) {
+        answer_by_status = 1;
+        invite();
     } else if (strcmp(mode, "fin") == 0 || strcmp(mode, "exit") == 0) {
         without_last(mode);
     } else if (strcmp(mode, "select") == 0) {
@@ -1249,6 +1476,10 @@ int group_main(const char *mode)
         ft_destruct();
     } else if (strcmp(mode, "conc") == 0) {
         concurrent_failing();
+    } else if (strcmp(mode, "select2") == 0) {
+        select_twice();
+    } else if (strcmp(mode, "ftfence") == 0) {
+        ft_fence();
     } else if (strcmp(mode, "host") == 0) {
         host();
     } else {

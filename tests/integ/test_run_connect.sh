@@ -1,6 +1,6 @@
 #!/bin/sh
 # test_run_connect.sh - PMIx_Connect / PMIx_Disconnect (RFC0003, the
-# Standard's signatures) under rdpmix-run on 1, 2 and 3 nodes: the whole
+# Standard's signatures) under rdpmix-run on 1, 2, 3 and 4 nodes: the whole
 # job and subsets, blocking and non-blocking, keys of the other
 # participants read after connect, concurrent operations over the same
 # ranks told apart by RDPMIX_CONNECT_ID, PMIX_TIMEOUT, notify-each and
@@ -26,7 +26,9 @@ for c in "1 4 all" "1 4 subsets" "1 4 ids" "1 4 notify" "1 4 request" \
     "2 4 all" "2 4 subsets" "2 4 ids" "2 4 notify" "2 4 request" \
     "2 3 all" "2 3 ids" \
     "3 4 all" "3 4 subsets" "3 4 ids" "3 4 notify" "3 4 request" \
-    "3 3 all" "3 3 ids" "3 3 notify"; do
+    "3 3 all" "3 3 ids" "3 3 notify" \
+    "4 4 all" "4 4 subsets" "4 4 ids" "4 4 notify" "4 4 request" \
+    "4 5 all" "4 5 subsets"; do
     # shellcheck disable=SC2086
     set -- $c
     np=$2
@@ -38,7 +40,7 @@ done
 
 # rank L exits without finalizing while the others connect: every other
 # rank's connect ends with PROC_TERM_WO_SYNC (not a timeout, not a hang)
-for c in "1 4 2" "2 4 0" "2 3 2" "3 3 1" "3 5 4"; do
+for c in "1 4 2" "2 4 0" "2 3 2" "3 3 1" "3 5 4" "4 4 1" "4 5 4"; do
     # shellcheck disable=SC2086
     set -- $c
     job 120 --nodes "$1" -n "$2" "$client" connect die "$3"
@@ -53,7 +55,8 @@ done
 # optional connect and disconnect of the whole job succeed (with 3 ranks
 # on 3 nodes rank L is alone on its node: its server takes part for it;
 # L = 9: nobody leaves, everyone's succeed)
-for c in "1 4 2" "2 4 0" "2 3 2" "3 3 1" "3 5 4" "1 3 9" "3 3 9"; do
+for c in "1 4 2" "2 4 0" "2 3 2" "3 3 1" "3 5 4" "1 3 9" "3 3 9" \
+    "4 4 2" "4 4 9"; do
     # shellcheck disable=SC2086
     set -- $c
     job 120 --nodes "$1" -n "$2" "$client" connect optional "$3"
@@ -99,7 +102,8 @@ cross() {
 
 # every rank of both jobs connected, read the other job's size, cluster
 # id and each of its ranks' committed key, and disconnected
-for c in "1 2 1 3" "2 4 2 3" "3 5 3 5" "1 3 3 4" "3 3 1 2" "2 3 3 3"; do
+for c in "1 2 1 3" "2 4 2 3" "3 5 3 5" "1 3 3 4" "3 3 1 2" "2 3 3 3" \
+    "4 4 1 2" "2 3 4 5"; do
     # shellcheck disable=SC2086
     set -- $c
     cross "$1" "$2" "$3" "$4" join

@@ -4,22 +4,27 @@
 # membership), concurrent groups over the same processes, group info and
 # endpoint data, PMIX_TIMEOUT, bad requests; a member that finalizes or
 # exits before joining fails a construct unless PMIX_GROUP_OPTIONAL;
-# invite/join/leave with their events; faults: a leader that exits (a new
-# one chosen by a handler, none chosen, a handler that aborts), a
-# construct's PMIX_GROUP_LEADER, PMIX_GROUP_FT_COLLECTIVE destructs,
-# concurrent constructs while a member exits.  Every rank's outcome is
+# invite/join/leave with their events (answers by join, or by the
+# PMIX_GROUP_INVITED handler's status: 1, 3 and 4 nodes); faults: a leader that exits (a new
+# one chosen by a handler, none chosen, a handler that aborts, a chosen
+# one that leaves too: 1, 3 and 4 nodes), a
+# construct's PMIX_GROUP_LEADER, PMIX_GROUP_FT_COLLECTIVE destructs and
+# fences (members killed during the fence; 1, 3 and 4 nodes), concurrent
+# constructs while a member exits.  Every rank's outcome is
 # checked: its "ok" line, or its absence for the ranks that exit.
 . "${top_srcdir:-.}/tests/integ/test_run_common.sh"
 
 client="$builddir/tests/integ/run_client"
 np=4
 
-# ranks_ok MODE R...: the job succeeded, exactly ranks R... printed
-# "rank R group MODE ok" (the others exited on purpose)
+# ranks_ok MODE R...: the job ended with status $want_rc (0: the others
+# exited on purpose; 137: one was killed by SIGKILL), exactly ranks R...
+# printed "rank R group MODE ok"
+want_rc=0
 ranks_ok() {
     _mode=$1
     shift
-    [ "$rc" -eq 0 ] || return 1
+    [ "$rc" -eq "$want_rc" ] || return 1
     [ "$(grep -c "^rank [0-9]* group $_mode ok$" "$tmp/out")" -eq $# ] || return 1
     for _r in "$@"; do
         grep -q "^rank $_r group $_mode ok$" "$tmp/out" || return 1
@@ -60,6 +65,14 @@ for m in $nodes; do
     fault cleader "PMIX_GROUP_LEADER in a construct: failures to the leader, a new leader after it exits" 1 2
     fault ftdestruct "PMIX_GROUP_FT_COLLECTIVE: a destruct goes on without a member that exited" 0 1 2
     fault conc "concurrent constructs over the same processes while one exits" 0 1 2
+    case " 1 3 4 " in *" $m "*) ;; *) continue ;; esac
+    job 120 --nodes "$m" -n "$np" "$client" group hinvite
+    check_that "invitations answered by the handlers' status (INVITE_ACCEPTED / _DECLINED): the leader hears both, the decliner is no member, on $m node(s)" \
+        '[ "$rc" -eq 0 ] && [ "$(grep -c "^rank [0-9]* group hinvite ok$" "$tmp/out")" -eq "$np" ]'
+    fault select2 "the leader chosen after the first one exits leaves too: PMIX_GROUP_LEADER_FAILED again, a second new leader, the rest make the group" 2 3
+    want_rc=137
+    fault ftfence "a member killed during a fence over the group: fails without PMIX_GROUP_FT_COLLECTIVE, completes with the others' data with it (twice)" 0 1
+    want_rc=0
 done
 
 # What an operation costs between the servers: CTL_OPEN goes through one

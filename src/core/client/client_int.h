@@ -161,9 +161,17 @@ void rdp_client_group_resolve(pmix_proc_t *proc);
  * group rank out of range. */
 pmix_status_t rdp_client_group_expand(const pmix_proc_t *procs, size_t nprocs,
                                       pmix_proc_t **out_p, size_t *nout_p);
+/** The group a fence over @a procs with @a info runs as a fault-tolerant
+ * group operation (RDP_CMD_GROUP_FENCE), or NULL: it names exactly one
+ * (group id, PMIX_RANK_WILDCARD) of a group this process is a member of
+ * and @a info asks for PMIX_GROUP_FT_COLLECTIVE. */
+const char *rdp_client_group_ft_fence(const pmix_proc_t *procs, size_t nprocs,
+                                      const pmix_info_t *info, size_t ninfo);
 /** Forget every group (PMIx_Finalize). */
 void rdp_client_group_cleanup(void);
-/** rdp_event_chain_end for a client: answers PMIX_GROUP_LEADER_FAILED. */
+/** rdp_event_chain_end for a client: answers PMIX_GROUP_LEADER_FAILED
+ * (a vote) and PMIX_GROUP_INVITED (a handler that completed with
+ * PMIX_GROUP_INVITE_ACCEPTED / _DECLINED: a join). */
 void rdp_client_group_chain_end(pmix_status_t code, const pmix_info_t *info,
                                 size_t ninfo, const pmix_info_t *results,
                                 size_t nresults, pmix_status_t hdlr_status);

@@ -123,6 +123,43 @@ static int only_me(const pmix_proc_t *procs, size_t nprocs)
     return 1;
 }
 
+/* Pack @a op's request (group id @a grp, or @a procs; then @a info) and
+ * post it; freed on error. */
+static pmix_status_t fence_post(rdp_client_op_t *op, const char *grp,
+                                const pmix_proc_t *procs, size_t nprocs,
+                                const pmix_info_t *info, size_t ninfo)
+{
+    pmix_status_t status;
+
+    op->timeout = rdp_client_info_timeout(info, ninfo);
+    status      = grp != NULL ? rdp_pack_string(&op->payload, grp)
+                              : rdp_pack_proc_array(&op->payload, procs, nprocs);
+    if (status == PMIX_SUCCESS) {
+        status = rdp_pack_info_array(&op->payload, info, ninfo);
+    }
+    if (status != PMIX_SUCCESS) {
+        rdp_client_op_free(op);
+        return status;
+    }
+    return rdp_client_op_post(op);
+}
+
+/* A fence over a whole group with PMIX_GROUP_FT_COLLECTIVE: the server
+ * runs it as a group operation that goes on without members that leave
+ * or terminate (server/group.c); its reply is a FENCE_ACK's. */
+static pmix_status_t ft_group_fence(const char *grp, const pmix_info_t *info,
+                                    size_t ninfo, pmix_op_cbfunc_t cbfunc,
+                                    void *cbdata)
+{
+    rdp_client_op_t *op = rdp_client_op_create(
+        RDP_CMD_GROUP_FENCE, fence_finish, (void *)cbfunc, cbdata);
+
+    if (op == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    return fence_post(op, grp, NULL, 0, info, ninfo);
+}
+
 pmix_status_t PMIx_Fence_nb(const pmix_proc_t procs[], size_t nprocs,
                             const pmix_info_t info[], size_t ninfo,
                             pmix_op_cbfunc_t cbfunc, void *cbdata)
@@ -130,6 +167,7 @@ pmix_status_t PMIx_Fence_nb(const pmix_proc_t procs[], size_t nprocs,
     rdp_client_op_t *op;
     pmix_proc_t all, *members = NULL;
     size_t nmembers = 0;
+    const char *grp;
     pmix_status_t status;
 
     RDP_CHECK_DIRECTIVES(info, ninfo);
@@ -145,6 +183,12 @@ pmix_status_t PMIx_Fence_nb(const pmix_proc_t procs[], size_t nprocs,
         all.rank = PMIX_RANK_WILDCARD;
         procs    = &all;
         nprocs   = 1;
+    }
+    grp = rdp_client.mode == RDP_CLIENT_SINGLETON
+              ? NULL
+              : rdp_client_group_ft_fence(procs, nprocs, info, ninfo);
+    if (grp != NULL) {
+        return ft_group_fence(grp, info, ninfo, cbfunc, cbdata);
     }
     status = rdp_client_group_expand(procs, nprocs, &members, &nmembers);
     if (status != PMIX_SUCCESS) {
@@ -174,17 +218,9 @@ pmix_status_t PMIx_Fence_nb(const pmix_proc_t procs[], size_t nprocs,
         }
         return status;
     }
-    op->timeout = rdp_client_info_timeout(info, ninfo);
-    status      = rdp_pack_proc_array(&op->payload, procs, nprocs);
+    status = fence_post(op, NULL, procs, nprocs, info, ninfo);
     rdp_free(members);
-    if (status == PMIX_SUCCESS) {
-        status = rdp_pack_info_array(&op->payload, info, ninfo);
-    }
-    if (status != PMIX_SUCCESS) {
-        rdp_client_op_free(op);
-        return status;
-    }
-    return rdp_client_op_post(op);
+    return status;
 }
 
 pmix_status_t PMIx_Fence(const pmix_proc_t procs[], size_t nprocs,

@@ -145,6 +145,25 @@ pmix_status_t rdp_client_group_expand(const pmix_proc_t *procs, size_t nprocs,
     return status;
 }
 
+const char *rdp_client_group_ft_fence(const pmix_proc_t *procs, size_t nprocs,
+                                      const pmix_info_t *info, size_t ninfo)
+{
+    bool ft = false, known;
+
+    for (size_t i = 0; i < ninfo; i++) {
+        if (PMIX_CHECK_KEY(&info[i], PMIX_GROUP_FT_COLLECTIVE)) {
+            ft = PMIX_INFO_TRUE(&info[i]);
+        }
+    }
+    if (!ft || nprocs != 1 || procs[0].rank != PMIX_RANK_WILDCARD) {
+        return NULL;
+    }
+    pthread_mutex_lock(&groups_lock);
+    known = groups_init && rdp_hash_get_str(&groups, procs[0].nspace) != NULL;
+    pthread_mutex_unlock(&groups_lock);
+    return known ? procs[0].nspace : NULL;
+}
+
 void rdp_client_group_cleanup(void)
 {
     rdp_hash_entry_t *ent;
@@ -574,26 +593,13 @@ static uint8_t leader_vote(const pmix_info_t *results, size_t nresults,
     return vote;
 }
 
-void rdp_client_group_chain_end(pmix_status_t code, const pmix_info_t *info,
-                                size_t ninfo, const pmix_info_t *results,
-                                size_t nresults, pmix_status_t hdlr_status)
+/* Send this member's vote on a new leader of group @a id. */
+static void send_leader_vote(const char *id, const pmix_info_t *results,
+                             size_t nresults, pmix_status_t hdlr_status)
 {
-    const char *id = NULL;
     rdp_buf_t buf;
     pmix_status_t status;
 
-    if (code != PMIX_GROUP_LEADER_FAILED) {
-        return;
-    }
-    for (size_t i = 0; i < ninfo && id == NULL; i++) {
-        if (PMIX_CHECK_KEY(&info[i], PMIX_GROUP_ID)
-            && info[i].value.type == PMIX_STRING) {
-            id = info[i].value.data.string;
-        }
-    }
-    if (id == NULL || rdp_client.conn == NULL) {
-        return;
-    }
     rdp_buf_init(&buf);
     status = rdp_pack_string(&buf, id);
     if (status == PMIX_SUCCESS) {
@@ -608,4 +614,79 @@ void rdp_client_group_chain_end(pmix_status_t code, const pmix_info_t *info,
                      rdp_status_name(status));
     }
     rdp_buf_cleanup(&buf);
+}
+
+static void invitation_answered(pmix_status_t status, pmix_info_t *info,
+                                size_t ninfo, void *cbdata,
+                                pmix_release_cbfunc_t release_fn,
+                                void *release_cbdata)
+{
+    (void)info;
+    (void)ninfo;
+    if (status != PMIX_SUCCESS) {
+        rdp_log_debug(CLIENT, "invitation to group %s answered: %s",
+                      (const char *)cbdata, rdp_status_name(status));
+    }
+    rdp_free(cbdata);
+    if (release_fn != NULL) {
+        release_fn(release_cbdata);
+    }
+}
+
+/* A PMIX_GROUP_INVITED handler that completed with
+ * PMIX_GROUP_INVITE_ACCEPTED or _DECLINED answers the invitation: the
+ * library joins (or declines) for it, as PMIx_Group_join_nb would; an
+ * accepted join completes with the group (the member hears
+ * PMIX_GROUP_CONSTRUCT_COMPLETE).  Anything else: the program answers
+ * itself. */
+static void answer_invitation(const char *id, pmix_status_t hdlr_status)
+{
+    pmix_group_opt_t opt;
+    char *copy;
+    pmix_status_t status;
+
+    if (hdlr_status == PMIX_GROUP_INVITE_ACCEPTED) {
+        opt = PMIX_GROUP_ACCEPT;
+    } else if (hdlr_status == PMIX_GROUP_INVITE_DECLINED) {
+        opt = PMIX_GROUP_DECLINE;
+    } else {
+        return;
+    }
+    copy = rdp_strdup(id);
+    if (copy == NULL) {
+        rdp_log_warn(CLIENT, "cannot answer the invitation to group %s", id);
+        return;
+    }
+    status =
+        PMIx_Group_join_nb(id, NULL, opt, NULL, 0, invitation_answered, copy);
+    if (status != PMIX_SUCCESS) {
+        rdp_log_warn(CLIENT, "cannot answer the invitation to group %s: %s", id,
+                     rdp_status_name(status));
+        rdp_free(copy);
+    }
+}
+
+void rdp_client_group_chain_end(pmix_status_t code, const pmix_info_t *info,
+                                size_t ninfo, const pmix_info_t *results,
+                                size_t nresults, pmix_status_t hdlr_status)
+{
+    const char *id = NULL;
+
+    if (code != PMIX_GROUP_LEADER_FAILED && code != PMIX_GROUP_INVITED) {
+        return;
+    }
+    for (size_t i = 0; i < ninfo && id == NULL; i++) {
+        if (PMIX_CHECK_KEY(&info[i], PMIX_GROUP_ID)
+            && info[i].value.type == PMIX_STRING) {
+            id = info[i].value.data.string;
+        }
+    }
+    if (id == NULL || rdp_client.conn == NULL) {
+        return;
+    }
+    if (code == PMIX_GROUP_LEADER_FAILED) {
+        send_leader_vote(id, results, nresults, hdlr_status);
+    } else {
+        answer_invitation(id, hdlr_status);
+    }
 }

@@ -386,6 +386,7 @@ static void peer_msg_cb(rdp_ipc_conn_t *conn, const rdp_msg_hdr_t *hdr,
     case RDP_CMD_GROUP_JOIN:
     case RDP_CMD_GROUP_LEAVE:
     case RDP_CMD_GROUP_LEADER_VOTE:
+    case RDP_CMD_GROUP_FENCE:
         rdp_srv_handle_group(peer, hdr->cmd, hdr->tag, &rb);
         break;
     default:

@@ -39,15 +39,17 @@ enum gop_kind {
     GOP_CONSTRUCT  = 1,
     GOP_DESTRUCT   = 2,
     GOP_CONNECT    = 3, /* RDPMIX_CONNECT_OPTIONAL: a connect run here */
-    GOP_DISCONNECT = 4
+    GOP_DISCONNECT = 4,
+    GOP_FENCE      = 5 /* PMIx_Fence with PMIX_GROUP_FT_COLLECTIVE */
 };
+#define GOP_KIND_MAX GOP_FENCE
 
 static const char *kind_name(uint8_t kind)
 {
-    static const char *const names[] = {"?", "construct", "destruct", "connect",
-                                        "disconnect"};
+    static const char *const names[] = {"?",       "construct",  "destruct",
+                                        "connect", "disconnect", "fence"};
 
-    return kind <= GOP_DISCONNECT ? names[kind] : names[0];
+    return kind <= GOP_KIND_MAX ? names[kind] : names[0];
 }
 
 enum gop_state {
@@ -87,6 +89,7 @@ typedef struct gop {
     bool want_cid;
     bool optional; /* members may leave without joining */
     bool notify_term;
+    bool collect; /* a fence with PMIX_COLLECT_DATA */
     double timeout;
     rdp_timer_t *timer;
     enum gop_state state;
@@ -97,7 +100,11 @@ typedef struct gop {
     bool has_leader; /* an invitation, or a member gave PMIX_GROUP_LEADER */
     pmix_proc_t leader;
     bool leader_lost; /* it left before completion: the members vote */
-    pmix_proc_t lost_leader;
+    pmix_proc_t *lost; /* every leader that left, in order */
+    size_t nlost;
+    bool pending_lost; /* another server lost pending_leader mid-vote */
+    pmix_proc_t pending_leader;
+    uint8_t vround; /* votes so far: one per leader lost */
     enum vote_state vstate;
     uint64_t vxchg;             /* the vote exchange's handle while VOTE_XCHG */
     rdp_srv_xchg_block_t *held; /* blocks that came before the vote ended */
@@ -218,6 +225,7 @@ static void gop_free(gop_t *op)
     }
     rdp_free(op->parts);
     rdp_free(op->members);
+    rdp_free(op->lost);
     rdp_free(op);
 }
 
@@ -656,9 +664,9 @@ static void construct_done(gop_t *op, const rdp_srv_group_block_t *blocks,
         gop_fail(op, status);
         return;
     }
-    if (op->leader_lost) {
-        /* it may have been in before it left */
-        nfinal = procs_without(final, nfinal, &op->lost_leader);
+    for (size_t i = 0; i < op->nlost; i++) {
+        /* a leader may have been in before it left */
+        nfinal = procs_without(final, nfinal, &op->lost[i]);
     }
     rdp_buf_init(&buf);
     status = rdp_pack_i32(&buf, PMIX_SUCCESS);
@@ -721,6 +729,35 @@ static void destruct_answer(gop_t *op, pmix_status_t status)
     gop_answer(op, status, NULL);
 }
 
+static pmix_status_t pack_proc_sets(const pmix_proc_t *procs, size_t n,
+                                    bool remote, rdp_buf_t *buf);
+
+/* A fence over the group is done (with whoever remained): FENCE_ACK,
+ * with the members' data when it collects (the other servers' blocks
+ * are stored by now). */
+static void fence_done(gop_t *op)
+{
+    rdp_buf_t buf;
+    pmix_status_t status;
+
+    rdp_buf_init(&buf);
+    status = rdp_pack_i32(&buf, PMIX_SUCCESS);
+    if (status == PMIX_SUCCESS && op->collect) {
+        status = rdp_pack_u8(&buf, RDP_FENCE_BUNDLE_INLINE);
+        if (status == PMIX_SUCCESS) {
+            status = pack_proc_sets(op->members, op->nmembers, false, &buf);
+        }
+    } else if (status == PMIX_SUCCESS) {
+        status = rdp_pack_u8(&buf, RDP_FENCE_NO_BUNDLE);
+    }
+    if (status != PMIX_SUCCESS) {
+        rdp_buf_cleanup(&buf);
+        gop_fail(op, status);
+        return;
+    }
+    gop_answer(op, PMIX_SUCCESS, &buf);
+}
+
 static void gop_resolve(gop_t *op, const rdp_srv_group_block_t *blocks,
                         size_t nblocks)
 {
@@ -728,6 +765,8 @@ static void gop_resolve(gop_t *op, const rdp_srv_group_block_t *blocks,
         construct_done(op, blocks, nblocks);
     } else if (op->kind == GOP_DESTRUCT) {
         destruct_done(op, blocks, nblocks);
+    } else if (op->kind == GOP_FENCE) {
+        fence_done(op);
     } else {
         gop_answer(op, PMIX_SUCCESS, NULL); /* a connect: whoever came */
     }
@@ -795,22 +834,26 @@ static size_t xchg_key(const gop_t *op, uint8_t *key)
 }
 #define XCHG_KEY_MAX (1 + OP_KEY_MAX + sizeof(uint64_t))
 
-/* The remote-visible committed data of this server's members, as a
- * bundle (one set per nspace). */
-static pmix_status_t pack_local_data(const gop_t *op, rdp_buf_t *buf)
+/* The committed data of @a procs this server holds, as a bundle (one set
+ * per nspace, fence.c's form): with @a remote only what other nodes may
+ * see (an exchange's contribution), else what each is allowed here (a
+ * reply to local members). */
+static pmix_status_t pack_proc_sets(const pmix_proc_t *procs, size_t n,
+                                    bool remote, rdp_buf_t *buf)
 {
     size_t count_at      = buf->size;
     uint32_t nsets       = 0;
     pmix_status_t status = rdp_pack_u32(buf, 0);
 
-    for (size_t i = 0; status == PMIX_SUCCESS && i < op->nparts; i++) {
-        const char *nspace = op->parts[i].proc.nspace;
+    for (size_t i = 0; status == PMIX_SUCCESS && i < n; i++) {
+        const char *nspace   = procs[i].nspace;
+        rdp_srv_nspace_t *ns = rdp_srv_nspace_find(nspace);
         size_t nsect_at;
         uint32_t nsect = 0;
         bool seen      = false;
 
         for (size_t k = 0; k < i && !seen; k++) {
-            seen = PMIX_CHECK_NSPACE(op->parts[k].proc.nspace, nspace);
+            seen = PMIX_CHECK_NSPACE(procs[k].nspace, nspace);
         }
         if (seen) {
             continue;
@@ -820,15 +863,18 @@ static pmix_status_t pack_local_data(const gop_t *op, rdp_buf_t *buf)
         if (status == PMIX_SUCCESS) {
             status = rdp_pack_u32(buf, 0);
         }
-        for (size_t k = i; status == PMIX_SUCCESS && k < op->nparts; k++) {
-            const pmix_proc_t *p = &op->parts[k].proc;
+        for (size_t k = i; status == PMIX_SUCCESS && k < n; k++) {
+            pmix_rank_t r = procs[k].rank;
+            bool local    = ns != NULL && rdp_srv_nspace_is_local(ns, r);
+            uint32_t mask = remote  ? RDP_SCOPES_REMOTE
+                            : local ? RDP_SCOPES_LOCAL
+                                    : RDP_SCOPES_ALL;
 
-            if (!op->parts[k].arrived || !PMIX_CHECK_NSPACE(p->nspace, nspace)
-                || !rdp_kvs_has_rank(rdp_srv.modex, nspace, p->rank)) {
+            if (!PMIX_CHECK_NSPACE(procs[k].nspace, nspace)
+                || !rdp_kvs_has_rank(rdp_srv.modex, nspace, r)) {
                 continue;
             }
-            status = rdp_srv_pack_proc_section(nspace, p->rank,
-                                               RDP_SCOPES_REMOTE, buf);
+            status = rdp_srv_pack_proc_section(nspace, r, mask, buf);
             nsect++;
         }
         if (status == PMIX_SUCCESS) {
@@ -843,6 +889,27 @@ static pmix_status_t pack_local_data(const gop_t *op, rdp_buf_t *buf)
 
         memcpy(buf->data + count_at, &le, sizeof(le));
     }
+    return status;
+}
+
+/* The remote-visible committed data of this server's members that
+ * arrived, as a bundle. */
+static pmix_status_t pack_local_data(const gop_t *op, rdp_buf_t *buf)
+{
+    pmix_proc_t *in = rdp_calloc(op->nparts + 1, sizeof(*in));
+    size_t n        = 0;
+    pmix_status_t status;
+
+    if (in == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < op->nparts; i++) {
+        if (op->parts[i].arrived) {
+            in[n++] = op->parts[i].proc;
+        }
+    }
+    status = pack_proc_sets(in, n, true, buf);
+    rdp_free(in);
     return status;
 }
 
@@ -896,7 +963,10 @@ static void xchg_done(pmix_status_t status, const rdp_srv_xchg_block_t *blocks,
  * failed it at its own server first), so none need travel. */
 static bool gop_barrier(const gop_t *op)
 {
-    return op->kind != GOP_CONSTRUCT && rdp_srv_xchg_me() != UINT32_MAX;
+    /* a fence's servers may not agree whether it collects (each goes by
+     * its own first member): always an allgather, as a construct */
+    return op->kind != GOP_CONSTRUCT && op->kind != GOP_FENCE
+           && rdp_srv_xchg_me() != UINT32_MAX;
 }
 
 static pmix_status_t xchg_begin(gop_t *op, rdp_buf_t *buf, const uint8_t *key,
@@ -1047,8 +1117,9 @@ static pmix_status_t gop_exchange(gop_t *op)
 
     rdp_buf_init(&data);
     rdp_buf_init(&buf);
-    status =
-        op->kind == GOP_CONSTRUCT ? pack_local_data(op, &data) : PMIX_SUCCESS;
+    status = op->kind == GOP_CONSTRUCT || (op->kind == GOP_FENCE && op->collect)
+                 ? pack_local_data(op, &data)
+                 : PMIX_SUCCESS;
     if (status == PMIX_SUCCESS) {
         status = rdp_buf_append(&buf, headroom, sizeof(headroom));
     }
@@ -1090,7 +1161,8 @@ enum {
     OPEN_OPTIONAL    = 1,
     OPEN_NOTIFY_TERM = 2,
     OPEN_INVITE      = 4,
-    OPEN_LEADER      = 8 /* the leader field names the leader */
+    OPEN_LEADER      = 8, /* the leader field names the leader */
+    OPEN_COLLECT     = 16 /* a fence that collects data */
 };
 
 static size_t doom_key(uint8_t kind, const char *id, uint64_t gen, uint8_t *key)
@@ -1193,6 +1265,27 @@ static void tell_others(const gop_t *op, pmix_status_t status)
     send_ctl(&buf, rc);
 }
 
+static gpart_t *gop_part(gop_t *op, const pmix_proc_t *proc);
+
+/* A destruct or fault-tolerant fence of group @a id running here no
+ * longer waits for @a proc, which is no member any more. */
+static void ops_forget_member(const char *id, const pmix_proc_t *proc)
+{
+    static const uint8_t kinds[] = {GOP_DESTRUCT, GOP_FENCE};
+
+    for (size_t i = 0; i < sizeof(kinds); i++) {
+        uint8_t key[OP_KEY_MAX];
+        gop_t *op     = rdp_hash_get(&gs.ops, key, op_key(kinds[i], id, key));
+        gpart_t *part = op != NULL ? gop_part(op, proc) : NULL;
+
+        if (part != NULL && op->state == GOP_GATHER && !part->arrived
+            && !part->gone) {
+            part->gone = true;
+            gop_maybe_ready(op); /* may answer and free it */
+        }
+    }
+}
+
 /* A member left a group (here or on another server): forget it and
  * tell this node's other members @a code (PMIX_GROUP_LEFT, or
  * PMIX_GROUP_MEMBER_FAILED for one that terminated). */
@@ -1223,6 +1316,8 @@ static void member_left(const char *id, const pmix_proc_t *proc,
         affected.value.data.proc = (pmix_proc_t *)proc;
         notify_procs(code, proc, g->members, g->nmembers, id, &affected, 1);
     }
+    /* last: a destruct that completes frees g */
+    ops_forget_member(id, proc);
 }
 
 static void tell_left(const char *id, const pmix_proc_t *proc,
@@ -1344,7 +1439,7 @@ static void ctl_fail(uint32_t server, rdp_rbuf_t *rb)
         rc = rdp_unpack_i32(rb, &status);
     }
     if (rc == PMIX_SUCCESS
-        && (kind < GOP_CONSTRUCT || kind > GOP_DISCONNECT
+        && (kind < GOP_CONSTRUCT || kind > GOP_KIND_MAX
             || status == PMIX_SUCCESS)) {
         rc = PMIX_ERR_UNPACK_FAILURE;
     }
@@ -1460,7 +1555,8 @@ static void tell_open(const gop_t *op)
     uint8_t flags = (op->optional ? OPEN_OPTIONAL : 0)
                     | (op->notify_term ? OPEN_NOTIFY_TERM : 0)
                     | (op->invite ? OPEN_INVITE : 0)
-                    | (op->has_leader ? OPEN_LEADER : 0);
+                    | (op->has_leader ? OPEN_LEADER : 0)
+                    | (op->collect ? OPEN_COLLECT : 0);
     rdp_buf_t buf;
     pmix_status_t rc;
 
@@ -1553,6 +1649,7 @@ static void open_tracker(uint8_t kind, const char *id, uint64_t gen,
     op->notify_term = (flags & OPEN_NOTIFY_TERM) != 0;
     op->invite      = (flags & OPEN_INVITE) != 0;
     op->has_leader  = (flags & (OPEN_INVITE | OPEN_LEADER)) != 0;
+    op->collect     = (flags & OPEN_COLLECT) != 0;
     op->leader      = *leader;
     op->timeout     = timeout;
     op->hold        = true; /* failing it below must not free it */
@@ -1596,7 +1693,7 @@ static void ctl_open(uint32_t server, rdp_rbuf_t *rb)
         rc = rdp_unpack_proc_array(rb, &members, &n);
     }
     if (rc == PMIX_SUCCESS
-        && (kind < GOP_CONSTRUCT || kind > GOP_DISCONNECT || n == 0)) {
+        && (kind < GOP_CONSTRUCT || kind > GOP_KIND_MAX || n == 0)) {
         rc = PMIX_ERR_UNPACK_FAILURE;
     }
     if (rc == PMIX_SUCCESS) {
@@ -1792,6 +1889,9 @@ static void read_directives(gop_t *op, const pmix_info_t *info, size_t ninfo,
             op->optional = op->invite || PMIX_INFO_TRUE(in);
         } else if (PMIX_CHECK_KEY(in, PMIX_GROUP_NOTIFY_TERMINATION)) {
             op->notify_term = PMIX_INFO_TRUE(in);
+        } else if (PMIX_CHECK_KEY(in, PMIX_COLLECT_DATA)
+                   && op->kind == GOP_FENCE) {
+            op->collect = PMIX_INFO_TRUE(in);
         } else if (PMIX_CHECK_KEY(in, PMIX_GROUP_FT_COLLECTIVE)
                    && op->kind == GOP_DESTRUCT) {
             /* adjusted for members that leave: goes on without them */
@@ -1966,7 +2066,7 @@ static void mark_departed(gop_t *op)
 {
     group_t *g = rdp_hash_get_str(&gs.groups, op->id);
 
-    if (op->kind != GOP_DESTRUCT || g == NULL) {
+    if ((op->kind != GOP_DESTRUCT && op->kind != GOP_FENCE) || g == NULL) {
         return;
     }
     for (size_t i = 0; i < op->nparts; i++) {
@@ -1997,7 +2097,9 @@ static pmix_status_t greq_unpack(uint16_t cmd, rdp_rbuf_t *rb, greq_t *req)
     memset(req, 0, sizeof(*req));
     req->cmd  = cmd;
     req->ack  = (uint16_t)(cmd + 1);
-    req->kind = cmd == RDP_CMD_GROUP_DESTRUCT ? GOP_DESTRUCT : GOP_CONSTRUCT;
+    req->kind = cmd == RDP_CMD_GROUP_DESTRUCT ? GOP_DESTRUCT
+                : cmd == RDP_CMD_GROUP_FENCE  ? GOP_FENCE
+                                              : GOP_CONSTRUCT;
     status    = rdp_unpack_string_into(rb, req->id, sizeof(req->id));
     if (status == PMIX_SUCCESS
         && (cmd == RDP_CMD_GROUP_CONSTRUCT || cmd == RDP_CMD_GROUP_INVITE)) {
@@ -2051,8 +2153,8 @@ static pmix_status_t gop_for(const greq_t *req, const pmix_proc_t *caller,
     if (status == PMIX_SUCCESS
         && !rdp_srv_procs_contain(members, nmembers, caller)) {
         /* not a member (any more: it may have left): not its group */
-        status =
-            req->kind == GOP_DESTRUCT ? PMIX_ERR_NOT_FOUND : PMIX_ERR_BAD_PARAM;
+        status = req->kind != GOP_CONSTRUCT ? PMIX_ERR_NOT_FOUND
+                                            : PMIX_ERR_BAD_PARAM;
     }
     if (status != PMIX_SUCCESS) {
         rdp_free(members);
@@ -2071,9 +2173,16 @@ static pmix_status_t gop_for(const greq_t *req, const pmix_proc_t *caller,
         return PMIX_SUCCESS;
     }
     status = gop_create(req->kind, req->id, members, nmembers, &op);
+    if (status == PMIX_SUCCESS && req->kind == GOP_FENCE && !op->all_local
+        && rdp_srv_xchg_me() == UINT32_MAX) {
+        /* group_host.c carries constructs and destructs only */
+        gop_remove(op);
+        return PMIX_ERR_NOT_SUPPORTED;
+    }
     if (status == PMIX_SUCCESS) {
-        op->notify_term = notify_term;
-        op->optional    = req->kind == GOP_DESTRUCT && notify_term;
+        op->notify_term = req->kind == GOP_DESTRUCT && notify_term;
+        /* a fault-tolerant fence goes on without members that leave */
+        op->optional = op->notify_term || req->kind == GOP_FENCE;
         mark_departed(op);
         *op_p = op;
     }
@@ -2522,14 +2631,41 @@ static void tell_leader(const gop_t *op, uint8_t what)
     rdp_buf_cleanup(&buf);
 }
 
-/* The leader left: its members here choose a new one.  The construct
+/* A new leader is being chosen (votes gathered or exchanged). */
+static bool choosing_leader(const gop_t *op)
+{
+    return op->leader_lost && op->vstate != VOTE_DONE;
+}
+
+static bool was_leader(const gop_t *op, const pmix_proc_t *proc)
+{
+    return rdp_srv_procs_contain(op->lost, op->nlost, proc);
+}
+
+/* The leader left: its members here choose a new one (again, when a
+ * chosen leader leaves too: another round of votes).  The construct
  * goes on without whoever is gone then. */
 static void leader_lost_here(gop_t *op)
 {
-    gpart_t *lp = gop_part(op, &op->leader);
+    gpart_t *lp       = gop_part(op, &op->leader);
+    pmix_proc_t *more = rdp_realloc(op->lost, (op->nlost + 1) * sizeof(*more));
 
+    if (more == NULL) {
+        gop_fail_here(op, PMIX_ERR_NOMEM, false);
+        return;
+    }
+    op->lost              = more;
+    op->lost[op->nlost++] = op->leader;
+    if (op->leader_lost) {
+        /* a leader chosen before left: everyone votes anew */
+        op->vround++;
+        op->vstate = VOTE_GATHER;
+        for (size_t i = 0; i < op->nparts; i++) {
+            op->parts[i].voted = false;
+            op->parts[i].vote  = RDP_GROUP_VOTE_NONE;
+        }
+    }
     op->leader_lost = true;
-    op->lost_leader = op->leader;
     op->optional    = true;
     if (lp != NULL) {
         lp->arrived = false; /* nobody to answer */
@@ -2566,6 +2702,30 @@ static pmix_status_t pack_own_votes(const gop_t *op, rdp_buf_t *buf)
     return status;
 }
 
+static void leader_failed(gop_t *op);
+
+/* The leader just chosen has left already: here (it voted, then left
+ * before the vote ended) or, as another server told during the vote, on
+ * its node.  Then the members choose again; true if so. */
+static bool chosen_left(gop_t *op)
+{
+    const gpart_t *cp = gop_part(op, &op->leader);
+    bool told =
+        op->pending_lost && op->pending_leader.rank == op->leader.rank
+        && PMIX_CHECK_NSPACE(op->pending_leader.nspace, op->leader.nspace);
+
+    op->pending_lost = false;
+    if (cp != NULL && part_left(cp)) {
+        leader_failed(op); /* its server tells the others */
+        return true;
+    }
+    if (told) {
+        leader_lost_here(op);
+        return true;
+    }
+    return false;
+}
+
 static void vote_done(gop_t *op, const rdp_srv_group_vote_t *votes,
                       size_t nvotes)
 {
@@ -2584,6 +2744,9 @@ static void vote_done(gop_t *op, const rdp_srv_group_vote_t *votes,
                  chosen.rank);
     op->leader = chosen;
     announce_about(op, PMIX_GROUP_LEADER_SELECTED, &chosen);
+    if (chosen_left(op)) {
+        return; /* the next vote decides */
+    }
     if (op->held != NULL) {
         xref_t *x = xref_new(op);
 
@@ -2661,12 +2824,13 @@ static void vote_xchg_done(pmix_status_t status,
 static pmix_status_t vote_exchange(gop_t *op)
 {
     static const uint8_t headroom[RDP_COLL_HEADROOM];
-    uint8_t key[XCHG_KEY_MAX + 1];
+    uint8_t key[XCHG_KEY_MAX + 2];
     size_t keylen = xchg_key(op, key);
     rdp_buf_t buf;
     pmix_status_t status;
 
     key[keylen++] = 'V';
+    key[keylen++] = op->vround; /* a new leader may leave too */
     rdp_buf_init(&buf);
     status = rdp_buf_append(&buf, headroom, sizeof(headroom));
     if (status == PMIX_SUCCESS) {
@@ -2740,8 +2904,17 @@ static void ctl_leader(uint32_t server, rdp_rbuf_t *rb)
                       bodylen);
     }
     if (op == NULL || op->gen != gen || op->state == GOP_DONE
-        || op->leader_lost) {
-        return; /* no member here, or too late */
+        || (what == LEADER_LOST && was_leader(op, &leader))) {
+        return; /* no member here, too late, or heard already */
+    }
+    if (choosing_leader(op)) {
+        if (what == LEADER_LOST) {
+            /* the leader being chosen may be the one that left: known
+             * once this server's vote ends (chosen_left) */
+            op->pending_lost   = true;
+            op->pending_leader = leader;
+        }
+        return;
     }
     op->has_leader = true;
     op->leader     = leader;
@@ -2872,12 +3045,13 @@ void rdp_srv_group_client_gone(rdp_srv_client_t *client)
         if (part == NULL) {
             continue;
         }
-        if (op->state == GOP_GATHER && !part->arrived && !part->gone) {
-            gop_part_left(op, part);
-        } else if (op->state != GOP_DONE && is_leader(op, &client->proc)
-                   && !op->leader_lost) {
+        if (op->state != GOP_DONE && is_leader(op, &client->proc)
+            && !choosing_leader(op) && !was_leader(op, &client->proc)) {
+            /* also a chosen leader that had not joined yet */
             leader_failed(op);
-        } else if (op->state == GOP_GATHER && op->leader_lost) {
+        } else if (op->state == GOP_GATHER && !part->arrived && !part->gone) {
+            gop_part_left(op, part);
+        } else if (choosing_leader(op)) {
             gop_maybe_vote(op); /* it will not vote */
         } else {
             gop_maybe_free(op);

@@ -21,7 +21,8 @@ static const char *const init_attrs[] = {
     PMIX_EMBED_BARRIER,         PMIX_PROGRAMMING_MODEL, PMIX_MODEL_LIBRARY_NAME,
     PMIX_MODEL_LIBRARY_VERSION, PMIX_THREADING_MODEL,   END};
 static const char *const finalize_attrs[] = {PMIX_EMBED_BARRIER, END};
-static const char *const fence_attrs[] = {PMIX_COLLECT_DATA, PMIX_TIMEOUT, END};
+static const char *const fence_attrs[]    = {PMIX_COLLECT_DATA, PMIX_TIMEOUT,
+                                             PMIX_GROUP_FT_COLLECTIVE, END};
 static const char *const get_attrs[]   = {PMIX_OPTIONAL,
                                           PMIX_IMMEDIATE,
                                           PMIX_TIMEOUT,

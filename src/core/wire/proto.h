@@ -142,6 +142,12 @@ enum rdp_cmd {
      * (0 none, 1 the caller leads, 2 abort)  ->  status */
     RDP_CMD_GROUP_LEADER_VOTE     = 45,
     RDP_CMD_GROUP_LEADER_VOTE_ACK = 46,
+    /* PMIx_Fence over a whole group with PMIX_GROUP_FT_COLLECTIVE: a
+     * group operation (it goes on without members that leave or
+     * terminate): str group id, infos  ->  as FENCE_ACK (status, u8
+     * enum rdp_fence_bundle, bundle of the remaining members' data) */
+    RDP_CMD_GROUP_FENCE     = 47,
+    RDP_CMD_GROUP_FENCE_ACK = 48,
 
     /* Tools (RFC0010; src/core/server/tool.c).  Sent instead of CONNECT
      * by PMIx_tool_init: str nspace (NULL: the server assigns one),
