@@ -13,14 +13,19 @@
  *   ACTION: ident (print who we are and which server we reached),
  *           log MSG (PMIx_Log_nb of MSG to stdout, "MSG twice" to stderr,
  *           with PMIX_LOG_TIMESTAMP and PMIX_LOG_ONCE),
- *           get NSPACE (PMIx_Get of that job's PMIX_JOB_SIZE)
+ *           get NSPACE (PMIx_Get of that job's PMIX_JOB_SIZE),
+ *           query (every query key, run_tool_query.c)
  *   how:    pid=P ns=SERVER-NSPACE uri=URI system sysfirst tmpdir=DIR
  *           toolns=NSPACE toolrank=R retries=N delay=S
+ *           qns=NSPACE (query: the PMIX_NSPACE qualifier)
  * A failed PMIx_tool_init prints "tool_init: STATUS" and exits 3.
  */
 
 static pmix_info_t info[12];
 static size_t ninfo;
+static const char *query_nspace; /* qns=: the query's PMIX_NSPACE */
+
+int tool_query_main(const char *qns); /* run_tool_query.c */
 
 static void add(const char *key, const void *val, pmix_data_type_t type)
 {
@@ -57,6 +62,8 @@ static void parse_how(const char *w)
         add(PMIX_CONNECT_MAX_RETRIES, &u, PMIX_UINT32);
     } else if (strncmp(w, "delay=", 6) == 0) {
         add(PMIX_CONNECT_RETRY_DELAY, &u, PMIX_UINT32);
+    } else if (strncmp(w, "qns=", 4) == 0) {
+        query_nspace = v + 1;
     } else {
         fprintf(stderr, "run_tool: unknown '%s'\n", w);
         exit(2);
@@ -138,7 +145,8 @@ int main(int argc, char **argv)
     pmix_status_t rc;
 
     if (argc < 2) {
-        fprintf(stderr, "usage: run_tool ident|log MSG|get NSPACE [how...]\n");
+        fprintf(stderr,
+                "usage: run_tool ident|log MSG|get NSPACE|query [how...]\n");
         return 2;
     }
     if (strcmp(argv[1], "log") == 0 || strcmp(argv[1], "get") == 0) {
@@ -166,6 +174,8 @@ int main(int argc, char **argv)
         ret |= do_log(argv[2]);
     } else if (strcmp(argv[1], "get") == 0 && argc > 2) {
         ret |= do_get(argv[2]);
+    } else if (strcmp(argv[1], "query") == 0) {
+        ret |= tool_query_main(query_nspace);
     }
     PMIX_PROC_FREE(servers, nservers);
     rc = PMIx_tool_finalize();

@@ -7,41 +7,10 @@
 # servers and none chosen is an error; rdpmixd --system with a private
 # PMIX_SYSTEM_TMPDIR (system only, system first, retries until it appears).
 . "${top_srcdir:-.}/tests/integ/test_run_common.sh"
+. "${top_srcdir:-.}/tests/integ/test_tool_common.sh"
 
-client="$builddir/tests/integ/run_client"
-tool="$builddir/tests/integ/run_tool"
 ps="$builddir/src/run/rdpmix-ps"
 rdpmixd="$builddir/src/run/rdpmixd"
-
-# start_job M N: N ranks on M nodes that wait for $tmp/go; returns once
-# every rank said who it is
-start_job() {
-    rm -f "$tmp/go"
-    timeout -k 5 150 "$RUN" --nodes "$1" -n "$2" "$client" wait "$tmp/go" \
-        >"$tmp/out" 2>"$tmp/err" </dev/null &
-    jobpid=$!
-    job_ranks=$2
-    poll_for 60 '[ "$(grep -c "^tool-target " "$tmp/out")" -ge "$job_ranks" ]'
-}
-
-stop_job() {
-    touch "$tmp/go"
-    wait "$jobpid"
-    rc=$?
-}
-
-# the daemons' pid rendezvous files: "FILE PID" per daemon
-daemon_files() {
-    for f in "$TMPDIR"/*/pmix.*.tool.*; do
-        case ${f##*.tool.} in *[!0-9]*) continue ;; esac
-        echo "$f ${f##*.tool.}"
-    done
-}
-
-# the job's nspace, as its ranks print it
-job_nspace() {
-    sed -n 's/^tool-target .* nspace \([^ ]*\)$/\1/p' "$tmp/out" | head -1
-}
 
 # every rank's line "NSPACE RANK HOST PID" is in rdpmix-ps output $1
 ps_lists_ranks() {
