@@ -5,12 +5,13 @@
 client="$builddir/tests/integ/run_client"
 tool="$builddir/tests/integ/run_tool"
 
-# start_job M N: N ranks on M nodes that wait for $tmp/go; returns once
-# every rank said who it is
+# start_job M N [SECS]: N ranks on M nodes that wait for $tmp/go (at most
+# SECS, default 120); returns once every rank said who it is
 start_job() {
     rm -f "$tmp/go"
-    timeout -k 5 150 "$RUN" --nodes "$1" -n "$2" "$client" wait "$tmp/go" \
-        >"$tmp/out" 2>"$tmp/err" </dev/null &
+    job_secs=${3:-120}
+    timeout -k 5 $((job_secs + 30)) "$RUN" --nodes "$1" -n "$2" "$client" \
+        wait "$tmp/go" "$job_secs" >"$tmp/out" 2>"$tmp/err" </dev/null &
     jobpid=$!
     job_ranks=$2
     poll_for 60 '[ "$(grep -c "^tool-target " "$tmp/out")" -ge "$job_ranks" ]'

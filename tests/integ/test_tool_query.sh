@@ -79,7 +79,7 @@ query_ok() {
     check_that "$4: PMIX_QUERY_NAMESPACES is the job" \
         'grep -qx "namespaces $(job_nspace)" "$_f"'
     check_that "$4: PMIX_QUERY_NAMESPACE_INFO has the job's command line" \
-        'grep -qx "nsinfo $(job_nspace) cmd $client wait $tmp/go" "$_f"'
+        'grep -qx "nsinfo $(job_nspace) cmd $client wait $tmp/go $job_secs" "$_f"'
     check_that "$4: PMIX_QUERY_JOB_STATUS: running" \
         'grep -qx "jobstatus SUCCESS" "$_f"'
     check_that "$4: PMIX_QUERY_PROC_TABLE: every rank of every node" \
@@ -104,7 +104,8 @@ query_ok() {
 
 for m in 1 2 3; do
     np=$((m + 2))
-    start_job "$m" "$np"
+    # many tools attach one after the other: time for a loaded machine
+    start_job "$m" "$np" 400
     daemon_files >"$tmp/dfiles"
     n=0
     while read -r f p; do
