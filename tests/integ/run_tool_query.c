@@ -127,6 +127,7 @@ static void await_pids(void)
         pmix_info_t *res;
         size_t n, with_pid = 0;
         const pmix_data_array_t *t;
+        bool all;
 
         if (ask(keys, NULL, &res, &n) != PMIX_SUCCESS) {
             return; /* the query below says why */
@@ -135,8 +136,9 @@ static void await_pids(void)
         for (size_t k = 0; t != NULL && k < t->size; k++) {
             with_pid += ((pmix_proc_info_t *)t->array)[k].pid > 0;
         }
+        all = t != NULL && with_pid == t->size;
         PMIX_INFO_FREE(res, n);
-        if (t != NULL && with_pid == t->size) {
+        if (all) {
             return;
         }
         usleep(100000);
