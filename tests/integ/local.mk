@@ -53,11 +53,13 @@ EXTRA_DIST += tests/integ/test_run_common.sh tests/integ/test_run_basic.sh \
               tests/integ/test_run_query.sh
 # tools (RFC0010): run_tool attaches to rdpmixd / rdpmixd --system
 check_PROGRAMS += tests/integ/run_tool
-tests_integ_run_tool_SOURCES = tests/integ/run_tool.c
+tests_integ_run_tool_SOURCES = tests/integ/run_tool.c tests/integ/run_tool_query.c \
+                              tests/integ/query_keys.h
 tests_integ_run_tool_LDADD   = libpmix.la
 tests_integ_run_tool_LDFLAGS = -no-install
-TESTS      += tests/integ/test_tool.sh
-EXTRA_DIST += tests/integ/test_tool.sh
+TESTS      += tests/integ/test_tool.sh tests/integ/test_tool_query.sh
+EXTRA_DIST += tests/integ/test_tool.sh tests/integ/test_tool_query.sh \
+              tests/integ/test_tool_common.sh
 # pmix-bench's phases and options (bench/README.md)
 TESTS      += tests/integ/test_run_bench.sh
 EXTRA_DIST += tests/integ/test_run_bench.sh

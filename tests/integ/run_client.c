@@ -1312,12 +1312,14 @@ int connect_main(int argc, char **argv); /* run_client_connect.c */
 int group_main(const char *mode);        /* run_client_group.c */
 int pnet_main(const char *own, const char *other); /* run_client_pnet.c */
 
-/* run_client wait FILE: a rank tools can attach to.  Each rank prints
- * "tool-target rank R pid P host H" and stays until FILE exists (at most
- * 120 s, then it fails), so a test decides when the job ends. */
-static int wait_main(const char *file)
+/* run_client wait FILE [SECS]: a rank tools can attach to.  Each rank
+ * prints "tool-target rank R pid P host H" and stays until FILE exists
+ * (at most SECS, default 120 s, then it fails), so a test decides when
+ * the job ends. */
+static int wait_main(const char *file, const char *secs)
 {
     char host[256] = "?";
+    long limit     = secs != NULL ? strtol(secs, NULL, 10) : 120;
     pmix_status_t rc;
 
     rc = PMIx_Init(&me, NULL, 0);
@@ -1330,8 +1332,9 @@ static int wait_main(const char *file)
            (int)getpid(), host, me.nspace);
     fflush(stdout);
     for (int i = 0; access(file, F_OK) != 0; i++) {
-        if (i == 1200) {
-            fail("rank %u: %s did not appear within 120 s", me.rank, file);
+        if (i == limit * 10) {
+            fail("rank %u: %s did not appear within %ld s", me.rank, file,
+                 limit);
         }
         usleep(100000);
     }
@@ -1368,8 +1371,8 @@ int main(int argc, char **argv)
     if (argc == 3 && strcmp(argv[1], "group") == 0) {
         return group_main(argv[2]);
     }
-    if (argc == 3 && strcmp(argv[1], "wait") == 0) {
-        return wait_main(argv[2]);
+    if ((argc == 3 || argc == 4) && strcmp(argv[1], "wait") == 0) {
+        return wait_main(argv[2], argc > 3 ? argv[3] : NULL);
     }
     if (argc == 4 && strcmp(argv[1], "pnet") == 0) {
         return pnet_main(argv[2], argv[3]);

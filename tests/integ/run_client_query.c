@@ -21,6 +21,7 @@
  *                              the table; "rank R queryall ok".
  */
 #include "run_client.h"
+#include "query_keys.h"
 
 #include <pmix.h>
 
@@ -206,17 +207,7 @@ static void check_string(const pmix_info_t *res, size_t n, const char *key)
 
 static void all_keys(unsigned size)
 {
-    char *keys[] = {PMIX_QUERY_NAMESPACES,
-                    PMIX_QUERY_NAMESPACE_INFO,
-                    PMIX_QUERY_JOB_STATUS,
-                    PMIX_QUERY_PROC_TABLE,
-                    PMIX_QUERY_LOCAL_PROC_TABLE,
-                    PMIX_QUERY_SPAWN_SUPPORT,
-                    PMIX_QUERY_DEBUG_SUPPORT,
-                    PMIX_QUERY_MEMORY_USAGE,
-                    PMIX_QUERY_NUM_PSETS,
-                    PMIX_QUERY_PSET_NAMES,
-                    NULL};
+    char *keys[] = {JOB_QUERY_KEYS, NULL};
     const pmix_data_array_t *t, *mem;
     pmix_info_t *res;
     size_t n;

@@ -13,14 +13,24 @@
  *   ACTION: ident (print who we are and which server we reached),
  *           log MSG (PMIx_Log_nb of MSG to stdout, "MSG twice" to stderr,
  *           with PMIX_LOG_TIMESTAMP and PMIX_LOG_ONCE),
- *           get NSPACE (PMIx_Get of that job's PMIX_JOB_SIZE)
+ *           get NSPACE (PMIx_Get of that job's PMIX_JOB_SIZE),
+ *           query (every query key, run_tool_query.c),
+ *           setserver (PMIx_tool_set_server to our server with a required
+ *           and then an optional PMIX_TIMEOUT: "set_server reqd STATUS",
+ *           "set_server optional STATUS")
  *   how:    pid=P ns=SERVER-NSPACE uri=URI system sysfirst tmpdir=DIR
  *           toolns=NSPACE toolrank=R retries=N delay=S
+ *           qns=NSPACE (query: the PMIX_NSPACE qualifier)
+ *           timeout=S (PMIX_TIMEOUT, which tool_init does not support)
+ *           reqd (the info before it becomes PMIX_INFO_REQD)
  * A failed PMIx_tool_init prints "tool_init: STATUS" and exits 3.
  */
 
 static pmix_info_t info[12];
 static size_t ninfo;
+static const char *query_nspace; /* qns=: the query's PMIX_NSPACE */
+
+int tool_query_main(const char *qns); /* run_tool_query.c */
 
 static void add(const char *key, const void *val, pmix_data_type_t type)
 {
@@ -57,6 +67,14 @@ static void parse_how(const char *w)
         add(PMIX_CONNECT_MAX_RETRIES, &u, PMIX_UINT32);
     } else if (strncmp(w, "delay=", 6) == 0) {
         add(PMIX_CONNECT_RETRY_DELAY, &u, PMIX_UINT32);
+    } else if (strncmp(w, "timeout=", 8) == 0) {
+        int secs = (int)u;
+
+        add(PMIX_TIMEOUT, &secs, PMIX_INT);
+    } else if (strcmp(w, "reqd") == 0 && ninfo > 0) {
+        PMIX_INFO_REQUIRED(&info[ninfo - 1]);
+    } else if (strncmp(w, "qns=", 4) == 0) {
+        query_nspace = v + 1;
     } else {
         fprintf(stderr, "run_tool: unknown '%s'\n", w);
         exit(2);
@@ -111,6 +129,25 @@ static int do_log(const char *msg)
     return rc == PMIX_SUCCESS ? 0 : 1;
 }
 
+/* PMIx_tool_set_server to the server we have: fine, unless a directive
+ * it does not support is required. */
+static int do_set_server(const pmix_proc_t *server)
+{
+    int secs = 5;
+    pmix_info_t dir;
+    pmix_status_t reqd, optional;
+
+    PMIX_INFO_LOAD(&dir, PMIX_TIMEOUT, &secs, PMIX_INT);
+    PMIX_INFO_REQUIRED(&dir);
+    reqd = PMIx_tool_set_server(server, &dir, 1);
+    PMIX_INFO_OPTIONAL(&dir);
+    optional = PMIx_tool_set_server(server, &dir, 1);
+    PMIX_INFO_DESTRUCT(&dir);
+    printf("set_server reqd %s\n", PMIx_Error_string(reqd));
+    printf("set_server optional %s\n", PMIx_Error_string(optional));
+    return reqd == PMIX_ERR_NOT_SUPPORTED && optional == PMIX_SUCCESS ? 0 : 1;
+}
+
 static int do_get(const char *nspace)
 {
     pmix_proc_t job;
@@ -138,7 +175,9 @@ int main(int argc, char **argv)
     pmix_status_t rc;
 
     if (argc < 2) {
-        fprintf(stderr, "usage: run_tool ident|log MSG|get NSPACE [how...]\n");
+        fprintf(stderr,
+                "usage: run_tool ident|log MSG|get NSPACE|query|setserver "
+                "[how...]\n");
         return 2;
     }
     if (strcmp(argv[1], "log") == 0 || strcmp(argv[1], "get") == 0) {
@@ -166,6 +205,10 @@ int main(int argc, char **argv)
         ret |= do_log(argv[2]);
     } else if (strcmp(argv[1], "get") == 0 && argc > 2) {
         ret |= do_get(argv[2]);
+    } else if (strcmp(argv[1], "setserver") == 0 && nservers == 1) {
+        ret |= do_set_server(&servers[0]);
+    } else if (strcmp(argv[1], "query") == 0) {
+        ret |= tool_query_main(query_nspace);
     }
     PMIX_PROC_FREE(servers, nservers);
     rc = PMIx_tool_finalize();

@@ -3,45 +3,15 @@
 # running job (rdpmix-run --nodes 1 and 3) by search, server pid, server
 # nspace, URI; queries namespaces and proc tables (rdpmix-ps, checked
 # against what the ranks say of themselves); logs into the job's output;
-# gets job info; a tool of another user is refused; several session
+# gets job info; required directives of PMIx_tool_init / set_server;
+# a tool of another user is refused; several session
 # servers and none chosen is an error; rdpmixd --system with a private
 # PMIX_SYSTEM_TMPDIR (system only, system first, retries until it appears).
 . "${top_srcdir:-.}/tests/integ/test_run_common.sh"
+. "${top_srcdir:-.}/tests/integ/test_tool_common.sh"
 
-client="$builddir/tests/integ/run_client"
-tool="$builddir/tests/integ/run_tool"
 ps="$builddir/src/run/rdpmix-ps"
 rdpmixd="$builddir/src/run/rdpmixd"
-
-# start_job M N: N ranks on M nodes that wait for $tmp/go; returns once
-# every rank said who it is
-start_job() {
-    rm -f "$tmp/go"
-    timeout -k 5 150 "$RUN" --nodes "$1" -n "$2" "$client" wait "$tmp/go" \
-        >"$tmp/out" 2>"$tmp/err" </dev/null &
-    jobpid=$!
-    job_ranks=$2
-    poll_for 60 '[ "$(grep -c "^tool-target " "$tmp/out")" -ge "$job_ranks" ]'
-}
-
-stop_job() {
-    touch "$tmp/go"
-    wait "$jobpid"
-    rc=$?
-}
-
-# the daemons' pid rendezvous files: "FILE PID" per daemon
-daemon_files() {
-    for f in "$TMPDIR"/*/pmix.*.tool.*; do
-        case ${f##*.tool.} in *[!0-9]*) continue ;; esac
-        echo "$f ${f##*.tool.}"
-    done
-}
-
-# the job's nspace, as its ranks print it
-job_nspace() {
-    sed -n 's/^tool-target .* nspace \([^ ]*\)$/\1/p' "$tmp/out" | head -1
-}
 
 # every rank's line "NSPACE RANK HOST PID" is in rdpmix-ps output $1
 ps_lists_ranks() {
@@ -79,6 +49,18 @@ check_that "1 node: a tool may bring its own identity (PMIX_TOOL_NSPACE/RANK)" \
 "$tool" ident toolns="$ns" >"$tmp/t1" 2>&1
 check_that "1 node: ... but not a job's nspace" \
     'grep -q "^tool_init: " "$tmp/t1"'
+"$tool" ident timeout=5 reqd >"$tmp/t1" 2>&1
+check_that "1 node: a required directive PMIx_tool_init does not support: NOT-SUPPORTED" \
+    'grep -qx "tool_init: NOT-SUPPORTED" "$tmp/t1"'
+"$tool" ident timeout=5 >"$tmp/t1" 2>&1
+check_that "1 node: ... the same directive optional: ignored" \
+    'grep -q "^tool .* server rdpmixd\." "$tmp/t1"'
+"$tool" ident pid="$dpid" reqd >"$tmp/t1" 2>&1
+check_that "1 node: ... a required directive it supports (PMIX_SERVER_PIDINFO): attached" \
+    'grep -q "^tool .* server rdpmixd\." "$tmp/t1"'
+"$tool" setserver >"$tmp/t1" 2>&1
+check_that "1 node: PMIx_tool_set_server: a required unsupported directive fails, an optional one not" \
+    'grep -qx "set_server reqd NOT-SUPPORTED" "$tmp/t1" && grep -qx "set_server optional SUCCESS" "$tmp/t1"'
 "$tool" get "$ns" >"$tmp/t1" 2>&1
 check_that "1 node: a tool gets the job's PMIX_JOB_SIZE" \
     'grep -qx "job size 2" "$tmp/t1"'

@@ -18,6 +18,7 @@
 
 #include <pmix.h>
 
+#include "core/util/directive.h"
 #include "core/util/query.h"
 
 static const pmix_info_t *find(const pmix_info_t *info, size_t n,
@@ -207,6 +208,44 @@ static void test_attributes(void **state)
     PMIX_INFO_DESTRUCT(&q);
 }
 
+/* The tool side: the tool functions that work (not the IOF stubs), with
+ * the attributes their directive checks accept. */
+static void test_tool_side(void **state)
+{
+    pmix_info_t q[2], out;
+    pmix_query_t query = {.qualifiers = q, .nqual = 2};
+    const pmix_data_array_t *e, *ra;
+    const pmix_info_t *list, *init;
+    const pmix_regattr_t *attrs;
+    size_t found = 0;
+
+    (void)state;
+    PMIX_INFO_LOAD(&q[0], PMIX_TOOL_FUNCTIONS, "", PMIX_STRING);
+    PMIX_INFO_LOAD(&q[1], PMIX_TOOL_ATTRIBUTES, "PMIx_tool_init", PMIX_STRING);
+    assert_int_equal(rdp_qry_attr_support(&query, RDP_QRY_TOOL, &out),
+                     PMIX_SUCCESS);
+    e    = entries(&out);
+    list = find(e->array, e->size, PMIX_TOOL_FUNCTIONS);
+    assert_non_null(list);
+    assert_int_equal(list->value.type, PMIX_STRING);
+    assert_non_null(strstr(list->value.data.string, "PMIx_tool_init,"));
+    assert_non_null(strstr(list->value.data.string, "PMIx_tool_get_servers"));
+    assert_null(strstr(list->value.data.string, "PMIx_IOF"));
+    init = find(e->array, e->size, "PMIx_tool_init");
+    assert_non_null(init);
+    ra    = init->value.data.darray;
+    attrs = ra->array;
+    for (size_t i = 0; i < ra->size; i++) {
+        assert_true(rdp_attr_is_supported("PMIx_tool_init", attrs[i].string));
+        found += strcmp(attrs[i].name, "PMIX_SERVER_PIDINFO") == 0
+                 || strcmp(attrs[i].name, "PMIX_CONNECT_TO_SYSTEM") == 0;
+    }
+    assert_int_equal(found, 2);
+    PMIX_INFO_DESTRUCT(&out);
+    PMIX_INFO_DESTRUCT(&q[0]);
+    PMIX_INFO_DESTRUCT(&q[1]);
+}
+
 static void test_host_registration(void **state)
 {
     char *attrs[] = {"PMIX_LOG_STDOUT", "PMIX_LOG_ONCE", NULL};
@@ -384,6 +423,7 @@ int main(void)
         cmocka_unit_test(test_no_side),
         cmocka_unit_test(test_functions),
         cmocka_unit_test(test_attributes),
+        cmocka_unit_test(test_tool_side),
         cmocka_unit_test(test_host_registration),
         cmocka_unit_test(test_servers),
         cmocka_unit_test(test_servers_dir),

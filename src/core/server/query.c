@@ -400,6 +400,59 @@ static rdp_srv_hostop_t *query_op(rdp_srv_peer_t *peer, uint32_t tag,
     return op;
 }
 
+/* ---- a tool's default job ---- */
+
+/* The one job this server hosts, or NULL when it hosts none or several. */
+static const char *only_job(void)
+{
+    rdp_srv_nspace_t *it;
+    const char *only = NULL;
+
+    rdp_list_for_each(it, &rdp_srv.nspaces, link) {
+        if (!it->registered) {
+            continue;
+        }
+        if (only != NULL) {
+            return NULL;
+        }
+        only = it->name;
+    }
+    return only;
+}
+
+/* A tool is a job of its own, which no query is about: a query of a
+ * tool without PMIX_NSPACE is about the one job this server hosts (the
+ * rdpmixd case), and carries that as its qualifier, so the host's answers
+ * agree with ours.  With several jobs, the tool must name one. */
+static pmix_status_t default_tool_nspace(srv_query_t *sq)
+{
+    const char *job = only_job();
+
+    for (size_t i = 0; job != NULL && i < sq->nqueries; i++) {
+        pmix_query_t *q = &sq->queries[i];
+        pmix_info_t *more;
+
+        if (rdp_query_nspace(q, NULL) != NULL) {
+            continue;
+        }
+        PMIX_INFO_CREATE(more, q->nqual + 1);
+        if (more == NULL) {
+            return PMIX_ERR_NOMEM;
+        }
+        for (size_t k = 0; k < q->nqual; k++) {
+            if (PMIx_Info_xfer(&more[k], &q->qualifiers[k]) != PMIX_SUCCESS) {
+                PMIX_INFO_FREE(more, q->nqual + 1);
+                return PMIX_ERR_NOMEM;
+            }
+        }
+        PMIX_INFO_LOAD(&more[q->nqual], PMIX_NSPACE, job, PMIX_STRING);
+        PMIX_INFO_FREE(q->qualifiers, q->nqual);
+        q->qualifiers = more;
+        q->nqual++;
+    }
+    return PMIX_SUCCESS;
+}
+
 /* The queries of a request; a malformed one closes the connection. */
 static srv_query_t *parse_query(rdp_srv_peer_t *peer, uint32_t tag,
                                 rdp_rbuf_t *rb)
@@ -420,6 +473,14 @@ static srv_query_t *parse_query(rdp_srv_peer_t *peer, uint32_t tag,
     }
     if (status == PMIX_SUCCESS && sq->nqueries == 0) {
         status = PMIX_ERR_BAD_PARAM;
+    }
+    if (status == PMIX_SUCCESS && rdp_srv_tool_is(peer->client)) {
+        status = default_tool_nspace(sq);
+        if (status != PMIX_SUCCESS) {
+            rdp_srv_reply_status(peer, RDP_CMD_QUERY_ACK, tag, status);
+            srv_query_free(sq);
+            return NULL;
+        }
     }
     if (status != PMIX_SUCCESS) {
         rdp_log_error(SERVER,

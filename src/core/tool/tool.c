@@ -7,6 +7,7 @@
 #include "core/common/runtime.h"
 #include "core/tool/rendezvous.h"
 #include "core/util/alloc.h"
+#include "core/util/directive.h"
 #include "core/util/log.h"
 #include "core/util/status.h"
 
@@ -315,6 +316,7 @@ pmix_status_t PMIx_tool_init(pmix_proc_t *proc, pmix_info_t info[],
     if (info == NULL && ninfo > 0) {
         return PMIX_ERR_BAD_PARAM;
     }
+    RDP_CHECK_DIRECTIVES(info, ninfo);
     pthread_mutex_lock(&tool.lock);
     if (tool.refs == 0) {
         status = first_init(info, ninfo);
@@ -357,6 +359,7 @@ pmix_status_t PMIx_tool_attach_to_server(pmix_proc_t *myproc,
     if (info == NULL && ninfo > 0) {
         return PMIX_ERR_BAD_PARAM;
     }
+    RDP_CHECK_DIRECTIVES(info, ninfo);
     pthread_mutex_lock(&tool.lock);
     if (tool.refs == 0) {
         status = PMIX_ERR_INIT;
@@ -445,6 +448,7 @@ pmix_status_t PMIx_tool_set_server(const pmix_proc_t *server,
     if (server == NULL || (info == NULL && ninfo > 0)) {
         return PMIX_ERR_BAD_PARAM;
     }
+    RDP_CHECK_DIRECTIVES(info, ninfo);
     pthread_mutex_lock(&tool.lock);
     if (tool.refs == 0) {
         status = PMIX_ERR_INIT;
@@ -460,6 +464,10 @@ pmix_status_t PMIx_tool_set_server(const pmix_proc_t *server,
 pmix_status_t PMIx_tool_connect_to_server(pmix_proc_t *proc, pmix_info_t info[],
                                           size_t ninfo)
 {
+    if (info == NULL && ninfo > 0) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    RDP_CHECK_DIRECTIVES(info, ninfo);
     return PMIx_tool_attach_to_server(proc, NULL, info, ninfo);
 }
 
@@ -478,6 +486,8 @@ pmix_status_t PMIx_IOF_pull(const pmix_proc_t procs[], size_t nprocs,
                             pmix_iof_cbfunc_t cbfunc,
                             pmix_hdlr_reg_cbfunc_t regcbfunc, void *regcbdata)
 {
+    /* directives first, as every call taking them */
+    RDP_CHECK_DIRECTIVES(directives, ndirs);
     return iof_not_supported("PMIx_IOF_pull");
 }
 
@@ -485,6 +495,8 @@ pmix_status_t PMIx_IOF_deregister(size_t iofhdlr,
                                   const pmix_info_t directives[], size_t ndirs,
                                   pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
+    /* directives first, as every call taking them */
+    RDP_CHECK_DIRECTIVES(directives, ndirs);
     return iof_not_supported("PMIx_IOF_deregister");
 }
 
@@ -493,6 +505,8 @@ pmix_status_t PMIx_IOF_push(const pmix_proc_t targets[], size_t ntargets,
                             const pmix_info_t directives[], size_t ndirs,
                             pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
+    /* directives first, as every call taking them */
+    RDP_CHECK_DIRECTIVES(directives, ndirs);
     return iof_not_supported("PMIx_IOF_push");
 }
 

@@ -117,6 +117,7 @@ static const char *const tool_init_attrs[] = {PMIX_TOOL_NSPACE,
                                               PMIX_CONNECT_MAX_RETRIES,
                                               PMIX_CONNECT_RETRY_DELAY,
                                               PMIX_TOOL_DO_NOT_CONNECT,
+                                              PMIX_TOOL_CONNECT_OPTIONAL,
                                               PMIX_SERVER_TMPDIR,
                                               PMIX_SYSTEM_TMPDIR,
                                               END};
@@ -126,6 +127,7 @@ static const char *const none_attrs[]      = {END};
 enum {
     TAKES_DATA = 1, /* keys that are no attribute are the caller's data */
     TAKES_ANY  = 2, /* every key is the host's data: nothing is checked */
+    STUB       = 4, /* returns PMIX_ERR_NOT_SUPPORTED whatever it gets */
 };
 
 typedef struct fn_attrs {
@@ -171,11 +173,15 @@ static const fn_attrs_t functions[] = {
     {"PMIx_server_register_resources", RDP_API_SERVER, TAKES_ANY, none_attrs},
     {"PMIx_server_deregister_resources", RDP_API_SERVER, TAKES_ANY, none_attrs},
     {"PMIx_tool_init", RDP_API_TOOL, 0, tool_init_attrs},
+    {"PMIx_tool_finalize", RDP_API_TOOL, 0, none_attrs},
     {"PMIx_tool_attach_to_server", RDP_API_TOOL, 0, tool_init_attrs},
+    {"PMIx_tool_connect_to_server", RDP_API_TOOL, 0, tool_init_attrs},
+    {"PMIx_tool_disconnect", RDP_API_TOOL, 0, none_attrs},
+    {"PMIx_tool_get_servers", RDP_API_TOOL, 0, none_attrs},
     {"PMIx_tool_set_server", RDP_API_TOOL, 0, none_attrs},
-    {"PMIx_IOF_pull", RDP_API_TOOL, 0, none_attrs},
-    {"PMIx_IOF_deregister", RDP_API_TOOL, 0, none_attrs},
-    {"PMIx_IOF_push", RDP_API_TOOL, 0, none_attrs},
+    {"PMIx_IOF_pull", RDP_API_TOOL, STUB, none_attrs},
+    {"PMIx_IOF_deregister", RDP_API_TOOL, STUB, none_attrs},
+    {"PMIx_IOF_push", RDP_API_TOOL, STUB, none_attrs},
 };
 #define NFUNCTIONS (sizeof(functions) / sizeof(functions[0]))
 
@@ -252,6 +258,13 @@ bool rdp_attr_is_supported(const char *function, const char *key)
     const fn_attrs_t *row = find_function(function);
 
     return row != NULL && key != NULL && row_supports(row, key);
+}
+
+bool rdp_attr_is_stub(const char *function)
+{
+    const fn_attrs_t *row = find_function(function);
+
+    return row != NULL && (row->flags & STUB) != 0;
 }
 
 bool rdp_attr_takes_any(const char *function)

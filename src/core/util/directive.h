@@ -55,6 +55,10 @@ bool rdp_attr_is_supported(const char *function, const char *key);
  * with *@a kind_p (may be NULL) set to its API. */
 const char *rdp_attr_function_name(size_t i, rdp_api_kind_t *kind_p);
 
+/** True if @a function is in the table only to check its directives: it
+ * returns PMIX_ERR_NOT_SUPPORTED whatever it is given (IOF today). */
+bool rdp_attr_is_stub(const char *function);
+
 /** True if @a function takes any key (its info is the host's data, which
  * rdpmix stores or passes on without reading it as directives). */
 bool rdp_attr_takes_any(const char *function);

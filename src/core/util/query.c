@@ -5,6 +5,7 @@
 
 #include "core/util/alloc.h"
 #include "core/util/attr_type.h"
+#include "core/util/directive.h"
 #include "core/util/value.h"
 
 #include <pmix.h>
@@ -142,8 +143,6 @@ static const fn_attrs_t server_fns[] = {
     {"PMIx_Register_attributes", NONE},
     {NULL, NULL}};
 
-/* The tool library offers nothing yet (PMIx_tool_init is not supported). */
-static const fn_attrs_t tool_fns[] = {{NULL, NULL}};
 
 /* The host's registrations (PMIx_Register_attributes), any thread. */
 typedef struct host_fn {
@@ -367,6 +366,60 @@ static fn_attrs_t *host_table(void)
     return t;
 }
 
+static void tool_free(fn_attrs_t *t)
+{
+    for (size_t i = 0; t != NULL && t[i].function != NULL; i++) {
+        rdp_free((void *)t[i].attrs);
+    }
+    rdp_free(t);
+}
+
+/* The names of the attributes @a fn's directive check accepts. */
+static const char **attr_names_of(const char *fn)
+{
+    size_t n = 0;
+    const char **names;
+
+    while (rdp_attr_supported_by(fn, n) != NULL) {
+        n++;
+    }
+    names = rdp_calloc(n + 1, sizeof(*names));
+    for (size_t k = 0; names != NULL && k < n; k++) {
+        /* static strings */
+        names[k] = PMIx_Get_attribute_name(rdp_attr_supported_by(fn, k));
+    }
+    return names;
+}
+
+/* The tool side, from the directive table (directive.c), which lists what
+ * each tool function's directive check accepts: every tool function but
+ * the stubs (IOF), with its attributes by name.  Free with tool_free. */
+static fn_attrs_t *tool_table(void)
+{
+    size_t nfn = 0, n = 0;
+    rdp_api_kind_t kind;
+    const char *fn;
+    fn_attrs_t *t;
+
+    while (rdp_attr_function_name(nfn, NULL) != NULL) {
+        nfn++;
+    }
+    t = rdp_calloc(nfn + 1, sizeof(*t));
+    for (size_t i = 0; t != NULL && i < nfn; i++) {
+        fn = rdp_attr_function_name(i, &kind);
+        if (kind != RDP_API_TOOL || rdp_attr_is_stub(fn)) {
+            continue;
+        }
+        t[n].attrs = attr_names_of(fn);
+        if (t[n].attrs == NULL) {
+            tool_free(t);
+            return NULL;
+        }
+        t[n++].function = fn;
+    }
+    return t;
+}
+
 typedef struct side_keys {
     unsigned side;
     const char *fns_key;
@@ -403,7 +456,8 @@ unsigned rdp_qry_attr_sides(const pmix_query_t *q)
                : RDP_QRY_CLIENT | RDP_QRY_SERVER | RDP_QRY_TOOL | RDP_QRY_HOST;
 }
 
-static const fn_attrs_t *side_table(unsigned side, fn_attrs_t *host)
+static const fn_attrs_t *side_table(unsigned side, fn_attrs_t *host,
+                                    fn_attrs_t *tool)
 {
     switch (side) {
     case RDP_QRY_CLIENT:
@@ -411,7 +465,7 @@ static const fn_attrs_t *side_table(unsigned side, fn_attrs_t *host)
     case RDP_QRY_SERVER:
         return server_fns;
     case RDP_QRY_TOOL:
-        return tool_fns;
+        return tool;
     default:
         return host;
     }
@@ -444,13 +498,13 @@ pmix_status_t rdp_qry_attr_support(const pmix_query_t *q, unsigned sides,
 {
     entries_t e          = {0};
     pmix_status_t status = PMIX_SUCCESS;
-    fn_attrs_t *host;
+    fn_attrs_t *host, *tool = tool_table();
     /* no side qualifier: list the functions of every side asked */
     bool unqualified = sides_named(q) == 0;
 
     pthread_mutex_lock(&host_lock);
     host = host_table();
-    if (host == NULL) {
+    if (host == NULL || tool == NULL) {
         status = PMIX_ERR_NOMEM;
     }
     for (size_t i = 0;
@@ -458,11 +512,12 @@ pmix_status_t rdp_qry_attr_support(const pmix_query_t *q, unsigned sides,
          i++) {
         if ((sides & side_keys[i].side) != 0) {
             status = add_side(&e, q, unqualified, &side_keys[i],
-                              side_table(side_keys[i].side, host));
+                              side_table(side_keys[i].side, host, tool));
         }
     }
     pthread_mutex_unlock(&host_lock);
     rdp_free(host);
+    tool_free(tool);
     if (status == PMIX_SUCCESS && e.n == 0) {
         status = PMIX_ERR_NOT_FOUND;
     }
