@@ -4,6 +4,8 @@
 
 #include <pmix_common.h>
 
+#include "core/util/hash.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -22,6 +24,10 @@ typedef struct rdp_pnet_out {
 
 /** Add PMIX_SET_ENVAR @a name=@a value (copied). */
 pmix_status_t rdp_pnet_out_setenv(rdp_pnet_out_t *out, const char *name,
+                                  const char *value);
+
+/** Add PMIX_ADD_ENVAR @a name=@a value (copied): set unless already set. */
+pmix_status_t rdp_pnet_out_addenv(rdp_pnet_out_t *out, const char *name,
                                   const char *value);
 
 /** Add a job-level value @a key (copied) of @a type. */
@@ -56,7 +62,54 @@ typedef struct rdp_pnet_module {
     pmix_status_t (*derive)(const char *nspace, rdp_pnet_out_t *out);
     /* each node: the job ended here */
     void (*job_end)(const char *nspace);
+    /* each node, at register_nspace, for every process the host gave a
+     * binding: what that process alone gets (ib: UCX_NET_DEVICES, its
+     * nearest HCAs), as environment directives into @a out.  The binding
+     * is @a cpuset (PMIX_CPUSET), else @a locality (PMIX_LOCALITY_STRING);
+     * one of them is set */
+    pmix_status_t (*setup_proc)(const char *nspace, pmix_rank_t rank,
+                                const char *cpuset, const char *locality,
+                                rdp_pnet_out_t *out);
 } rdp_pnet_module_t;
+
+/* ---- the selection (pnet.c) ---- */
+
+/** How many modules are selected */
+size_t rdp_pnet_nselected(void);
+
+/** The @a i-th selected module, in running order */
+const rdp_pnet_module_t *rdp_pnet_selected_module(size_t i);
+
+/** @a out's list as a new array (NULL, 0 when empty); the list is kept */
+pmix_status_t rdp_pnet_out_finish(rdp_pnet_out_t *out, pmix_info_t **info_p,
+                                  size_t *ninfo_p);
+
+/** pnet's lock over what setup_fork reads; a pthread_atfork handler holds
+ * it across fork, so a forked child finds it free and the tables whole */
+void rdp_pnet_lock(void);
+void rdp_pnet_unlock(void);
+
+/**
+ * Under the caller's lock: keep @a value for @a nspace in @a table
+ * (initialised on first use, *@a ready then set; @a value NULL: forget);
+ * *@a old_p gets what was kept before (NULL if nothing), for the caller
+ * to destroy once unlocked.
+ */
+pmix_status_t rdp_pnet_table_swap(rdp_hash_t *table, bool *ready,
+                                  const char *nspace, void *value,
+                                  void **old_p);
+
+/* ---- per-process environment (pnet_proc.c) ---- */
+
+/** Apply what was kept for process @a rank of @a nspace to *@a env */
+pmix_status_t rdp_pnet_proc_setup_fork(const char *nspace, pmix_rank_t rank,
+                                       char ***env);
+
+/** Forget (and wipe) what was kept for @a nspace's processes */
+void rdp_pnet_procs_forget(const char *nspace);
+
+/** Forget every nspace's processes */
+void rdp_pnet_procs_cleanup(void);
 
 /* ---- pools (pnet_pool.c): values of [lo, hi] held by live jobs ---- */
 

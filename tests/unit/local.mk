@@ -260,6 +260,13 @@ tests_unit_test_pnet_sha256_t_SOURCES = tests/unit/test_pnet_sha256.c
 tests_unit_test_pnet_sha256_t_CFLAGS  = $(RDP_TEST_CFLAGS)
 tests_unit_test_pnet_sha256_t_LDADD   = $(RDP_TEST_LIBS)
 TESTS += tests/unit/test_pnet_sha256.t
+
+check_PROGRAMS += tests/unit/test_pnet_ib.t
+tests_unit_test_pnet_ib_t_SOURCES = tests/unit/test_pnet_ib.c
+tests_unit_test_pnet_ib_t_CFLAGS  = $(RDP_TEST_CFLAGS)
+tests_unit_test_pnet_ib_t_LDADD   = $(RDP_TEST_LIBS)
+TESTS += tests/unit/test_pnet_ib.t
+EXTRA_DIST += tests/data/ib2pkg.xml tests/data/nohca2pkg.xml
 endif
 
 # the RDPMIX_* settings table (src/core/util/config_table.c)
