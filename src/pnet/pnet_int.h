@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /*
  * What a module adds to setup_application's answer: environment
@@ -147,6 +148,36 @@ pmix_status_t rdp_pnet_conf_range(const char *name, uint32_t *lo_p,
 /** Setting @a name as a positive count, @a dflt when absent. */
 pmix_status_t rdp_pnet_conf_count(const char *name, uint32_t dflt,
                                   uint32_t *n_p);
+
+/* ---- CXI services through libcxi (pnet_cxi.c; sshot) ---- */
+
+#define RDP_PNET_CXI_MAX_DEVICES 16
+
+typedef struct rdp_pnet_cxi rdp_pnet_cxi_t;
+
+/**
+ * dlopen libcxi at @a path ("libcxi.so.1", or a file) and find its service
+ * functions.  PMIX_ERR_NOT_FOUND when it cannot be loaded (the node has
+ * none: debug log), PMIX_ERR_NOT_SUPPORTED when it lacks a function
+ * (warned).  Release with rdp_pnet_cxi_unload.
+ */
+pmix_status_t rdp_pnet_cxi_load(const char *path, rdp_pnet_cxi_t **cxi_p);
+
+void rdp_pnet_cxi_unload(rdp_pnet_cxi_t *cxi);
+
+/**
+ * On every device of @a devices ("cxi0,cxi1"), allocate a service only
+ * @a uid may use, with only @a vnis (1 to 4 of them); their ids, in the
+ * devices' order, into @a svc_ids ("5,6").  On failure (logged) the
+ * services already allocated are destroyed.
+ */
+pmix_status_t rdp_pnet_cxi_setup(const rdp_pnet_cxi_t *cxi, const char *devices,
+                                 uid_t uid, const uint32_t *vnis, size_t nvnis,
+                                 char *svc_ids, size_t len);
+
+/** Destroy the services @a svc_ids of rdp_pnet_cxi_setup on @a devices */
+void rdp_pnet_cxi_release(const rdp_pnet_cxi_t *cxi, const char *devices,
+                          const char *svc_ids);
 
 extern const rdp_pnet_module_t rdp_pnet_simptest_module;
 extern const rdp_pnet_module_t rdp_pnet_opa_module;
