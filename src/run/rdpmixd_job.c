@@ -784,6 +784,20 @@ pmix_status_t rdp_run_dmn_register_nspace(const char *nspace, int nlocal,
     return status;
 }
 
+/* Can this daemon run on every online CPU?  (A cheap test that spares
+ * the usual daemon hwloc's discovery.) */
+static bool may_run_everywhere(void)
+{
+    cpu_set_t set;
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof(set), &set) != 0) {
+        return true; /* unknown (or more CPUs than a cpu_set_t): as unbound */
+    }
+    return online > 0 && CPU_COUNT(&set) >= online;
+}
+
 /*
  * The binding every local rank inherits from this daemon (it binds none
  * itself): *@a cpuset_p a bare hwloc list, *@a locality_p its locality
@@ -797,6 +811,9 @@ static void inherited_binding(char **cpuset_p, char **locality_p)
 
     *cpuset_p   = NULL;
     *locality_p = NULL;
+    if (may_run_everywhere()) {
+        return; /* the usual case: no topology to load */
+    }
     if (rdp_topo_get_binding(false, &cs) != PMIX_SUCCESS) {
         return;
     }

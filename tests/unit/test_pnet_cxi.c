@@ -164,6 +164,7 @@ static void sshot_libcxi_none_keeps_to_the_command(void **state)
     assert_int_equal(setup_node("J", "1024"), PMIX_SUCCESS);
     assert_string_equal(svc_ids("J"), "7");
     assert_int_equal(access(cxi_log, F_OK), -1);
+    rdp_pnet_job_end("J");
 }
 
 static void with_libcxi_each_device_gets_a_service(void **state)
