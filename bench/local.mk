@@ -26,6 +26,13 @@ bench_ucx_pingpong_SOURCES    = bench/ucx_pingpong.c
 bench_ucx_pingpong_CPPFLAGS   = $(AM_CPPFLAGS) -I$(top_srcdir)
 bench_ucx_pingpong_LDADD      = librdp_ucx.la librdp.la
 
+# mac-floor: the authentication floor (payload MAC cost per message and
+# side, 8 B-1 MiB) for bench/RESULTS.md's trust targets; not installed
+noinst_PROGRAMS              += bench/mac-floor
+bench_mac_floor_SOURCES       = bench/mac_floor.c
+bench_mac_floor_CPPFLAGS      = $(AM_CPPFLAGS) -I$(top_srcdir)
+bench_mac_floor_LDADD         = librdp_ucx.la librdp.la
+
 # coll-bench: allgather latency of the collective engine over UCX, M
 # processes started by bench/engine_compare.sh; not installed
 noinst_PROGRAMS              += bench/coll-bench

@@ -2,6 +2,7 @@
 #include "config.h"
 #include "pnet/pnet.h"
 #include "pnet/pnet_int.h"
+#include "core/topo/topo_near.h"
 #include "core/util/alloc.h"
 #include "core/util/hash.h"
 #include "core/util/log.h"
@@ -164,8 +165,9 @@ size_t rdp_pnet_describe(char *buf, size_t len)
 
 /* ---- setup_application (head node) ---- */
 
-pmix_status_t rdp_pnet_out_setenv(rdp_pnet_out_t *out, const char *name,
-                                  const char *value)
+/* Add the environment directive @a directive (PMIX_SET_ENVAR, ...) */
+static pmix_status_t out_envar(rdp_pnet_out_t *out, const char *directive,
+                               const char *name, const char *value)
 {
     pmix_envar_t ev = {
         .envar = (char *)name, .value = (char *)value, .separator = ':'};
@@ -173,7 +175,19 @@ pmix_status_t rdp_pnet_out_setenv(rdp_pnet_out_t *out, const char *name,
     if (!out->envars) {
         return PMIX_SUCCESS;
     }
-    return PMIx_Info_list_add(out->list, PMIX_SET_ENVAR, &ev, PMIX_ENVAR);
+    return PMIx_Info_list_add(out->list, directive, &ev, PMIX_ENVAR);
+}
+
+pmix_status_t rdp_pnet_out_setenv(rdp_pnet_out_t *out, const char *name,
+                                  const char *value)
+{
+    return out_envar(out, PMIX_SET_ENVAR, name, value);
+}
+
+pmix_status_t rdp_pnet_out_addenv(rdp_pnet_out_t *out, const char *name,
+                                  const char *value)
+{
+    return out_envar(out, PMIX_ADD_ENVAR, name, value);
 }
 
 pmix_status_t rdp_pnet_out_value(rdp_pnet_out_t *out, const char *key,
@@ -216,9 +230,18 @@ static void release_app_upto(const char *nspace, size_t n)
     }
 }
 
-/* The list as a new array (NULL, 0 when empty) */
-static pmix_status_t out_convert(rdp_pnet_out_t *out, pmix_info_t **info_p,
-                                 size_t *ninfo_p)
+size_t rdp_pnet_nselected(void)
+{
+    return nselected;
+}
+
+const rdp_pnet_module_t *rdp_pnet_selected_module(size_t i)
+{
+    return selected[i];
+}
+
+pmix_status_t rdp_pnet_out_finish(rdp_pnet_out_t *out, pmix_info_t **info_p,
+                                  size_t *ninfo_p)
 {
     pmix_data_array_t da = {0};
     pmix_status_t status = PMIx_Info_list_convert(out->list, &da);
@@ -262,7 +285,7 @@ pmix_status_t rdp_pnet_setup_app(const char *nspace, const pmix_info_t *dirs,
         }
     }
     if (status == PMIX_SUCCESS) {
-        status = out_convert(&out, info_p, ninfo_p);
+        status = rdp_pnet_out_finish(&out, info_p, ninfo_p);
     }
     if (status == PMIX_SUCCESS) {
         status = rdp_hash_set_str(&minted, nspace, &minted, NULL);
@@ -313,6 +336,17 @@ static void kept_init_once(void)
         rdp_log_warn(PNET, "cannot register a fork handler: setup_fork in "
                            "a forked child may block");
     }
+}
+
+void rdp_pnet_lock(void)
+{
+    pthread_once(&kept_once, kept_init_once);
+    kept_lock();
+}
+
+void rdp_pnet_unlock(void)
+{
+    kept_unlock();
 }
 
 /* Wipe secrets from the directives before they are freed. */
@@ -392,20 +426,31 @@ static pmix_status_t kept_replace(const char *nspace, job_env_t *je)
 
     pthread_once(&kept_once, kept_init_once);
     kept_lock();
-    if (!kept.ready) {
-        status     = rdp_hash_init(&kept.jobs, 16);
-        kept.ready = (status == PMIX_SUCCESS);
-    }
-    if (status == PMIX_SUCCESS) {
-        if (je != NULL) {
-            status = rdp_hash_set_str(&kept.jobs, nspace, je, &old);
-        } else {
-            old = rdp_hash_remove_str(&kept.jobs, nspace);
-        }
-    }
+    status = rdp_pnet_table_swap(&kept.jobs, &kept.ready, nspace, je, &old);
     kept_unlock();
     job_env_destroy(old);
     return status;
+}
+
+pmix_status_t rdp_pnet_table_swap(rdp_hash_t *table, bool *ready,
+                                  const char *nspace, void *value,
+                                  void **old_p)
+{
+    pmix_status_t status = PMIX_SUCCESS;
+
+    *old_p = NULL;
+    if (!*ready) {
+        status = rdp_hash_init(table, 16);
+        *ready = (status == PMIX_SUCCESS);
+    }
+    if (status != PMIX_SUCCESS) {
+        return status;
+    }
+    if (value != NULL) {
+        return rdp_hash_set_str(table, nspace, value, old_p);
+    }
+    *old_p = rdp_hash_remove_str(table, nspace);
+    return PMIX_SUCCESS;
 }
 
 /* Check every directive before anything is kept: a bad one would
@@ -483,7 +528,7 @@ pmix_status_t rdp_pnet_setup_local(const char *nspace, const pmix_info_t *info,
     }
     status = setup_local_all(nspace, info, ninfo, &node, &nrun);
     if (status == PMIX_SUCCESS) {
-        status = out_convert(&node, &extra, &nextra);
+        status = rdp_pnet_out_finish(&node, &extra, &nextra);
     }
     PMIx_Info_list_release(node.list);
     if (status == PMIX_SUCCESS) {
@@ -499,7 +544,8 @@ pmix_status_t rdp_pnet_setup_local(const char *nspace, const pmix_info_t *info,
     return status;
 }
 
-pmix_status_t rdp_pnet_setup_fork(const char *nspace, char ***env)
+pmix_status_t rdp_pnet_setup_fork(const char *nspace, pmix_rank_t rank,
+                                  char ***env)
 {
     pmix_status_t status = PMIX_SUCCESS;
     job_env_t *je;
@@ -512,6 +558,9 @@ pmix_status_t rdp_pnet_setup_fork(const char *nspace, char ***env)
             rdp_pnet_envar_apply(je->envars[i].key, &je->envars[i].value, env);
     }
     kept_unlock();
+    if (status == PMIX_SUCCESS) {
+        status = rdp_pnet_proc_setup_fork(nspace, rank, env);
+    }
     return status;
 }
 
@@ -563,7 +612,7 @@ pmix_status_t rdp_pnet_derive(const char *nspace)
     }
     status = derive_all(nspace, &out);
     if (status == PMIX_SUCCESS) {
-        status = out_convert(&out, &info, &ninfo);
+        status = rdp_pnet_out_finish(&out, &info, &ninfo);
     }
     PMIx_Info_list_release(out.list);
     if (status == PMIX_SUCCESS && ninfo > 0) {
@@ -639,6 +688,7 @@ void rdp_pnet_job_end(const char *nspace)
         release_app_upto(nspace, nselected);
     }
     (void)kept_replace(nspace, NULL);
+    rdp_pnet_procs_forget(nspace);
 }
 
 void rdp_pnet_cleanup(void)
@@ -655,6 +705,8 @@ void rdp_pnet_cleanup(void)
         kept.ready = false;
     }
     kept_unlock();
+    rdp_pnet_procs_cleanup();
+    rdp_topo_near_cleanup();
     rdp_hash_cleanup(&minted);
     nselected         = 0;
     selected_names[0] = '\0';

@@ -83,11 +83,26 @@ pmix_status_t rdp_pnet_setup_local(const char *nspace, const pmix_info_t *info,
                                    size_t ninfo);
 
 /**
- * Apply @a nspace's environment directives to *@a env (a NULL-terminated
+ * Apply @a nspace's environment directives, then those of its process
+ * @a rank alone (rdp_pnet_setup_procs), to *@a env (a NULL-terminated
  * malloc'ed array, as PMIx_server_setup_fork's).  Nothing to apply is
  * success.  Callable from any thread and from a forked child.
  */
-pmix_status_t rdp_pnet_setup_fork(const char *nspace, char ***env);
+pmix_status_t rdp_pnet_setup_fork(const char *nspace, pmix_rank_t rank,
+                                  char ***env);
+
+/**
+ * Each node, at register_nspace: for every process of @a info's
+ * PMIX_PROC_DATA arrays that has a binding (PMIX_CPUSET, else
+ * PMIX_LOCALITY_STRING), every selected module with a per-process step
+ * decides what that process alone gets (ib: UCX_NET_DEVICES), kept for
+ * setup_fork until the job ends.  A process without a binding gets
+ * nothing of its own.  A malformed binding is PMIX_ERR_BAD_PARAM (logged)
+ * and nothing is kept for the nspace.
+ * @param [in] info  borrowed (the host's register_nspace array)
+ */
+pmix_status_t rdp_pnet_setup_procs(const char *nspace, const pmix_info_t *info,
+                                   size_t ninfo);
 
 /** Module keys of job-level values start with this ("rdpmix.pnet.ib.pkey") */
 #define RDP_PNET_KEY_PREFIX "rdpmix.pnet."

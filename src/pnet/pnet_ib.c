@@ -2,10 +2,12 @@
 #include "config.h"
 #include "pnet/pnet.h"
 #include "pnet/pnet_int.h"
+#include "core/topo/topo_near.h"
 #include "core/util/log.h"
 
 #include <dirent.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /*
@@ -14,6 +16,11 @@
  * (UCX_IB_PKEY) and Open MPI's openib BTL (OMPI_MCA_btl_openib_pkey), and
  * as the job-level value "rdpmix.pnet.ib.pkey" (uint32).  The site's
  * subnet manager must already have the keys in its partition table.
+ *
+ * Each process the host registered with a binding also gets
+ * UCX_NET_DEVICES: the ports of the HCAs nearest its cpus (topo_near.h),
+ * in the topology of "ib_topology" (an hwloc XML file) or of this machine.
+ * It is added, never overwritten: a user's own choice wins.
  */
 #define IB_POOL "ib_pkey"
 
@@ -66,12 +73,34 @@ static pmix_status_t ib_setup_app(const char *nspace, rdp_pnet_out_t *out)
     return status;
 }
 
+static pmix_status_t ib_setup_proc(const char *nspace, pmix_rank_t rank,
+                                   const char *cpuset, const char *locality,
+                                   rdp_pnet_out_t *out)
+{
+    char xml[1024];
+    const char *path = NULL;
+    char *devices    = NULL;
+    pmix_status_t status;
+
+    if (rdp_pnet_conf_get("ib_topology", xml, sizeof(xml)) && xml[0] != '\0') {
+        path = xml;
+    }
+    status = rdp_topo_near_hcas(path, cpuset, locality, &devices);
+    if (status == PMIX_SUCCESS && devices != NULL) {
+        status = rdp_pnet_out_addenv(out, "UCX_NET_DEVICES", devices);
+        rdp_log_debug(PNET, "%s: rank %u: UCX_NET_DEVICES=%s", nspace, rank,
+                      devices);
+    }
+    free(devices);
+    return status;
+}
+
 static void ib_release_app(const char *nspace)
 {
     rdp_pnet_pool_give_back(IB_POOL, nspace);
 }
 
-static const char *const settings[] = {"ib_pkeys", NULL};
+static const char *const settings[] = {"ib_pkeys", "ib_topology", NULL};
 
 const rdp_pnet_module_t rdp_pnet_ib_module = {
     .settings    = settings,
@@ -79,4 +108,5 @@ const rdp_pnet_module_t rdp_pnet_ib_module = {
     .usable      = ib_usable,
     .setup_app   = ib_setup_app,
     .release_app = ib_release_app,
+    .setup_proc  = ib_setup_proc,
 };

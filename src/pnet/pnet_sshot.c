@@ -9,7 +9,6 @@
 
 #include <pmix.h>
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -31,8 +30,10 @@
  *
  * Each node, before forks: a CXI service that only the job's user may use
  * with only those VNIs.  Through libcxi when the node has it (loaded at
- * run time; programming through it is not done yet: see docs/status.md),
- * else through the site's command "sshot_svc_command", run as
+ * run time, pnet_cxi.c; "sshot_libcxi" names another file, "none" skips
+ * it): one service per device of "sshot_devices", whose ids become
+ * SLINGSHOT_SVC_IDS; else through the site's command "sshot_svc_command",
+ * run as
  *     COMMAND setup|release NSPACE UID VNIS DEVICES
  * (also in RDPMIX_PNET_NSPACE, _UID, _VNIS, _DEVICES).  A setup line
  * "svc_ids=LIST" on its output becomes SLINGSHOT_SVC_IDS for this node's
@@ -246,19 +247,91 @@ static int run_command(const char *cmd, const char *verb, const char *nspace,
     return rc;
 }
 
-/* libcxi on this node?  Programming a service through it is not done yet:
- * the site command is used instead (docs/status.md). */
-static bool have_libcxi(void)
+/* libcxi, when this node has it ("sshot_libcxi" names another file;
+ * "none": do not use it).  NOT_FOUND / NOT_SUPPORTED: use the command. */
+static pmix_status_t cxi_open(rdp_pnet_cxi_t **cxi_p)
 {
-    void *h = dlopen("libcxi.so.1", RTLD_LAZY | RTLD_LOCAL);
+    char path[256];
 
-    if (h != NULL) {
-        dlclose(h);
-        rdp_log_warn(PNET, "sshot: libcxi is present, but rdpmix programs "
-                           "CXI services only through sshot_svc_command");
-        return true;
+    setting("sshot_libcxi", "libcxi.so.1", path, sizeof(path));
+    if (strcmp(path, "none") == 0) {
+        return PMIX_ERR_NOT_FOUND;
     }
-    return false;
+    return rdp_pnet_cxi_load(path, cxi_p);
+}
+
+/* "1024,1025" into @a v (at most @a max); their number, 0 if malformed */
+static size_t vnis_parse(const char *text, uint32_t *v, size_t max)
+{
+    size_t n = 0;
+    char *end;
+
+    for (const char *p = text; n < max; p = end + 1) {
+        unsigned long x = strtoul(p, &end, 10);
+
+        if (end == p || x > SSHOT_MAX_VNI) {
+            return 0;
+        }
+        v[n++] = (uint32_t)x;
+        if (*end == '\0') {
+            return n;
+        }
+        if (*end != ',') {
+            return 0;
+        }
+    }
+    return 0;
+}
+
+/* Keep what job_end must release: "lib SVC_IDS DEVICES" or
+ * "cmd UID VNIS DEVICES" */
+static pmix_status_t keep_service(const char *nspace, const char *how,
+                                  const char *a, const char *b,
+                                  const char *devices)
+{
+    size_t klen = strlen(how) + strlen(a) + strlen(b) + strlen(devices) + 4;
+    char *keep  = rdp_malloc(klen);
+
+    if (keep == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    snprintf(keep, klen, "%s %s %s %s", how, a, b, devices);
+    if (rdp_hash_set_str(&services, nspace, keep, NULL) != PMIX_SUCCESS) {
+        rdp_free(keep);
+        return PMIX_ERR_NOMEM;
+    }
+    return PMIX_SUCCESS;
+}
+
+/* The node's services through libcxi; their ids as SLINGSHOT_SVC_IDS */
+static pmix_status_t setup_by_libcxi(const char *nspace, rdp_pnet_cxi_t *cxi,
+                                     const char *vnis, const char *devices,
+                                     rdp_pnet_out_t *node)
+{
+    uint32_t v[256];
+    size_t n = vnis_parse(vnis, v, 256);
+    char ids[RDP_PNET_CXI_MAX_DEVICES * 12];
+    pmix_status_t status;
+
+    if (n == 0) {
+        rdp_log_error(PNET, "%s: sshot: malformed VNI list '%.64s'", nspace,
+                      vnis);
+        return PMIX_ERR_BAD_PARAM;
+    }
+    status =
+        rdp_pnet_cxi_setup(cxi, devices, geteuid(), v, n, ids, sizeof(ids));
+    if (status == PMIX_SUCCESS) {
+        status = keep_service(nspace, "lib", ids, "-", devices);
+        if (status != PMIX_SUCCESS) {
+            rdp_pnet_cxi_release(cxi, devices, ids);
+        }
+    }
+    if (status == PMIX_SUCCESS) {
+        rdp_log_info(PNET, "%s: sshot: libcxi services %s on %s", nspace, ids,
+                     devices);
+        status = rdp_pnet_out_setenv(node, "SLINGSHOT_SVC_IDS", ids);
+    }
+    return status;
 }
 
 static const char *find_string(const pmix_info_t *info, size_t n,
@@ -285,28 +358,22 @@ static pmix_status_t svc_ids_from(char *output, rdp_pnet_out_t *node)
     return PMIX_SUCCESS;
 }
 
-static pmix_status_t sshot_setup_local(const char *nspace,
-                                       const pmix_info_t *info, size_t ninfo,
-                                       rdp_pnet_out_t *node)
+/* The node's services through the site's command */
+static pmix_status_t setup_by_command(const char *nspace, const char *vnis,
+                                      const char *devices, rdp_pnet_out_t *node)
 {
-    const char *vnis = find_string(info, ninfo, SSHOT_KEY);
-    char cmd[512], devices[128], uid[16], output[1024], *keep;
-    size_t klen;
+    char cmd[512], uid[16], output[1024];
+    pmix_status_t status;
     int rc;
 
-    if (vnis == NULL) {
-        return PMIX_SUCCESS; /* no VNIs for this job: nothing to program */
-    }
-    (void)have_libcxi();
     if (!rdp_pnet_conf_get("sshot_svc_command", cmd, sizeof(cmd))
         || cmd[0] == '\0') {
         rdp_log_info(PNET,
-                     "%s: sshot: no libcxi service programming and no "
-                     "sshot_svc_command: VNIs %s are not enforced here",
+                     "%s: sshot: no libcxi and no sshot_svc_command: VNIs "
+                     "%s are not enforced here",
                      nspace, vnis);
         return PMIX_SUCCESS;
     }
-    setting("sshot_devices", "cxi0", devices, sizeof(devices));
     /* the job's user: the server's (rdpmixd runs as the job's user) */
     snprintf(uid, sizeof(uid), "%u", (unsigned)geteuid());
     rc = run_command(cmd, "setup", nspace, uid, vnis, devices, output,
@@ -316,34 +383,75 @@ static pmix_status_t sshot_setup_local(const char *nspace,
                       nspace, cmd, rc < 0 ? "killed or timed out" : "exit", rc);
         return PMIX_ERR_NO_PERMISSIONS;
     }
-    klen = strlen(uid) + strlen(vnis) + strlen(devices) + 3;
-    keep = rdp_malloc(klen);
-    if (keep == NULL) {
-        return PMIX_ERR_NOMEM;
+    status = keep_service(nspace, "cmd", uid, vnis, devices);
+    if (status == PMIX_SUCCESS) {
+        status = svc_ids_from(output, node);
     }
-    snprintf(keep, klen, "%s %s %s", uid, vnis, devices);
-    if (rdp_hash_set_str(&services, nspace, keep, NULL) != PMIX_SUCCESS) {
-        rdp_free(keep);
-        return PMIX_ERR_NOMEM;
-    }
-    return svc_ids_from(output, node);
+    return status;
 }
 
-static void sshot_job_end(const char *nspace)
+static pmix_status_t sshot_setup_local(const char *nspace,
+                                       const pmix_info_t *info, size_t ninfo,
+                                       rdp_pnet_out_t *node)
 {
-    char *keep = rdp_hash_remove_str(&services, nspace);
-    char cmd[512], output[256], uid[16], vnis[256 * 6], devices[128];
+    const char *vnis = find_string(info, ninfo, SSHOT_KEY);
+    rdp_pnet_cxi_t *cxi;
+    char devices[128];
+    pmix_status_t status;
 
-    if (keep == NULL) {
+    if (vnis == NULL) {
+        return PMIX_SUCCESS; /* no VNIs for this job: nothing to program */
+    }
+    setting("sshot_devices", "cxi0", devices, sizeof(devices));
+    if (cxi_open(&cxi) != PMIX_SUCCESS) {
+        return setup_by_command(nspace, vnis, devices, node);
+    }
+    status = setup_by_libcxi(nspace, cxi, vnis, devices, node);
+    rdp_pnet_cxi_unload(cxi);
+    return status;
+}
+
+/* Release through libcxi what setup_by_libcxi kept ("IDS - DEVICES") */
+static void release_by_libcxi(const char *nspace, const char *kept)
+{
+    char ids[RDP_PNET_CXI_MAX_DEVICES * 12], devices[128];
+    rdp_pnet_cxi_t *cxi;
+
+    if (sscanf(kept, "%191s - %127s", ids, devices) != 2
+        || cxi_open(&cxi) != PMIX_SUCCESS) {
+        rdp_log_warn(PNET, "%s: sshot: cannot release the libcxi services",
+                     nspace);
         return;
     }
+    rdp_pnet_cxi_release(cxi, devices, ids);
+    rdp_pnet_cxi_unload(cxi);
+}
+
+static void release_by_command(const char *nspace, const char *kept)
+{
+    char cmd[512], output[256], uid[16], vnis[256 * 6], devices[128];
+
     if (rdp_pnet_conf_get("sshot_svc_command", cmd, sizeof(cmd))
-        && sscanf(keep, "%15s %1535s %127s", uid, vnis, devices) == 3
+        && sscanf(kept, "%15s %1535s %127s", uid, vnis, devices) == 3
         && run_command(cmd, "release", nspace, uid, vnis, devices, output,
                        sizeof(output))
                != 0) {
         rdp_log_warn(PNET, "%s: sshot_svc_command %s release failed", nspace,
                      cmd);
+    }
+}
+
+static void sshot_job_end(const char *nspace)
+{
+    char *keep = rdp_hash_remove_str(&services, nspace);
+
+    if (keep == NULL) {
+        return;
+    }
+    if (strncmp(keep, "lib ", 4) == 0) {
+        release_by_libcxi(nspace, keep + 4);
+    } else {
+        release_by_command(nspace, keep + 4);
     }
     rdp_free(keep);
 }
@@ -358,9 +466,8 @@ static bool sshot_usable(void)
 }
 
 static const char *const settings[] = {
-    "sshot_vnis", "sshot_vnis_per_job", "sshot_devices",
-    "sshot_tcs",  "sshot_svc_command",  "sshot_svc_timeout",
-    NULL};
+    "sshot_vnis",        "sshot_vnis_per_job", "sshot_devices", "sshot_tcs",
+    "sshot_svc_command", "sshot_svc_timeout",  "sshot_libcxi",  NULL};
 
 const rdp_pnet_module_t rdp_pnet_sshot_module = {
     .settings    = settings,

@@ -278,9 +278,22 @@ out:
 
 /* @a node_id UINT32_MAX: another launcher's job, whose ranks get no node
  * (docs/design.md, "Connect and disconnect") */
+/* What a rank of this node knows of itself (@a params NULL: none) */
+static void add_local_proc(ilist_t *sub, const rdp_run_jobinfo_params_t *params,
+                           uint32_t i)
+{
+    if (params->procdirs != NULL && params->procdirs[i] != NULL) {
+        ilist_str(sub, PMIX_PROCDIR, params->procdirs[i]);
+    }
+    if (params->cpuset != NULL && params->locality != NULL) {
+        ilist_str(sub, PMIX_CPUSET, params->cpuset);
+        ilist_str(sub, PMIX_LOCALITY_STRING, params->locality);
+    }
+}
+
 static void add_proc_data(ilist_t *l, const rdp_ctl_launch_t *launch,
                           uint32_t node_id, uint32_t n, uint32_t i,
-                          char *const *procdirs)
+                          const rdp_run_jobinfo_params_t *params)
 {
     const rdp_ctl_node_t *node = &launch->nodes[n];
     pmix_rank_t rank           = node->ranks[i];
@@ -297,8 +310,8 @@ static void add_proc_data(ilist_t *l, const rdp_ctl_launch_t *launch,
         ilist_u32(&sub, PMIX_NODEID, n);
         ilist_str(&sub, PMIX_HOSTNAME, node->name);
     }
-    if (n == node_id && procdirs != NULL && procdirs[i] != NULL) {
-        ilist_str(&sub, PMIX_PROCDIR, procdirs[i]);
+    if (n == node_id && params != NULL) {
+        add_local_proc(&sub, params, i);
     }
     ilist_add_array(l, PMIX_PROC_DATA, &sub);
 }
@@ -403,7 +416,7 @@ pmix_status_t rdp_run_jobinfo_build(const rdp_run_jobinfo_params_t *params,
     /* every rank */
     for (uint32_t n = 0; n < launch->nnodes; n++) {
         for (uint32_t i = 0; i < launch->nodes[n].nranks; i++) {
-            add_proc_data(&l, launch, params->node_id, n, i, params->procdirs);
+            add_proc_data(&l, launch, params->node_id, n, i, params);
         }
     }
 

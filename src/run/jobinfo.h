@@ -22,6 +22,11 @@ typedef struct rdp_run_jobinfo_params {
     /* per-rank PMIX_PROCDIR for this node's ranks, indexed by local rank;
      * NULL to omit */
     char *const *procdirs;
+    /* the binding this node's ranks inherit from the daemon (rdpmix binds
+     * nothing itself), as PMIX_CPUSET (a bare hwloc list) and
+     * PMIX_LOCALITY_STRING; NULL to omit (the daemon is not bound) */
+    const char *cpuset;
+    const char *locality;
 } rdp_run_jobinfo_params_t;
 
 /** *info_p is malloc'ed (free with PMIX_INFO_FREE(*info_p, *ninfo_p)). */

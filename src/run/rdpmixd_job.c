@@ -4,6 +4,7 @@
 #include "run/jobinfo.h"
 #include "run/spawn.h"
 #include "run/util.h"
+#include "core/topo/topo.h"
 #include "core/util/alloc.h"
 #include "core/util/log.h"
 #include "core/util/status.h"
@@ -783,6 +784,55 @@ pmix_status_t rdp_run_dmn_register_nspace(const char *nspace, int nlocal,
     return status;
 }
 
+/* Can this daemon run on every online CPU?  (A cheap test that spares
+ * the usual daemon hwloc's discovery.) */
+static bool may_run_everywhere(void)
+{
+    cpu_set_t set;
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof(set), &set) != 0) {
+        return true; /* unknown (or more CPUs than a cpu_set_t): as unbound */
+    }
+    return online > 0 && CPU_COUNT(&set) >= online;
+}
+
+/*
+ * The binding every local rank inherits from this daemon (it binds none
+ * itself): *@a cpuset_p a bare hwloc list, *@a locality_p its locality
+ * string, both malloc'ed, or both NULL when the daemon may run on every
+ * PU (the usual case) or its binding cannot be read.
+ */
+static void inherited_binding(char **cpuset_p, char **locality_p)
+{
+    pmix_cpuset_t cs = {NULL, NULL};
+    char *text = NULL, *bare = NULL, *locality = NULL;
+
+    *cpuset_p   = NULL;
+    *locality_p = NULL;
+    if (may_run_everywhere()) {
+        return; /* the usual case: no topology to load */
+    }
+    if (rdp_topo_get_binding(false, &cs) != PMIX_SUCCESS) {
+        return;
+    }
+    if (rdp_topo_cpuset_print(&cs, &text) == PMIX_SUCCESS
+        && rdp_topo_locality_string(NULL, text, &locality) == PMIX_SUCCESS
+        && locality != NULL) {
+        bare = strchr(text, ':');
+        bare = rdp_strdup(bare != NULL ? bare + 1 : text);
+    }
+    if (bare != NULL) {
+        *cpuset_p   = bare;
+        *locality_p = locality;
+    } else {
+        free(locality);
+    }
+    free(text);
+    PMIx_Cpuset_destruct(&cs);
+}
+
 static pmix_status_t register_job(void)
 {
     rdp_run_jobinfo_params_t params = {.launch   = &dm->launch,
@@ -790,12 +840,18 @@ static pmix_status_t register_job(void)
                                        .tmpdir   = dm->tmpdir,
                                        .nsdir    = dm->nsdir,
                                        .procdirs = dm->procdirs};
-    pmix_info_t *info               = NULL;
-    size_t ninfo                    = 0;
+    char *cpuset = NULL, *locality = NULL;
+    pmix_info_t *info = NULL;
+    size_t ninfo      = 0;
     opwait_t *ow;
     pmix_status_t status;
 
-    status = rdp_run_jobinfo_build(&params, &info, &ninfo);
+    inherited_binding(&cpuset, &locality);
+    params.cpuset   = cpuset;
+    params.locality = locality;
+    status          = rdp_run_jobinfo_build(&params, &info, &ninfo);
+    rdp_free(cpuset);
+    free(locality);
     if (status != PMIX_SUCCESS) {
         return status;
     }

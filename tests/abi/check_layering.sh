@@ -14,7 +14,9 @@ allowed() {
         core/ipc)    echo "core/util core/loop core/wire" ;;
         core/topo)   echo "core/util" ;;
         core/common) echo "core/util core/wire core/kvs core/loop core/ipc core/topo" ;;
-        coll|pnet)   echo "core/util core/wire core/loop" ;;
+        coll)        echo "core/util core/wire core/loop" ;;
+        # ib picks each process's HCAs by hwloc distance (topo_near.h)
+        pnet)        echo "core/util core/wire core/loop core/topo/topo_near.h" ;;
         ucx)         echo "core/util core/wire core/loop coll/tl.h" ;;
         core/client|core/server)
                      echo "core/util core/wire core/kvs core/loop core/ipc core/topo core/common coll pnet ucx" ;;

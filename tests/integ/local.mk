@@ -66,7 +66,7 @@ EXTRA_DIST += tests/integ/test_run_bench.sh
 
 # rdpmix-run slow to start daemons, an rdpmixd slow to launch or to exit
 # (an LD_PRELOAD shim for test_run_faults.sh)
-check_LTLIBRARIES = tests/integ/libslowshim.la
+check_LTLIBRARIES += tests/integ/libslowshim.la
 tests_integ_libslowshim_la_SOURCES = tests/integ/slow_shim.c
 tests_integ_libslowshim_la_LDFLAGS = -module -avoid-version -shared \
                                      -rpath /nowhere

@@ -145,6 +145,46 @@ check_that "sshot: and every VNI is back in the pool" '[ "$(in_use sshot_vni)" -
 rm -f "$tmp/svc.fail"
 unset RDPMIX_PNET_SSHOT_VNIS RDPMIX_PNET_SSHOT_VNIS_PER_JOB RDPMIX_PNET_SSHOT_SVC_COMMAND
 
+# ib: each rank's UCX_NET_DEVICES names the HCA nearest the cpus it runs
+# on (tests/data/ib2pkg.xml: PU 0 on package 0 with mlx5_0, PU 1 on
+# package 1 with mlx5_1).  rdpmix binds nothing, so a rank runs where its
+# daemon may (here: where taskset put rdpmix-run), and the daemon
+# registers that binding as the ranks' PMIX_CPUSET.
+export RDPMIX_PNET_IB_PKEYS=0x8001-0x8004
+ib_prog='echo "rank=$PMIX_RANK pkey=$UCX_IB_PKEY dev=[$UCX_NET_DEVICES]"'
+# ib_job TOPOLOGY NODES [PU]: a 3-rank ib job, bound to PU when given
+ib_job() {
+    _bind=""
+    [ -n "$3" ] && _bind="taskset -c $3"
+    RDPMIX_PNET_IB_TOPOLOGY="$srcdir/tests/data/$1" timeout -k 5 60 \
+        $_bind "$RUN" --nodes "$2" -n 3 --pnet ib /bin/sh -c "$ib_prog" \
+        >"$tmp/out" 2>"$tmp/err" </dev/null
+    rc=$?
+}
+# how many ranks printed exactly dev=[$1] with a partition key
+ranks_with() { grep -c "^rank=[0-9] pkey=0x800[1-4] dev=\[$1\]$" "$tmp/out"; }
+if taskset -c 0 true 2>/dev/null && taskset -c 1 true 2>/dev/null; then
+    for nodes in 1 2 3; do
+        ib_job ib2pkg.xml $nodes 0
+        check_that "ib --nodes $nodes: ranks bound to package 0 get mlx5_0:1" \
+            '[ $rc -eq 0 ] && [ "$(ranks_with mlx5_0:1)" -eq 3 ]'
+        ib_job ib2pkg.xml $nodes 1
+        check_that "ib --nodes $nodes: ranks bound to package 1 get mlx5_1:1" \
+            '[ $rc -eq 0 ] && [ "$(ranks_with mlx5_1:1)" -eq 3 ]'
+        ib_job nohca2pkg.xml $nodes 1
+        check_that "ib --nodes $nodes: without an HCA nothing is set" \
+            '[ $rc -eq 0 ] && [ "$(ranks_with "")" -eq 3 ]'
+    done
+else
+    skip "ib by binding: this machine has no PUs 0 and 1"
+fi
+ib_job ib2pkg.xml 2
+check_that "ib: unbound ranks get no UCX_NET_DEVICES" \
+    '[ $rc -eq 0 ] && [ "$(ranks_with "")" -eq 3 ]'
+check_that "ib: the partition keys are back in the pool" \
+    '[ "$(in_use ib_pkey)" -eq 0 ]'
+unset RDPMIX_PNET_IB_PKEYS
+
 # a module name that does not exist
 job 30 --nodes 1 -n 1 --pnet opa,nosuch /bin/echo launched
 check_that "--pnet with an unknown module is refused before launch" \

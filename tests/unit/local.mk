@@ -260,6 +260,24 @@ tests_unit_test_pnet_sha256_t_SOURCES = tests/unit/test_pnet_sha256.c
 tests_unit_test_pnet_sha256_t_CFLAGS  = $(RDP_TEST_CFLAGS)
 tests_unit_test_pnet_sha256_t_LDADD   = $(RDP_TEST_LIBS)
 TESTS += tests/unit/test_pnet_sha256.t
+
+check_PROGRAMS += tests/unit/test_pnet_ib.t
+tests_unit_test_pnet_ib_t_SOURCES = tests/unit/test_pnet_ib.c
+tests_unit_test_pnet_ib_t_CFLAGS  = $(RDP_TEST_CFLAGS)
+tests_unit_test_pnet_ib_t_LDADD   = $(RDP_TEST_LIBS)
+TESTS += tests/unit/test_pnet_ib.t
+EXTRA_DIST += tests/data/ib2pkg.xml tests/data/nohca2pkg.xml
+
+# sshot's CXI services: a stand-in libcxi (dlopen'ed by path)
+check_PROGRAMS += tests/unit/test_pnet_cxi.t
+tests_unit_test_pnet_cxi_t_SOURCES = tests/unit/test_pnet_cxi.c
+tests_unit_test_pnet_cxi_t_CFLAGS  = $(RDP_TEST_CFLAGS)
+tests_unit_test_pnet_cxi_t_LDADD   = $(RDP_TEST_LIBS)
+TESTS += tests/unit/test_pnet_cxi.t
+check_LTLIBRARIES += tests/unit/libfakecxi.la
+tests_unit_libfakecxi_la_SOURCES = tests/unit/fake_libcxi.c
+tests_unit_libfakecxi_la_LDFLAGS = -module -avoid-version -shared \
+                                   -rpath /nowhere
 endif
 
 # the RDPMIX_* settings table (src/core/util/config_table.c)

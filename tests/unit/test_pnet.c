@@ -319,9 +319,9 @@ static void a_jobs_processes_get_its_environment_until_it_ends(void **state)
     assert_int_equal(rdp_pnet_simptest_live(1), 1);
 
     /* another job's processes get nothing of it */
-    assert_int_equal(rdp_pnet_setup_fork("job-b", &env), PMIX_SUCCESS);
+    assert_int_equal(rdp_pnet_setup_fork("job-b", 0, &env), PMIX_SUCCESS);
     assert_null(env_get(env, "RDPMIX_PNET_SIMPTEST_KEY"));
-    assert_int_equal(rdp_pnet_setup_fork("job-a", &env), PMIX_SUCCESS);
+    assert_int_equal(rdp_pnet_setup_fork("job-a", 0, &env), PMIX_SUCCESS);
     assert_string_equal(env_get(env, "RDPMIX_PNET_SIMPTEST_KEY"), key);
     pmix_argv_free(env);
 
@@ -329,7 +329,7 @@ static void a_jobs_processes_get_its_environment_until_it_ends(void **state)
     assert_int_equal(rdp_pnet_simptest_live(1), 0);
     assert_int_equal(rdp_pnet_simptest_live(0), 0);
     env = env_new();
-    assert_int_equal(rdp_pnet_setup_fork("job-a", &env), PMIX_SUCCESS);
+    assert_int_equal(rdp_pnet_setup_fork("job-a", 0, &env), PMIX_SUCCESS);
     assert_null(env_get(env, "RDPMIX_PNET_SIMPTEST_KEY"));
     pmix_argv_free(env);
 }
@@ -345,13 +345,13 @@ static void a_bad_directive_fails_the_node_setup_not_the_forks(void **state)
     PMIX_INFO_LOAD(&info[0], PMIX_SET_ENVAR, &good, PMIX_ENVAR);
     PMIX_INFO_LOAD(&info[1], PMIX_SET_ENVAR, &bad, PMIX_ENVAR);
     assert_int_equal(rdp_pnet_setup_local("job", info, 2), PMIX_ERR_BAD_PARAM);
-    assert_int_equal(rdp_pnet_setup_fork("job", &env), PMIX_SUCCESS);
+    assert_int_equal(rdp_pnet_setup_fork("job", 0, &env), PMIX_SUCCESS);
     assert_null(env_get(env, "GOOD"));
     /* the good one alone is kept; unrelated entries are ignored */
     PMIX_INFO_DESTRUCT(&info[1]);
     PMIX_INFO_LOAD(&info[1], PMIX_JOB_SIZE, &(uint32_t){4}, PMIX_UINT32);
     assert_int_equal(rdp_pnet_setup_local("job", info, 2), PMIX_SUCCESS);
-    assert_int_equal(rdp_pnet_setup_fork("job", &env), PMIX_SUCCESS);
+    assert_int_equal(rdp_pnet_setup_fork("job", 0, &env), PMIX_SUCCESS);
     assert_string_equal(env_get(env, "GOOD"), "1");
     PMIX_INFO_DESTRUCT(&info[0]);
     PMIX_INFO_DESTRUCT(&info[1]);
@@ -383,7 +383,7 @@ static void setup_fork_works_in_a_forked_child(void **state)
         const char *val = "";
 
         alarm(10);
-        if (rdp_pnet_setup_fork("job", &env) == PMIX_SUCCESS
+        if (rdp_pnet_setup_fork("job", 0, &env) == PMIX_SUCCESS
             && env_get(env, "FORKED") != NULL) {
             val = env_get(env, "FORKED");
         }
@@ -642,7 +642,7 @@ static void derived_key(const char *nspace, char *key, size_t len)
     rdp_pnet_cleanup();
     assert_int_equal(rdp_pnet_select("opa"), PMIX_SUCCESS);
     assert_int_equal(rdp_pnet_derive(nspace), PMIX_SUCCESS);
-    assert_int_equal(rdp_pnet_setup_fork(nspace, &env), PMIX_SUCCESS);
+    assert_int_equal(rdp_pnet_setup_fork(nspace, 0, &env), PMIX_SUCCESS);
     k = env_get(env, "OMPI_MCA_orte_precondition_transports");
     assert_non_null(k);
     snprintf(key, len, "%s", k);
@@ -693,7 +693,7 @@ static void a_launcher_setup_wins_over_derivation(void **state)
                      PMIX_SUCCESS);
     assert_int_equal(rdp_pnet_setup_local("J", info, ninfo), PMIX_SUCCESS);
     assert_int_equal(rdp_pnet_derive("J"), PMIX_SUCCESS); /* no effect now */
-    assert_int_equal(rdp_pnet_setup_fork("J", &env), PMIX_SUCCESS);
+    assert_int_equal(rdp_pnet_setup_fork("J", 0, &env), PMIX_SUCCESS);
     assert_string_not_equal(
         env_get(env, "OMPI_MCA_orte_precondition_transports"), derived);
     assert_string_equal(env_get(env, "OMPI_MCA_orte_precondition_transports"),
@@ -719,7 +719,7 @@ static void an_unsafe_or_missing_secret_derives_nothing(void **state)
     setenv("RDPMIX_PNET_CONF", "/nonexistent/pnet.conf", 1);
     assert_int_equal(rdp_pnet_derive("J"), PMIX_SUCCESS);
     unsetenv("RDPMIX_PNET_CONF");
-    assert_int_equal(rdp_pnet_setup_fork("J", &env), PMIX_SUCCESS);
+    assert_int_equal(rdp_pnet_setup_fork("J", 0, &env), PMIX_SUCCESS);
     assert_null(env_get(env, "OMPI_MCA_orte_precondition_transports"));
     pmix_argv_free(env);
 }

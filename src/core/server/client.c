@@ -543,7 +543,7 @@ pmix_status_t PMIx_server_setup_fork(const pmix_proc_t *proc, char ***env)
     }
     if (status == PMIX_SUCCESS) {
         /* the job's fabric credentials (setup_local_support) */
-        status = rdp_pnet_setup_fork(proc->nspace, env);
+        status = rdp_pnet_setup_fork(proc->nspace, proc->rank, env);
     }
     if (status != PMIX_SUCCESS) {
         rdp_log_error(SERVER, "setup_fork for %s:%u failed: %s", proc->nspace,

@@ -1645,6 +1645,10 @@ static void register_on_loop(void *arg)
     /* RFC0012 without a head-node step (Slurm): keys derived here */
     status = rdp_pnet_derive(ns->name);
     if (status == PMIX_SUCCESS) {
+        /* what each bound process gets alone (ib: its nearest HCAs) */
+        status = rdp_pnet_setup_procs(ns->name, req->info, req->ninfo);
+    }
+    if (status == PMIX_SUCCESS) {
         status =
             rdp_srv_nspace_ingest(ns, req->nlocalprocs, req->info, req->ninfo);
     }

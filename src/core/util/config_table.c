@@ -63,6 +63,9 @@ static const rdp_cfg_setting_t table[RDP_CFG_COUNT] = {
       "directory of the pnet pools' allocation state"),
     S(PNET_SIMPTEST_FAIL, STRING, NULL, 0, 0,
       "tests only: the simptest pnet module step that fails"),
+    S(PNET_IB_TOPOLOGY, STRING, NULL, 0, 0,
+      "hwloc XML file of this node's CPUs and HCAs for the ib pnet module's "
+      "UCX_NET_DEVICES (unset: ib_topology in pnet.conf, else discovered)"),
     S(LIBDIR, STRING, NULL, 0, 0,
       "directory of the libpmix.so.2 ranks load (unset: this build's)"),
     S(DAEMON, STRING, NULL, 0, 0,

@@ -1,0 +1,131 @@
+/* mac_floor.c - the authentication floor: what MACing a payload's bytes
+ * costs the UCX transport, apart from the MAC of its header */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "coll/tl.h"
+#include "ucx/ucx_int.h"
+
+/*
+ * A message's mac_msg (AES-256-GMAC, src/ucx/ucx_wire.c) covers its
+ * prefix and, unless the job's payloads travel open (trust follows the
+ * fabric), its payload.  The floor of a size is the difference of the two:
+ * the time spent on the payload's bytes alone, per message and side.
+ * bench/RESULTS.md turns it into the floor of an allgather.
+ *
+ *   mac-floor [max_bytes] [reps]
+ *
+ * prints CSV: bytes,reps,iterations,authenticated_us,open_us,floor_us,
+ * floor_ns_per_byte (each time the median over reps of the mean over
+ * iterations, in CPU time of the thread).  Quiet machine preferred (CPU
+ * time leaves other processes out, not their use of caches and memory
+ * bandwidth); pinned (taskset -c 1).
+ */
+
+#define PREFIX_LEN 64 /* a typical prefix: fixed part, envelope, no seals */
+
+static double now(void)
+{
+    struct timespec ts;
+
+    /* the thread's CPU time: on a loaded machine the wall clock would
+     * count the time other processes ran */
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* Mean seconds per mac_msg over @a iters, payload @a len (0: open) */
+static double time_macs(rdp_ucx_auth_t *auth, const uint8_t *pre,
+                        const uint8_t *buf, size_t len, long iters)
+{
+    uint8_t mac[RDP_UCX_MAC_LEN];
+    rdp_iov_t iov = {(void *)buf, len};
+    double t0     = now();
+
+    for (long i = 0; i < iters; i++) {
+        if (rdp_ucx_auth_msg(auth, pre, PREFIX_LEN, &iov, len > 0, mac)
+            != PMIX_SUCCESS) {
+            fprintf(stderr, "mac-floor: the authenticator failed\n");
+            exit(1);
+        }
+    }
+    return (now() - t0) / (double)iters;
+}
+
+/* Median over @a reps of time_macs */
+static double median_of(rdp_ucx_auth_t *auth, const uint8_t *pre,
+                        const uint8_t *buf, size_t len, long iters, int reps)
+{
+    double t[64];
+
+    for (int r = 0; r < reps; r++) {
+        t[r] = time_macs(auth, pre, buf, len, iters);
+    }
+    qsort(t, (size_t)reps, sizeof(t[0]), by_value);
+    return t[reps / 2];
+}
+
+int main(int argc, char **argv)
+{
+    size_t max = argc > 1 ? strtoull(argv[1], NULL, 0) : (1u << 20);
+    int reps   = argc > 2 ? atoi(argv[2]) : 7;
+    /* the sizes of bench/RESULTS.md's allgather tables, and some between */
+    static const size_t sizes[] = {8,     64,     1024,    4096,    16384,
+                                   65536, 262144, 1048576, 4194304, 16777216};
+    uint8_t key[RDP_UCX_KEY_LEN], pre[PREFIX_LEN];
+    rdp_ucx_auth_t auth;
+    uint8_t *buf;
+
+    if (max < 8 || max > (1u << 30) || reps < 1 || reps > 64) {
+        fprintf(stderr, "usage: mac-floor [max_bytes 8..1G] [reps 1..64]\n");
+        return 2;
+    }
+    buf = malloc(max);
+    if (buf == NULL) {
+        return 1;
+    }
+    for (size_t i = 0; i < max; i++) {
+        buf[i] = (uint8_t)(i * 131u);
+    }
+    for (size_t i = 0; i < sizeof(key); i++) {
+        key[i] = (uint8_t)(i + 1);
+    }
+    memset(pre, 0x5a, sizeof(pre));
+    if (rdp_ucx_auth_init(&auth, key, sizeof(key)) != PMIX_SUCCESS) {
+        return 1;
+    }
+    printf("bytes,reps,iterations,authenticated_us,open_us,floor_us,"
+           "floor_ns_per_byte\n");
+    for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+        size_t size = sizes[k];
+        /* about 64 MiB of payload per repetition, at least 2000 messages */
+        long iters = (long)(((size_t)64 << 20) / size);
+        double full, open, floor;
+
+        if (size > max) {
+            break;
+        }
+        iters = iters < 2000 ? 2000 : (iters > 200000 ? 200000 : iters);
+        full  = median_of(&auth, pre, buf, size, iters, reps);
+        open  = median_of(&auth, pre, buf, 0, iters, reps);
+        floor = full > open ? full - open : 0.0;
+        printf("%zu,%d,%ld,%.3f,%.3f,%.3f,%.4f\n", size, reps, iters,
+               full * 1e6, open * 1e6, floor * 1e6, floor * 1e9 / (double)size);
+        fflush(stdout);
+    }
+    rdp_ucx_auth_cleanup(&auth);
+    free(buf);
+    return 0;
+}
