@@ -26,7 +26,8 @@
  *   4. (rdpmix, one rank per node on three or more nodes: check_groups)
  *      makes a group over every rank, and one over ranks on only some
  *      nodes fails at once with PMIX_ERR_NOT_SUPPORTED;
- *   5. (rdpmix) a fence without data waits for the last rank (barrier_waits);
+ *   5. (rdpmix) a fence without data, a connect and a disconnect over every
+ *      rank wait for the last rank (check_waits);
  *   6. fences again (no rank leaves while others still get) and finalizes.
  * Any mismatch prints "slurm_client rank R: FAILED ..." and exits 1.  On
  * success: "rank R of N ok host H node X libpmix=PATH server=PATHS parent=C",
@@ -155,31 +156,59 @@ static void fence(bool collect)
     }
 }
 
-/* The marker the last rank makes just before a barrier (barrier_waits). */
-static void marker_path(char *buf, size_t len)
+/* The marker the last rank makes just before operation @a what
+ * (waits_for_last). */
+static void marker_path(char *buf, size_t len, const char *what)
 {
     const char *dir = getenv("TMPDIR");
 
-    snprintf(buf, len, "%s/slurm_client.%s.%s.barrier",
-             dir != NULL ? dir : "/tmp",
+    snprintf(buf, len, "%s/slurm_client.%s.%s.%s", dir != NULL ? dir : "/tmp",
              getenv("SLURM_JOB_ID") != NULL ? getenv("SLURM_JOB_ID") : "0",
-             getenv("SLURM_STEP_ID") != NULL ? getenv("SLURM_STEP_ID") : "0");
+             getenv("SLURM_STEP_ID") != NULL ? getenv("SLURM_STEP_ID") : "0",
+             what);
+}
+
+/* the operations that must wait for every rank (waits_for_last) */
+static pmix_status_t barrier_op(pmix_proc_t *all, size_t n)
+{
+    (void)all;
+    (void)n;
+    return PMIx_Fence(NULL, 0, NULL, 0);
+}
+
+static pmix_status_t connect_op(pmix_proc_t *all, size_t n)
+{
+    return PMIx_Connect(all, n, NULL, 0);
+}
+
+static pmix_status_t disconnect_op(pmix_proc_t *all, size_t n)
+{
+    return PMIx_Disconnect(all, n, NULL, 0);
 }
 
 /*
- * A fence without data is a barrier: the last rank arrives late (after a
- * second) and makes a marker file first; every rank finds the marker once
- * its fence returns.  The nodes share this machine's file system.  (Under
- * Slurm 22.05's tree collective, which a fence without data gets, the
- * other nodes' ranks were seen past the fence before the last rank came;
- * docs/design.md, "Slurm's fences".)
+ * Operation @a op over every rank waits for the last rank: that rank
+ * arrives late (after a second) and makes a marker file first; every rank
+ * finds the marker once its call returns.  The nodes share this machine's
+ * file system.  (Under Slurm 22.05's tree collective, which a fence
+ * without data gets, the other nodes' ranks were seen past the fence
+ * before the last rank came; docs/design.md, "Slurm's fences".)
  */
-static void barrier_waits(unsigned nprocs)
+static void waits_for_last(unsigned nprocs, const char *what,
+                           pmix_status_t (*op)(pmix_proc_t *, size_t))
 {
+    pmix_proc_t *all = calloc(nprocs, sizeof(*all));
     char path[4096];
+    pmix_status_t rc;
     FILE *f;
 
-    marker_path(path, sizeof(path));
+    if (all == NULL) {
+        fail("out of memory");
+    }
+    for (unsigned r = 0; r < nprocs; r++) {
+        PMIX_LOAD_PROCID(&all[r], me.nspace, r);
+    }
+    marker_path(path, sizeof(path), what);
     if (me.rank == nprocs - 1) {
         sleep(1);
         f = fopen(path, "w");
@@ -187,10 +216,42 @@ static void barrier_waits(unsigned nprocs)
             fail("cannot make %s", path);
         }
     }
-    fence(false);
+    rc = op(all, nprocs);
+    if (rc != PMIX_SUCCESS) {
+        fail("%s over every rank: %s", what, PMIx_Error_string(rc));
+    }
     if (access(path, F_OK) != 0) {
-        fail("a fence without data returned before rank %u reached it",
-             nprocs - 1);
+        fail("%s returned before rank %u reached it", what, nprocs - 1);
+    }
+    free(all);
+}
+
+/* Step 5: the fence without data, connect and disconnect are barriers;
+ * once every rank passed them all (the fence after), the last rank
+ * removes the markers. */
+static const struct {
+    const char *what;
+    pmix_status_t (*op)(pmix_proc_t *, size_t);
+} waiting_ops[] = {
+    {"a fence without data", barrier_op},
+    {"PMIx_Connect", connect_op},
+    {"PMIx_Disconnect", disconnect_op},
+};
+
+static void check_waits(unsigned nprocs)
+{
+    for (size_t i = 0; i < sizeof(waiting_ops) / sizeof(waiting_ops[0]); i++) {
+        waits_for_last(nprocs, waiting_ops[i].what, waiting_ops[i].op);
+    }
+}
+
+static void remove_markers(void)
+{
+    char path[4096];
+
+    for (size_t i = 0; i < sizeof(waiting_ops) / sizeof(waiting_ops[0]); i++) {
+        marker_path(path, sizeof(path), waiting_ops[i].what);
+        unlink(path);
     }
 }
 
@@ -358,7 +419,8 @@ static pmix_status_t group_over(const char *name, const pmix_proc_t *procs,
 /*
  * 4. (rdpmix, one rank per node on three or more nodes) a group over every
  *    rank is made through Slurm's fence; one over the first and the last
- *    rank only, on two of the nodes, fails at once with
+ *    rank only, on two of the nodes, and a connect over those two fail at
+ *    once with
  *    PMIX_ERR_NOT_SUPPORTED: Slurm 22.05's collectives cannot run over
  *    processes on only some of the nodes (docs/status.md).
  */
@@ -384,6 +446,12 @@ static void check_groups(unsigned nprocs)
         rc = group_over("slurm.ends", ends, 2);
         if (rc != PMIX_ERR_NOT_SUPPORTED) {
             fail("a group over ranks on only some nodes: %s, expected %s",
+                 PMIx_Error_string(rc),
+                 PMIx_Error_string(PMIX_ERR_NOT_SUPPORTED));
+        }
+        rc = PMIx_Connect(ends, 2, NULL, 0);
+        if (rc != PMIX_ERR_NOT_SUPPORTED) {
+            fail("a connect over ranks on only some nodes: %s, expected %s",
                  PMIx_Error_string(rc),
                  PMIx_Error_string(PMIX_ERR_NOT_SUPPORTED));
         }
@@ -432,14 +500,11 @@ int main(int argc, char **argv)
         check_groups(nprocs);
     }
     if (!openpmix) {
-        barrier_waits(nprocs);
+        check_waits(nprocs);
     }
     fence(false);
     if (!openpmix && me.rank == nprocs - 1) {
-        char path[4096];
-
-        marker_path(path, sizeof(path));
-        unlink(path);
+        remove_markers();
     }
 
     mapped_libpmix("self", lib, sizeof(lib));

@@ -5,10 +5,10 @@
 # full and with the direct modex, a PMIx Standard-API program checking its
 # job info against what srun launched (tests/integ/slurm_client.c),
 # pmix-bench, and PMIx groups and connect/disconnect across nodes, which
-# run as Slurm's fence over exactly their processes (tests/integ/run_client
-# group host, connect all / subsets, also over processes on only some of
-# the nodes, where groups fail as not supported; rdpmix only).  Every rank proves which libpmix.so.2 it loaded, and the ranks
-# prove which one their slurmstepd loaded.
+# run as Slurm's fences (tests/integ/run_client group host, connect all /
+# subsets / ids; over processes on only some of the nodes they fail as not
+# supported; rdpmix only).  Every rank proves which libpmix.so.2 it
+# loaded, and the ranks prove which one their slurmstepd loaded.
 #
 # Needs root, Debian's slurmctld slurmd slurm-client munge and UTS
 # namespaces; otherwise the whole test is skipped with the reason.  Environment:
@@ -358,8 +358,7 @@ bench_step() {
 # on every rank; each must print "rank R WANT" (run_client_group.c and
 # run_client_connect.c say what each mode checks).  Under Slurm groups
 # and connects across nodes have no engine and no host upcall: they run
-# as Slurm's fence_nb over exactly their processes (group_host.c,
-# conndisc.c)
+# as Slurm's fence_nb (group_host.c, conndisc.c, slurmfence.h)
 run_client_step() {
     nn=$1
     np=$2
@@ -493,6 +492,7 @@ fi
 group_step 2 4
 run_client_step 2 4 "connect all ok" connect all
 run_client_step 2 4 "connect subsets ok" connect subsets
+run_client_step 2 4 "connect ids ok" connect ids
 mpi_step 2 4 full
 mpi_step 2 4 direct
 bench_step 2 8 collect
@@ -505,11 +505,11 @@ mpi_step 2 8 direct
 client_step 2 8 --distribution=cyclic
 group_step 2 8
 bench_step 2 8 direct
-# one rank per node on three nodes: a group over every rank runs as
-# Slurm's fence, one over ranks 0 and 2 only (n1 and n3) fails at once
-# (slurm_client); connects over ranks 0 and 2 run as Slurm's fence
+# one rank per node on three nodes: a group or a connect over every rank
+# runs as Slurm's fence, one over ranks 0 and 2 only (n1 and n3) fails at
+# once (slurm_client)
 client_step 3 3
-run_client_step 3 3 "connect subsets ok" connect subsets
+run_client_step 3 3 "connect all ok" connect all
 client_step 3 6 --distribution=cyclic
 
 # --- teardown ----------------------------------------------------------------

@@ -2,11 +2,14 @@
 #include "config.h"
 #include "core/server/coll.h"
 #include "core/server/connect.h"
+#include "core/server/slurmfence.h"
 #include "core/util/alloc.h"
+#include "core/util/log.h"
 #include "core/util/value.h"
 
 #include <rdpmix.h>
 
+#include <inttypes.h>
 #include <string.h>
 
 /*
@@ -23,21 +26,95 @@
  * bundle); the host registers the other job and answers direct modex
  * requests for its ranks from the other side's bundles.  The reply is a
  * status.
+ *
+ * Inside Slurm's slurmstepd (slurmfence.h) a connect or disconnect within
+ * the job runs as Slurm's ring, which waits for every node, over copies
+ * of the job's wildcard: participants on only some nodes are refused with
+ * PMIX_ERR_NOT_SUPPORTED (Slurm's fences cannot run over them).  Each
+ * server contributes a frame naming the tracker ([u32 RING_MAGIC][bytes
+ * key]); the number of copies is drawn from that key, so concurrent
+ * operations over the same processes mostly land in different Slurm
+ * collectives, and frames that differ (Slurm matched two operations
+ * crosswise) fail the operation with PMIX_ERROR instead of answering it
+ * early.
  */
+
+#define RING_MAGIC 0x52434431u /* "RCD1" */
+/* distinct Slurm collectives per (operation kind): 2 * RING_NAMES */
+#define RING_NAMES 32u
+
+/* Connects and disconnects within the job run as Slurm's ring. */
+static bool via_slurm_ring(const rdp_srv_coll_t *coll)
+{
+    return !coll->foreign && rdp_srv_host_is_slurmstepd();
+}
 
 static pmix_status_t conndisc_init(rdp_srv_coll_t *coll)
 {
     coll->foreign = rdp_srv_connect_is_foreign(coll->procs, coll->nprocs);
     /* a barrier, whatever PMIX_COLLECT_DATA says, except that a connect
      * across launchers carries the data the other job cannot fetch */
-    coll->collect = coll->foreign && coll->op == RDP_SRV_COLL_CONNECT;
+    coll->collect = (coll->foreign && coll->op == RDP_SRV_COLL_CONNECT)
+                    || via_slurm_ring(coll); /* the frame */
     return PMIX_SUCCESS;
 }
 
-/* The local participants' committed data, packed as a fence's. */
+/* The local participants' committed data, packed as a fence's; under
+ * Slurm the frame that names the tracker. */
 static pmix_status_t conndisc_contribute(rdp_srv_coll_t *coll, rdp_buf_t *buf)
 {
-    return rdp_srv_fence_ops.contribute(coll, buf);
+    pmix_status_t rc;
+
+    if (!via_slurm_ring(coll)) {
+        return rdp_srv_fence_ops.contribute(coll, buf);
+    }
+    rc = rdp_pack_u32(buf, RING_MAGIC);
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_pack_bytes(buf, coll->key, coll->keylen);
+    }
+    return rc;
+}
+
+/* True when every frame in the ring's answer @a block names @a coll. */
+static bool frames_match(const rdp_srv_coll_t *coll,
+                         const rdp_srv_xchg_block_t *block)
+{
+    rdp_rbuf_t rb;
+    size_t nframes = 0;
+
+    rdp_rbuf_init(&rb, block->data, block->len);
+    while (rb.left > 0) {
+        uint32_t magic = 0;
+        const void *key;
+        size_t keylen;
+
+        if (rdp_unpack_u32(&rb, &magic) != PMIX_SUCCESS || magic != RING_MAGIC
+            || rdp_unpack_bytes_view(&rb, &key, &keylen) != PMIX_SUCCESS
+            || keylen != coll->keylen || memcmp(key, coll->key, keylen) != 0) {
+            return false;
+        }
+        nframes++;
+    }
+    return nframes > 0;
+}
+
+/* Slurm's ring answered: every node must have run this very operation. */
+static pmix_status_t conndisc_result(rdp_srv_coll_t *coll,
+                                     const rdp_srv_xchg_block_t *blocks,
+                                     size_t nblocks)
+{
+    if (!via_slurm_ring(coll) || nblocks != 1
+        || blocks[0].origin != RDP_SRV_XCHG_HOST) {
+        return PMIX_SUCCESS;
+    }
+    if (!frames_match(coll, &blocks[0])) {
+        rdp_log_error(SERVER,
+                      "collective %" PRIu64 ": Slurm's fence matched another "
+                      "operation over the same processes; it fails",
+                      coll->id);
+        return PMIX_ERROR;
+    }
+    return PMIX_SUCCESS;
 }
 
 /* The host's connect with @a data (NULL: none) appended to the info as
@@ -86,6 +163,50 @@ static bool all_here(const pmix_proc_t *procs, size_t nprocs)
     return true;
 }
 
+/* FNV-1a of @a data: the same on every node for the same frame. */
+static uint32_t frame_hash(const char *data, size_t ndata)
+{
+    uint32_t h = 2166136261u;
+
+    for (size_t i = 0; i < ndata; i++) {
+        h = (h ^ (uint8_t)data[i]) * 16777619u;
+    }
+    return h;
+}
+
+/*
+ * Slurm's ring over copies of the job's wildcard, carrying this server's
+ * frame @a data.  More copies than the job has ranks, so that no group
+ * (group_host.c: as many copies as members) and no fence shares the Slurm
+ * collective; connects take the odd counts, disconnects the even ones.
+ */
+static pmix_status_t ring_instead(bool connect, const pmix_proc_t *procs,
+                                  size_t nprocs, const pmix_info_t *info,
+                                  size_t ninfo, char *data, size_t ndata,
+                                  void *cbdata)
+{
+    size_t of, span = rdp_srv_procs_span(procs, nprocs, &of);
+    rdp_srv_nspace_t *ns;
+    size_t copies;
+
+    if (all_here(procs, nprocs)) {
+        rdp_free(data); /* ours to free once "taken" (coll.h) */
+        return PMIX_OPERATION_SUCCEEDED;
+    }
+    ns = span > 0 ? rdp_srv_nspace_find(procs[0].nspace) : NULL;
+    if (ns == NULL || span < of || data == NULL) {
+        rdp_log_warn(SERVER,
+                     "%s over processes on %zu of %zu nodes: Slurm's fences "
+                     "cannot run over only some of a step's nodes",
+                     connect ? "connect" : "disconnect", span, of);
+        return PMIX_ERR_NOT_SUPPORTED;
+    }
+    copies = (size_t)ns->size + 1 + 2 * (frame_hash(data, ndata) % RING_NAMES)
+             + (connect ? 0 : 1);
+    return rdp_srv_slurm_ring(ns->name, copies, info, ninfo, data, ndata,
+                              rdp_srv_coll_host_modex_cb, cbdata);
+}
+
 /* The host's fence_nb in place of a missing connect/disconnect upcall. */
 static pmix_status_t fence_instead(const pmix_proc_t *procs, size_t nprocs,
                                    const pmix_info_t *info, size_t ninfo,
@@ -96,6 +217,20 @@ static pmix_status_t fence_instead(const pmix_proc_t *procs, size_t nprocs,
     }
     return rdp_srv.host.fence_nb(procs, nprocs, info, ninfo, NULL, 0,
                                  rdp_srv_coll_host_modex_cb, cbdata);
+}
+
+/* True when @a data is the frame of a connect or disconnect to run as
+ * Slurm's ring (conndisc_contribute): the host call is not told its
+ * tracker, its contribution says it. */
+static bool slurm_frame(const char *data, size_t ndata)
+{
+    rdp_rbuf_t rb;
+    uint32_t magic = 0;
+
+    rdp_rbuf_init(&rb, data, ndata);
+    return data != NULL && rdp_srv_host_is_slurmstepd()
+           && rdp_unpack_u32(&rb, &magic) == PMIX_SUCCESS
+           && magic == RING_MAGIC;
 }
 
 static bool connect_host_provides(void)
@@ -109,6 +244,10 @@ static pmix_status_t connect_host_call(const pmix_proc_t *procs, size_t nprocs,
 {
     pmix_status_t rc = PMIX_ERR_NOT_SUPPORTED;
 
+    if (slurm_frame(data, ndata)) {
+        return ring_instead(true, procs, nprocs, info, ninfo, data, ndata,
+                            cbdata);
+    }
     if (rdp_srv.host.connect == NULL) {
         return fence_instead(procs, nprocs, info, ninfo, cbdata);
     }
@@ -136,10 +275,12 @@ static pmix_status_t disconnect_host_call(const pmix_proc_t *procs,
                                           char *data, size_t ndata,
                                           void *cbdata)
 {
-    (void)data;
-    (void)ndata;
     pmix_status_t rc = PMIX_ERR_NOT_SUPPORTED;
 
+    if (slurm_frame(data, ndata)) {
+        return ring_instead(false, procs, nprocs, info, ninfo, data, ndata,
+                            cbdata);
+    }
     if (rdp_srv.host.disconnect != NULL) {
         rc = rdp_srv.host.disconnect(procs, nprocs, info, ninfo,
                                      rdp_srv_coll_host_op_cb, cbdata);
@@ -159,6 +300,7 @@ const rdp_srv_coll_ops_t rdp_srv_connect_ops = {
     .host_call     = connect_host_call,
     .init          = conndisc_init,
     .contribute    = conndisc_contribute,
+    .result        = conndisc_result,
 };
 
 const rdp_srv_coll_ops_t rdp_srv_disconnect_ops = {
@@ -169,4 +311,6 @@ const rdp_srv_coll_ops_t rdp_srv_disconnect_ops = {
     .host_provides = disconnect_host_provides,
     .host_call     = disconnect_host_call,
     .init          = conndisc_init,
+    .contribute    = conndisc_contribute,
+    .result        = conndisc_result,
 };
