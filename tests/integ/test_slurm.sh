@@ -388,6 +388,26 @@ group_step() {
         '[ "$ncid" -eq "$gnp" ] && [ "$(echo "$cids" | wc -l)" -eq 1 ] && [ -n "$cids" ]'
 }
 
+# connect_die_step NODES NPROCS L: rank L exits without finalizing while
+# the others connect the whole job; under Slurm too every other rank's
+# connect fails with PROC_TERM_WO_SYNC (-200) instead of waiting (its
+# server's frame carries the failure through Slurm's ring: conndisc.c).
+# L must share its node: the step of a node whose last task ended is
+# gone, and Slurm's ring then waits for it (docs/status.md)
+connect_die_step() {
+    _what="run_client connect die $3, srun -N $1 -n $2"
+    if [ "$server" != rdpmix ] || [ ! -x "$run_client" ]; then
+        skip "$_what: rdpmix's own test client"
+        return
+    fi
+    step "$_what" srun --mpi=pmix -N "$1" -n "$2" "$run_client" connect die "$3"
+    dies=$(grep -c "^rank [0-9]* connect die -200\$" "$tmp/out")
+    others=$(($2 - 1))
+    check_that "$_what: the other ranks' connect failed with PROC_TERM_WO_SYNC ($dies of $others)" \
+        '[ "$rc" != 124 ] && [ "$rc" != 137 ] && [ "$dies" -eq "$others" ]'
+    end_step
+}
+
 # pnet_step NODES NPROCS TAG: every rank prints the opa key of its
 # environment and the PMIX_CREDENTIAL it Gets (run_client pnet); all agree,
 # are HMAC-SHA256(site secret, label || nspace) as computed here by
@@ -493,6 +513,7 @@ group_step 2 4
 run_client_step 2 4 "connect all ok" connect all
 run_client_step 2 4 "connect subsets ok" connect subsets
 run_client_step 2 4 "connect ids ok" connect ids
+connect_die_step 2 4 0
 mpi_step 2 4 full
 mpi_step 2 4 direct
 bench_step 2 8 collect

@@ -418,6 +418,26 @@ static pmix_status_t info_with_status(const coll_t *coll, pmix_status_t status,
  * participant set stay in step across nodes.  What the host answers is
  * dropped: the tracker is done.
  */
+/* What a failed tracker hands the host in place of no data
+ * (ops->failure_contribution), into hop->data. */
+static pmix_status_t failure_data(coll_t *coll, pmix_status_t status,
+                                  coll_hop_t *hop)
+{
+    rdp_buf_t buf;
+    pmix_status_t rc;
+
+    if (ops_of(coll)->failure_contribution == NULL) {
+        return PMIX_SUCCESS;
+    }
+    rdp_buf_init(&buf);
+    rc = ops_of(coll)->failure_contribution(coll, status, &buf);
+    if (rc == PMIX_SUCCESS && buf.size > 0) {
+        hop->data = rdp_buf_take(&buf, &hop->ndata);
+    }
+    rdp_buf_cleanup(&buf);
+    return rc;
+}
+
 static void host_pass_failure(coll_t *coll, pmix_status_t status)
 {
     coll_hop_t *hop = rdp_calloc(1, sizeof(*hop));
@@ -438,8 +458,14 @@ static void host_pass_failure(coll_t *coll, pmix_status_t status)
         rc          = info_with_status(coll, status, &hop->info, &hop->ninfo);
     }
     if (rc == PMIX_SUCCESS) {
+        rc = failure_data(coll, status, hop);
+    }
+    if (rc == PMIX_SUCCESS) {
         rc = ops_of(coll)->host_call(hop->procs, hop->nprocs, hop->info,
-                                     hop->ninfo, NULL, 0, hop);
+                                     hop->ninfo, hop->data, hop->ndata, hop);
+    }
+    if (rc == PMIX_SUCCESS || rc == PMIX_OPERATION_SUCCEEDED) {
+        hop->data = NULL; /* the host's now (ops->host_call) */
     }
     if (rc == PMIX_SUCCESS) {
         return; /* freed when the host calls back */

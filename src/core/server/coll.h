@@ -88,6 +88,12 @@ typedef struct rdp_srv_coll_ops {
     /** Optional: append this server's contribution (all local
      * participants arrived; only when coll->collect). */
     pmix_status_t (*contribute)(rdp_srv_coll_t *coll, rdp_buf_t *buf);
+    /** Optional: this node's part failed with @a status before reaching
+     * the host (pass_failure): append what the host should carry to the
+     * other nodes instead of no data (nothing appended: no data). */
+    pmix_status_t (*failure_contribution)(rdp_srv_coll_t *coll,
+                                          pmix_status_t status,
+                                          rdp_buf_t *buf);
     /** Optional: the inter-node part succeeded: every server's block
      * (engine, own included) or the host's answer as one block of origin
      * RDP_SRV_XCHG_HOST; an error fails the tracker. */

@@ -31,15 +31,18 @@
  * the job runs as Slurm's ring, which waits for every node, over copies
  * of the job's wildcard: participants on only some nodes are refused with
  * PMIX_ERR_NOT_SUPPORTED (Slurm's fences cannot run over them).  Each
- * server contributes a frame naming the tracker ([u32 RING_MAGIC][bytes
- * key]); the number of copies is drawn from that key, so concurrent
- * operations over the same processes mostly land in different Slurm
- * collectives, and frames that differ (Slurm matched two operations
- * crosswise) fail the operation with PMIX_ERROR instead of answering it
- * early.
+ * server contributes a frame naming the tracker ([u32 RING_MAGIC][i32
+ * status][bytes key]; a participant that left makes the status an error,
+ * which fails the operation on every node).  The number of copies is
+ * drawn from that key, so concurrent operations over the same processes
+ * mostly land in different Slurm collectives, and frames that differ
+ * (Slurm matched two operations crosswise) fail the operation with
+ * PMIX_ERROR instead of answering it early.
  */
 
 #define RING_MAGIC 0x52434431u /* "RCD1" */
+/* the frame's magic and status, before the key */
+#define FRAME_HEAD 8u
 /* distinct Slurm collectives per (operation kind): 2 * RING_NAMES */
 #define RING_NAMES 32u
 
@@ -59,43 +62,73 @@ static pmix_status_t conndisc_init(rdp_srv_coll_t *coll)
     return PMIX_SUCCESS;
 }
 
-/* The local participants' committed data, packed as a fence's; under
- * Slurm the frame that names the tracker. */
-static pmix_status_t conndisc_contribute(rdp_srv_coll_t *coll, rdp_buf_t *buf)
+/* The frame naming @a coll with this node's @a status. */
+static pmix_status_t pack_frame(const rdp_srv_coll_t *coll,
+                                pmix_status_t status, rdp_buf_t *buf)
 {
-    pmix_status_t rc;
+    pmix_status_t rc = rdp_pack_u32(buf, RING_MAGIC);
 
-    if (!via_slurm_ring(coll)) {
-        return rdp_srv_fence_ops.contribute(coll, buf);
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_pack_i32(buf, status);
     }
-    rc = rdp_pack_u32(buf, RING_MAGIC);
     if (rc == PMIX_SUCCESS) {
         rc = rdp_pack_bytes(buf, coll->key, coll->keylen);
     }
     return rc;
 }
 
-/* True when every frame in the ring's answer @a block names @a coll. */
-static bool frames_match(const rdp_srv_coll_t *coll,
-                         const rdp_srv_xchg_block_t *block)
+/* The local participants' committed data, packed as a fence's; under
+ * Slurm the frame that names the tracker. */
+static pmix_status_t conndisc_contribute(rdp_srv_coll_t *coll, rdp_buf_t *buf)
 {
+    if (!via_slurm_ring(coll)) {
+        return rdp_srv_fence_ops.contribute(coll, buf);
+    }
+    return pack_frame(coll, PMIX_SUCCESS, buf);
+}
+
+/* Under Slurm a participant here left: the frame tells the other nodes,
+ * so their participants fail at once instead of waiting. */
+static pmix_status_t conndisc_failure(rdp_srv_coll_t *coll,
+                                      pmix_status_t status, rdp_buf_t *buf)
+{
+    return via_slurm_ring(coll) ? pack_frame(coll, status, buf) : PMIX_SUCCESS;
+}
+
+/* What the ring's answer @a block says of @a coll: PMIX_SUCCESS when
+ * every node's frame names it and succeeded, the first failure a node
+ * reports, or PMIX_ERROR when a frame names another operation. */
+static pmix_status_t frames_status(const rdp_srv_coll_t *coll,
+                                   const rdp_srv_xchg_block_t *block)
+{
+    pmix_status_t status = PMIX_SUCCESS;
     rdp_rbuf_t rb;
     size_t nframes = 0;
 
     rdp_rbuf_init(&rb, block->data, block->len);
     while (rb.left > 0) {
         uint32_t magic = 0;
+        int32_t theirs = PMIX_ERROR;
         const void *key;
         size_t keylen;
 
         if (rdp_unpack_u32(&rb, &magic) != PMIX_SUCCESS || magic != RING_MAGIC
+            || rdp_unpack_i32(&rb, &theirs) != PMIX_SUCCESS
             || rdp_unpack_bytes_view(&rb, &key, &keylen) != PMIX_SUCCESS
             || keylen != coll->keylen || memcmp(key, coll->key, keylen) != 0) {
-            return false;
+            rdp_log_error(SERVER,
+                          "collective %" PRIu64 ": Slurm's fence matched "
+                          "another operation over the same processes; it "
+                          "fails",
+                          coll->id);
+            return PMIX_ERROR;
+        }
+        if (status == PMIX_SUCCESS && theirs != PMIX_SUCCESS) {
+            status = theirs;
         }
         nframes++;
     }
-    return nframes > 0;
+    return nframes > 0 ? status : PMIX_ERROR;
 }
 
 /* Slurm's ring answered: every node must have run this very operation. */
@@ -107,14 +140,7 @@ static pmix_status_t conndisc_result(rdp_srv_coll_t *coll,
         || blocks[0].origin != RDP_SRV_XCHG_HOST) {
         return PMIX_SUCCESS;
     }
-    if (!frames_match(coll, &blocks[0])) {
-        rdp_log_error(SERVER,
-                      "collective %" PRIu64 ": Slurm's fence matched another "
-                      "operation over the same processes; it fails",
-                      coll->id);
-        return PMIX_ERROR;
-    }
-    return PMIX_SUCCESS;
+    return frames_status(coll, &blocks[0]);
 }
 
 /* The host's connect with @a data (NULL: none) appended to the info as
@@ -194,15 +220,19 @@ static pmix_status_t ring_instead(bool connect, const pmix_proc_t *procs,
         return PMIX_OPERATION_SUCCEEDED;
     }
     ns = span > 0 ? rdp_srv_nspace_find(procs[0].nspace) : NULL;
-    if (ns == NULL || span < of || data == NULL) {
+    if (ns == NULL || span < of || data == NULL || ndata < FRAME_HEAD) {
         rdp_log_warn(SERVER,
                      "%s over processes on %zu of %zu nodes: Slurm's fences "
                      "cannot run over only some of a step's nodes",
                      connect ? "connect" : "disconnect", span, of);
         return PMIX_ERR_NOT_SUPPORTED;
     }
-    copies = (size_t)ns->size + 1 + 2 * (frame_hash(data, ndata) % RING_NAMES)
-             + (connect ? 0 : 1);
+    /* from the key alone: a failed node's frame must name the same
+     * Slurm collective as the others' */
+    copies =
+        (size_t)ns->size + 1
+        + 2 * (frame_hash(data + FRAME_HEAD, ndata - FRAME_HEAD) % RING_NAMES)
+        + (connect ? 0 : 1);
     return rdp_srv_slurm_ring(ns->name, copies, info, ninfo, data, ndata,
                               rdp_srv_coll_host_modex_cb, cbdata);
 }
@@ -292,25 +322,27 @@ static pmix_status_t disconnect_host_call(const pmix_proc_t *procs,
 }
 
 const rdp_srv_coll_ops_t rdp_srv_connect_ops = {
-    .upcall        = "connect",
-    .reply_cmd     = RDP_CMD_CONNECT_PROCS_ACK,
-    .engine        = true,
-    .pass_failure  = true,
-    .host_provides = connect_host_provides,
-    .host_call     = connect_host_call,
-    .init          = conndisc_init,
-    .contribute    = conndisc_contribute,
-    .result        = conndisc_result,
+    .upcall               = "connect",
+    .reply_cmd            = RDP_CMD_CONNECT_PROCS_ACK,
+    .engine               = true,
+    .pass_failure         = true,
+    .host_provides        = connect_host_provides,
+    .host_call            = connect_host_call,
+    .init                 = conndisc_init,
+    .contribute           = conndisc_contribute,
+    .failure_contribution = conndisc_failure,
+    .result               = conndisc_result,
 };
 
 const rdp_srv_coll_ops_t rdp_srv_disconnect_ops = {
-    .upcall        = "disconnect",
-    .reply_cmd     = RDP_CMD_DISCONNECT_PROCS_ACK,
-    .engine        = true,
-    .pass_failure  = true,
-    .host_provides = disconnect_host_provides,
-    .host_call     = disconnect_host_call,
-    .init          = conndisc_init,
-    .contribute    = conndisc_contribute,
-    .result        = conndisc_result,
+    .upcall               = "disconnect",
+    .reply_cmd            = RDP_CMD_DISCONNECT_PROCS_ACK,
+    .engine               = true,
+    .pass_failure         = true,
+    .host_provides        = disconnect_host_provides,
+    .host_call            = disconnect_host_call,
+    .init                 = conndisc_init,
+    .contribute           = conndisc_contribute,
+    .failure_contribution = conndisc_failure,
+    .result               = conndisc_result,
 };
