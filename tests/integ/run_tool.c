@@ -167,6 +167,24 @@ static int do_get(const char *nspace)
     return 0;
 }
 
+/* A job's fabric credential is its own processes' (issue 11): a tool,
+ * whose nspace is its own, gets PMIX_ERR_NO_PERMISSIONS. */
+static int do_cred(const char *nspace)
+{
+    pmix_proc_t job;
+    pmix_value_t *val = NULL;
+    pmix_status_t rc;
+
+    PMIX_LOAD_PROCID(&job, nspace, PMIX_RANK_WILDCARD);
+    rc = PMIx_Get(&job, PMIX_CREDENTIAL, NULL, 0, &val);
+    printf("cred %s\n",
+           rc == PMIX_SUCCESS ? "READABLE" : PMIx_Error_string(rc));
+    if (val != NULL) {
+        PMIX_VALUE_RELEASE(val);
+    }
+    return rc == PMIX_ERR_NO_PERMISSIONS ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     pmix_proc_t me, *servers = NULL;
@@ -176,11 +194,13 @@ int main(int argc, char **argv)
 
     if (argc < 2) {
         fprintf(stderr,
-                "usage: run_tool ident|log MSG|get NSPACE|query|setserver "
+                "usage: run_tool ident|log MSG|get NSPACE|cred NSPACE|query|"
+                "setserver "
                 "[how...]\n");
         return 2;
     }
-    if (strcmp(argv[1], "log") == 0 || strcmp(argv[1], "get") == 0) {
+    if (strcmp(argv[1], "log") == 0 || strcmp(argv[1], "get") == 0
+        || strcmp(argv[1], "cred") == 0) {
         first = 3;
     }
     for (int i = first; i < argc; i++) {
@@ -205,6 +225,8 @@ int main(int argc, char **argv)
         ret |= do_log(argv[2]);
     } else if (strcmp(argv[1], "get") == 0 && argc > 2) {
         ret |= do_get(argv[2]);
+    } else if (strcmp(argv[1], "cred") == 0 && argc > 2) {
+        ret |= do_cred(argv[2]);
     } else if (strcmp(argv[1], "setserver") == 0 && nservers == 1) {
         ret |= do_set_server(&servers[0]);
     } else if (strcmp(argv[1], "query") == 0) {

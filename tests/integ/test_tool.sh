@@ -183,5 +183,26 @@ wait "$sys_pid"
 check_that "system: rdpmixd --system ends on SIGTERM and removes its file" \
     '[ -z "$(ls "$sys")" ]'
 
+# a job's fabric credential (--pnet opa) is its own processes': a tool
+# attached to any of its daemons gets PMIX_ERR_NO_PERMISSIONS, while the
+# same tool reads the job's size (docs/pnet.md, "Secrets")
+job_opts="--pnet opa"
+for nodes in 1 3; do
+    start_job $nodes 3
+    ns=$(job_nspace)
+    daemon_files | while read -r _f dpid; do
+        "$tool" cred "$ns" pid="$dpid" >"$tmp/tc.$dpid" 2>&1
+        "$tool" get "$ns" pid="$dpid" >>"$tmp/tc.$dpid" 2>&1
+    done
+    stop_job
+    ndaemons=$(ls "$tmp"/tc.* 2>/dev/null | wc -l)
+    nrefused=$(grep -lx "cred NO-PERMISSIONS" "$tmp"/tc.* 2>/dev/null | wc -l)
+    nsized=$(grep -lx "job size 3" "$tmp"/tc.* 2>/dev/null | wc -l)
+    check_that "--nodes $nodes --pnet opa: a tool may not read the job's credential from any of its $ndaemons daemons ($nrefused refused, $nsized read the job size)" \
+        '[ $rc -eq 0 ] && [ "$ndaemons" -eq $nodes ] && [ "$nrefused" -eq $nodes ] && [ "$nsized" -eq $nodes ]'
+    rm -f "$tmp"/tc.*
+done
+job_opts=
+
 echo "1..$tnum"
 exit $tfail

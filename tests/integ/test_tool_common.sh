@@ -6,11 +6,13 @@ client="$builddir/tests/integ/run_client"
 tool="$builddir/tests/integ/run_tool"
 
 # start_job M N [SECS]: N ranks on M nodes that wait for $tmp/go (at most
-# SECS, default 120); returns once every rank said who it is
+# SECS, default 120), with rdpmix-run's options $job_opts; returns once
+# every rank said who it is
 start_job() {
     rm -f "$tmp/go"
     job_secs=${3:-120}
-    timeout -k 5 $((job_secs + 30)) "$RUN" --nodes "$1" -n "$2" "$client" \
+    # shellcheck disable=SC2086 # $job_opts: extra rdpmix-run options
+    timeout -k 5 $((job_secs + 30)) "$RUN" --nodes "$1" -n "$2" $job_opts "$client" \
         wait "$tmp/go" "$job_secs" >"$tmp/out" 2>"$tmp/err" </dev/null &
     jobpid=$!
     job_ranks=$2
