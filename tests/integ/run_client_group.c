@@ -1312,9 +1312,8 @@ static pmix_status_t fence_while_killed(pmix_rank_t victim, bool ft)
     expect("PMIx_Fence_nb over gQ",
            PMIx_Fence_nb(&grp, 1, info, ft ? 3 : 1, op_cb, &w), PMIX_SUCCESS);
     if (me.rank == victim) {
-        /* an FT fence's victim dies inside it: one that dies before it
-         * calls the fence, alone on its node, is not handled yet and the
-         * others' fence times out (docs/status.md) */
+        /* an FT fence's victim dies inside it (one that never calls
+         * it, alone on its node: mode ftgone) */
         killed_when_entered((int)victim);
     }
     tell_entered(victim);
