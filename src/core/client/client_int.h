@@ -171,7 +171,9 @@ const char *rdp_client_group_ft_fence(const pmix_proc_t *procs, size_t nprocs,
 void rdp_client_group_cleanup(void);
 /** rdp_event_chain_end for a client: answers PMIX_GROUP_LEADER_FAILED
  * (a vote) and PMIX_GROUP_INVITED (a handler that completed with
- * PMIX_GROUP_INVITE_ACCEPTED / _DECLINED: a join). */
+ * PMIX_GROUP_INVITE_ACCEPTED / _DECLINED: a join); a leader's handler of
+ * PMIX_GROUP_INVITE_ACCEPTED / _DECLINED / _FAILED that completed with
+ * PMIX_GROUP_CONSTRUCT_ABORT aborts the invitation. */
 void rdp_client_group_chain_end(pmix_status_t code, const pmix_info_t *info,
                                 size_t ninfo, const pmix_info_t *results,
                                 size_t nresults, pmix_status_t hdlr_status);

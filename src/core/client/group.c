@@ -756,12 +756,7 @@ void rdp_client_group_chain_end(pmix_status_t code, const pmix_info_t *info,
     if (code != PMIX_GROUP_LEADER_FAILED && code != PMIX_GROUP_INVITED) {
         return;
     }
-    for (size_t i = 0; i < ninfo && id == NULL; i++) {
-        if (PMIX_CHECK_KEY(&info[i], PMIX_GROUP_ID)
-            && info[i].value.type == PMIX_STRING) {
-            id = info[i].value.data.string;
-        }
-    }
+    id = rdp_client_group_event_id(info, ninfo);
     if (id == NULL || rdp_client.conn == NULL) {
         return;
     }

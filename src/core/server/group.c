@@ -2260,12 +2260,14 @@ static void greq_clear(greq_t *req)
  * @a op is finished and kept here only for a local member that never
  * called it, or the caller's library gave up on it first (it times
  * PMIX_TIMEOUT too) and it fails now as it would moments later.  Either
- * way it goes, and this call is the next fence.  False: not so. */
+ * way it goes, and this call is the next fence.  False: not so (a
+ * second call during a fence without PMIX_TIMEOUT stays an error). */
 static bool fence_superseded(gop_t *op, const pmix_proc_t *caller)
 {
     const gpart_t *part = gop_part(op, caller);
 
-    if (op->kind != GOP_FENCE || op->hold || part == NULL || !part->arrived) {
+    if (op->kind != GOP_FENCE || op->hold || part == NULL || !part->arrived
+        || (op->state != GOP_DONE && op->timeout <= 0)) {
         return false;
     }
     op->hold = true;                /* failing it must not free it */
