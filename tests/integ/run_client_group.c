@@ -91,6 +91,24 @@
  *                            brings data committed after the construct,
  *                            also when the last but one is killed during
  *                            it; an FT destruct.  Ranks 0..n-3 print ok.
+ *   run_client group iabort  (at least 4 ranks) rank 0 invites the others
+ *                            three times and aborts: its
+ *                            PMIX_GROUP_INVITE_DECLINED handler completes
+ *                            with PMIX_GROUP_CONSTRUCT_ABORT after rank 1
+ *                            declines ("gZa"), its _ACCEPTED handler after
+ *                            rank 2 accepts ("gZb"), it raises the event
+ *                            ("gZc"); each time its invite and rank 2's
+ *                            join end with PMIX_GROUP_CONSTRUCT_ABORT,
+ *                            ranks 1..n-1 hear that event and a later
+ *                            join is not found.
+ *   run_client group ftgone  (at least 2 ranks) "gV" over every rank, no
+ *                            PMIX_GROUP_NOTIFY_TERMINATION; the last rank
+ *                            never calls a fence over gV: the others' FT
+ *                            fence times out (PMIX_TIMEOUT 2 s), their
+ *                            next is running when the last rank is
+ *                            killed: it completes without it and brings
+ *                            the others' data, as does a third; an FT
+ *                            destruct.  Ranks 0..n-2 print ok.
  *   run_client group conc    the last rank exits at once; the others
  *                            construct "gX" (PMIX_GROUP_OPTIONAL) and "gY"
  *                            (not) over every rank at the same time with
@@ -1294,9 +1312,8 @@ static pmix_status_t fence_while_killed(pmix_rank_t victim, bool ft)
     expect("PMIx_Fence_nb over gQ",
            PMIx_Fence_nb(&grp, 1, info, ft ? 3 : 1, op_cb, &w), PMIX_SUCCESS);
     if (me.rank == victim) {
-        /* an FT fence's victim dies inside it: one that dies before it
-         * calls the fence, alone on its node, is not handled yet and the
-         * others' fence times out (docs/status.md) */
+        /* an FT fence's victim dies inside it (one that never calls
+         * it, alone on its node: mode ftgone) */
         killed_when_entered((int)victim);
     }
     tell_entered(victim);
@@ -1355,6 +1372,197 @@ static void ft_fence(void)
     check_collected("ft.x", 5, n - 2);
     expect("FT destruct of gQ", PMIx_Group_destruct("gQ", info, 2),
            PMIX_SUCCESS);
+}
+
+/* The victim of ftgone waits until the others are in their second
+ * fence over gV, then is killed: it never called a fence over gV. */
+static void ft_gone_victim(size_t n)
+{
+    struct timespec pause = {0, 300 * 1000 * 1000};
+
+    wait_count(&n_entered, (int)n - 1, "the others in their second fence");
+    /* not needed for the outcome: lets their fence reach this server */
+    nanosleep(&pause, NULL);
+    (void)raise(SIGKILL);
+    fail("still alive after SIGKILL");
+}
+
+/* "gV" over every rank (at least 2), without
+ * PMIX_GROUP_NOTIFY_TERMINATION.  The last rank never calls a fence over
+ * gV: the others' first FT fence (PMIX_TIMEOUT 2 s) times out, their
+ * second is running when the last rank is killed (its server still kept
+ * the first one for it: the second came after it); it completes without
+ * it and brings the others' data, as does a third; an FT destruct. */
+static void ft_gone(void)
+{
+    size_t n         = job_size(), k;
+    pmix_proc_t *all = calloc(n, sizeof(*all));
+    pmix_proc_t grp;
+    pmix_info_t info[3];
+    int secs = 2;
+    nbwait_t w;
+
+    if (n < 2) {
+        fail("group ftgone needs 2 ranks or more");
+    }
+    register_code(GRP_ENTERED, invited_count);
+    all_but(PMIX_RANK_UNDEF, n, all, &k);
+    load_ft_info(info);
+    expect("construct gV",
+           PMIx_Group_construct("gV", all, n, info, 1, NULL, NULL),
+           PMIX_SUCCESS);
+    free(all);
+    if (me.rank == n - 1) {
+        ft_gone_victim(n);
+    }
+    PMIX_LOAD_PROCID(&grp, "gV", PMIX_RANK_WILDCARD);
+    PMIX_INFO_LOAD(&info[0], PMIX_TIMEOUT, &secs, PMIX_INT);
+    expect("FT fence over gV without its last member",
+           PMIx_Fence(&grp, 1, info, 3), PMIX_ERR_TIMEOUT);
+    load_ft_info(info);
+    put_commit_size("ft.v", 7 * me.rank + 2);
+    nbwait_init(&w);
+    expect("PMIx_Fence_nb over gV", PMIx_Fence_nb(&grp, 1, info, 3, op_cb, &w),
+           PMIX_SUCCESS);
+    tell_entered((pmix_rank_t)(n - 1));
+    expect("FT fence over gV while its last member dies",
+           nbwait_wait(&w, "fence over gV"), PMIX_SUCCESS);
+    check_collected("ft.v", 2, n - 1);
+    put_commit_size("ft.u", 7 * me.rank + 4);
+    expect("third FT fence over gV", PMIx_Fence(&grp, 1, info, 3),
+           PMIX_SUCCESS);
+    check_collected("ft.u", 4, n - 1);
+    expect("FT destruct of gV", PMIx_Group_destruct("gV", info, 2),
+           PMIX_SUCCESS);
+}
+
+/* ---- iabort: the leader aborts its invitation ---- */
+
+/* The leader's answer handlers complete with PMIX_GROUP_CONSTRUCT_ABORT
+ * for this code (0: never). */
+static pmix_status_t abort_on;
+
+static void answer_aborts(size_t id, pmix_status_t status,
+                          const pmix_proc_t *source, pmix_info_t info[],
+                          size_t ninfo, pmix_info_t results[], size_t nresults,
+                          pmix_event_notification_cbfunc_fn_t cbfunc,
+                          void *cbdata)
+{
+    /* counted (rank 1's decline, any accept) */
+    group_event(id, status, source, info, ninfo, results, nresults, NULL, NULL);
+    if (cbfunc != NULL) {
+        cbfunc(status == abort_on ? PMIX_GROUP_CONSTRUCT_ABORT
+                                  : PMIX_EVENT_ACTION_COMPLETE,
+               NULL, 0, NULL, NULL, cbdata);
+    }
+}
+
+/* Round @a k of the leader: invite ranks 1..n-1 to @a grp; rank 2's
+ * accept comes first; then how this round aborts: rank 1's decline
+ * (abort_on DECLINED), the accept itself (abort_on ACCEPTED), or the
+ * leader raises PMIX_GROUP_CONSTRUCT_ABORT.  Its invite ends with it. */
+static void abort_leader(const char *grp, int k, size_t n)
+{
+    pmix_proc_t *others = calloc(n, sizeof(*others));
+    pmix_info_t gid;
+    nbwait_t w;
+
+    for (size_t r = 1; r < n; r++) {
+        PMIX_LOAD_PROCID(&others[r - 1], me.nspace, (pmix_rank_t)r);
+    }
+    nbwait_init(&w);
+    expect("PMIx_Group_invite_nb",
+           PMIx_Group_invite_nb(grp, others, n - 1, NULL, 0, construct_cb, &w),
+           PMIX_SUCCESS);
+    wait_count(&n_accepted, k, "PMIX_GROUP_INVITE_ACCEPTED of rank 2");
+    if (abort_on == PMIX_GROUP_INVITE_DECLINED) {
+        notify_one(GRP_PING, me.nspace, 1); /* now decline */
+    } else if (abort_on == 0) {
+        PMIX_INFO_LOAD(&gid, PMIX_GROUP_ID, grp, PMIX_STRING);
+        expect("raising PMIX_GROUP_CONSTRUCT_ABORT",
+               PMIx_Notify_event(PMIX_GROUP_CONSTRUCT_ABORT, NULL,
+                                 PMIX_RANGE_SESSION, &gid, 1, NULL, NULL),
+               PMIX_SUCCESS);
+        PMIX_INFO_DESTRUCT(&gid);
+    }
+    expect("the aborted invitation", nbwait_wait(&w, grp),
+           PMIX_GROUP_CONSTRUCT_ABORT);
+    PMIX_INFO_FREE(w.results, w.nresults);
+    free(others);
+}
+
+/* Round @a k of an invitee: rank 2 accepts at once (its join ends with
+ * the abort), rank 1 declines when told to (round 1), everyone hears
+ * PMIX_GROUP_CONSTRUCT_ABORT, and a join after it finds nothing. */
+static void abort_invitee(const char *grp, int k)
+{
+    pmix_proc_t leader;
+    nbwait_t w;
+
+    PMIX_LOAD_PROCID(&leader, me.nspace, 0);
+    wait_count(&n_invited, k, "PMIX_GROUP_INVITED");
+    if (me.rank == 2) {
+        nbwait_init(&w);
+        expect("PMIx_Group_join_nb",
+               PMIx_Group_join_nb(grp, &leader, PMIX_GROUP_ACCEPT, NULL, 0,
+                                  construct_cb, &w),
+               PMIX_SUCCESS);
+        expect("an accepted join of an aborted invitation",
+               nbwait_wait(&w, grp), PMIX_GROUP_CONSTRUCT_ABORT);
+        PMIX_INFO_FREE(w.results, w.nresults);
+    } else if (me.rank == 1 && k == 1) {
+        wait_count(&n_ping, 1, "the leader's go to decline");
+        expect("decline",
+               PMIx_Group_join(grp, &leader, PMIX_GROUP_DECLINE, NULL, 0, NULL,
+                               NULL),
+               PMIX_SUCCESS);
+    }
+    wait_count(&n_abort, k, "PMIX_GROUP_CONSTRUCT_ABORT");
+    if (me.rank != 2 && !(me.rank == 1 && k == 1)) {
+        expect("a join after the abort",
+               PMIx_Group_join(grp, &leader, PMIX_GROUP_ACCEPT, NULL, 0, NULL,
+                               NULL),
+               PMIX_ERR_NOT_FOUND);
+    }
+}
+
+/* Rank 0 invites the others three times; it aborts after rank 1's
+ * decline ("gZa": its PMIX_GROUP_INVITE_DECLINED handler completes with
+ * PMIX_GROUP_CONSTRUCT_ABORT), after rank 2's accept ("gZb": its
+ * _ACCEPTED handler does) and by raising the event ("gZc").  Every
+ * round: the leader's invite and rank 2's join end with
+ * PMIX_GROUP_CONSTRUCT_ABORT, every invitee hears that event, later
+ * joins are not found. */
+static void invite_abort(void)
+{
+    static const char *grps[]        = {"gZa", "gZb", "gZc"};
+    static const pmix_status_t how[] = {PMIX_GROUP_INVITE_DECLINED,
+                                        PMIX_GROUP_INVITE_ACCEPTED, 0};
+    size_t n                         = job_size();
+
+    if (n < 4) {
+        fail("group iabort needs 4 ranks or more");
+    }
+    register_code(PMIX_GROUP_INVITED, invited_count);
+    register_code(PMIX_GROUP_INVITE_ACCEPTED, answer_aborts);
+    register_code(PMIX_GROUP_INVITE_DECLINED, answer_aborts);
+    register_code(PMIX_GROUP_CONSTRUCT_ABORT, group_event);
+    register_code(GRP_PING, group_event);
+    fence_collect(0);
+    for (int k = 1; k <= 3; k++) {
+        abort_on = how[k - 1];
+        if (me.rank == 0) {
+            abort_leader(grps[k - 1], k, n);
+        } else {
+            abort_invitee(grps[k - 1], k);
+        }
+        fence_collect(0); /* the next round starts on every rank */
+    }
+    pthread_mutex_lock(&ev_lock);
+    if (me.rank != 0 && n_abort != 3) {
+        fail("%d PMIX_GROUP_CONSTRUCT_ABORT events, not 3", n_abort);
+    }
+    pthread_mutex_unlock(&ev_lock);
 }
 
 /* ---- through the host (appended for group_host.c) ---- */
@@ -1486,6 +1694,10 @@ int group_main(const char *mode)
         select_twice();
     } else if (strcmp(mode, "ftfence") == 0) {
         ft_fence();
+    } else if (strcmp(mode, "iabort") == 0) {
+        invite_abort();
+    } else if (strcmp(mode, "ftgone") == 0) {
+        ft_gone();
     } else if (strcmp(mode, "host") == 0) {
         host();
     } else {

@@ -9,7 +9,9 @@
 # one chosen by a handler, none chosen, a handler that aborts, a chosen
 # one that leaves too: 1, 3 and 4 nodes), a
 # construct's PMIX_GROUP_LEADER, PMIX_GROUP_FT_COLLECTIVE destructs and
-# fences (members killed during the fence; 1, 3 and 4 nodes), concurrent
+# fences (members killed during the fence; a member that never calls
+# one, alone on its node, killed during the others' next: 1, 2, 3 and 4
+# nodes), a leader that aborts its invitation (1, 3 and 4), concurrent
 # constructs while a member exits.  Every rank's outcome is
 # checked: its "ok" line, or its absence for the ranks that exit.
 . "${top_srcdir:-.}/tests/integ/test_run_common.sh"
@@ -70,10 +72,22 @@ for m in $nodes; do
     check_that "invitations answered by the handlers' status (INVITE_ACCEPTED / _DECLINED): the leader hears both, the decliner is no member, on $m node(s)" \
         '[ "$rc" -eq 0 ] && [ "$(grep -c "^rank [0-9]* group hinvite ok$" "$tmp/out")" -eq "$np" ]'
     fault select2 "the leader chosen after the first one exits leaves too: PMIX_GROUP_LEADER_FAILED again, a second new leader, the rest make the group" 2 3
+    job 120 --nodes "$m" -n "$np" "$client" group iabort
+    check_that "the leader aborts its invitation (its INVITE_DECLINED / _ACCEPTED handler returns PMIX_GROUP_CONSTRUCT_ABORT, it raises the event): every invite and join ends with it, every invitee hears it, on $m node(s)" \
+        '[ "$rc" -eq 0 ] && [ "$(grep -c "^rank [0-9]* group iabort ok$" "$tmp/out")" -eq "$np" ]'
     want_rc=137
     fault ftfence "a member killed during a fence over the group: fails without PMIX_GROUP_FT_COLLECTIVE, completes with the others' data with it (twice)" 0 1
+    # the last rank is alone on its node on 3 and 4 nodes
+    fault ftgone "a member that never calls an FT fence (the others' times out) killed during their next: it completes with their data" 0 1 2
     want_rc=0
 done
+# ... and on 2 nodes with 3 ranks (2 + 1)
+m=2
+np=3
+want_rc=137
+fault ftgone "a member that never calls an FT fence (the others' times out) killed during their next: it completes with their data" 0 1
+want_rc=0
+np=4
 
 # What an operation costs between the servers: CTL_OPEN goes through one
 # relay (at most 2 (k - 1) messages per operation over k servers, not

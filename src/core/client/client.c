@@ -265,6 +265,12 @@ pmix_status_t rdp_client_event_forward(pmix_status_t code,
     fwd_ctx_t *ctx;
     pmix_status_t status;
 
+    if (code == PMIX_GROUP_CONSTRUCT_ABORT
+        && rdp_client_group_event_id(info, ninfo) != NULL) {
+        /* the leader aborts its invitation: the servers tell the members */
+        return rdp_client_group_abort(rdp_client_group_event_id(info, ninfo),
+                                      cbfunc, cbdata);
+    }
     ctx = rdp_malloc(sizeof(*ctx));
     if (ctx == NULL) {
         return PMIX_ERR_NOMEM;

@@ -171,10 +171,19 @@ const char *rdp_client_group_ft_fence(const pmix_proc_t *procs, size_t nprocs,
 void rdp_client_group_cleanup(void);
 /** rdp_event_chain_end for a client: answers PMIX_GROUP_LEADER_FAILED
  * (a vote) and PMIX_GROUP_INVITED (a handler that completed with
- * PMIX_GROUP_INVITE_ACCEPTED / _DECLINED: a join). */
+ * PMIX_GROUP_INVITE_ACCEPTED / _DECLINED: a join); a leader's handler of
+ * PMIX_GROUP_INVITE_ACCEPTED / _DECLINED / _FAILED that completed with
+ * PMIX_GROUP_CONSTRUCT_ABORT aborts the invitation. */
 void rdp_client_group_chain_end(pmix_status_t code, const pmix_info_t *info,
                                 size_t ninfo, const pmix_info_t *results,
                                 size_t nresults, pmix_status_t hdlr_status);
+/** Loop thread: abort the invitation to group @a id this process leads
+ * (RDP_CMD_GROUP_ABORT); @a cbfunc (may be NULL) gets the server's
+ * answer. */
+pmix_status_t rdp_client_group_abort(const char *id, pmix_op_cbfunc_t cbfunc,
+                                     void *cbdata);
+/** The PMIX_GROUP_ID (string) among an event's @a info, or NULL. */
+const char *rdp_client_group_event_id(const pmix_info_t *info, size_t ninfo);
 /** Pack an event's info with its PMIX_EVENT_CUSTOM_RANGE expanded as
  * rdp_client_group_expand does (the server sees the members). */
 pmix_status_t rdp_client_group_pack_event_info(rdp_buf_t *buf,

@@ -666,21 +666,97 @@ static void answer_invitation(const char *id, pmix_status_t hdlr_status)
     }
 }
 
+/* ---- the leader aborts an invitation (RFC0033) ---- */
+
+typedef struct abort_ctx {
+    pmix_op_cbfunc_t cbfunc;
+    void *cbdata;
+    char id[PMIX_MAX_NSLEN + 1];
+} abort_ctx_t;
+
+static void abort_sent(pmix_status_t status, rdp_rbuf_t *rb, void *arg)
+{
+    abort_ctx_t *ctx = arg;
+
+    (void)rb;
+    if (status != PMIX_SUCCESS) {
+        rdp_log_debug(CLIENT, "aborting group %s: %s", ctx->id,
+                      rdp_status_name(status));
+    }
+    if (ctx->cbfunc != NULL) {
+        ctx->cbfunc(status, ctx->cbdata);
+    }
+    rdp_free(ctx);
+}
+
+pmix_status_t rdp_client_group_abort(const char *id, pmix_op_cbfunc_t cbfunc,
+                                     void *cbdata)
+{
+    abort_ctx_t *ctx = rdp_calloc(1, sizeof(*ctx));
+    rdp_buf_t buf;
+    pmix_status_t status;
+
+    if (ctx == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    ctx->cbfunc = cbfunc;
+    ctx->cbdata = cbdata;
+    memcpy(ctx->id, id, strnlen(id, PMIX_MAX_NSLEN));
+    rdp_buf_init(&buf);
+    status = rdp_pack_string(&buf, id);
+    if (status == PMIX_SUCCESS) {
+        status = rdp_pack_info_array(&buf, NULL, 0);
+    }
+    if (status == PMIX_SUCCESS) {
+        status =
+            rdp_client_request(RDP_CMD_GROUP_ABORT, &buf, 0, abort_sent, ctx);
+    }
+    rdp_buf_cleanup(&buf);
+    if (status != PMIX_SUCCESS) {
+        rdp_free(ctx);
+    }
+    return status;
+}
+
+const char *rdp_client_group_event_id(const pmix_info_t *info, size_t ninfo)
+{
+    for (size_t i = 0; i < ninfo; i++) {
+        if (PMIX_CHECK_KEY(&info[i], PMIX_GROUP_ID)
+            && info[i].value.type == PMIX_STRING
+            && info[i].value.data.string != NULL) {
+            return info[i].value.data.string;
+        }
+    }
+    return NULL;
+}
+
+/* A leader's handler of an answer to its invitation that completed with
+ * PMIX_GROUP_CONSTRUCT_ABORT aborts the invitation. */
+static bool invitation_answer(pmix_status_t code)
+{
+    return code == PMIX_GROUP_INVITE_ACCEPTED
+           || code == PMIX_GROUP_INVITE_DECLINED
+           || code == PMIX_GROUP_INVITE_FAILED;
+}
+
 void rdp_client_group_chain_end(pmix_status_t code, const pmix_info_t *info,
                                 size_t ninfo, const pmix_info_t *results,
                                 size_t nresults, pmix_status_t hdlr_status)
 {
     const char *id = NULL;
 
+    if (invitation_answer(code) && hdlr_status == PMIX_GROUP_CONSTRUCT_ABORT
+        && rdp_client.conn != NULL) {
+        id = rdp_client_group_event_id(info, ninfo);
+        if (id != NULL) {
+            (void)rdp_client_group_abort(id, NULL, NULL);
+        }
+        return;
+    }
     if (code != PMIX_GROUP_LEADER_FAILED && code != PMIX_GROUP_INVITED) {
         return;
     }
-    for (size_t i = 0; i < ninfo && id == NULL; i++) {
-        if (PMIX_CHECK_KEY(&info[i], PMIX_GROUP_ID)
-            && info[i].value.type == PMIX_STRING) {
-            id = info[i].value.data.string;
-        }
-    }
+    id = rdp_client_group_event_id(info, ninfo);
     if (id == NULL || rdp_client.conn == NULL) {
         return;
     }

@@ -237,6 +237,8 @@ static void gop_remove(gop_t *op)
     gop_free(op);
 }
 
+static void deferred_opens_post(void);
+
 /* A finished tracker goes once no local member can still arrive. */
 static void gop_maybe_free(gop_t *op)
 {
@@ -257,6 +259,7 @@ static void gop_maybe_free(gop_t *op)
         }
     }
     gop_remove(op);
+    deferred_opens_post(); /* the next operation of its kind and id */
 }
 
 /* Send @a blob to every member that arrived. */
@@ -1150,7 +1153,8 @@ enum {
     CTL_LEFT   = 2,
     CTL_OPEN   = 3,
     CTL_EVENT  = 4,
-    CTL_LEADER = 5
+    CTL_LEADER = 5,
+    CTL_ABORT  = 6 /* u8 kind, str id, u64 gen: the leader aborted */
 };
 /* CTL_LEADER: u8 kind, str id, u64 gen, u8 what, proc leader */
 enum {
@@ -1620,8 +1624,118 @@ static void relay_open(uint32_t from, uint8_t kind, const char *id,
 
 static void mark_departed(gop_t *op);
 
+/* ---- CTL_OPEN of an operation whose previous one is still here ----
+ * Another server's OPEN of generation g + 1 can come while this server's
+ * tracker of generation g (same kind and id) is still finishing its
+ * exchange (the others finished theirs first and their members went on
+ * to the next fault-tolerant fence), or kept for a local member that
+ * has not called it.  Dropping it left a server whose members then all
+ * died out of the operation, and the others' ended with PMIX_TIMEOUT;
+ * so it is kept and applied once that tracker goes (gop_maybe_free). */
+typedef struct deferred_open {
+    struct deferred_open *next;
+    uint8_t kind;
+    char id[PMIX_MAX_NSLEN + 1];
+    uint64_t gen;
+    uint8_t flags;
+    uint32_t timeout;
+    pmix_proc_t leader;
+    pmix_proc_t *members;
+    size_t nmembers;
+} deferred_open_t;
+
+static deferred_open_t *deferred_opens; /* in arrival order */
+static bool deferred_posted;
+
+static void open_tracker(uint8_t kind, const char *id, uint64_t gen,
+                         uint8_t flags, uint32_t timeout,
+                         const pmix_proc_t *leader, pmix_proc_t *members,
+                         size_t nmembers);
+
+/* Takes @a members. */
+static void defer_open(uint8_t kind, const char *id, uint64_t gen,
+                       uint8_t flags, uint32_t timeout,
+                       const pmix_proc_t *leader, pmix_proc_t *members,
+                       size_t nmembers)
+{
+    deferred_open_t *d = rdp_calloc(1, sizeof(*d)), **tail = &deferred_opens;
+
+    if (d == NULL) {
+        rdp_log_error(SERVER, "group %s: no memory to keep an operation", id);
+        rdp_free(members);
+        return;
+    }
+    rdp_log_debug(SERVER, "group %s %s %llu: after the one still here", id,
+                  kind_name(kind), (unsigned long long)gen);
+    d->kind = kind;
+    memcpy(d->id, id, strnlen(id, PMIX_MAX_NSLEN));
+    d->gen      = gen;
+    d->flags    = flags;
+    d->timeout  = timeout;
+    d->leader   = *leader;
+    d->members  = members;
+    d->nmembers = nmembers;
+    while (*tail != NULL) {
+        tail = &(*tail)->next;
+    }
+    *tail = d;
+}
+
+/* The first kept OPEN whose previous tracker is gone, unlinked; NULL. */
+static deferred_open_t *deferred_ready(void)
+{
+    deferred_open_t **pp = &deferred_opens;
+
+    while (*pp != NULL) {
+        uint8_t key[OP_KEY_MAX];
+        deferred_open_t *d = *pp;
+
+        if (rdp_hash_get(&gs.ops, key, op_key(d->kind, d->id, key)) == NULL) {
+            *pp = d->next;
+            return d;
+        }
+        pp = &d->next;
+    }
+    return NULL;
+}
+
+static void deferred_opens_run(void *arg)
+{
+    deferred_open_t *d;
+
+    (void)arg;
+    deferred_posted = false;
+    while (gs.init && (d = deferred_ready()) != NULL) {
+        open_tracker(d->kind, d->id, d->gen, d->flags, d->timeout, &d->leader,
+                     d->members, d->nmembers); /* takes members */
+        rdp_free(d);
+    }
+}
+
+/* From the loop, not inside the caller that freed a tracker. */
+static void deferred_opens_post(void)
+{
+    if (deferred_opens != NULL && !deferred_posted
+        && rdp_loop_post(rdp_rt.loop, deferred_opens_run, NULL)
+               == PMIX_SUCCESS) {
+        deferred_posted = true;
+    }
+}
+
+static void deferred_opens_drop(void)
+{
+    while (deferred_opens != NULL) {
+        deferred_open_t *d = deferred_opens;
+
+        deferred_opens = d->next;
+        rdp_free(d->members);
+        rdp_free(d);
+    }
+}
+
 /* Make the tracker another server opened, unless it is here already (or
- * older than one here), or no member is local. */
+ * older than one here), or no member is local; one newer than the
+ * tracker here waits for it (defer_open). */
 static void open_tracker(uint8_t kind, const char *id, uint64_t gen,
                          uint8_t flags, uint32_t timeout,
                          const pmix_proc_t *leader, pmix_proc_t *members,
@@ -1629,9 +1743,14 @@ static void open_tracker(uint8_t kind, const char *id, uint64_t gen,
 {
     uint8_t key[OP_KEY_MAX];
     size_t keylen = op_key(kind, id, key);
-    gop_t *op;
+    gop_t *op     = rdp_hash_get(&gs.ops, key, keylen);
 
-    if (rdp_hash_get(&gs.ops, key, keylen) != NULL
+    if (op != NULL && op->gen < gen) {
+        /* the previous one is still here: this one comes after it */
+        defer_open(kind, id, gen, flags, timeout, leader, members, nmembers);
+        return;
+    }
+    if (op != NULL
         || (uint64_t)(uintptr_t)rdp_hash_get(&gs.gens, key, keylen) > gen
         || rdp_hash_set(&gs.gens, key, keylen, (void *)(uintptr_t)gen, NULL)
                != PMIX_SUCCESS) {
@@ -1763,6 +1882,7 @@ static void ctl_event(uint32_t server, rdp_rbuf_t *rb)
 }
 
 static void ctl_leader(uint32_t server, rdp_rbuf_t *rb);
+static void ctl_abort(uint32_t server, rdp_rbuf_t *rb);
 
 static void ctl_recv(uint32_t server, rdp_rbuf_t *rb)
 {
@@ -1778,6 +1898,8 @@ static void ctl_recv(uint32_t server, rdp_rbuf_t *rb)
         ctl_left(server, rb);
     } else if (type == CTL_LEADER) {
         ctl_leader(server, rb);
+    } else if (type == CTL_ABORT) {
+        ctl_abort(server, rb);
     } else {
         rdp_log_error(SERVER, "bad group message from server %u", server);
     }
@@ -2133,6 +2255,28 @@ static void greq_clear(greq_t *req)
     rdp_info_array_free(req->info, req->ninfo);
 }
 
+/* @a caller, which took part in the fault-tolerant fence @a op, calls
+ * another: the others went on without a member (it timed out).  Either
+ * @a op is finished and kept here only for a local member that never
+ * called it, or the caller's library gave up on it first (it times
+ * PMIX_TIMEOUT too) and it fails now as it would moments later.  Either
+ * way it goes, and this call is the next fence.  False: not so (a
+ * second call during a fence without PMIX_TIMEOUT stays an error). */
+static bool fence_superseded(gop_t *op, const pmix_proc_t *caller)
+{
+    const gpart_t *part = gop_part(op, caller);
+
+    if (op->kind != GOP_FENCE || op->hold || part == NULL || !part->arrived
+        || (op->state != GOP_DONE && op->timeout <= 0)) {
+        return false;
+    }
+    op->hold = true;                /* failing it must not free it */
+    gop_fail(op, PMIX_ERR_TIMEOUT); /* nothing when done already */
+    op->hold = false;
+    gop_remove(op);
+    return true;
+}
+
 /* Find or make the tracker @a req belongs to. */
 static pmix_status_t gop_for(const greq_t *req, const pmix_proc_t *caller,
                              gop_t **op_p, bool *first_p)
@@ -2161,6 +2305,9 @@ static pmix_status_t gop_for(const greq_t *req, const pmix_proc_t *caller,
         return status;
     }
     op       = rdp_hash_get(&gs.ops, key, op_key(req->kind, req->id, key));
+    if (op != NULL && fence_superseded(op, caller)) {
+        op = NULL;
+    }
     *first_p = op == NULL;
     if (op != NULL) {
         if (req->kind == GOP_CONSTRUCT && op->state != GOP_DONE
@@ -2514,6 +2661,95 @@ static pmix_status_t handle_join(rdp_srv_peer_t *peer, uint32_t tag,
     return PMIX_SUCCESS;
 }
 
+/* ---- the leader aborts an invitation (RFC0033) ----
+ * Its PMIX_GROUP_INVITE_ACCEPTED / _DECLINED / _FAILED handler completed
+ * with PMIX_GROUP_CONSTRUCT_ABORT, or it raised that event for the group:
+ * its library sends RDP_CMD_GROUP_ABORT.  Every server then raises
+ * PMIX_GROUP_CONSTRUCT_ABORT (source and affected proc: the leader) for
+ * its invited members and answers the invitation's arrivals (the
+ * leader's invite, the accepted joins) with that status; a later join
+ * finds nothing. */
+
+static bool is_leader(const gop_t *op, const pmix_proc_t *proc);
+
+/* The abort here: the event to this node's invited members, the
+ * construct answered. */
+static void abort_here(gop_t *op)
+{
+    pmix_proc_t *invited = rdp_calloc(op->nmembers + 1, sizeof(*invited));
+    pmix_info_t affected;
+    size_t n;
+
+    rdp_log_info(SERVER, "group %s: the leader %s:%u aborted it", op->id,
+                 op->leader.nspace, op->leader.rank);
+    if (invited != NULL) {
+        memcpy(invited, op->members, op->nmembers * sizeof(*invited));
+        n = procs_without(invited, op->nmembers, &op->leader);
+        memset(&affected, 0, sizeof(affected));
+        PMIX_LOAD_KEY(affected.key, PMIX_EVENT_AFFECTED_PROC);
+        affected.value.type      = PMIX_PROC;
+        affected.value.data.proc = &op->leader;
+        notify_procs(PMIX_GROUP_CONSTRUCT_ABORT, &op->leader, invited, n,
+                     op->id, &affected, 1);
+        rdp_free(invited);
+    }
+    gop_fail_here(op, PMIX_GROUP_CONSTRUCT_ABORT, false);
+}
+
+static void tell_abort(const gop_t *op)
+{
+    rdp_buf_t buf;
+    pmix_status_t rc;
+
+    if (ctl_begin(&buf, CTL_ABORT, op, &rc)) {
+        send_ctl(&buf, rc);
+    }
+}
+
+/* RDP_CMD_GROUP_ABORT: only the leader of a running construct may. */
+static pmix_status_t handle_abort(rdp_srv_peer_t *peer, uint32_t tag,
+                                  const greq_t *req)
+{
+    uint8_t key[OP_KEY_MAX];
+    gop_t *op = rdp_hash_get(&gs.ops, key, op_key(GOP_CONSTRUCT, req->id, key));
+
+    if (op == NULL || op->state == GOP_DONE || op->leader_lost) {
+        return PMIX_ERR_NOT_FOUND; /* done, or a new leader is chosen */
+    }
+    if (!is_leader(op, &peer->client->proc)) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    rdp_srv_reply_status(peer, req->ack, tag, PMIX_SUCCESS);
+    if (!op->all_local) {
+        tell_abort(op);
+    }
+    abort_here(op);
+    return PMIX_SUCCESS;
+}
+
+/* CTL_ABORT from the leader's server. */
+static void ctl_abort(uint32_t server, rdp_rbuf_t *rb)
+{
+    char id[PMIX_MAX_NSLEN + 1];
+    uint8_t kind, key[DOOM_KEY_MAX];
+    uint64_t gen;
+    gop_t *op;
+
+    if (unpack_ctl_head(rb, &kind, id, &gen) != PMIX_SUCCESS
+        || kind != GOP_CONSTRUCT || gs_init() != PMIX_SUCCESS) {
+        rdp_log_error(SERVER, "bad group abort from server %u", server);
+        return;
+    }
+    op = rdp_hash_get(&gs.ops, key, op_key(kind, id, key));
+    if (op == NULL || op->gen < gen) {
+        /* made later: it fails then (gop_check_doomed), without events */
+        (void)rdp_hash_set(&gs.dooms, key, doom_key(kind, id, gen, key),
+                           (void *)(intptr_t)PMIX_GROUP_CONSTRUCT_ABORT, NULL);
+    } else if (op->gen == gen && op->state != GOP_DONE) {
+        abort_here(op);
+    }
+}
+
 /* PMIx_Group_leave: out of the group here and on the other servers; the
  * other members get PMIX_GROUP_LEFT. */
 static pmix_status_t handle_leave(rdp_srv_peer_t *peer, uint32_t tag,
@@ -2589,6 +2825,8 @@ void rdp_srv_handle_group(rdp_srv_peer_t *peer, uint16_t cmd, uint32_t tag,
         status = handle_leave(peer, tag, &req);
     } else if (cmd == RDP_CMD_GROUP_LEADER_VOTE) {
         status = handle_vote(peer, tag, &req);
+    } else if (cmd == RDP_CMD_GROUP_ABORT) {
+        status = handle_abort(peer, tag, &req);
     } else {
         status = handle_construct(peer, tag, &req);
     }
@@ -3077,6 +3315,7 @@ void rdp_srv_group_cleanup(void)
     rdp_hash_for_each(ent, &gs.groups, i) {
         group_free(ent->value);
     }
+    deferred_opens_drop();
     nearly_lefts = 0;
     rdp_hash_cleanup(&gs.groups);
     rdp_hash_cleanup(&gs.ops);

@@ -148,6 +148,12 @@ enum rdp_cmd {
      * enum rdp_fence_bundle, bundle of the remaining members' data) */
     RDP_CMD_GROUP_FENCE     = 47,
     RDP_CMD_GROUP_FENCE_ACK = 48,
+    /* The leader of an invitation aborts it (its INVITE_ACCEPTED /
+     * _DECLINED / _FAILED handler completed with
+     * PMIX_GROUP_CONSTRUCT_ABORT, or it raised that event with
+     * PMIX_GROUP_ID): str group id, infos (none)  ->  status */
+    RDP_CMD_GROUP_ABORT     = 61,
+    RDP_CMD_GROUP_ABORT_ACK = 62,
 
     /* Tools (RFC0010; src/core/server/tool.c).  Sent instead of CONNECT
      * by PMIx_tool_init: str nspace (NULL: the server assigns one),
