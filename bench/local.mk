@@ -60,6 +60,9 @@ endif
 dist_noinst_SCRIPTS += bench/engine_compare.sh bench/summarize_coll.py \
                        bench/project.py bench/build_diag.sh
 dist_noinst_SCRIPTS += bench/pair_ab.py
+# trust_compare.sh: issue 11's trust targets from one run (full and open
+# engine vs MPI_Allgather, mac-floor before and after); summarize_trust.py
+dist_noinst_SCRIPTS += bench/trust_compare.sh bench/summarize_trust.py
 EXTRA_DIST += bench/COLL.md
 
 # launch_compare.sh: one program (mpi-hello or pmix-bench) under rdpmix-run,

@@ -657,20 +657,36 @@ pmix_status_t rdp_pnet_for_each_value(const char *nspace,
     return status;
 }
 
-/* Values that give a job an isolation domain of its own on the fabric:
- * opa's job key (PMIX_CREDENTIAL), ib's partition key, sshot's VNIs. */
+/* The modules that give a job an isolation domain of its own on the
+ * fabric, and the job value that says a job got one: opa's job key
+ * (PMIX_CREDENTIAL), ib's partition key, sshot's VNIs. */
+static const struct {
+    const char *module;
+    const char *key;
+} isolating[] = {
+    {"opa", PMIX_CREDENTIAL},
+    {"ib", RDP_PNET_KEY_PREFIX "ib.pkey"},
+    {"sshot", RDP_PNET_KEY_PREFIX "sshot.vnis"},
+};
+
 static pmix_status_t note_isolating(const pmix_info_t *value, void *arg)
 {
-    static const char *const isolating[] = {
-        PMIX_CREDENTIAL, RDP_PNET_KEY_PREFIX "ib.pkey",
-        RDP_PNET_KEY_PREFIX "sshot.vnis"};
-
     for (size_t i = 0; i < sizeof(isolating) / sizeof(isolating[0]); i++) {
-        if (strcmp(value->key, isolating[i]) == 0) {
+        if (strcmp(value->key, isolating[i].key) == 0) {
             *(bool *)arg = true;
         }
     }
     return PMIX_SUCCESS;
+}
+
+bool rdp_pnet_module_isolates(const char *name)
+{
+    for (size_t i = 0; i < sizeof(isolating) / sizeof(isolating[0]); i++) {
+        if (name != NULL && strcmp(name, isolating[i].module) == 0) {
+            return true;
+        }
+    }
+    return false;
 }
 
 bool rdp_pnet_job_isolated(const char *nspace)

@@ -135,6 +135,10 @@ pmix_status_t rdp_pnet_for_each_value(const char *nspace,
  */
 bool rdp_pnet_job_isolated(const char *nspace);
 
+/** True if module @a name gives every job it sets up an isolation domain
+ * of its own (what rdp_pnet_job_isolated then finds): opa, ib, sshot. */
+bool rdp_pnet_module_isolates(const char *name);
+
 /**
  * Each node, at register_nspace: if nothing was set up for @a nspace
  * (no rdp_pnet_setup_local before), every module that can derive the

@@ -1,5 +1,6 @@
 /* rdpmix_info.c - rdpmix-info: what this rdpmix is, how it was built, what
- * each API function supports, and the RDPMIX_* settings in force.
+ * each API function supports, the trust mode of collective payloads
+ * between servers, and the RDPMIX_* settings in force.
  *
  *   rdpmix-info              everything below but the query
  *   rdpmix-info --config     every setting: value in force and its source
@@ -8,6 +9,7 @@
  *   --json                   the same as one JSON object
  */
 #include "config.h"
+#include "core/server/trust.h"
 #include "core/util/config_table.h"
 #include "core/util/directive.h"
 #include "pnet/pnet.h"
@@ -117,6 +119,40 @@ static void print_settings(const char *title, const rdp_cfg_id_t *ids, size_t n,
     section_end();
 }
 
+/* The trust mode a job launched with these settings gets ("trust follows
+ * the fabric", docs/design.md): whether its collective payloads between
+ * servers carry a MAC.  @a pnet_ok: RDPMIX_PNET selected modules (an
+ * invalid RDPMIX_PNET stops every launch, so there is no mode). */
+static void print_trust(bool pnet_ok)
+{
+    char mods[128];
+    enum rdp_trust_mode mode = rdp_srv_trust_mode(mods, sizeof(mods));
+    static const char *const payloads[] = {
+        [RDP_TRUST_FULL]     = "every collective payload carries a MAC",
+        [RDP_TRUST_ISOLATED] = "open (no MAC) in collectives of one job "
+                               "these modules set up; authenticated "
+                               "across jobs",
+        [RDP_TRUST_TRUSTED]  = "open (no MAC) in every collective",
+    };
+
+    if (!pnet_ok && mode != RDP_TRUST_TRUSTED) {
+        section("trust", false);
+        field("mode", "unknown (RDPMIX_PNET is invalid)", true);
+        section_end();
+        return;
+    }
+    section("trust", false);
+    field("mode", rdp_srv_trust_mode_name(mode), true);
+    field("isolating_modules", mods[0] != '\0' || json ? mods : "(none)",
+          false);
+    field("payloads", payloads[mode], false);
+    field("headers", "always authenticated", false);
+    field(rdp_cfg_setting(RDP_CFG_TRUSTED_NETWORK)->name,
+          value_of(RDP_CFG_TRUSTED_NETWORK), false);
+    field(rdp_cfg_setting(RDP_CFG_PNET)->name, value_of(RDP_CFG_PNET), false);
+    section_end();
+}
+
 static void print_engine_and_pnet(bool first)
 {
     static const rdp_cfg_id_t engine[] = {
@@ -143,7 +179,10 @@ static void print_engine_and_pnet(bool first)
                    rdp_pnet_selected()[0] != '\0' ? rdp_pnet_selected()
                                                   : "(none)");
         }
+        print_trust(true);
         rdp_pnet_cleanup();
+    } else {
+        print_trust(false);
     }
 }
 
@@ -254,7 +293,8 @@ static int print_query(bool first)
 static void usage(FILE *f)
 {
     fprintf(f, "usage: rdpmix-info [--config] [--attrs] [--query] [--json]\n"
-               "  (no part named: version, build, engine, pnet, attributes)\n");
+               "  (no part named: version, build, engine, pnet, trust, "
+               "attributes)\n");
 }
 
 int main(int argc, char **argv)

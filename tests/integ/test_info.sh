@@ -1,8 +1,9 @@
 #!/bin/sh
 # test_info.sh - rdpmix-info runs; --config lists every setting of the
 # table (read from config_table.c) with its value and source; --json is
-# JSON; required directives on real calls under rdpmix-run on 1-3 nodes;
-# no RDPMIX_* setting is read outside the table.
+# JSON; the trust mode follows RDPMIX_TRUSTED_NETWORK and the isolating
+# pnet modules selected; required directives on real calls under
+# rdpmix-run on 1-3 nodes; no RDPMIX_* setting is read outside the table.
 . "${top_srcdir:-.}/tests/integ/test_run_common.sh"
 srcdir=${top_srcdir:-.}
 INFO=$builddir/src/run/rdpmix-info
@@ -52,6 +53,40 @@ fi
 info --bogus
 check_that "an unknown option is refused with usage" \
     '[ "$rc" -eq 2 ] && grep -q "unknown option --bogus" "$tmp/err"'
+
+# the trust mode the settings give a job's collective payloads
+trust_mode() { sed -n 's/^  mode  *//p' "$tmp/out"; }
+RDPMIX_PNET=none RDPMIX_TRUSTED_NETWORK=0 info
+check_that "trust: no isolating pnet module, untrusted network -> full" \
+    '[ "$rc" -eq 0 ] && [ "$(trust_mode)" = full ] \
+        && grep -q "^  payloads  *every collective payload carries a MAC" "$tmp/out"'
+RDPMIX_PNET=tcp RDPMIX_TRUSTED_NETWORK=0 info
+check_that "trust: tcp ports isolate nothing -> full" \
+    '[ "$rc" -eq 0 ] && [ "$(trust_mode)" = full ]'
+RDPMIX_PNET=tcp,ib RDPMIX_TRUSTED_NETWORK=0 info
+check_that "trust: ib selected -> isolated by pnet, names ib" \
+    '[ "$rc" -eq 0 ] && [ "$(trust_mode)" = "isolated by pnet" ] \
+        && grep -q "^  isolating_modules  *ib$" "$tmp/out" \
+        && grep -q "^  RDPMIX_PNET  *tcp,ib$" "$tmp/out"'
+RDPMIX_PNET=none RDPMIX_TRUSTED_NETWORK=1 info
+check_that "trust: RDPMIX_TRUSTED_NETWORK=1 -> trusted network" \
+    '[ "$rc" -eq 0 ] && [ "$(trust_mode)" = "trusted network" ] \
+        && grep -q "^  RDPMIX_TRUSTED_NETWORK  *1$" "$tmp/out"'
+RDPMIX_PNET=bogus RDPMIX_TRUSTED_NETWORK=0 info
+check_that "trust: an invalid RDPMIX_PNET gives no mode" \
+    '[ "$(trust_mode)" = "unknown (RDPMIX_PNET is invalid)" ]'
+if command -v python3 >/dev/null; then
+    RDPMIX_PNET=opa,sshot RDPMIX_TRUSTED_NETWORK=0 info --json
+    check_that "trust in --json: opa and sshot isolate" \
+        '[ "$rc" -eq 0 ] && python3 -c "
+import json, sys
+t = json.load(open(sys.argv[1]))[\"trust\"]
+assert t[\"mode\"] == \"isolated by pnet\", t
+assert sorted(t[\"isolating_modules\"].split(\",\")) == [\"opa\", \"sshot\"], t
+" "$tmp/out"'
+fi
+# (a shell may keep assignments made for a function call)
+unset RDPMIX_PNET RDPMIX_TRUSTED_NETWORK
 
 # required directives on real calls across 1, 2 and 3 nodes: unsupported
 # ones fail the call, optional ones are ignored, supported ones work

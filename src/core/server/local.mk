@@ -23,5 +23,6 @@ noinst_HEADERS    += src/core/server/server_int.h src/core/server/regex.h \
 librdp_la_SOURCES += src/core/server/connect.c
 librdp_la_SOURCES += src/core/server/tool.c
 noinst_HEADERS    += src/core/server/connect.h
+noinst_HEADERS    += src/core/server/trust.h
 librdp_la_SOURCES += src/core/server/trust.c
 librdp_la_SOURCES += src/core/server/pnetval.c

@@ -1,11 +1,13 @@
 /* trust.c - whose collectives may carry payloads without authentication */
 #include "config.h"
 #include "core/server/server_int.h"
+#include "core/server/trust.h"
 #include "core/util/config_table.h"
 #include "core/util/log.h"
 #include "pnet/pnet.h"
 #include "rdpmix.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /*
@@ -83,4 +85,46 @@ bool rdp_srv_payload_open(const pmix_proc_t *procs, size_t nprocs)
         PMIX_LOAD_NSPACE(said, procs[0].nspace);
     }
     return true;
+}
+
+/* Append @a name to the comma list in @a buf (truncated to @a len). */
+static void list_add(char *buf, size_t len, const char *name)
+{
+    size_t used = strlen(buf);
+
+    if (used < len) {
+        snprintf(buf + used, len - used, "%s%s", used > 0 ? "," : "", name);
+    }
+}
+
+enum rdp_trust_mode rdp_srv_trust_mode(char *mods, size_t len)
+{
+    char sel[256], *save = NULL;
+
+    if (len > 0) {
+        mods[0] = '\0';
+    }
+    if (rdp_cfg_bool(RDP_CFG_TRUSTED_NETWORK)) {
+        return RDP_TRUST_TRUSTED;
+    }
+    snprintf(sel, sizeof(sel), "%s", rdp_pnet_selected());
+    for (char *m = strtok_r(sel, ",", &save); m != NULL;
+         m = strtok_r(NULL, ",", &save)) {
+        if (rdp_pnet_module_isolates(m)) {
+            list_add(mods, len, m);
+        }
+    }
+    return (len > 0 && mods[0] != '\0') ? RDP_TRUST_ISOLATED : RDP_TRUST_FULL;
+}
+
+const char *rdp_srv_trust_mode_name(enum rdp_trust_mode mode)
+{
+    switch (mode) {
+    case RDP_TRUST_TRUSTED:
+        return "trusted network";
+    case RDP_TRUST_ISOLATED:
+        return "isolated by pnet";
+    default:
+        return "full";
+    }
 }
