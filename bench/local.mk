@@ -70,6 +70,7 @@ EXTRA_DIST += bench/COLL.md
 # allocation; summarize_launch.py makes the tables and plots
 dist_noinst_SCRIPTS += bench/launch_compare.sh bench/summarize_launch.py \
                        bench/summarize_short.py
+dist_noinst_SCRIPTS += bench/pair_launch.py
 
 # compare_nodes.sh: pmix-bench on M simulated nodes, rdpmix-run --nodes vs
 # mpirun with fake hosts (fake-rsh); summarize_nodes.py makes the tables

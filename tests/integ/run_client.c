@@ -749,11 +749,105 @@ static void required_directives(unsigned size)
     PMIX_INFO_DESTRUCT(&info[0]);
 }
 
-/* run_client nodes info|fence|loop|abi|late|reserved|directives */
+/* ---- refence: put/commit/fence again and again ---- */
+
+#define REFENCE_ROUNDS 6
+/* 5 ranks x 20 KiB: over the 64 KiB from which fence results go through
+ * shared memory, so rounds alternate between inline and memfd bundles */
+#define REFENCE_BIG (20u << 10)
+
+static char refence_byte(unsigned round, pmix_rank_t rank)
+{
+    return (char)('a' + (round * 7 + rank) % 26);
+}
+
+static void refence_put(unsigned round)
+{
+    size_t len = (round % 2) ? REFENCE_BIG : 8;
+    pmix_byte_object_t bo;
+    pmix_value_t val;
+    char text[32];
+    pmix_status_t rc;
+
+    bo.bytes = malloc(len);
+    bo.size  = len;
+    if (bo.bytes == NULL) {
+        fail("out of memory");
+    }
+    memset(bo.bytes, refence_byte(round, me.rank), len);
+    val.type    = PMIX_BYTE_OBJECT;
+    val.data.bo = bo;
+    rc          = PMIx_Put(PMIX_GLOBAL, "rdpmix.test.rf.data", &val);
+    free(bo.bytes);
+    if (rc != PMIX_SUCCESS) {
+        fail("PMIx_Put(rf.data): %s", PMIx_Error_string(rc));
+    }
+    /* a second key from round 2 on: sections of one and two keys */
+    if (round >= 2) {
+        snprintf(text, sizeof(text), "%u:%u", round, me.rank);
+        put_commit("rdpmix.test.rf.round", text);
+    } else if ((rc = PMIx_Commit()) != PMIX_SUCCESS) {
+        fail("PMIx_Commit: %s", PMIx_Error_string(rc));
+    }
+}
+
+/* Every peer's rf.data (and rf.round once put) is round @a round's. */
+static void refence_check(unsigned round, unsigned size)
+{
+    size_t len = (round % 2) ? REFENCE_BIG : 8;
+
+    for (pmix_rank_t r = 0; r < size; r++) {
+        pmix_proc_t peer;
+        pmix_value_t *val = NULL;
+        pmix_status_t rc;
+        char want[32], *got;
+
+        PMIX_LOAD_PROCID(&peer, me.nspace, r);
+        rc = PMIx_Get(&peer, "rdpmix.test.rf.data", NULL, 0, &val);
+        if (rc != PMIX_SUCCESS || val->type != PMIX_BYTE_OBJECT
+            || val->data.bo.size != len) {
+            fail("round %u: rank %u's rf.data: %s", round, r,
+                 PMIx_Error_string(rc));
+        }
+        for (size_t i = 0; i < len; i++) {
+            if (val->data.bo.bytes[i] != refence_byte(round, r)) {
+                fail("round %u: rank %u's rf.data is an older one", round, r);
+            }
+        }
+        PMIX_VALUE_RELEASE(val);
+        if (round < 2) {
+            continue;
+        }
+        got = get_string(&peer, "rdpmix.test.rf.round");
+        snprintf(want, sizeof(want), "%u:%u", round, r);
+        if (strcmp(got, want) != 0) {
+            fail("round %u: rank %u's rf.round is '%s'", round, r, got);
+        }
+        free(got);
+    }
+}
+
+/* Rounds of put + commit + collecting fence with new values; every
+ * other round nobody looks (the fence results pile up unread), then the
+ * Gets must see the newest values of every peer. */
+static void refence_rounds(unsigned size)
+{
+    for (unsigned round = 0; round < REFENCE_ROUNDS; round++) {
+        refence_put(round);
+        fence_collect(1);
+        if (round % 3 == 2 || round == REFENCE_ROUNDS - 1) {
+            refence_check(round, size);
+        }
+    }
+    fence_collect(0);
+}
+
+/* run_client nodes info|fence|loop|abi|late|reserved|directives|refence */
 static int nodes_main(const char *mode)
 {
-    static const char *const modes[] = {"info", "fence",    "loop",       "abi",
-                                        "late", "reserved", "directives", NULL};
+    static const char *const modes[] = {"info",       "fence",   "loop",
+                                        "abi",        "late",    "reserved",
+                                        "directives", "refence", NULL};
     unsigned size, i;
     pmix_status_t rc;
 
@@ -762,7 +856,8 @@ static int nodes_main(const char *mode)
     if (modes[i] == NULL && !is_hostops_mode(mode)
         && strcmp(mode, "queryall") != 0) {
         fprintf(stderr, "usage: run_client nodes info|fence|loop|abi|late|"
-                        "reserved|log|jctrl|query|queryall\n");
+                        "reserved|directives|refence|log|jctrl|query|"
+                        "queryall\n");
         return 2;
     }
     rc = PMIx_Init(&me, NULL, 0);
@@ -786,6 +881,9 @@ static int nodes_main(const char *mode)
     } else if (strcmp(mode, "directives") == 0) {
         required_directives(size);
         printf("rank %u directives ok\n", me.rank);
+    } else if (strcmp(mode, "refence") == 0) {
+        refence_rounds(size);
+        printf("rank %u of %u refence ok\n", me.rank, size);
     } else if (strcmp(mode, "fence") == 0) {
         nodes_exchange(size);
         printf("rank %u of %u fence ok\n", me.rank, size);

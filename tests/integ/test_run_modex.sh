@@ -3,8 +3,9 @@
 # rdpmix-run on 1, 2 and 3 nodes: keys committed after the server already
 # holds data of the rank (per-key waits on local ranks, fetches from the
 # owning server for remote ones, bounded by PMIX_TIMEOUT and by the peer's
-# finalize), reserved keys nobody provides (not found at once), and the
-# reserved keys the library derives (PMIX_NODE_LIST, PMIX_SERVER_URI).
+# finalize), reserved keys nobody provides (not found at once), the
+# reserved keys the library derives (PMIX_NODE_LIST, PMIX_SERVER_URI), and
+# the newest values after repeated put/commit/fence rounds.
 . "${top_srcdir:-.}/tests/integ/test_run_common.sh"
 
 client="$builddir/tests/integ/run_client"
@@ -20,6 +21,13 @@ for m in 1 2 3; do
     job 60 --nodes "$m" -n 5 "$client" nodes reserved
     oks=$(grep -c "^rank [0-4] reserved ok$" "$tmp/out")
     check_that "reserved keys on $m nodes: absent ones not found at once, PMIX_NODE_LIST, PMIX_SERVER_URI" \
+        '[ "$rc" -eq 0 ] && [ "$oks" -eq 5 ]'
+
+    # new values at every collecting fence, some fences' results never
+    # looked at (their packed sections are replaced unread)
+    job 120 --nodes "$m" -n 5 "$client" nodes refence
+    oks=$(grep -c "^rank [0-4] of 5 refence ok$" "$tmp/out")
+    check_that "repeated put/commit/fence on $m nodes: Get returns every peer's newest values" \
         '[ "$rc" -eq 0 ] && [ "$oks" -eq 5 ]'
 done
 

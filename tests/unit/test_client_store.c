@@ -423,10 +423,22 @@ static pmix_status_t keep(fixture_t *fx, rdp_buf_t *b)
     return status;
 }
 
+/* PMIx_Put of string @a text under @a key for our own rank 2. */
+static void put_own(fixture_t *fx, const char *key, const char *text)
+{
+    pmix_value_t put;
+
+    PMIX_VALUE_LOAD(&put, text, PMIX_STRING);
+    assert_int_equal(
+        rdp_client_store_put(&fx->st, NULL, NS, 2, key, PMIX_GLOBAL, &put),
+        PMIX_SUCCESS);
+    PMIX_VALUE_DESTRUCT(&put);
+}
+
 static void lazy_sections_answer_gets_and_unpack_on_demand(void **state)
 {
     fixture_t *fx = *state;
-    pmix_value_t *v, put;
+    pmix_value_t *v;
     pmix_data_array_t *da;
     pmix_proc_t *procs;
     size_t n;
@@ -495,12 +507,92 @@ static void lazy_sections_answer_gets_and_unpack_on_demand(void **state)
 
     /* a put of our own hides the committed copy in the bundle */
     expect_str(get(fx, 2, "mine", NULL, 0, PMIX_SUCCESS), "committed");
-    PMIX_VALUE_LOAD(&put, "updated", PMIX_STRING);
-    assert_int_equal(
-        rdp_client_store_put(&fx->st, NULL, NS, 2, "mine", PMIX_GLOBAL, &put),
-        PMIX_SUCCESS);
-    PMIX_VALUE_DESTRUCT(&put);
+    put_own(fx, "mine", "updated");
     expect_str(get(fx, 2, "mine", NULL, 0, PMIX_SUCCESS), "updated");
+}
+
+/* Keep a bundle of one PROC section of rank 0: "k" = @a k (first key,
+ * a byte object of @a len bytes of @a fill), plus "extra" when @a extra. */
+static void keep_rank0(fixture_t *fx, char fill, size_t len, const char *extra)
+{
+    char bytes[256];
+    pmix_byte_object_t bo = {bytes, len};
+    rdp_buf_t b;
+
+    assert_true(len <= sizeof(bytes));
+    memset(bytes, fill, len);
+    rdp_buf_init(&b);
+    assert_int_equal(rdp_pack_u32(&b, 1), PMIX_SUCCESS);
+    w_set(&b, NS, 1);
+    w_section(&b, RDP_SECT_PROC, 0, NULL, extra != NULL ? 2 : 1);
+    w_kv(&b, "k", PMIX_BYTE_OBJECT, &bo);
+    if (extra != NULL) {
+        w_str(&b, "extra", extra);
+    }
+    assert_int_equal(keep(fx, &b), PMIX_SUCCESS);
+    rdp_buf_cleanup(&b);
+}
+
+static void expect_bytes(pmix_value_t *v, char fill, size_t len)
+{
+    assert_non_null(v);
+    assert_int_equal(v->type, PMIX_BYTE_OBJECT);
+    assert_int_equal(v->data.bo.size, len);
+    for (size_t i = 0; i < len; i++) {
+        assert_int_equal(v->data.bo.bytes[i], fill);
+    }
+    PMIX_VALUE_RELEASE(v);
+}
+
+/* put + commit + fence, again and again: each fence brings a newer
+ * section of every rank holding all its keys; older ones that were never
+ * looked at are dropped without being decoded, and Gets see the newest. */
+static void superseded_sections_are_dropped_unread(void **state)
+{
+    fixture_t *fx = *state;
+
+    keep_rank0(fx, 'a', 100, NULL);
+    keep_rank0(fx, 'b', 200, NULL);
+    keep_rank0(fx, 'c', 50, "e-c");
+    assert_int_equal(fx->st.superseded, 2);
+    expect_bytes(get(fx, 0, "k", NULL, 0, PMIX_SUCCESS), 'c', 50);
+    expect_str(get(fx, 0, "extra", NULL, 0, PMIX_SUCCESS), "e-c");
+
+    /* looked at (unpacked) or not, the newest section answers */
+    keep_rank0(fx, 'd', 10, "e-d");
+    keep_rank0(fx, 'e', 20, "e-e");
+    assert_int_equal(fx->st.superseded, 3);
+    expect_bytes(get(fx, 0, "k", NULL, 0, PMIX_SUCCESS), 'e', 20);
+    expect_str(get(fx, 0, "extra", NULL, 0, PMIX_SUCCESS), "e-e");
+
+    /* a newer section with fewer keys breaks the server's rule: the
+     * older one is unpacked first, so that none of its keys is lost */
+    keep_rank0(fx, 'f', 30, "e-f");
+    keep_rank0(fx, 'g', 40, NULL);
+    assert_int_equal(fx->st.superseded, 3);
+    expect_bytes(get(fx, 0, "k", NULL, 0, PMIX_SUCCESS), 'g', 40);
+    expect_str(get(fx, 0, "extra", NULL, 0, PMIX_SUCCESS), "e-f");
+
+    /* a section of our own rank after our own put: the put is in the
+     * kvs, the section (what we committed) shadows it until we put again */
+    put_own(fx, "own", "p1");
+    for (int round = 0; round < 3; round++) {
+        rdp_buf_t b;
+        char text[16];
+
+        snprintf(text, sizeof(text), "c%d", round);
+        rdp_buf_init(&b);
+        assert_int_equal(rdp_pack_u32(&b, 1), PMIX_SUCCESS);
+        w_set(&b, NS, 1);
+        w_section(&b, RDP_SECT_PROC, 2, NULL, 1);
+        w_str(&b, "own", text);
+        assert_int_equal(keep(fx, &b), PMIX_SUCCESS);
+        rdp_buf_cleanup(&b);
+    }
+    assert_int_equal(fx->st.superseded, 5);
+    expect_str(get(fx, 2, "own", NULL, 0, PMIX_SUCCESS), "c2");
+    put_own(fx, "own", "p2");
+    expect_str(get(fx, 2, "own", NULL, 0, PMIX_SUCCESS), "p2");
 }
 
 static void pending_puts_are_packed_once(void **state)
@@ -692,6 +784,7 @@ int main(void)
         T(peers_and_nodes_resolve),
         T(malformed_bundles_fail_cleanly),
         T(lazy_sections_answer_gets_and_unpack_on_demand),
+        T(superseded_sections_are_dropped_unread),
         T(pending_puts_are_packed_once),
         T(malformed_lazy_sections_fail_cleanly),
         T(gets_on_many_threads_while_bundles_arrive),

@@ -353,10 +353,41 @@ static pmix_status_t prepare_rank(rdp_client_store_t *st, const char *nspace,
     return PMIX_SUCCESS;
 }
 
+/* Whether a packed section of @a nkv keys replaces @a older unread.
+ * The server sends every key it holds of a rank that this client may
+ * see, and its data of a rank only grows (proto.h), so a newer section
+ * of the rank holds every key of the older one: decoding the older
+ * would only make garbage (a 64 KiB value copied for nothing at every
+ * collecting fence).  A newer section with fewer keys breaks that rule:
+ * then the older one is unpacked first, so that no key disappears. */
+static bool lazy_supersedes(const lazy_t *older, uint32_t nkv)
+{
+    return nkv >= older->nkv;
+}
+
+/* Forget the packed section of (nspace, rank) that one of @a nkv keys
+ * replaces, unpacking it first unless superseded (lazy_supersedes). */
+static void lazy_replace(rdp_client_store_t *st, const char *nspace,
+                         pmix_rank_t rank, uint32_t nkv)
+{
+    lazy_t *older = lazy_find(st, nspace, rank);
+
+    if (older == NULL) {
+        return;
+    }
+    if (lazy_supersedes(older, nkv)) {
+        st->superseded++;
+        lazy_forget(st, older);
+        return;
+    }
+    /* a malformed one is logged and forgotten: it does not spoil the
+     * new data */
+    (void)lazy_materialize(st, older);
+}
+
 /* Keep a PROC section whose kv list @a kvlist (inside @a bk) holds
  * @a nkv >= 1 keys packed: its values are unpacked when looked up.  A
- * section it replaces is unpacked first, so that keys only the older one
- * had stay visible. */
+ * packed section it replaces is dropped unread (lazy_replace). */
 static pmix_status_t lazy_add(rdp_client_store_t *st, const char *nspace,
                               pmix_rank_t rank, uint32_t nkv,
                               const rdp_rbuf_t *kvlist,
@@ -392,9 +423,7 @@ static pmix_status_t lazy_add(rdp_client_store_t *st, const char *nspace,
         rdp_free(lz);
         return status;
     }
-    /* a section replaced by this one is unpacked first (a malformed one
-     * is logged and forgotten: it does not spoil the new data) */
-    (void)materialize_rank(st, nspace, rank);
+    lazy_replace(st, nspace, rank, nkv);
     lz->kv        = *kvlist;
     lz->first_val = rb;
     lz->nkv       = nkv;

@@ -23,8 +23,9 @@
  * memory) is not unpacked when it arrives.  The store remembers where its
  * kv list lies in the bundle; a Get of its first key unpacks that value
  * straight from the bundle, and anything else (another key of a
- * multi-key section, all keys, a put or a newer bundle for that rank)
- * unpacks the whole section into the kvs once.  A lazy section shadows
+ * multi-key section, all keys or a put for that rank) unpacks the whole
+ * section into the kvs once; a newer section of the rank replaces it
+ * unread (the server sends all it holds of a rank, see store.c).  A lazy section shadows
  * the kvs entries of its rank for the keys it holds.  Each lazy section
  * holds a reference on its bundle's backing (heap copy or read-only
  * mapping), so a mapping lives until its last lazy section is unpacked or
@@ -46,6 +47,7 @@ typedef struct rdp_client_store {
     rdp_kvs_t *nodes;   /* owned: (nspace, nodeid) */
     rdp_hash_t nspaces; /* names of the nspaces we have job data for */
     rdp_hash_t lazy;    /* "nspace\0" rank -> lazy_t (owned) */
+    size_t superseded;  /* lazy sections dropped unread (a newer one came) */
     pmix_proc_t me;
     char *hostname; /* owned; our node's name */
 } rdp_client_store_t;

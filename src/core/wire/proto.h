@@ -27,6 +27,10 @@
  *   (the kv list is exactly what rdp_kvs_pack_rank writes; kvlen lets a
  *   reader keep or skip a section without parsing its values)
  * A PROC section with nkv == 0 says "this rank exists/committed nothing".
+ * A PROC section carries every key the server holds of the rank that the
+ * client may see, and the server never forgets a key of a live rank: a
+ * newer section of a rank holds every key of an older one (the client
+ * drops the older section unread).
  */
 enum rdp_sect_kind {
     RDP_SECT_JOB  = 0, /* id unused (PMIX_RANK_WILDCARD); job-level keys */
