@@ -94,6 +94,7 @@ typedef struct gop {
     double timeout;
     rdp_timer_t *timer;
     rdp_timer_t *open_timer; /* the deferred CTL_OPEN (open_soon) */
+    bool open_pending;       /* not sent yet */
     enum gop_state state;
     pmix_status_t status;
     uint64_t gen;    /* how many operations of this kind and id before */
@@ -1609,19 +1610,31 @@ static double open_delay(void)
     return delay;
 }
 
+/* The OPEN still pending here goes now. */
+static void open_now(gop_t *op)
+{
+    if (op->open_pending) {
+        op->open_pending = false;
+        rdp_timer_cancel(op->open_timer);
+        tell_open(op);
+    }
+}
+
 static void open_fired(void *arg)
 {
     gop_t *op = arg;
 
     if (op->state != GOP_DONE) {
-        tell_open(op);
+        open_now(op);
     }
 }
 
 static void open_soon(gop_t *op)
 {
+    /* without the engine nobody is told (the host carries it) */
     bool deferrable = (op->kind == GOP_CONSTRUCT || op->kind == GOP_DESTRUCT)
-                      && !op->invite && !op->has_leader;
+                      && !op->invite && !op->has_leader
+                      && rdp_srv_xchg_me() != UINT32_MAX;
 
     if (!deferrable || open_delay() <= 0 || op->open_timer != NULL
         || rdp_timer_create(rdp_rt.loop, open_fired, op, &op->open_timer)
@@ -1629,17 +1642,8 @@ static void open_soon(gop_t *op)
         tell_open(op);
         return;
     }
+    op->open_pending = true;
     rdp_timer_start(op->open_timer, open_delay());
-}
-
-/* The OPEN still pending here goes now. */
-static void open_now(gop_t *op)
-{
-    if (op->open_timer != NULL) {
-        rdp_timer_destroy(op->open_timer);
-        op->open_timer = NULL;
-        tell_open(op);
-    }
 }
 
 /* Another server's OPEN came for an operation whose OPEN is pending
@@ -1653,14 +1657,14 @@ static void open_heard(uint8_t kind, const char *id, uint64_t gen,
     uint8_t key[OP_KEY_MAX];
     gop_t *op = rdp_hash_get(&gs.ops, key, op_key(kind, id, key));
 
-    if (op == NULL || op->gen != gen || op->open_timer == NULL) {
+    if (op == NULL || op->gen != gen || !op->open_pending) {
         return;
     }
     if (open_relay(members, nmembers) == rdp_srv_xchg_me()) {
         open_now(op);
     } else {
-        rdp_timer_destroy(op->open_timer);
-        op->open_timer = NULL;
+        op->open_pending = false;
+        rdp_timer_cancel(op->open_timer);
     }
 }
 
