@@ -26,8 +26,15 @@ for (M, P, S) in sorted(cfgs, key=lambda c: (c[2], c[0], c[1])):
         print(f"| {S} | {M} | {P} | {M*P} | {len(runs)} | {b} | {fmt(col('fence'))} | {fmt(col('fence_collect_rep'))} | {fmt(col('group_construct'))} | {fmt(col('group_destruct'))} | {fmt(rc)} | {fmt(rd)} |")
 
 print()
-for sel, name in ((lambda M: True, 'all'), (lambda M: M >= 8, 'M>=8'), (lambda M: M == 16, 'M=16')):
+PHASES = ('fence', 'fence_collect_rep', 'group_construct', 'group_destruct')
+def mmm(xs):
+    return '%.2f / %.2f / %.2f' % (min(xs), st.median(xs), max(xs)) if xs else '-'
+print('| cells | build | launches | construct / fence_collect_rep min / median / max | destruct / fence min / median / max |')
+print('|---|---|---|---|---|')
+for sel, name in ((lambda M: True, 'all'), (lambda M: M <= 4, 'M <= 4'),
+                  (lambda M: M >= 8, 'M >= 8'), (lambda M: M == 16, 'M = 16')):
     for b in ('before', 'after'):
-        rc = [v['group_construct'] / v['fence_collect_rep'] for k, v in d.items() if k[0] == b and sel(k[2])]
-        rd = [v['group_destruct'] / v['fence'] for k, v in d.items() if k[0] == b and sel(k[2])]
-        print(name, b, 'launches', len(rc), 'construct/fcr median %.2f' % st.median(rc), 'destruct/fence median %.2f' % st.median(rd))
+        runs = [v for k, v in d.items() if k[0] == b and sel(k[2]) and all(p in v for p in PHASES)]
+        rc = [v['group_construct'] / v['fence_collect_rep'] for v in runs]
+        rd = [v['group_destruct'] / v['fence'] for v in runs]
+        print(f'| {name} | {b} | {len(runs)} | {mmm(rc)} | {mmm(rd)} |')

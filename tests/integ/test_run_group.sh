@@ -96,16 +96,38 @@ np=4
 # destruct is a barrier (no blocks).  The servers say both at debug level:
 # "group control message 3 to server S" per CTL_OPEN sent, "group ID
 # KIND: allgather|barrier between the servers" once per operation each.
+# A construct or destruct sends its OPEN only when it still runs after
+# RDPMIX_GROUP_OPEN_DELAY (docs/design.md, "Groups"): 0 sends it at once.
 m=4
-RDPMIX_LOG_LEVEL=debug RDPMIX_LOG_SUBSYS=server \
+RDPMIX_GROUP_OPEN_DELAY=0 RDPMIX_LOG_LEVEL=debug RDPMIX_LOG_SUBSYS=server \
     job 120 --nodes "$m" -n "$m" "$client" group basic
 opens=$(grep -c "group control message 3 to server" "$tmp/err")
 xops=$(grep -c "group .* \(construct\|destruct\): [a-z]* between the servers" "$tmp/err")
 dbar=$(grep -c "group .* destruct: barrier between the servers" "$tmp/err")
 dall=$(grep -c "group .* destruct: [a-z]* between the servers" "$tmp/err")
-check_that "construct/destruct on $m nodes: $opens CTL_OPEN, $xops operation lines, destructs are barriers ($dbar of $dall)" \
+check_that "construct/destruct on $m nodes, OPEN at once: $opens CTL_OPEN, $xops operation lines, destructs are barriers ($dbar of $dall)" \
     '[ "$rc" -eq 0 ] && [ "$xops" -ge "$m" ] && [ "$opens" -ge 1 ] &&
      [ "$opens" -le $((2 * xops * (m - 1) / m)) ] &&
      [ "$dall" -ge "$m" ] && [ "$dbar" -eq "$dall" ]'
+# with the default delay an OPEN still goes through the relay when sent
+RDPMIX_LOG_LEVEL=debug RDPMIX_LOG_SUBSYS=server \
+    job 120 --nodes "$m" -n "$m" "$client" group basic
+opens=$(grep -c "group control message 3 to server" "$tmp/err")
+xops=$(grep -c "group .* \(construct\|destruct\): [a-z]* between the servers" "$tmp/err")
+check_that "construct/destruct on $m nodes, OPEN deferred: $opens CTL_OPEN, $xops operation lines" \
+    '[ "$rc" -eq 0 ] && [ "$xops" -ge "$m" ] &&
+     [ "$opens" -le $((2 * xops * (m - 1) / m)) ]'
+# The OPEN at once, and one deferred longer than the operations take: a
+# member that leaves alone on its node before calling still fails the
+# construct everywhere (its server hears of the operation only from the
+# OPEN), concurrent constructs still meet.
+for d in 0 1; do
+    for how in exit conc; do
+        RDPMIX_GROUP_OPEN_DELAY=$d \
+            job 120 --enable-recovery --nodes 4 -n "$np" "$client" group "$how"
+        check_that "RDPMIX_GROUP_OPEN_DELAY=$d: group $how on 4 nodes" \
+            '[ "$rc" -eq 0 ] && [ "$(grep -c "^rank [0-9]* group $how ok$" "$tmp/out")" -eq $((np - 1)) ]'
+    done
+done
 
 finish

@@ -6,6 +6,7 @@
 #include "core/server/p2p.h"
 #include "core/server/xchg.h"
 #include "core/util/alloc.h"
+#include "core/util/config_table.h"
 #include "core/util/hash.h"
 #include "core/util/log.h"
 #include "core/util/status.h"
@@ -92,6 +93,8 @@ typedef struct gop {
     bool collect; /* a fence with PMIX_COLLECT_DATA */
     double timeout;
     rdp_timer_t *timer;
+    rdp_timer_t *open_timer; /* the deferred CTL_OPEN (open_soon) */
+    bool open_pending;       /* not sent yet */
     enum gop_state state;
     pmix_status_t status;
     uint64_t gen;    /* how many operations of this kind and id before */
@@ -220,6 +223,7 @@ static void gop_free(gop_t *op)
 {
     held_free(op);
     rdp_timer_destroy(op->timer);
+    rdp_timer_destroy(op->open_timer);
     for (size_t i = 0; i < op->nparts; i++) {
         rdp_info_array_free(op->parts[i].ginfo, op->parts[i].nginfo);
     }
@@ -1585,6 +1589,89 @@ static void tell_open(const gop_t *op)
     rdp_buf_cleanup(&buf);
 }
 
+/* ---- CTL_OPEN deferred (constructs and destructs) ----
+ * A construct or destruct usually completes before any server needs its
+ * OPEN: every host's members call within a few milliseconds of each
+ * other, and each host makes its tracker from its own members' calls
+ * (the engine keeps blocks that come before that).  The OPEN matters
+ * only for a host whose members will never call (they left first) and
+ * for the other hosts' timers; yet sent at once, its 2 (M - 1) messages
+ * cross the exchange and cost each receiver a wake-up (bench/RESULTS.md,
+ * "Issue 10, the OPEN deferred").  So a server that made its tracker
+ * for a local member sends the OPEN only if the operation still runs
+ * RDPMIX_GROUP_OPEN_DELAY later.  Invitations (the invitees learn of them
+ * through it) and operations with a leader (CTL_LEADER must not overtake
+ * it) send it at once; fences and connects over groups too (they are
+ * not what the delay is for). */
+
+static double open_delay(void)
+{
+    static double delay = -1;
+
+    if (delay < 0) {
+        delay = rdp_cfg_seconds(RDP_CFG_GROUP_OPEN_DELAY);
+    }
+    return delay;
+}
+
+/* The OPEN still pending here goes now. */
+static void open_now(gop_t *op)
+{
+    if (op->open_pending) {
+        op->open_pending = false;
+        rdp_timer_cancel(op->open_timer);
+        tell_open(op);
+    }
+}
+
+static void open_fired(void *arg)
+{
+    gop_t *op = arg;
+
+    if (op->state != GOP_DONE) {
+        open_now(op);
+    }
+}
+
+static void open_soon(gop_t *op)
+{
+    /* without the engine nobody is told (the host carries it) */
+    bool deferrable = (op->kind == GOP_CONSTRUCT || op->kind == GOP_DESTRUCT)
+                      && !op->invite && !op->has_leader
+                      && rdp_srv_xchg_me() != UINT32_MAX;
+
+    if (!deferrable || open_delay() <= 0 || op->open_timer != NULL
+        || rdp_timer_create(rdp_rt.loop, open_fired, op, &op->open_timer)
+               != PMIX_SUCCESS) {
+        tell_open(op);
+        return;
+    }
+    op->open_pending = true;
+    rdp_timer_start(op->open_timer, open_delay());
+}
+
+/* Another server's OPEN came for an operation whose OPEN is pending
+ * here.  The relay sends its own now (it forwards nothing for an
+ * operation it has: the other hosts count on its OPEN); any other server
+ * drops its own: the relay, or the sender without a relay, has told
+ * every host. */
+static void open_heard(uint8_t kind, const char *id, uint64_t gen,
+                       const pmix_proc_t *members, size_t nmembers)
+{
+    uint8_t key[OP_KEY_MAX];
+    gop_t *op = rdp_hash_get(&gs.ops, key, op_key(kind, id, key));
+
+    if (op == NULL || op->gen != gen || !op->open_pending) {
+        return;
+    }
+    if (open_relay(members, nmembers) == rdp_srv_xchg_me()) {
+        open_now(op);
+    } else {
+        op->open_pending = false;
+        rdp_timer_cancel(op->open_timer);
+    }
+}
+
 /* At the relay, a message of @a type (@a body: after its type byte) from
  * @a from goes on to the other hosts of @a members. */
 static void relay_forward(uint32_t from, uint8_t type,
@@ -1824,6 +1911,7 @@ static void ctl_open(uint32_t server, rdp_rbuf_t *rb)
         rdp_free(members);
         return;
     }
+    open_heard(kind, id, gen, members, n);
     relay_open(server, kind, id, gen, members, n, body, bodylen);
     open_tracker(kind, id, gen, flags, timeout, &leader, members, n);
 }
@@ -2351,6 +2439,7 @@ static void declare_leader(gop_t *op, const gpart_t *part,
             op->has_leader = true;
             op->leader     = part->proc;
             if (!op->all_local) {
+                open_now(op); /* the hosts hear of the operation first */
                 tell_leader(op, LEADER_DECLARED);
             }
         }
@@ -2394,6 +2483,8 @@ static void gop_arrive(gop_t *op, bool first, rdp_srv_peer_t *peer,
 static void member_left(const char *id, const pmix_proc_t *proc,
                         pmix_status_t code);
 static void tell_open(const gop_t *op);
+static void open_soon(gop_t *op);
+static void open_now(gop_t *op);
 static void tell_left(const char *id, const pmix_proc_t *proc,
                       pmix_status_t code);
 /* A member that already left never arrives. */
@@ -2467,7 +2558,7 @@ static pmix_status_t handle_construct(rdp_srv_peer_t *peer, uint32_t tag,
         gop_check_doomed(op);
         gop_check_departed(op);
         if (!op->all_local && op->state != GOP_DONE) {
-            tell_open(op);
+            open_soon(op);
         }
         op->hold = false;
     }

@@ -84,6 +84,9 @@ static const rdp_cfg_setting_t table[RDP_CFG_COUNT] = {
       "seconds between SIGTERM and SIGKILL when ranks are stopped"),
     S(SHUTDOWN_WARN, SECONDS, "8", 0, 1e6,
       "seconds a daemon waits for its ranks before it says so"),
+    S(GROUP_OPEN_DELAY, SECONDS, "0.05", 0, 1e6,
+      "seconds a group construct/destruct runs before its server announces "
+      "it to the other servers (0: at once)"),
 };
 #undef S
 
