@@ -1,6 +1,7 @@
 /* group_host.c - group operations across nodes through the host */
 #include "config.h"
 #include "core/server/group_host.h"
+#include "core/server/slurmfence.h"
 #include "coll/coll.h"
 #include "core/common/runtime.h"
 #include "core/server/group.h"
@@ -206,56 +207,12 @@ static uint32_t this_node(const pmix_proc_t *procs, size_t nprocs)
     return h;
 }
 
-/* The node id of member @a p, or false. */
-static bool node_of(rdp_srv_nspace_t *ns, pmix_rank_t rank, uint64_t *id_p)
-{
-    const pmix_value_t *v =
-        rdp_kvs_peek(ns->info, RDP_SRV_KVS_JOB, rank, PMIX_NODEID);
-
-    return v != NULL && rdp_srv_value_to_u64(v, id_p);
-}
-
-/* How many nodes @a procs (no wildcards, one nspace) live on, and in
- * @a of_p how many nodes their nspace has; 0 when unknown. */
-static size_t member_nodes(const pmix_proc_t *procs, size_t nprocs,
-                           size_t *of_p)
-{
-    rdp_srv_nspace_t *ns = rdp_srv_nspace_find(procs[0].nspace);
-    uint64_t *seen;
-    size_t nseen = 0;
-
-    *of_p = 0;
-    if (ns == NULL || ns->nnodes == 0) {
-        return 0;
-    }
-    *of_p = ns->nnodes;
-    seen  = rdp_calloc(ns->nnodes + 1, sizeof(*seen));
-    for (size_t i = 0; seen != NULL && i < nprocs; i++) {
-        uint64_t id;
-        size_t k = 0;
-
-        if (!PMIX_CHECK_NSPACE(procs[i].nspace, ns->name)
-            || !node_of(ns, procs[i].rank, &id)) {
-            nseen = 0;
-            break;
-        }
-        while (k < nseen && seen[k] != id) {
-            k++;
-        }
-        if (k == nseen && nseen < ns->nnodes) {
-            seen[nseen++] = id;
-        }
-    }
-    rdp_free(seen);
-    return nseen;
-}
-
 /* True when @a procs (no wildcards) are of one nspace and live on every
  * node of it. */
 static bool on_every_node(const pmix_proc_t *procs, size_t nprocs)
 {
     size_t of;
-    size_t n = member_nodes(procs, nprocs, &of);
+    size_t n = rdp_srv_procs_span(procs, nprocs, &of);
 
     return n > 0 && n == of;
 }
@@ -278,7 +235,7 @@ static bool host_cannot_fence(const pmix_proc_t *procs, size_t nprocs)
     if (rdp_srv.host.group != NULL || !rdp_srv_host_is_slurmstepd()) {
         return false;
     }
-    n = member_nodes(procs, nprocs, &of);
+    n = rdp_srv_procs_span(procs, nprocs, &of);
     return n > 1 && n < of;
 }
 
