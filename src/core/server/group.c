@@ -102,7 +102,7 @@ typedef struct gop {
     bool invite;     /* made by PMIx_Group_invite: members join */
     bool has_leader; /* an invitation, or a member gave PMIX_GROUP_LEADER */
     pmix_proc_t leader;
-    bool leader_lost; /* it left before completion: the members vote */
+    bool leader_lost;  /* it left before completion: the members vote */
     pmix_proc_t *lost; /* every leader that left, in order */
     size_t nlost;
     bool pending_lost; /* another server lost pending_leader mid-vote */
@@ -488,11 +488,48 @@ pack_member_sections(const char *nspace, const pmix_proc_t *final,
     return status;
 }
 
-/* The bundle of a construct: one set per member nspace. */
+/* The nspace every local member of @a op belongs to, NULL when they are
+ * of several. */
+static const char *parts_nspace(const gop_t *op)
+{
+    for (size_t i = 1; i < op->nparts; i++) {
+        if (!PMIX_CHECK_NSPACE(op->parts[i].proc.nspace,
+                               op->parts[0].proc.nspace)) {
+            return NULL;
+        }
+    }
+    return op->nparts > 0 ? op->parts[0].proc.nspace : NULL;
+}
+
+/* One member nspace's set: its job-level sections, then @a nextra extra
+ * sections; without the job-level ones when every recipient is a process
+ * of that nspace (@a known), which holds them since it connected. */
+static pmix_status_t pack_member_set(rdp_srv_nspace_t *ns, bool known,
+                                     const rdp_buf_t *extra, uint32_t nextra,
+                                     rdp_buf_t *buf)
+{
+    pmix_status_t status;
+
+    if (!known) {
+        return rdp_srv_nspace_pack_set(ns, extra, nextra, buf);
+    }
+    status = rdp_pack_string(buf, ns->name);
+    if (status == PMIX_SUCCESS) {
+        status = rdp_pack_u32(buf, nextra);
+    }
+    if (status == PMIX_SUCCESS && extra->size > 0) {
+        status = rdp_buf_append(buf, extra->data, extra->size);
+    }
+    return status;
+}
+
+/* The bundle of a construct: one set per member nspace; the recipients'
+ * own nspace (@a own, NULL: several) without its job-level sections. */
 static pmix_status_t pack_construct_bundle(const pmix_proc_t *final,
                                            size_t nfinal,
                                            const rdp_srv_group_block_t *blocks,
-                                           size_t nblocks, rdp_buf_t *buf)
+                                           size_t nblocks, const char *own,
+                                           rdp_buf_t *buf)
 {
     size_t count_at      = buf->size;
     uint32_t nsets       = 0;
@@ -514,7 +551,9 @@ static pmix_status_t pack_construct_bundle(const pmix_proc_t *final,
         status = pack_member_sections(ns->name, final, nfinal, blocks, nblocks,
                                       &extra, &nextra);
         if (status == PMIX_SUCCESS) {
-            status = rdp_srv_nspace_pack_set(ns, &extra, nextra, buf);
+            status = pack_member_set(
+                ns, own != NULL && PMIX_CHECK_NSPACE(own, ns->name), &extra,
+                nextra, buf);
         }
         rdp_buf_cleanup(&extra);
         nsets++;
@@ -681,7 +720,8 @@ static void construct_done(gop_t *op, const rdp_srv_group_block_t *blocks,
         status = pack_results(final, nfinal, have_cid, cid, &buf);
     }
     if (status == PMIX_SUCCESS) {
-        status = pack_construct_bundle(final, nfinal, blocks, nblocks, &buf);
+        status = pack_construct_bundle(final, nfinal, blocks, nblocks,
+                                       parts_nspace(op), &buf);
     }
     if (status == PMIX_SUCCESS) {
         status = group_record(op, final, nfinal, have_cid, cid);
@@ -2392,7 +2432,7 @@ static pmix_status_t gop_for(const greq_t *req, const pmix_proc_t *caller,
         rdp_free(members);
         return status;
     }
-    op       = rdp_hash_get(&gs.ops, key, op_key(req->kind, req->id, key));
+    op = rdp_hash_get(&gs.ops, key, op_key(req->kind, req->id, key));
     if (op != NULL && fence_superseded(op, caller)) {
         op = NULL;
     }
