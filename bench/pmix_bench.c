@@ -63,6 +63,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include <pmix.h>
@@ -117,6 +118,8 @@ struct report {
     double us[SLOT_COUNT];
     double fence_min; /* per-rep extremes of the K barriers */
     double fence_max;
+    long modex_minflt; /* minor page faults of the fence_collect call */
+    long get_minflt;   /* ... and of the gets after it */
 };
 
 #define REPORT_MAGIC 0x706d6232u /* "pmb2" */
@@ -288,6 +291,15 @@ static int parse_options(int argc, char **argv, struct options *opt)
         return -1;
     }
     return 0;
+}
+
+/* minor page faults of this process so far (first touches of fresh pages:
+ * the load-independent part of the modex's memory cost) */
+static long minflt_now(void)
+{
+    struct rusage ru;
+
+    return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_minflt : 0;
 }
 
 static double now_us(void)
@@ -573,6 +585,7 @@ static void run_modex(const struct options *opt, uint32_t nprocs, char *buf,
     pmix_proc_t peer;
     pmix_status_t status;
     double t0;
+    long f0;
     uint32_t r;
 
     if (vals == NULL) {
@@ -580,6 +593,7 @@ static void run_modex(const struct options *opt, uint32_t nprocs, char *buf,
                 myproc.rank);
         die();
     }
+    f0     = minflt_now();
     t0     = now_us();
     status = fence(opt->mode == MODE_COLLECT);
     if (status != PMIX_SUCCESS) {
@@ -587,8 +601,10 @@ static void run_modex(const struct options *opt, uint32_t nprocs, char *buf,
         die();
     }
     rep->us[SLOT_MODEX] = now_us() - t0;
+    rep->modex_minflt   = minflt_now() - f0;
 
     PMIX_LOAD_NSPACE(peer.nspace, myproc.nspace);
+    f0 = minflt_now();
     t0 = now_us();
     for (r = 0; r < nprocs; r++) {
         peer.rank = r;
@@ -603,6 +619,7 @@ static void run_modex(const struct options *opt, uint32_t nprocs, char *buf,
         }
     }
     rep->us[SLOT_GET] = now_us() - t0;
+    rep->get_minflt   = minflt_now() - f0;
     rep->ran |= (1u << SLOT_MODEX) | (1u << SLOT_GET);
 
     /* no rank checks bytes (CPU-heavy at 64 KiB) while another is still
@@ -868,7 +885,7 @@ static void print_details(const struct options *opt, uint32_t nprocs,
     for (s = 0; s < SLOT_COUNT; s++) {
         printf(",%s", slot_name(opt, s));
     }
-    printf("\n");
+    printf(",%s_minflt,get_minflt\n", slot_name(opt, SLOT_MODEX));
     for (r = 0; r < nprocs; r++) {
         const struct report *p = &reps[r];
 
@@ -877,7 +894,7 @@ static void print_details(const struct options *opt, uint32_t nprocs,
         for (s = 0; s < SLOT_COUNT; s++) {
             printf(",%.1f", p->us[s]);
         }
-        printf("\n");
+        printf(",%ld,%ld\n", p->modex_minflt, p->get_minflt);
     }
 }
 
