@@ -1044,47 +1044,89 @@ pmix_status_t rdp_ipc_sync_request(rdp_ipc_conn_t *conn, uint16_t cmd,
 
 /* ---- sealed shared memory ---- */
 
-pmix_status_t rdp_ipc_memfd_create(const void *data, size_t len, int *fd_p)
+pmix_status_t rdp_ipc_memfd_open(int *fd_p)
 {
-    const uint8_t *p = data;
-    size_t left      = len;
-    int fd;
+    int fd = memfd_create("rdpmix", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 
-    if (len == 0) {
-        return PMIX_ERR_BAD_PARAM;
-    }
-    fd = memfd_create("rdpmix", MFD_CLOEXEC | MFD_ALLOW_SEALING);
     if (fd < 0) {
         rdp_log_debug(IPC, "memfd_create failed: %m");
         return PMIX_ERR_OUT_OF_RESOURCE;
     }
-    /* write(), not a shared mapping: the kernel fills its pages without a
-     * page fault each, and no writable mapping can outlive the seal */
+    *fd_p = fd;
+    return PMIX_SUCCESS;
+}
+
+/* write(), not a shared mapping: the kernel fills its pages without a
+ * page fault each, and no writable mapping can outlive the seal */
+static pmix_status_t memfd_write(int fd, const void *data, size_t len,
+                                 off_t off)
+{
+    const uint8_t *p = data;
+    size_t left      = len;
+
     while (left > 0) {
-        ssize_t n = write(fd, p, left);
+        ssize_t n = off < 0 ? write(fd, p, left) : pwrite(fd, p, left, off);
 
         if (n < 0 && errno == EINTR) {
             continue;
         }
         if (n <= 0) {
-            rdp_log_debug(IPC, "cannot fill a %zu-byte memfd: %m", len);
-            goto err_close;
+            rdp_log_debug(IPC, "cannot fill a memfd with %zu bytes: %m", len);
+            return PMIX_ERR_OUT_OF_RESOURCE;
         }
         p += n;
         left -= (size_t)n;
+        if (off >= 0) {
+            off += n;
+        }
     }
+    return PMIX_SUCCESS;
+}
+
+pmix_status_t rdp_ipc_memfd_append(int fd, const void *data, size_t len)
+{
+    return memfd_write(fd, data, len, -1);
+}
+
+pmix_status_t rdp_ipc_memfd_pwrite(int fd, const void *data, size_t len,
+                                   size_t off)
+{
+    return memfd_write(fd, data, len, (off_t)off);
+}
+
+pmix_status_t rdp_ipc_memfd_seal(int fd)
+{
     if (fcntl(fd, F_ADD_SEALS,
               F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL)
         != 0) {
         rdp_log_debug(IPC, "cannot seal a memfd: %m");
-        goto err_close;
+        return PMIX_ERR_OUT_OF_RESOURCE;
+    }
+    return PMIX_SUCCESS;
+}
+
+pmix_status_t rdp_ipc_memfd_create(const void *data, size_t len, int *fd_p)
+{
+    pmix_status_t st;
+    int fd;
+
+    if (len == 0) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    st = rdp_ipc_memfd_open(&fd);
+    if (st != PMIX_SUCCESS) {
+        return st;
+    }
+    st = rdp_ipc_memfd_append(fd, data, len);
+    if (st == PMIX_SUCCESS) {
+        st = rdp_ipc_memfd_seal(fd);
+    }
+    if (st != PMIX_SUCCESS) {
+        close(fd);
+        return st;
     }
     *fd_p = fd;
     return PMIX_SUCCESS;
-
-err_close:
-    close(fd);
-    return PMIX_ERR_OUT_OF_RESOURCE;
 }
 
 pmix_status_t rdp_ipc_memfd_map(int fd, size_t len, const void **map_p)

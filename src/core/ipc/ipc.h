@@ -124,6 +124,15 @@ pmix_status_t rdp_ipc_sync_request(rdp_ipc_conn_t *conn, uint16_t cmd,
  * PMIX_ERR_OUT_OF_RESOURCE when the system has no memfd (callers fall
  * back to inline bytes). */
 pmix_status_t rdp_ipc_memfd_create(const void *data, size_t len, int *fd_p);
+/** The same in steps, for data produced piecewise: an empty memfd
+ * (*fd_p the caller's), bytes appended at its end or written at @a off
+ * (inside what is there), then sealed.  On an error the caller closes
+ * the fd. */
+pmix_status_t rdp_ipc_memfd_open(int *fd_p);
+pmix_status_t rdp_ipc_memfd_append(int fd, const void *data, size_t len);
+pmix_status_t rdp_ipc_memfd_pwrite(int fd, const void *data, size_t len,
+                                   size_t off);
+pmix_status_t rdp_ipc_memfd_seal(int fd);
 /**
  * Map a received memfd read-only after checking that it is sealed against
  * shrinking and writing and holds at least @a len bytes.  @a fd stays the

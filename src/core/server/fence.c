@@ -22,38 +22,99 @@
 
 /* ---- result bundles ---- */
 
-/* Overwrite the u32 packed at @a at (a count known only afterwards). */
-static void patch_u32(rdp_buf_t *buf, size_t at, uint32_t v)
+/* Fence results are packed here; the buffer keeps its (faulted-in)
+ * capacity from one fence to the next.  Loop thread only. */
+static rdp_buf_t fence_buf;
+/* Give back a kept buffer larger than this after use. */
+#define FENCE_BUF_KEEP_MAX (256u << 20)
+/* A bundle going to a memfd is written in pieces of about this size. */
+#define FENCE_STAGE_BYTES (64u << 10)
+
+/*
+ * Where a bundle is packed: into @a buf, and, once the bundle has
+ * @a shm_at bytes (0: never), into a memfd (@a fd) through @a buf, which
+ * then holds what follows the first @a flushed bytes of the bundle.  So a
+ * large fence result is written into the memfd the clients map without a
+ * buffer of its whole size (its fresh pages cost more than the copy on a
+ * first fence; bench/RESULTS.md).
+ */
+typedef struct {
+    rdp_buf_t *buf;
+    int fd;
+    size_t flushed;
+    size_t shm_at;
+} sink_t;
+
+static size_t sink_pos(const sink_t *s)
+{
+    return s->flushed + s->buf->size;
+}
+
+/* Overwrite the u32 packed at bundle offset @a at (a count known only
+ * afterwards), in the buffer or already in the memfd. */
+static pmix_status_t sink_patch_u32(sink_t *s, size_t at, uint32_t v)
 {
     uint32_t le = htole32(v);
 
-    memcpy(buf->data + at, &le, sizeof(le));
+    if (at < s->flushed) {
+        return rdp_ipc_memfd_pwrite(s->fd, &le, sizeof(le), at);
+    }
+    memcpy(s->buf->data + (at - s->flushed), &le, sizeof(le));
+    return PMIX_SUCCESS;
 }
 
-/* Append the bundle of the participants' committed data to @a buf:
+static pmix_status_t sink_flush(sink_t *s)
+{
+    pmix_status_t status =
+        rdp_ipc_memfd_append(s->fd, s->buf->data, s->buf->size);
+
+    if (status == PMIX_SUCCESS) {
+        s->flushed += s->buf->size;
+        s->buf->size = 0;
+    }
+    return status;
+}
+
+/* After a whole section: move to the memfd once the bundle is large
+ * enough (staying in the buffer when there is no memfd), write the
+ * buffer out when it holds a piece. */
+static pmix_status_t sink_section_end(sink_t *s)
+{
+    if (s->fd < 0 && s->shm_at > 0 && sink_pos(s) >= s->shm_at
+        && rdp_ipc_memfd_open(&s->fd) != PMIX_SUCCESS) {
+        s->shm_at = 0; /* inline, as when nothing is shared */
+    }
+    if (s->fd >= 0 && s->buf->size >= FENCE_STAGE_BYTES) {
+        return sink_flush(s);
+    }
+    return PMIX_SUCCESS;
+}
+
+/* Append the bundle of the participants' committed data to @a s:
  * every participant when @a local_only is false (masks by locality),
  * else only this node's, remote-visible part (what goes to the host).
  * Packed in place: counts are patched once known, nothing is copied
- * twice.  On error @a buf is back to its size on entry. */
+ * twice.  On error the buffer is back to its size on entry when nothing
+ * went into a memfd (else the caller drops the memfd). */
 static pmix_status_t pack_parts_bundle(const rdp_srv_coll_t *coll,
-                                       bool local_only, rdp_buf_t *buf)
+                                       bool local_only, sink_t *s)
 {
-    size_t start         = buf->size;
+    size_t start         = sink_pos(s);
     uint32_t nsets       = 0;
-    pmix_status_t status = rdp_pack_u32(buf, 0);
+    pmix_status_t status = rdp_pack_u32(s->buf, 0);
 
     for (size_t i = 0; status == PMIX_SUCCESS && i < coll->nprocs;) {
         const char *nspace   = coll->procs[i].nspace;
         rdp_srv_nspace_t *ns = rdp_srv_nspace_find(nspace);
-        size_t set_start     = buf->size;
+        size_t set_start     = sink_pos(s);
         size_t nsect_at;
         uint32_t nsect = 0;
         size_t j       = i;
 
-        status   = rdp_pack_string(buf, nspace);
-        nsect_at = buf->size;
+        status   = rdp_pack_string(s->buf, nspace);
+        nsect_at = sink_pos(s);
         if (status == PMIX_SUCCESS) {
-            status = rdp_pack_u32(buf, 0);
+            status = rdp_pack_u32(s->buf, 0);
         }
         for (; j < coll->nprocs
                && strncmp(coll->procs[j].nspace, nspace, PMIX_MAX_NSLEN) == 0;
@@ -80,24 +141,29 @@ static pmix_status_t pack_parts_bundle(const rdp_srv_coll_t *coll,
                 }
                 mask   = local_only ? RDP_SCOPES_REMOTE
                                     : (local ? RDP_SCOPES_LOCAL : RDP_SCOPES_ALL);
-                status = rdp_srv_pack_proc_section(nspace, r, mask, buf);
+                status = rdp_srv_pack_proc_section(nspace, r, mask, s->buf);
                 nsect++;
+                if (status == PMIX_SUCCESS) {
+                    status = sink_section_end(s);
+                }
             }
         }
         if (status == PMIX_SUCCESS && nsect == 0) {
-            buf->size = set_start; /* nobody of this nspace committed */
+            /* nobody of this nspace committed (nothing flushed since) */
+            s->buf->size = set_start - s->flushed;
         } else if (status == PMIX_SUCCESS) {
-            patch_u32(buf, nsect_at, nsect);
+            status = sink_patch_u32(s, nsect_at, nsect);
             nsets++;
         }
         i = j;
     }
-    if (status != PMIX_SUCCESS) {
-        buf->size = start;
-        return status;
+    if (status == PMIX_SUCCESS) {
+        status = sink_patch_u32(s, start, nsets);
     }
-    patch_u32(buf, start, nsets);
-    return PMIX_SUCCESS;
+    if (status != PMIX_SUCCESS && s->flushed == 0) {
+        s->buf->size = start;
+    }
+    return status;
 }
 
 /* Bundles from this size on go through shared memory (0: never). */
@@ -113,12 +179,6 @@ static size_t shm_min(void)
     return min;
 }
 
-/* Fence results are packed here; the buffer keeps its (faulted-in)
- * capacity from one fence to the next.  Loop thread only. */
-static rdp_buf_t fence_buf;
-/* Give back a kept buffer larger than this after use. */
-#define FENCE_BUF_KEEP_MAX (256u << 20)
-
 /*
  * Append the FENCE_ACK payload of a collecting fence (after the status)
  * to @a reply: [u8 INLINE][bundle], or, from shm_min() bytes on,
@@ -129,30 +189,40 @@ static rdp_buf_t fence_buf;
 static pmix_status_t pack_fence_result(const rdp_srv_coll_t *coll,
                                        rdp_buf_t *reply, int *fd_p)
 {
-    size_t min = shm_min();
+    sink_t s = {.buf = &fence_buf, .fd = -1, .shm_at = shm_min()};
     pmix_status_t status;
-    int fd;
 
     *fd_p          = -1;
     fence_buf.size = 0;
-    status         = pack_parts_bundle(coll, false, &fence_buf);
-    if (status == PMIX_SUCCESS && min > 0 && fence_buf.size >= min
-        && rdp_ipc_memfd_create(fence_buf.data, fence_buf.size, &fd)
-               == PMIX_SUCCESS) {
-        status = rdp_pack_u8(reply, RDP_FENCE_BUNDLE_MEMFD);
-        if (status == PMIX_SUCCESS) {
-            status = rdp_pack_u64(reply, fence_buf.size);
+    status         = pack_parts_bundle(coll, false, &s);
+    if (status == PMIX_SUCCESS) {
+        status = sink_section_end(&s); /* a bundle without sections */
+    }
+    if (status == PMIX_SUCCESS && s.fd >= 0) {
+        if (fence_buf.size > 0) {
+            status = sink_flush(&s);
         }
         if (status == PMIX_SUCCESS) {
-            *fd_p = fd;
-        } else {
-            close(fd);
+            status = rdp_ipc_memfd_seal(s.fd);
+        }
+        if (status == PMIX_SUCCESS) {
+            status = rdp_pack_u8(reply, RDP_FENCE_BUNDLE_MEMFD);
+        }
+        if (status == PMIX_SUCCESS) {
+            status = rdp_pack_u64(reply, s.flushed);
+        }
+        if (status == PMIX_SUCCESS) {
+            *fd_p = s.fd;
+            s.fd  = -1;
         }
     } else if (status == PMIX_SUCCESS) {
         status = rdp_pack_u8(reply, RDP_FENCE_BUNDLE_INLINE);
         if (status == PMIX_SUCCESS) {
             status = rdp_buf_append(reply, fence_buf.data, fence_buf.size);
         }
+    }
+    if (s.fd >= 0) {
+        close(s.fd);
     }
     if (fence_buf.cap > FENCE_BUF_KEEP_MAX) {
         rdp_buf_cleanup(&fence_buf);
@@ -229,7 +299,9 @@ static pmix_status_t fence_host_call(const pmix_proc_t *procs, size_t nprocs,
 /* the same bundle either way: handed to fence_nb or to the engine */
 static pmix_status_t fence_contribute(rdp_srv_coll_t *coll, rdp_buf_t *buf)
 {
-    return pack_parts_bundle(coll, true, buf);
+    sink_t s = {.buf = buf, .fd = -1};
+
+    return pack_parts_bundle(coll, true, &s);
 }
 
 /* Store the other servers' bundles (the host's answer: all of them). */
