@@ -2,8 +2,63 @@
 # pair_nodes.py OUTDIR: per configuration and build, min/median/max across
 # launches of each launch's max over ranks (ms) and of the ratios
 # construct / fence_collect_rep and destruct / fence taken within a launch.
+#
+# pair_nodes.py OUTDIR --modex: the whole modex instead (put + commit +
+# fence_collect, each launch counted with its median over ranks, the
+# typical rank, and with its max over ranks), and fence_collect alone:
+# per configuration each build's median over rounds and the after/before
+# ratio paired within a round (min / median / max).
 import csv, glob, statistics as st, sys
 from collections import defaultdict
+
+MODEX_PARTS = ('put', 'commit', 'fence_collect')
+
+
+def modex_tables(outdir):
+    per = defaultdict(dict)  # (build, round, M, P, S) -> (phase, stat) -> ms
+    for f in [g for g in glob.glob(outdir + '/*.r*.csv') if 'launches' not in g]:
+        build = f.split('/')[-1].split('.')[0]
+        rnd = f.split('.r')[1].split('.')[0]
+        for r in csv.DictReader(open(f)):
+            for stat in ('median', 'max'):
+                try:
+                    per[(build, rnd, int(r['M']), int(r['P']), int(r['S']))][
+                        (r['phase'], stat)] = float(r[stat + '_us']) / 1000
+                except ValueError:
+                    pass
+    def value(v, what, stat):
+        parts = MODEX_PARTS if what == 'modex' else (what,)
+        if all((p, stat) in v for p in parts):
+            return sum(v[(p, stat)] for p in parts)
+        return None
+    cfgs = sorted({k[2:] for k in per}, key=lambda c: (c[2], c[0], c[1]))
+    rounds = sorted({k[1] for k in per})
+    for what in ('modex', 'fence_collect'):
+        for stat in ('median', 'max'):
+            print(f'#### {what}, per launch the {stat} over ranks (ms), after / before paired by round\n')
+            print('| M | N | S (B) | pairs | before | after | after/before min / median / max |')
+            print('|---|---|---|---|---|---|---|')
+            for (M, P, S) in cfgs:
+                xb, xa = [], []
+                for r in rounds:
+                    b = per.get(('before', r, M, P, S))
+                    a = per.get(('after', r, M, P, S))
+                    vb = value(b, what, stat) if b else None
+                    va = value(a, what, stat) if a else None
+                    if vb and va:
+                        xb.append(vb)
+                        xa.append(va)
+                if not xb:
+                    continue
+                q = [x / y for x, y in zip(xa, xb)]
+                print(f'| {M} | {M * P} | {S} | {len(q)} | {st.median(xb):.3g} | {st.median(xa):.3g} | '
+                      f'{min(q):.2f} / {st.median(q):.2f} / {max(q):.2f} |')
+            print()
+
+
+if len(sys.argv) > 2 and sys.argv[2] == '--modex':
+    modex_tables(sys.argv[1])
+    sys.exit(0)
 d = defaultdict(dict)  # (build, round, M, P, S) -> phase -> max_us
 for f in [g for g in glob.glob(sys.argv[1] + '/*.r*.csv') if 'launches' not in g]:
     build = f.split('/')[-1].split('.')[0]
