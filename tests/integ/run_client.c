@@ -791,6 +791,40 @@ static void refence_put(unsigned round)
     }
 }
 
+/* The server's copy of rank @a r's rf.data (PMIX_GET_REFRESH_CACHE: the
+ * server answers, from the sections it keeps of other servers' ranks) is
+ * round @a round's, @a len bytes. */
+static void refence_check_server(unsigned round, pmix_rank_t r, size_t len)
+{
+    pmix_info_t refresh;
+    pmix_proc_t peer;
+    pmix_value_t *val = NULL;
+    bool yes          = true;
+    pmix_status_t rc;
+
+    PMIX_LOAD_PROCID(&peer, me.nspace, r);
+    PMIX_INFO_LOAD(&refresh, PMIX_GET_REFRESH_CACHE, &yes, PMIX_BOOL);
+    rc = PMIx_Get(&peer, "rdpmix.test.rf.data", &refresh, 1, &val);
+    PMIX_INFO_DESTRUCT(&refresh);
+    if (rc != PMIX_SUCCESS || val->type != PMIX_BYTE_OBJECT
+        || val->data.bo.size != len) {
+        fail("round %u: the server's rf.data of rank %u: %s (type %u, "
+             "%zu bytes)",
+             round, r, PMIx_Error_string(rc),
+             rc == PMIX_SUCCESS ? val->type : 0,
+             rc == PMIX_SUCCESS && val->type == PMIX_BYTE_OBJECT
+                 ? val->data.bo.size
+                 : 0);
+    }
+    for (size_t i = 0; i < len; i++) {
+        if (val->data.bo.bytes[i] != refence_byte(round, r)) {
+            fail("round %u: the server's rf.data of rank %u is wrong", round,
+                 r);
+        }
+    }
+    PMIX_VALUE_RELEASE(val);
+}
+
 /* Every peer's rf.data (and rf.round once put) is round @a round's. */
 static void refence_check(unsigned round, unsigned size)
 {
@@ -815,6 +849,7 @@ static void refence_check(unsigned round, unsigned size)
             }
         }
         PMIX_VALUE_RELEASE(val);
+        refence_check_server(round, r, len);
         if (round < 2) {
             continue;
         }
@@ -837,6 +872,9 @@ static void refence_rounds(unsigned size)
         fence_collect(1);
         if (round % 3 == 2 || round == REFENCE_ROUNDS - 1) {
             refence_check(round, size);
+            /* nobody commits the next round while a peer still asks its
+             * server (which holds a local rank's newest commit) */
+            fence_collect(0);
         }
     }
     fence_collect(0);

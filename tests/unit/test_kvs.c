@@ -572,6 +572,199 @@ static void many_ranks_and_keys_are_all_found(void **state)
 
 #define KT(_f) cmocka_unit_test_setup_teardown(_f, setup_kvs, teardown_kvs)
 
+
+/* ---- packed ranks (rdp_kvs_put_packed) ---- */
+
+typedef struct {
+    rdp_kvs_backing_t base;
+    int released;
+} test_backing_t;
+
+static void test_backing_release(rdp_kvs_backing_t *bk)
+{
+    ((test_backing_t *)bk)->released++;
+}
+
+static void backing_init(test_backing_t *tb)
+{
+    memset(tb, 0, sizeof(*tb));
+    tb->base.refs    = 1; /* the test's own */
+    tb->base.release = test_backing_release;
+}
+
+/* The kv list of keys[0..n) = base + i (scopes alternating LOCAL and
+ * REMOTE), as rdp_kvs_pack_rank writes it. */
+static void packed_list(rdp_buf_t *buf, const char *const *keys, size_t n,
+                        uint32_t base)
+{
+    rdp_kvs_t *src = NULL;
+
+    assert_int_equal(rdp_kvs_create(&src), PMIX_SUCCESS);
+    for (size_t i = 0; i < n; i++) {
+        put_u32(src, "src", 0, keys[i], (i % 2) ? PMIX_REMOTE : PMIX_LOCAL,
+                base + (uint32_t)i);
+    }
+    rdp_buf_init(buf);
+    assert_int_equal(rdp_kvs_pack_rank(src, "src", 0, RDP_SCOPES_ALL, buf),
+                     PMIX_SUCCESS);
+    rdp_kvs_destroy(src);
+}
+
+static void put_packed_ok(rdp_kvs_t *kvs, pmix_rank_t rank,
+                          const rdp_buf_t *list, test_backing_t *tb)
+{
+    assert_int_equal(
+        rdp_kvs_put_packed(kvs, "job", rank, list->data, list->size, &tb->base),
+        PMIX_SUCCESS);
+}
+
+static void packed_rank_stays_packed_until_read(void **state)
+{
+    static const char *const keys[] = {"a", "b", "c"};
+    rdp_kvs_t *kvs                  = *state;
+    test_backing_t tb;
+    rdp_buf_t list, out;
+    struct walk w;
+
+    packed_list(&list, keys, 3, 100);
+    backing_init(&tb);
+    put_packed_ok(kvs, 4, &list, &tb);
+    assert_int_equal(tb.base.refs, 2);
+    assert_true(rdp_kvs_has_rank(kvs, "job", 4));
+    assert_int_equal(rdp_kvs_count(kvs, "job", 4), 3);
+    /* all scopes: the bytes as they are, still packed */
+    rdp_buf_init(&out);
+    assert_int_equal(rdp_kvs_pack_rank(kvs, "job", 4, RDP_SCOPES_ALL, &out),
+                     PMIX_SUCCESS);
+    assert_int_equal(out.size, list.size);
+    assert_memory_equal(out.data, list.data, list.size);
+    assert_int_equal(tb.base.refs, 2);
+    /* a read unpacks it and lets the backing go */
+    assert_int_equal(peek_u32(kvs, "job", 4, "b"), 101);
+    assert_int_equal(tb.base.refs, 1);
+    /* as they were packed: scopes, and the keys in their order */
+    memset(&w, 0, sizeof(w));
+    rdp_kvs_for_each(kvs, "job", 4, record_key, &w);
+    assert_string_equal(w.keys[0], "a");
+    assert_int_equal(w.scopes[1], PMIX_REMOTE);
+    assert_string_equal(w.keys[2], "c");
+    assert_int_equal(w.n, 3);
+    rdp_buf_cleanup(&out);
+    rdp_buf_cleanup(&list);
+    assert_int_equal(tb.released, 0);
+}
+
+static void packed_rank_masked_pack_filters_scopes(void **state)
+{
+    static const char *const keys[] = {"l0", "r1", "l2"};
+    rdp_kvs_t *kvs                  = *state;
+    test_backing_t tb;
+    rdp_buf_t list, out;
+    rdp_rbuf_t rb;
+    uint32_t n;
+
+    packed_list(&list, keys, 3, 0);
+    backing_init(&tb);
+    put_packed_ok(kvs, 1, &list, &tb);
+    rdp_buf_init(&out);
+    assert_int_equal(rdp_kvs_pack_rank(kvs, "job", 1, RDP_SCOPES_REMOTE, &out),
+                     PMIX_SUCCESS);
+    rdp_rbuf_init(&rb, out.data, out.size);
+    assert_int_equal(rdp_unpack_u32(&rb, &n), PMIX_SUCCESS);
+    assert_int_equal(n, 1); /* r1 only */
+    assert_int_equal(tb.base.refs, 1);
+    rdp_buf_cleanup(&out);
+    rdp_buf_cleanup(&list);
+}
+
+static void packed_list_replaces_or_merges(void **state)
+{
+    static const char *const two[]   = {"a", "b"};
+    static const char *const three[] = {"a", "b", "c"};
+    static const char *const one[]   = {"a"};
+    rdp_kvs_t *kvs                   = *state;
+    test_backing_t t2, t3, t1, tu;
+    rdp_buf_t l2, l3, l1;
+
+    packed_list(&l2, two, 2, 0);
+    packed_list(&l3, three, 3, 10);
+    packed_list(&l1, one, 1, 20);
+    backing_init(&t2);
+    backing_init(&t3);
+    backing_init(&t1);
+    backing_init(&tu);
+    put_packed_ok(kvs, 0, &l2, &t2);
+    /* more keys: replaces the older list unread */
+    put_packed_ok(kvs, 0, &l3, &t3);
+    assert_int_equal(t2.base.refs, 1);
+    assert_int_equal(t3.base.refs, 2);
+    /* fewer keys: merged now, no key lost, nothing of it kept */
+    put_packed_ok(kvs, 0, &l1, &t1);
+    assert_int_equal(t1.base.refs, 1);
+    assert_int_equal(t3.base.refs, 1);
+    assert_int_equal(peek_u32(kvs, "job", 0, "a"), 20);
+    assert_int_equal(peek_u32(kvs, "job", 0, "c"), 12);
+    /* unpacked keys there: merged as well */
+    put_u32(kvs, "job", 5, "z", PMIX_GLOBAL, 7);
+    put_packed_ok(kvs, 5, &l2, &tu);
+    assert_int_equal(tu.base.refs, 1);
+    assert_int_equal(peek_u32(kvs, "job", 5, "z"), 7);
+    assert_int_equal(peek_u32(kvs, "job", 5, "b"), 1);
+    rdp_buf_cleanup(&l1);
+    rdp_buf_cleanup(&l2);
+    rdp_buf_cleanup(&l3);
+}
+
+static void packed_rank_released_by_remove_and_destroy(void **state)
+{
+    static const char *const keys[] = {"a"};
+    rdp_kvs_t *kvs                  = *state;
+    rdp_kvs_t *other                = NULL;
+    test_backing_t tb;
+    rdp_buf_t list;
+
+    packed_list(&list, keys, 1, 0);
+    backing_init(&tb);
+    put_packed_ok(kvs, 0, &list, &tb);
+    put_packed_ok(kvs, 1, &list, &tb);
+    assert_int_equal(tb.base.refs, 3);
+    rdp_kvs_remove_rank(kvs, "job", 0);
+    assert_int_equal(tb.base.refs, 2);
+    rdp_kvs_remove_nspace(kvs, "job");
+    assert_int_equal(tb.base.refs, 1);
+    assert_int_equal(rdp_kvs_create(&other), PMIX_SUCCESS);
+    put_packed_ok(other, 0, &list, &tb);
+    rdp_kvs_backing_unref(&tb.base); /* the test's own */
+    assert_int_equal(tb.released, 0);
+    rdp_kvs_destroy(other);
+    assert_int_equal(tb.released, 1);
+    rdp_buf_cleanup(&list);
+}
+
+static void malformed_packed_rank_keeps_what_it_read(void **state)
+{
+    static const char *const keys[] = {"a", "b"};
+    rdp_kvs_t *kvs                  = *state;
+    test_backing_t tb;
+    rdp_buf_t list;
+
+    packed_list(&list, keys, 2, 0);
+    backing_init(&tb);
+    /* cut inside the second value: only "a" can be read */
+    assert_int_equal(
+        rdp_kvs_put_packed(kvs, "job", 0, list.data, list.size - 2, &tb.base),
+        PMIX_SUCCESS);
+    assert_null(rdp_kvs_peek(kvs, "job", 0, "b"));
+    assert_int_equal(peek_u32(kvs, "job", 0, "a"), 0);
+    assert_int_equal(tb.base.refs, 1);
+    /* a count the bytes cannot hold is refused at once */
+    assert_int_not_equal(
+        rdp_kvs_put_packed(kvs, "job", 1, list.data, 4, &tb.base),
+        PMIX_SUCCESS);
+    assert_false(rdp_kvs_has_rank(kvs, "job", 1));
+    rdp_buf_cleanup(&list);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -594,6 +787,11 @@ int main(void)
         KT(every_truncation_of_a_rank_blob_fails_cleanly),
         KT(remove_rank_and_remove_nspace_drop_their_data),
         KT(many_ranks_and_keys_are_all_found),
+        KT(packed_rank_stays_packed_until_read),
+        KT(packed_rank_masked_pack_filters_scopes),
+        KT(packed_list_replaces_or_merges),
+        KT(packed_rank_released_by_remove_and_destroy),
+        KT(malformed_packed_rank_keeps_what_it_read),
     };
 
     return cmocka_run_group_tests_name("kvs", tests, NULL, NULL);

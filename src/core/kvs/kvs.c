@@ -30,6 +30,11 @@ typedef struct kvs_rank {
     pmix_rank_t rank;
     rdp_hash_t keys; /* key -> kvs_kv_t */
     rdp_list_t order;
+    /* a kv list kept packed (rdp_kvs_put_packed; then keys is empty) */
+    rdp_kvs_backing_t *bk;
+    const uint8_t *packed;
+    size_t packed_len;
+    uint32_t packed_nkv;
 } kvs_rank_t;
 
 typedef struct kvs_nspace {
@@ -52,6 +57,22 @@ static void kv_free(kvs_kv_t *kv)
     rdp_free(kv);
 }
 
+void rdp_kvs_backing_unref(rdp_kvs_backing_t *bk)
+{
+    if (bk != NULL && --bk->refs == 0) {
+        bk->release(bk);
+    }
+}
+
+static void rank_drop_packed(kvs_rank_t *r)
+{
+    rdp_kvs_backing_unref(r->bk);
+    r->bk         = NULL;
+    r->packed     = NULL;
+    r->packed_len = 0;
+    r->packed_nkv = 0;
+}
+
 static void rank_free(kvs_rank_t *r)
 {
     kvs_kv_t *kv;
@@ -60,6 +81,7 @@ static void rank_free(kvs_rank_t *r)
     if (r == NULL) {
         return;
     }
+    rank_drop_packed(r);
     rdp_list_for_each_safe(kv, tmp, &r->order, link) {
         rdp_list_del(&kv->link);
         kv_free(kv);
@@ -136,8 +158,9 @@ static kvs_nspace_t *find_nspace(const rdp_kvs_t *kvs, const char *nspace)
     return rdp_hash_get_str(&kvs->nspaces, nspace);
 }
 
-static kvs_rank_t *find_rank(const rdp_kvs_t *kvs, const char *nspace,
-                             pmix_rank_t rank)
+/* The rank entry as it is (a packed kv list stays packed). */
+static kvs_rank_t *lookup_rank(const rdp_kvs_t *kvs, const char *nspace,
+                               pmix_rank_t rank)
 {
     kvs_nspace_t *ns = find_nspace(kvs, nspace);
 
@@ -145,6 +168,46 @@ static kvs_rank_t *find_rank(const rdp_kvs_t *kvs, const char *nspace,
         return NULL;
     }
     return rdp_hash_get_u64(&ns->ranks, rank);
+}
+
+static pmix_status_t unpack_list(rdp_kvs_t *kvs, const char *nspace,
+                                 pmix_rank_t rank, rdp_rbuf_t *rb);
+
+/* Unpack the packed kv list of @a r into its keys (errors are logged:
+ * the keys read before stay). */
+static void rank_unpack_packed(rdp_kvs_t *kvs, const char *nspace,
+                               kvs_rank_t *r)
+{
+    rdp_kvs_backing_t *bk = r->bk;
+    rdp_rbuf_t rb;
+    pmix_status_t st;
+
+    rdp_rbuf_init(&rb, r->packed, r->packed_len);
+    r->bk = NULL; /* the rank is plain from here on; bk stays alive */
+    rank_drop_packed(r);
+    st = unpack_list(kvs, nspace, r->rank, &rb);
+    if (st == PMIX_SUCCESS && rb.left != 0) {
+        st = PMIX_ERR_UNPACK_FAILURE;
+    }
+    if (st != PMIX_SUCCESS) {
+        rdp_log_error(KVS, "packed data of %s:%u is malformed: %d", nspace,
+                      r->rank, st);
+    }
+    rdp_kvs_backing_unref(bk);
+}
+
+/* The rank entry with its keys unpacked.  Unpacking changes the store
+ * behind a const pointer: the store is not thread-safe anyway (loop
+ * thread only), and nothing a caller holds is invalidated by it. */
+static kvs_rank_t *find_rank(const rdp_kvs_t *kvs, const char *nspace,
+                             pmix_rank_t rank)
+{
+    kvs_rank_t *r = lookup_rank(kvs, nspace, rank);
+
+    if (r != NULL && r->packed != NULL) {
+        rank_unpack_packed((rdp_kvs_t *)kvs, nspace, r);
+    }
+    return r;
 }
 
 static kvs_kv_t *find_kv(const rdp_kvs_t *kvs, const char *nspace,
@@ -170,6 +233,10 @@ static pmix_status_t get_rank(rdp_kvs_t *kvs, const char *nspace,
     pmix_status_t st;
 
     ns = rdp_hash_get_str(&kvs->nspaces, nspace);
+    if (ns != NULL && (r = rdp_hash_get_u64(&ns->ranks, rank)) != NULL
+        && r->packed != NULL) {
+        rank_unpack_packed(kvs, nspace, r);
+    }
     if (ns == NULL) {
         ns = rdp_calloc(1, sizeof(*ns));
         if (ns == NULL) {
@@ -353,7 +420,7 @@ pmix_scope_t rdp_kvs_scope(const rdp_kvs_t *kvs, const char *nspace,
 
 int rdp_kvs_has_rank(const rdp_kvs_t *kvs, const char *nspace, pmix_rank_t rank)
 {
-    return find_rank(kvs, nspace, rank) != NULL;
+    return lookup_rank(kvs, nspace, rank) != NULL;
 }
 
 pmix_status_t rdp_kvs_touch_rank(rdp_kvs_t *kvs, const char *nspace,
@@ -376,9 +443,13 @@ int rdp_kvs_has_nspace(const rdp_kvs_t *kvs, const char *nspace)
 
 size_t rdp_kvs_count(const rdp_kvs_t *kvs, const char *nspace, pmix_rank_t rank)
 {
-    kvs_rank_t *r = find_rank(kvs, nspace, rank);
+    kvs_rank_t *r = lookup_rank(kvs, nspace, rank);
 
-    return (r != NULL) ? r->keys.count : 0;
+    if (r == NULL) {
+        return 0;
+    }
+    /* a packed list holds distinct keys (rdp_kvs_pack_rank wrote it) */
+    return r->packed != NULL ? r->packed_nkv : r->keys.count;
 }
 
 void rdp_kvs_for_each(const rdp_kvs_t *kvs, const char *nspace,
@@ -409,6 +480,7 @@ void rdp_kvs_for_each_rank(const rdp_kvs_t *kvs, const char *nspace,
     }
     rdp_hash_for_each(e, &ns->ranks, i) {
         const kvs_rank_t *r = e->value;
+
         if (cb(r->rank, arg) != 0) {
             return;
         }
@@ -437,6 +509,10 @@ pmix_status_t rdp_kvs_pack_rank(const rdp_kvs_t *kvs, const char *nspace,
 
     if (kvs == NULL || buf == NULL || nspace == NULL) {
         return PMIX_ERR_BAD_PARAM;
+    }
+    r = lookup_rank(kvs, nspace, rank);
+    if (r != NULL && r->packed != NULL && scope_mask == RDP_SCOPES_ALL) {
+        return rdp_buf_append(buf, r->packed, r->packed_len);
     }
     mark = buf->size;
     st   = rdp_pack_u32(buf, 0);
@@ -483,6 +559,12 @@ pmix_status_t rdp_kvs_pack_rank(const rdp_kvs_t *kvs, const char *nspace,
 
 pmix_status_t rdp_kvs_unpack_rank(rdp_kvs_t *kvs, const char *nspace,
                                   pmix_rank_t rank, rdp_rbuf_t *rb)
+{
+    return unpack_list(kvs, nspace, rank, rb);
+}
+
+static pmix_status_t unpack_list(rdp_kvs_t *kvs, const char *nspace,
+                                 pmix_rank_t rank, rdp_rbuf_t *rb)
 {
     uint32_t n;
     uint8_t scope;
@@ -531,6 +613,51 @@ pmix_status_t rdp_kvs_unpack_rank(rdp_kvs_t *kvs, const char *nspace,
             return st;
         }
     }
+    return PMIX_SUCCESS;
+}
+
+pmix_status_t rdp_kvs_put_packed(rdp_kvs_t *kvs, const char *nspace,
+                                 pmix_rank_t rank, const void *kv, size_t len,
+                                 rdp_kvs_backing_t *bk)
+{
+    rdp_rbuf_t rb;
+    kvs_rank_t *r;
+    uint32_t nkv;
+    int created_ns;
+    pmix_status_t st;
+
+    if (kvs == NULL || kv == NULL || bk == NULL
+        || !name_ok(nspace, PMIX_MAX_NSLEN)) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    rdp_rbuf_init(&rb, kv, len);
+    st = rdp_unpack_u32(&rb, &nkv);
+    if (st != PMIX_SUCCESS || nkv > rb.left / KV_MIN_WIRE) {
+        return st != PMIX_SUCCESS ? st
+                                  : PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER;
+    }
+    r = lookup_rank(kvs, nspace, rank);
+    if (r != NULL
+        && (!rdp_list_is_empty(&r->order)
+            || (r->packed != NULL && r->packed_nkv > nkv))) {
+        /* merge: what is there may hold keys the list lacks */
+        rdp_rbuf_init(&rb, kv, len);
+        st = rdp_kvs_unpack_rank(kvs, nspace, rank, &rb);
+        return (st == PMIX_SUCCESS && rb.left != 0) ? PMIX_ERR_UNPACK_FAILURE
+                                                    : st;
+    }
+    if (r == NULL) {
+        st = get_rank(kvs, nspace, rank, &r, &created_ns);
+        if (st != PMIX_SUCCESS) {
+            return st;
+        }
+    }
+    bk->refs++;
+    rank_drop_packed(r); /* an older list with no more keys */
+    r->bk         = bk;
+    r->packed     = kv;
+    r->packed_len = len;
+    r->packed_nkv = nkv;
     return PMIX_SUCCESS;
 }
 

@@ -92,6 +92,34 @@ pmix_status_t rdp_kvs_pack_rank(const rdp_kvs_t *kvs, const char *nspace,
 pmix_status_t rdp_kvs_unpack_rank(rdp_kvs_t *kvs, const char *nspace,
                                   pmix_rank_t rank, rdp_rbuf_t *rb);
 
+/**
+ * Memory holding packed kv lists that the store keeps unparsed
+ * (rdp_kvs_put_packed): @a release runs when the last reference goes.
+ */
+typedef struct rdp_kvs_backing rdp_kvs_backing_t;
+struct rdp_kvs_backing {
+    size_t refs;
+    void (*release)(rdp_kvs_backing_t *bk);
+};
+/** Drop a reference; accepts NULL. */
+void rdp_kvs_backing_unref(rdp_kvs_backing_t *bk);
+
+/**
+ * Keep the kv list @a kv (@a len bytes, as rdp_kvs_pack_rank writes it)
+ * of (nspace, rank) packed inside @a bk (a reference is taken) instead of
+ * copies of its values: it is unpacked the first time anything but
+ * has_rank, count and an all-scopes rdp_kvs_pack_rank (which appends the
+ * bytes as they are) reads or changes the rank.  The list replaces a
+ * packed one with no more keys; when the rank holds unpacked keys, or a
+ * packed list with more keys, it is unpacked now and merged (keys
+ * replace keys) as by rdp_kvs_unpack_rank.  The values are not checked
+ * here: a malformed list shows when it is unpacked (logged; the keys
+ * read before the error stay).
+ */
+pmix_status_t rdp_kvs_put_packed(rdp_kvs_t *kvs, const char *nspace,
+                                 pmix_rank_t rank, const void *kv, size_t len,
+                                 rdp_kvs_backing_t *bk);
+
 void rdp_kvs_remove_rank(rdp_kvs_t *kvs, const char *nspace, pmix_rank_t rank);
 void rdp_kvs_remove_nspace(rdp_kvs_t *kvs, const char *nspace);
 

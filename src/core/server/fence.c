@@ -90,6 +90,225 @@ static pmix_status_t sink_section_end(sink_t *s)
     return PMIX_SUCCESS;
 }
 
+/* Bundles from this size on go through shared memory (0: never). */
+static size_t shm_min(void)
+{
+    static size_t min = SIZE_MAX; /* loop thread only */
+    uint64_t v;
+
+    if (min == SIZE_MAX) {
+        (void)rdp_cfg_uint(RDP_CFG_SHM_MIN, &v); /* bad: logged, default */
+        min = (size_t)v;
+    }
+    return min;
+}
+
+/* ---- other servers' data kept packed ---- */
+
+/*
+ * A large collected result goes into a memfd (above), and it holds every
+ * other server's PROC sections as they came.  So those are not unpacked
+ * into the modex store and packed again: fence_result only indexes them
+ * (defer_add), the result takes them as they are, and the store then
+ * keeps them packed inside a read-only mapping of the memfd
+ * (defer_settle; rdp_kvs_put_packed), unpacked only if this server is
+ * ever asked for one of their keys in another form.  Without a memfd they
+ * are unpacked from the blocks as before.  The blocks live until the
+ * reply is packed (coll_result).  Their values are not checked here: a
+ * malformed one shows (and is logged) where it is unpacked.
+ */
+typedef struct {
+    pmix_nspace_t nspace;
+    pmix_rank_t rank;
+    rdp_rbuf_t kv; /* in a block */
+    size_t off;    /* where the result has it; SIZE_MAX: not in it */
+} deferred_t;
+
+static struct {
+    deferred_t *v;
+    size_t n, cap;
+    rdp_hash_t index; /* (nspace, rank) -> position in v + 1 */
+} deferred;
+
+/* the index's key: the whole pmix_proc_t, zero-padded */
+static pmix_proc_t defer_key(const char *nspace, pmix_rank_t rank)
+{
+    pmix_proc_t key;
+
+    memset(&key, 0, sizeof(key));
+    PMIX_LOAD_PROCID(&key, nspace, rank);
+    return key;
+}
+
+static deferred_t *defer_find(const char *nspace, pmix_rank_t rank)
+{
+    pmix_proc_t key;
+    uintptr_t at;
+
+    if (deferred.n == 0) {
+        return NULL;
+    }
+    key = defer_key(nspace, rank);
+    at  = (uintptr_t)rdp_hash_get(&deferred.index, &key, sizeof(key));
+    return at != 0 ? &deferred.v[at - 1] : NULL;
+}
+
+static void defer_clear(void)
+{
+    deferred.n = 0;
+    if (deferred.index.buckets != NULL) {
+        rdp_hash_cleanup(&deferred.index);
+    }
+}
+
+/* rdp_srv_remote_sect_cb_t: index a section (or store it now when it
+ * has fewer keys than the store holds of the rank: merged, as
+ * rdp_kvs_put_packed would do from the blocks). */
+static pmix_status_t defer_add(const char *nspace, pmix_rank_t rank,
+                               const rdp_rbuf_t *kv, void *arg)
+{
+    pmix_proc_t key = defer_key(nspace, rank);
+    uintptr_t at = (uintptr_t)rdp_hash_get(&deferred.index, &key, sizeof(key));
+    rdp_rbuf_t head = *kv;
+    uint32_t nkv;
+    pmix_status_t status;
+
+    (void)arg;
+    status = rdp_unpack_u32(&head, &nkv);
+    if (status != PMIX_SUCCESS) {
+        return status;
+    }
+    if (rdp_kvs_count(rdp_srv.modex, nspace, rank) > nkv) {
+        return rdp_srv_store_sect(nspace, rank, kv, NULL);
+    }
+
+    if (at != 0) { /* twice in one result: the later one wins */
+        deferred.v[at - 1].kv = *kv;
+        return PMIX_SUCCESS;
+    }
+    if (deferred.n == deferred.cap) {
+        size_t cap    = deferred.cap != 0 ? 2 * deferred.cap : 64;
+        deferred_t *v = rdp_realloc(deferred.v, cap * sizeof(*v));
+
+        if (v == NULL) {
+            return PMIX_ERR_NOMEM;
+        }
+        deferred.v   = v;
+        deferred.cap = cap;
+    }
+    status = rdp_hash_set(&deferred.index, &key, sizeof(key),
+                          (void *)(uintptr_t)(deferred.n + 1), NULL);
+    if (status == PMIX_SUCCESS) {
+        deferred_t *d = &deferred.v[deferred.n++];
+
+        PMIX_LOAD_NSPACE(d->nspace, nspace);
+        d->rank = rank;
+        d->kv   = *kv;
+        d->off  = SIZE_MAX;
+    }
+    return status;
+}
+
+/* Whether this result will go through a memfd whatever the local part
+ * adds (the other servers' part alone is large enough). */
+static bool defer_pays(const rdp_srv_xchg_block_t *blocks, size_t nblocks,
+                       uint32_t me)
+{
+    size_t min   = shm_min();
+    size_t total = 0;
+
+    for (size_t i = 0; i < nblocks; i++) {
+        if (!(blocks[i].origin == me && me != RDP_SRV_XCHG_HOST)) {
+            total += blocks[i].len;
+        }
+    }
+    return min > 0 && total >= min;
+}
+
+/* The memfd mapping that keeps the store's packed sections. */
+typedef struct {
+    rdp_kvs_backing_t base;
+    const void *map;
+    size_t len;
+} map_backing_t;
+
+static void map_backing_release(rdp_kvs_backing_t *bk)
+{
+    map_backing_t *mb = (map_backing_t *)bk;
+
+    rdp_ipc_memfd_unmap(mb->map, mb->len);
+    rdp_free(mb);
+}
+
+/* After the result is packed: every deferred section into the store,
+ * packed inside the sealed memfd @a fd of @a len bytes when the result
+ * went there, else unpacked from the blocks; then the waiters for those
+ * ranks are answered.  Returns the first error. */
+static pmix_status_t defer_settle(int fd, size_t len)
+{
+    map_backing_t *mb    = NULL;
+    pmix_status_t status = PMIX_SUCCESS;
+
+    if (deferred.n == 0) {
+        return PMIX_SUCCESS;
+    }
+    if (fd >= 0) {
+        mb = rdp_calloc(1, sizeof(*mb));
+        if (mb != NULL
+            && rdp_ipc_memfd_map(fd, len, &mb->map) == PMIX_SUCCESS) {
+            mb->len          = len;
+            mb->base.refs    = 1;
+            mb->base.release = map_backing_release;
+        } else {
+            rdp_free(mb);
+            mb = NULL;
+        }
+    }
+    for (size_t i = 0; i < deferred.n; i++) {
+        deferred_t *d    = &deferred.v[i];
+        pmix_status_t st = PMIX_ERR_NOT_AVAILABLE;
+
+        if (mb != NULL && d->off != SIZE_MAX && d->off + d->kv.left <= len) {
+            st = rdp_kvs_put_packed(rdp_srv.modex, d->nspace, d->rank,
+                                    (const uint8_t *)mb->map + d->off,
+                                    d->kv.left, &mb->base);
+            if (st == PMIX_SUCCESS) {
+                rdp_srv_modex_ready(d->nspace, d->rank);
+            }
+        }
+        if (st != PMIX_SUCCESS) {
+            st = rdp_srv_store_sect(d->nspace, d->rank, &d->kv, NULL);
+        }
+        if (st != PMIX_SUCCESS && status == PMIX_SUCCESS) {
+            rdp_log_error(SERVER, "fence data of %s:%u is malformed", d->nspace,
+                          d->rank);
+            status = st;
+        }
+    }
+    if (mb != NULL) {
+        rdp_kvs_backing_unref(&mb->base);
+    }
+    defer_clear();
+    return status;
+}
+
+/* A deferred section into the result as it came; its place noted. */
+static pmix_status_t pack_deferred(deferred_t *d, sink_t *s)
+{
+    size_t mark;
+    pmix_status_t status =
+        rdp_sect_pack_begin(s->buf, RDP_SECT_PROC, d->rank, NULL, &mark);
+
+    if (status == PMIX_SUCCESS) {
+        d->off = sink_pos(s);
+        status = rdp_buf_append(s->buf, d->kv.ptr, d->kv.left);
+    }
+    if (status == PMIX_SUCCESS) {
+        rdp_sect_pack_end(s->buf, mark);
+    }
+    return status;
+}
+
 /* Append the bundle of the participants' committed data to @a s:
  * every participant when @a local_only is false (masks by locality),
  * else only this node's, remote-visible part (what goes to the host).
@@ -132,16 +351,20 @@ static pmix_status_t pack_parts_bundle(const rdp_srv_coll_t *coll,
                 hi = ns->size - 1;
             }
             for (pmix_rank_t r = lo; status == PMIX_SUCCESS && r <= hi; r++) {
-                bool local = rdp_srv_nspace_is_local(ns, r);
+                bool local    = rdp_srv_nspace_is_local(ns, r);
+                deferred_t *d = local ? NULL : defer_find(nspace, r);
                 uint32_t mask;
 
                 if ((local_only && !local)
-                    || !rdp_kvs_has_rank(rdp_srv.modex, nspace, r)) {
+                    || (d == NULL
+                        && !rdp_kvs_has_rank(rdp_srv.modex, nspace, r))) {
                     continue;
                 }
                 mask   = local_only ? RDP_SCOPES_REMOTE
                                     : (local ? RDP_SCOPES_LOCAL : RDP_SCOPES_ALL);
-                status = rdp_srv_pack_proc_section(nspace, r, mask, s->buf);
+                status = d != NULL ? pack_deferred(d, s)
+                                   : rdp_srv_pack_proc_section(nspace, r, mask,
+                                                               s->buf);
                 nsect++;
                 if (status == PMIX_SUCCESS) {
                     status = sink_section_end(s);
@@ -164,19 +387,6 @@ static pmix_status_t pack_parts_bundle(const rdp_srv_coll_t *coll,
         s->buf->size = start;
     }
     return status;
-}
-
-/* Bundles from this size on go through shared memory (0: never). */
-static size_t shm_min(void)
-{
-    static size_t min = SIZE_MAX; /* loop thread only */
-    uint64_t v;
-
-    if (min == SIZE_MAX) {
-        (void)rdp_cfg_uint(RDP_CFG_SHM_MIN, &v); /* bad: logged, default */
-        min = (size_t)v;
-    }
-    return min;
 }
 
 /*
@@ -206,6 +416,9 @@ static pmix_status_t pack_fence_result(const rdp_srv_coll_t *coll,
             status = rdp_ipc_memfd_seal(s.fd);
         }
         if (status == PMIX_SUCCESS) {
+            status = defer_settle(s.fd, s.flushed);
+        }
+        if (status == PMIX_SUCCESS) {
             status = rdp_pack_u8(reply, RDP_FENCE_BUNDLE_MEMFD);
         }
         if (status == PMIX_SUCCESS) {
@@ -220,6 +433,11 @@ static pmix_status_t pack_fence_result(const rdp_srv_coll_t *coll,
         if (status == PMIX_SUCCESS) {
             status = rdp_buf_append(reply, fence_buf.data, fence_buf.size);
         }
+    }
+    if (deferred.n > 0) { /* inline, or failed: from the blocks */
+        pmix_status_t st = defer_settle(-1, 0);
+
+        status = status == PMIX_SUCCESS ? st : status;
     }
     if (s.fd >= 0) {
         close(s.fd);
@@ -312,8 +530,15 @@ static pmix_status_t fence_result(rdp_srv_coll_t *coll,
     uint32_t me          = rdp_srv_xchg_me();
     pmix_status_t status = PMIX_SUCCESS;
 
+    bool defer;
+
+    defer_clear(); /* a stale index of a result never packed */
     if (!coll->collect) {
         return PMIX_SUCCESS; /* nothing to store (fence_as_ring) */
+    }
+    defer = defer_pays(blocks, nblocks, me);
+    if (defer && deferred.index.buckets == NULL) {
+        defer = rdp_hash_init(&deferred.index, 0) == PMIX_SUCCESS;
     }
     for (size_t i = 0; status == PMIX_SUCCESS && i < nblocks; i++) {
         /* (without the engine, me is RDP_SRV_XCHG_HOST too) */
@@ -321,7 +546,9 @@ static pmix_status_t fence_result(rdp_srv_coll_t *coll,
             || blocks[i].len == 0) {
             continue;
         }
-        status = rdp_srv_store_bundles(blocks[i].data, blocks[i].len);
+        status = defer ? rdp_srv_bundles_for_each_remote(
+                     blocks[i].data, blocks[i].len, defer_add, NULL)
+                       : rdp_srv_store_bundles(blocks[i].data, blocks[i].len);
         if (status != PMIX_SUCCESS && blocks[i].origin != RDP_SRV_XCHG_HOST) {
             rdp_log_error(SERVER, "fence data from server %u is malformed",
                           blocks[i].origin);
@@ -352,6 +579,10 @@ static pmix_status_t fence_reply(rdp_srv_coll_t *coll, rdp_buf_t *buf,
 static void fence_cleanup(void)
 {
     rdp_buf_cleanup(&fence_buf);
+    defer_clear();
+    rdp_free(deferred.v);
+    deferred.v   = NULL;
+    deferred.cap = 0;
 }
 
 const rdp_srv_coll_ops_t rdp_srv_fence_ops = {

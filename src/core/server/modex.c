@@ -401,13 +401,15 @@ void rdp_srv_modex_cleanup(void)
 
 /* ---- data from the host (fence results, direct modex) ---- */
 
-pmix_status_t rdp_srv_store_bundles(const void *data, size_t len)
+pmix_status_t rdp_srv_bundles_for_each_remote(const void *data, size_t len,
+                                              rdp_srv_remote_sect_cb_t cb,
+                                              void *arg)
 {
     rdp_rbuf_t rb;
     pmix_status_t status = PMIX_SUCCESS;
 
     rdp_rbuf_init(&rb, data, len);
-    while (rb.left > 0) {
+    while (status == PMIX_SUCCESS && rb.left > 0) {
         uint32_t nsets;
 
         status = rdp_unpack_u32(&rb, &nsets);
@@ -420,42 +422,48 @@ pmix_status_t rdp_srv_store_bundles(const void *data, size_t len)
             if (status == PMIX_SUCCESS) {
                 status = rdp_unpack_u32(&rb, &nsect);
             }
-            if (status != PMIX_SUCCESS) {
-                break;
-            }
-            ns = rdp_srv_nspace_find(nspace);
+            ns = status == PMIX_SUCCESS ? rdp_srv_nspace_find(nspace) : NULL;
             for (uint32_t k = 0; status == PMIX_SUCCESS && k < nsect; k++) {
                 rdp_sect_t sect;
 
                 status = rdp_sect_unpack(&rb, &sect);
-                if (status != PMIX_SUCCESS) {
-                    break;
-                }
                 /* anything else is ours already, or not ours to keep:
                  * the section length skips it */
-                if (sect.kind == RDP_SECT_PROC && ns != NULL && ns->registered
-                    && sect.id < PMIX_RANK_VALID
+                if (status == PMIX_SUCCESS && sect.kind == RDP_SECT_PROC
+                    && ns != NULL && ns->registered && sect.id < PMIX_RANK_VALID
                     && !rdp_srv_nspace_is_local(ns, sect.id)) {
-                    status = rdp_kvs_unpack_rank(rdp_srv.modex, nspace, sect.id,
-                                                 &sect.kv);
-                    if (status == PMIX_SUCCESS && sect.kv.left != 0) {
-                        status = PMIX_ERR_UNPACK_FAILURE;
-                    }
-                    if (status == PMIX_SUCCESS) {
-                        rdp_srv_modex_ready(nspace, sect.id);
-                    }
+                    status = cb(nspace, sect.id, &sect.kv, arg);
                 }
             }
         }
-        if (status != PMIX_SUCCESS) {
-            rdp_log_error(SERVER,
-                          "malformed data from the host at offset "
-                          "%zu: %s",
-                          len - rb.left, rdp_status_name(status));
-            return status;
-        }
     }
-    return PMIX_SUCCESS;
+    if (status != PMIX_SUCCESS) {
+        rdp_log_error(SERVER, "malformed data from the host at offset %zu: %s",
+                      len - rb.left, rdp_status_name(status));
+    }
+    return status;
+}
+
+pmix_status_t rdp_srv_store_sect(const char *nspace, pmix_rank_t rank,
+                                 const rdp_rbuf_t *kv, void *arg)
+{
+    rdp_rbuf_t rb = *kv;
+    pmix_status_t status =
+        rdp_kvs_unpack_rank(rdp_srv.modex, nspace, rank, &rb);
+
+    (void)arg;
+    if (status == PMIX_SUCCESS && rb.left != 0) {
+        status = PMIX_ERR_UNPACK_FAILURE;
+    }
+    if (status == PMIX_SUCCESS) {
+        rdp_srv_modex_ready(nspace, rank);
+    }
+    return status;
+}
+
+pmix_status_t rdp_srv_store_bundles(const void *data, size_t len)
+{
+    return rdp_srv_bundles_for_each_remote(data, len, rdp_srv_store_sect, NULL);
 }
 
 /* ---- COMMIT ---- */

@@ -314,6 +314,21 @@ pmix_status_t rdp_srv_pack_proc_section(const char *nspace, pmix_rank_t rank,
 /** Store the PROC sections of 1..n concatenated bundles (from the host)
  * for ranks that are not local; returns the number of bundles read. */
 pmix_status_t rdp_srv_store_bundles(const void *data, size_t len);
+/** @a cb for every PROC section of 1..n concatenated bundles that
+ * rdp_srv_store_bundles stores (ranks of registered nspaces that are not
+ * local), its kv list unparsed; stops at the first error of @a cb or of
+ * the bundle's structure and returns it. */
+typedef pmix_status_t (*rdp_srv_remote_sect_cb_t)(const char *nspace,
+                                                  pmix_rank_t rank,
+                                                  const rdp_rbuf_t *kv,
+                                                  void *arg);
+pmix_status_t rdp_srv_bundles_for_each_remote(const void *data, size_t len,
+                                              rdp_srv_remote_sect_cb_t cb,
+                                              void *arg);
+/** The rdp_srv_remote_sect_cb_t of rdp_srv_store_bundles: unpack the
+ * section into the modex store (merged), answer the rank's waiters. */
+pmix_status_t rdp_srv_store_sect(const char *nspace, pmix_rank_t rank,
+                                 const rdp_rbuf_t *kv, void *arg);
 void rdp_srv_modex_cleanup(void);
 /** Answer @a cbfunc with the bundle of the remote-visible data of the
  * local @a proc, now (possibly before returning) or once it has committed
