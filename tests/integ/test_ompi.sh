@@ -45,8 +45,32 @@ check_job() {
     fi
 }
 
+# Open MPI's MPI_Init loads the node's topology from PMIX_HWLOC_XML_V2,
+# which rdpmixd registers for two or more local ranks, instead of
+# discovering the machine in every rank (hwloc_base_verbose 1 says which)
+check_topology() {
+    np=$1 want=$2
+    shift 2
+    n=$((n + 1))
+    if env "$@" timeout -k 5 120 "$run" -x OMPI_MCA_hwloc_base_verbose=1 \
+        -n "$np" "$prog" "$np" >"$tmp/out" 2>"$tmp/err"
+    then rc=0; else rc=$?; fi
+    got=$(grep -c "hwloc:base $want" "$tmp/out" "$tmp/err" \
+        | awk -F: '{ s += $NF } END { print s + 0 }')
+    oks=$(grep -c "^rank [0-9]* of $np ok" "$tmp/out")
+    if [ "$rc" -eq 0 ] && [ "$oks" -eq "$np" ] && [ "$got" -eq "$np" ]; then
+        echo "ok $n - $np ranks $*: every rank's Open MPI says \"$want\""
+    else
+        echo "not ok $n - $np ranks $*: exit $rc, $oks ranks ok, $got of $np say \"$want\""
+        sed 's/^/# /' "$tmp/out" "$tmp/err" | grep -v "^# rank" | head -20
+        fail=1
+    fi
+}
+
 for np in 1 2 4 8; do
     check_job "$np"
 done
+check_topology 4 "loading topology from XML"
+check_topology 4 "discovering topology" RDPMIX_TOPO_XML=0
 echo "1..$n"
 exit $fail
