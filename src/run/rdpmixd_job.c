@@ -1,6 +1,7 @@
 /* rdpmixd_job.c - rdpmixd's job: registration, ranks, output, exits */
 #include "config.h"
 #include "run/rdpmixd_int.h"
+#include "run/fabric.h"
 #include "run/jobinfo.h"
 #include "run/spawn.h"
 #include "run/util.h"
@@ -624,6 +625,41 @@ static int daemon_only(const char *entry)
     return 0;
 }
 
+/* Whether the environment being built (@a env, @a n entries) or the
+ * LAUNCH's additions name @a var. */
+static bool env_has(char **env, size_t n, const char *var)
+{
+    for (char **e = dm->launch.env; e != NULL && *e != NULL; e++) {
+        if (env_name_is(*e, var)) {
+            return true;
+        }
+    }
+    return env_find(env, n, var) != NULL;
+}
+
+/*
+ * Open MPI's personality on a node with no device any MTL could use
+ * (run/fabric.h): leave out the psm, psm2 and ofi MTLs, which cannot be
+ * selected there but whose libraries' constructors sleep 200 ms in every
+ * rank's MPI_Init; the PML Open MPI selects is the same (ob1 here).  Not
+ * when the user chose an MTL or a PML (OMPI_MCA_mtl / OMPI_MCA_pml in the
+ * environment or -x): -x OMPI_MCA_mtl= loads them all again.
+ */
+static int ompi_skip_mtls(char ***env, size_t *n)
+{
+    char dev[256];
+
+    if (!ompi_personality() || env_has(*env, *n, "OMPI_MCA_mtl")
+        || env_has(*env, *n, "OMPI_MCA_pml")) {
+        return 0;
+    }
+    if (rdp_run_fabric_device(NULL, dev, sizeof(dev))) {
+        rdp_log_debug(RUN, "%s: Open MPI's MTLs left as they are", dev);
+        return 0;
+    }
+    return env_put(env, n, "OMPI_MCA_mtl=^psm,psm2,ofi");
+}
+
 /*
  * The ranks' environment before setup_fork: ours without inherited PMIX_*
  * variables (a launcher run inside another PMIx job must not leak that
@@ -663,6 +699,9 @@ static char **build_base_env(void)
      * -x may override it */
     if (ompi_personality() && node_oversubscribed()
         && env_put(&env, &n, "OMPI_MCA_mpi_oversubscribe=1") != 0) {
+        goto err;
+    }
+    if (ompi_skip_mtls(&env, &n) != 0) {
         goto err;
     }
     for (char **e = dm->launch.env; e != NULL && *e != NULL; e++) {

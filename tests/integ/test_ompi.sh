@@ -67,6 +67,36 @@ check_topology() {
     fi
 }
 
+# On a node without a device for any MTL (run/fabric.h) the Open MPI
+# personality leaves the psm, psm2 and ofi MTLs out, unless the user
+# chose an MTL or a PML; with a device it leaves them alone
+check_mtl() {
+    want=$1 what=$2
+    shift 2
+    n=$((n + 1))
+    got=$(env "$@" timeout -k 5 60 "$run" $xopt -n 1 /usr/bin/env 2>"$tmp/err" \
+        | sed -n 's/^OMPI_MCA_mtl=//p')
+    if [ "$got" = "$want" ]; then
+        echo "ok $n - $what: OMPI_MCA_mtl='$got'"
+    else
+        echo "not ok $n - $what: OMPI_MCA_mtl='$got', expected '$want'"
+        sed 's/^/# /' "$tmp/err" | head -5
+        fail=1
+    fi
+}
+fabric=
+for d in /sys/class/infiniband/* /dev/hfi1_* /dev/ipath* /dev/cxi*; do
+    [ -e "$d" ] && fabric=$d
+done
+if [ -z "$fabric" ]; then
+    xopt= check_mtl "^psm,psm2,ofi" "no fabric device here"
+else
+    xopt= check_mtl "" "fabric device $fabric"
+fi
+xopt="-x OMPI_MCA_mtl=ofi" check_mtl "ofi" "-x OMPI_MCA_mtl=ofi is kept"
+xopt= check_mtl "" "OMPI_MCA_pml chosen by the user" OMPI_MCA_pml=ob1
+xopt=--no-ompi check_mtl "" "--no-ompi"
+
 for np in 1 2 4 8; do
     check_job "$np"
 done
