@@ -1,7 +1,9 @@
-/* fabric.c - does this node have a device for Open MPI's MTLs */
+/* fabric.c - does this node have a device for Open MPI's MTLs, and did a
+ * site choose them in its Open MPI parameter files */
 #include "config.h"
 #include "run/fabric.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <stdio.h>
 #include <string.h>
@@ -55,4 +57,41 @@ bool rdp_run_fabric_device(const char *root, char *found, size_t len)
         }
     }
     return false;
+}
+
+bool rdp_run_ompi_file_selects(const char *path, const char *framework)
+{
+    size_t flen = strlen(framework);
+    char line[1024];
+    bool selects = false;
+    FILE *f      = fopen(path, "r");
+
+    if (f == NULL) {
+        return false;
+    }
+    while (fgets(line, sizeof(line), f) != NULL) {
+        char *p = line;
+
+        while (isspace((unsigned char)*p)) {
+            p++;
+        }
+        if (strncmp(p, framework, flen) != 0) {
+            continue;
+        }
+        p += flen;
+        while (*p == ' ' || *p == '\t') {
+            p++;
+        }
+        if (*p != '=') {
+            continue; /* another parameter, e.g. mtl_base_verbose */
+        }
+        p++;
+        while (*p == ' ' || *p == '\t') {
+            p++;
+        }
+        /* the last setting wins, as in Open MPI */
+        selects = *p != '^' && *p != '#' && *p != '\n' && *p != '\0';
+    }
+    fclose(f);
+    return selects;
 }

@@ -1,4 +1,5 @@
-/* fabric.h - does this node have a device for Open MPI's MTLs */
+/* fabric.h - does this node have a device for Open MPI's MTLs, and did a
+ * site choose them in its Open MPI parameter files */
 #ifndef RDP_RUN_FABRIC_H
 #define RDP_RUN_FABRIC_H
 
@@ -23,5 +24,14 @@
  * @param [in] root  borrowed
  */
 bool rdp_run_fabric_device(const char *root, char *found, size_t len);
+
+/**
+ * Whether the Open MPI MCA parameter file @a path ("name = value" lines,
+ * '#' comments) sets @a framework (e.g. "mtl") to a list of components to
+ * use, i.e. a value that does not start with '^'.  A missing or unreadable
+ * file sets nothing.
+ * @param [in] path, framework  borrowed
+ */
+bool rdp_run_ompi_file_selects(const char *path, const char *framework);
 
 #endif

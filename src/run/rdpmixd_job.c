@@ -637,20 +637,50 @@ static bool env_has(char **env, size_t n, const char *var)
     return env_find(env, n, var) != NULL;
 }
 
+/* Whether Open MPI's parameter files (Debian's system file, the one
+ * under $OPAL_PREFIX, the user's) choose the components of @a framework. */
+static bool ompi_files_select(const char *framework)
+{
+    const char *prefix = getenv("OPAL_PREFIX");
+    const char *home   = getenv("HOME");
+    char path[PATH_MAX];
+
+    if (rdp_run_ompi_file_selects("/etc/openmpi/openmpi-mca-params.conf",
+                                  framework)) {
+        return true;
+    }
+    if (prefix != NULL && prefix[0] != '\0') {
+        snprintf(path, sizeof(path), "%s/etc/openmpi-mca-params.conf", prefix);
+        if (rdp_run_ompi_file_selects(path, framework)) {
+            return true;
+        }
+    }
+    if (home != NULL && home[0] != '\0') {
+        snprintf(path, sizeof(path), "%s/.openmpi/mca-params.conf", home);
+        if (rdp_run_ompi_file_selects(path, framework)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /*
  * Open MPI's personality on a node with no device any MTL could use
- * (run/fabric.h): leave out the psm, psm2 and ofi MTLs, which cannot be
- * selected there but whose libraries' constructors sleep 200 ms in every
- * rank's MPI_Init; the PML Open MPI selects is the same (ob1 here).  Not
- * when the user chose an MTL or a PML (OMPI_MCA_mtl / OMPI_MCA_pml in the
- * environment or -x): -x OMPI_MCA_mtl= loads them all again.
+ * (run/fabric.h): leave out the psm, psm2 and ofi MTLs (all that Open
+ * MPI 4.1 has), whose libraries' constructors sleep 200 ms in every
+ * rank's MPI_Init although none can be selected without a device; the PML
+ * Open MPI selects is the same (ob1).  Not when the user or the site chose
+ * an MTL or a PML (OMPI_MCA_mtl / OMPI_MCA_pml in the environment or -x,
+ * an include list in a parameter file), nor with RDPMIX_OMPI_SKIP_MTL=0.
  */
 static int ompi_skip_mtls(char ***env, size_t *n)
 {
     char dev[256];
 
-    if (!ompi_personality() || env_has(*env, *n, "OMPI_MCA_mtl")
-        || env_has(*env, *n, "OMPI_MCA_pml")) {
+    if (!ompi_personality() || !rdp_cfg_bool(RDP_CFG_OMPI_SKIP_MTL)
+        || env_has(*env, *n, "OMPI_MCA_mtl")
+        || env_has(*env, *n, "OMPI_MCA_pml") || ompi_files_select("mtl")
+        || ompi_files_select("pml")) {
         return 0;
     }
     if (rdp_run_fabric_device(NULL, dev, sizeof(dev))) {

@@ -68,8 +68,8 @@ check_topology() {
 }
 
 # On a node without a device for any MTL (run/fabric.h) the Open MPI
-# personality leaves the psm, psm2 and ofi MTLs out, unless the user
-# chose an MTL or a PML; with a device it leaves them alone
+# personality leaves the psm, psm2 and ofi MTLs out, unless the user or
+# the site chose an MTL or a PML; with a device it leaves them alone
 check_mtl() {
     want=$1 what=$2
     shift 2
@@ -96,6 +96,10 @@ fi
 xopt="-x OMPI_MCA_mtl=ofi" check_mtl "ofi" "-x OMPI_MCA_mtl=ofi is kept"
 xopt= check_mtl "" "OMPI_MCA_pml chosen by the user" OMPI_MCA_pml=ob1
 xopt=--no-ompi check_mtl "" "--no-ompi"
+xopt= check_mtl "" "RDPMIX_OMPI_SKIP_MTL=0" RDPMIX_OMPI_SKIP_MTL=0
+mkdir -p "$tmp/home/.openmpi"
+echo "mtl = psm2" >"$tmp/home/.openmpi/mca-params.conf"
+xopt= check_mtl "" "the user's parameter file chooses an MTL" HOME="$tmp/home"
 
 for np in 1 2 4 8; do
     check_job "$np"

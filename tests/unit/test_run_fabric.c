@@ -19,19 +19,21 @@
 
 static char root[PATH_MAX];
 
-static void mk(const char *rel, bool file)
+/* make @a rel under the tree: a directory (@a text NULL) or a file */
+static void mk(const char *rel, const char *text)
 {
     char path[PATH_MAX * 2];
     int fd;
 
     snprintf(path, sizeof(path), "%s%s", root, rel);
-    if (file) {
-        fd = open(path, O_CREAT | O_WRONLY, 0600);
-        assert_true(fd >= 0);
-        close(fd);
-    } else {
+    if (text == NULL) {
         assert_int_equal(mkdir(path, 0700), 0);
+        return;
     }
+    fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0600);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
 }
 
 static int setup(void **state)
@@ -40,11 +42,11 @@ static int setup(void **state)
     snprintf(root, sizeof(root), "%s/rdp-fabric-XXXXXX",
              getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp");
     assert_non_null(mkdtemp(root));
-    mk("/dev", false);
-    mk("/dev/null", true);
-    mk("/dev/hfi1", true); /* no "_": not an Omni-Path unit */
-    mk("/sys", false);
-    mk("/sys/class", false);
+    mk("/dev", NULL);
+    mk("/dev/null", "");
+    mk("/dev/hfi1", ""); /* no "_": not an Omni-Path unit */
+    mk("/sys", NULL);
+    mk("/sys/class", NULL);
     return 0;
 }
 
@@ -62,7 +64,7 @@ static void no_device_no_fabric(void **state)
     (void)state;
     assert_false(rdp_run_fabric_device(root, found, sizeof(found)));
     assert_string_equal(found, "");
-    mk("/sys/class/infiniband", false); /* the class, no device in it */
+    mk("/sys/class/infiniband", NULL); /* the class, no device in it */
     assert_false(rdp_run_fabric_device(root, NULL, 0));
 }
 
@@ -74,17 +76,38 @@ static void each_device_kind_counts(void **state)
 
     (void)state;
     for (size_t i = 0; i < sizeof(devs) / sizeof(devs[0]); i++) {
-        mk(devs[i], true);
+        mk(devs[i], "");
         assert_true(rdp_run_fabric_device(root, found, sizeof(found)));
         assert_string_equal(found, devs[i]);
         snprintf(path, sizeof(path), "%s%s", root, devs[i]);
         assert_int_equal(unlink(path), 0);
         assert_false(rdp_run_fabric_device(root, NULL, 0));
     }
-    mk("/sys/class/infiniband", false);
-    mk("/sys/class/infiniband/mlx5_0", false);
+    mk("/sys/class/infiniband", NULL);
+    mk("/sys/class/infiniband/mlx5_0", NULL);
     assert_true(rdp_run_fabric_device(root, found, sizeof(found)));
     assert_string_equal(found, "/sys/class/infiniband/mlx5_0");
+}
+
+static void param_files_choose_by_include_lists(void **state)
+{
+    char path[PATH_MAX * 2];
+
+    (void)state;
+    snprintf(path, sizeof(path), "%s/p.conf", root);
+    assert_false(rdp_run_ompi_file_selects(path, "mtl")); /* no file */
+    /* Debian's defaults: exclusions only */
+    mk("/p.conf", "# mtl = psm2\nbtl_base_warn_component_unused=0\n"
+                  "mtl = ^ofi\npml = ^ucx\n");
+    assert_false(rdp_run_ompi_file_selects(path, "mtl"));
+    assert_false(rdp_run_ompi_file_selects(path, "pml"));
+    mk("/p.conf", "mtl_base_verbose = 10\n  mtl=ofi\n");
+    assert_true(rdp_run_ompi_file_selects(path, "mtl"));
+    assert_false(rdp_run_ompi_file_selects(path, "pml"));
+    mk("/p.conf", "pml = cm\npml = ^ucx\n"); /* the last one wins */
+    assert_false(rdp_run_ompi_file_selects(path, "pml"));
+    mk("/p.conf", "pml\t= cm\n");
+    assert_true(rdp_run_ompi_file_selects(path, "pml"));
 }
 
 int main(void)
@@ -93,6 +116,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(no_device_no_fabric, setup, teardown),
         cmocka_unit_test_setup_teardown(each_device_kind_counts, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(param_files_choose_by_include_lists,
+                                        setup, teardown),
     };
 
     return cmocka_run_group_tests_name("run_fabric", tests, NULL, NULL);
