@@ -910,19 +910,36 @@ static void inherited_binding(char **cpuset_p, char **locality_p)
  * the machine in every rank (/sys and /proc, hwloc's plugins: 30-40 ms a
  * rank on a loaded 2-core guest); one discovery here replaces nlocal.
  * With one rank it would only move that rank's discovery in front of its
- * launch.  RDPMIX_TOPO_XML=0 turns it off.
+ * launch, and a program that does not link libmpi would only wait for it
+ * (one that loads Open MPI some other way, e.g. through Python, discovers
+ * as before).  RDPMIX_TOPO_XML=0 turns it off.
  */
 static char *topology_for_ranks(void)
 {
-    char *xml = NULL;
+    char *xml = NULL, *path = NULL;
+    int mpi;
 
     if (!ompi_personality() || dm->nlocal < 2
         || !rdp_cfg_bool(RDP_CFG_TOPO_XML)) {
         return NULL;
     }
+    /* only for a program linked with Open MPI: for any other the
+     * discovery would only delay its start */
+    if (rdp_run_spawn_resolve(dm->launch.argv[0], environ, dm->launch.cwd,
+                              &path)
+        != 0) {
+        return NULL;
+    }
+    mpi = rdp_run_elf_needs(path, "libmpi.so");
+    rdp_free(path);
+    if (!mpi) {
+        return NULL;
+    }
     if (rdp_topo_machine_xml(&xml) != PMIX_SUCCESS) {
         return NULL; /* the ranks discover it themselves, as before */
     }
+    rdp_log_debug(RUN, "the ranks get this node's topology (%zu bytes of XML)",
+                  strlen(xml));
     return xml;
 }
 

@@ -106,5 +106,21 @@ for np in 1 2 4 8; do
 done
 check_topology 4 "loading topology from XML"
 check_topology 4 "discovering topology" RDPMIX_TOPO_XML=0
+# ... and only for a program linked with Open MPI: any other would only
+# wait for the daemon's discovery (its debug log says when it gives one)
+check_topo_log() {
+    prog_=$1 want=$2
+    n=$((n + 1))
+    got=$(env RDPMIX_LOG_LEVEL=debug RDPMIX_LOG_SUBSYS=run timeout -k 5 60 \
+        "$run" -n 2 "$prog_" 2>&1 >/dev/null | grep -c "this node's topology")
+    if [ "$got" -eq "$want" ]; then
+        echo "ok $n - 2 ranks of $(basename "$prog_"): topology given $got time(s)"
+    else
+        echo "not ok $n - 2 ranks of $(basename "$prog_"): topology given $got time(s), expected $want"
+        fail=1
+    fi
+}
+check_topo_log "$prog" 1
+check_topo_log /bin/true 0
 echo "1..$n"
 exit $fail

@@ -1,4 +1,5 @@
-/* test_run_fabric.c - which device trees count as a fabric for the MTLs */
+/* test_run_fabric.c - which device trees count as a fabric for the MTLs,
+ * which parameter files choose an MTL, which programs link a library */
 #include "config.h"
 #include "run/fabric.h"
 #include "run/util.h"
@@ -110,6 +111,25 @@ static void param_files_choose_by_include_lists(void **state)
     assert_true(rdp_run_ompi_file_selects(path, "pml"));
 }
 
+static void elf_needs_reads_the_direct_dependencies(void **state)
+{
+    char path[PATH_MAX * 2];
+
+    (void)state;
+    /* this test program: linked with libc, not with Open MPI */
+    assert_int_equal(rdp_run_elf_needs("/proc/self/exe", "libc.so"), 1);
+    assert_int_equal(rdp_run_elf_needs("/proc/self/exe", "libmpi.so"), 0);
+    /* not ELF, a truncated ELF header, no file */
+    mk("/script", "#!/bin/sh\nexec mpi_program libmpi.so\n");
+    snprintf(path, sizeof(path), "%s/script", root);
+    assert_int_equal(rdp_run_elf_needs(path, "libmpi.so"), 0);
+    mk("/short", "\177ELF\2\1\1");
+    snprintf(path, sizeof(path), "%s/short", root);
+    assert_int_equal(rdp_run_elf_needs(path, "libc.so"), 0);
+    snprintf(path, sizeof(path), "%s/none", root);
+    assert_int_equal(rdp_run_elf_needs(path, "libc.so"), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -117,6 +137,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(each_device_kind_counts, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(param_files_choose_by_include_lists,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(elf_needs_reads_the_direct_dependencies,
                                         setup, teardown),
     };
 
