@@ -14,6 +14,9 @@ usage: launch_compare.sh [options]
               time counts) or bench (pmix-bench: its phases and the wall
               time); default bench
   -S STACKS   any of: rdpmix openpmix (one node, this machine)
+              rdpmix-base (rdpmix-run of the build in BASEDIR: paired
+              before/after runs) rdpmix-allmtl (this build with
+              RDPMIX_OMPI_SKIP_MTL=0: Open MPI loads its MTLs again)
               srun-openpmix srun-rdpmix alloc-rdpmix (Slurm cluster);
               default "rdpmix openpmix"
   -n "LIST"   process counts (default "2 4 8 16 32 64")
@@ -26,7 +29,9 @@ usage: launch_compare.sh [options]
   -o FILE     raw CSV (default launch-raw-<date>.csv); outcomes in
               FILE.launches.csv
 environment: BUILDDIR (rdpmix's build directory, default: the current
-  directory if it has src/run/rdpmix-run, else _build next to this script)
+  directory if it has src/run/rdpmix-run, else _build next to this script);
+  BASEDIR (another build of rdpmix, for the rdpmix-base stack; its own
+  bench/mpi-hello or pmix-bench is not used: every stack runs BUILDDIR's)
 EOF
 }
 
@@ -92,7 +97,11 @@ unset LD_LIBRARY_PATH LD_PRELOAD
 want_slurm=no
 for st in $stacks; do
     case $st in
-    rdpmix | openpmix) ;;
+    rdpmix | openpmix | rdpmix-allmtl) ;;
+    rdpmix-base)
+        [ -n "${BASEDIR:-}" ] && [ -x "$BASEDIR/src/run/rdpmix-run" ] \
+            || die "rdpmix-base needs BASEDIR, a build of rdpmix"
+        BASEDIR=$(cd "$BASEDIR" && pwd) ;;
     srun-openpmix | srun-rdpmix | alloc-rdpmix) want_slurm=yes ;;
     *) die "unknown stack $st" ;;
     esac
@@ -136,6 +145,14 @@ run_one() {
     rdpmix)
         env LD_LIBRARY_PATH="$LIBDIR" timeout -k 5 "$tmo" \
             "$RUN" -n "$n" "${args[@]}" >"$outf" 2>"$log" ;;
+    rdpmix-allmtl)
+        env LD_LIBRARY_PATH="$LIBDIR" RDPMIX_OMPI_SKIP_MTL=0 \
+            timeout -k 5 "$tmo" "$RUN" -n "$n" "${args[@]}" \
+            >"$outf" 2>"$log" ;;
+    rdpmix-base)
+        env LD_LIBRARY_PATH="$BASEDIR/.libs" timeout -k 5 "$tmo" \
+            "$BASEDIR/src/run/rdpmix-run" -n "$n" "${args[@]}" \
+            >"$outf" 2>"$log" ;;
     openpmix)
         timeout -k 5 "$tmo" mpirun --oversubscribe --bind-to none \
             -np "$n" "${args[@]}" >"$outf" 2>"$log" ;;
@@ -193,7 +210,7 @@ for n in $nlist; do
         sts=()
         for st in $stacks; do
             case $st in
-            rdpmix | openpmix)
+            rdpmix | openpmix | rdpmix-base | rdpmix-allmtl)
                 [ "$nodes" = "$(echo $nodelist | cut -d' ' -f1)" ] && sts+=("$st") ;;
             *)
                 [ "$n" -ge "$nodes" ] && sts+=("$st") ;;

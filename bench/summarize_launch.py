@@ -26,7 +26,8 @@ PHASES = ["wall", "init", "fence", "put", "commit", "fence_collect",
 # the whole modex of one launch: what a rank spends making its data
 # available to every peer (the "put + commit + fence")
 MODEX_PARTS = ("put", "commit", "fence_collect")
-PAIRS = ["rdpmix/openpmix", "srun-rdpmix/srun-openpmix",
+PAIRS = ["rdpmix/openpmix", "rdpmix-base/openpmix", "rdpmix-allmtl/openpmix",
+         "rdpmix/rdpmix-base", "srun-rdpmix/srun-openpmix",
          "alloc-rdpmix/srun-openpmix"]
 
 

@@ -8,6 +8,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -288,6 +290,20 @@ static void write_cb(int fd, int events, void *arg)
     }
 }
 
+/* A frame is sent whole, and the peer often answers it: Nagle would hold
+ * a small frame while an earlier one waits for the peer's delayed ACK
+ * (40 ms on Linux; seen between a daemon's exit report and the
+ * launcher).  Not a TCP socket (a Unix socket, a pipe): nothing to do. */
+static void set_nodelay(int fd)
+{
+    int one = 1;
+
+    if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) != 0
+        && errno != EOPNOTSUPP && errno != ENOPROTOOPT && errno != ENOTSOCK) {
+        rdp_log_debug(RUN, "cannot set TCP_NODELAY: %m");
+    }
+}
+
 pmix_status_t rdp_run_chan_create(rdp_loop_t *loop, int fd, size_t max_msg,
                                   rdp_run_chan_msg_cb_t msg_cb,
                                   rdp_run_chan_close_cb_t close_cb, void *arg,
@@ -301,6 +317,7 @@ pmix_status_t rdp_run_chan_create(rdp_loop_t *loop, int fd, size_t max_msg,
         close(fd);
         return PMIX_ERR_IN_ERRNO;
     }
+    set_nodelay(fd);
     chan = rdp_calloc(1, sizeof(*chan));
     if (chan == NULL) {
         close(fd);

@@ -396,6 +396,9 @@ pmix_status_t rdp_run_jobinfo_build(const rdp_run_jobinfo_params_t *params,
     if (params->nsdir != NULL) {
         ilist_str(&l, PMIX_NSDIR, params->nsdir);
     }
+    if (params->topo_xml != NULL) {
+        ilist_str(&l, PMIX_HWLOC_XML_V2, params->topo_xml);
+    }
 
     /* this node */
     ilist_u32(&l, PMIX_NODEID, params->node_id);

@@ -27,6 +27,10 @@ typedef struct rdp_run_jobinfo_params {
      * PMIX_LOCALITY_STRING; NULL to omit (the daemon is not bound) */
     const char *cpuset;
     const char *locality;
+    /* this node's topology as hwloc v2 XML, registered as job-level
+     * PMIX_HWLOC_XML_V2 (what Open MPI 4.1 loads instead of discovering
+     * the machine in every rank); NULL to omit */
+    const char *topo_xml;
 } rdp_run_jobinfo_params_t;
 
 /** *info_p is malloc'ed (free with PMIX_INFO_FREE(*info_p, *ninfo_p)). */

@@ -7,13 +7,15 @@ src_run_librdprun_la_SOURCES = src/run/ctl.c src/run/chan.c src/run/iof.c \
                                src/run/jobinfo.c src/run/place.c \
                                src/run/limits.c src/run/hosts.c \
                                src/run/ctladdr.c src/run/words.c \
-                               src/run/datasvc.c src/run/xconn.c
+                               src/run/datasvc.c src/run/xconn.c \
+                               src/run/fabric.c
 noinst_HEADERS += src/run/ctl.h src/run/chan.h src/run/iof.h \
                   src/run/util.h src/run/spawn.h src/run/jobinfo.h \
                   src/run/rdpmixd_int.h src/run/place.h src/run/limits.h \
                   src/run/hosts.h src/run/ctladdr.h src/run/words.h \
                   src/run/datasvc.h src/run/datapeer.h \
-                  src/run/xconn.h src/run/xconnect.h
+                  src/run/xconn.h src/run/xconnect.h \
+                  src/run/fabric.h
 
 RDP_RUN_CPPFLAGS = $(AM_CPPFLAGS) \
                    -DRDPMIX_LIBDIR='"$(rdpmixlibdir)"' \

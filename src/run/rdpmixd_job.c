@@ -1,11 +1,13 @@
 /* rdpmixd_job.c - rdpmixd's job: registration, ranks, output, exits */
 #include "config.h"
 #include "run/rdpmixd_int.h"
+#include "run/fabric.h"
 #include "run/jobinfo.h"
 #include "run/spawn.h"
 #include "run/util.h"
 #include "core/topo/topo.h"
 #include "core/util/alloc.h"
+#include "core/util/config_table.h"
 #include "core/util/log.h"
 #include "core/util/status.h"
 
@@ -623,6 +625,71 @@ static int daemon_only(const char *entry)
     return 0;
 }
 
+/* Whether the environment being built (@a env, @a n entries) or the
+ * LAUNCH's additions name @a var. */
+static bool env_has(char **env, size_t n, const char *var)
+{
+    for (char **e = dm->launch.env; e != NULL && *e != NULL; e++) {
+        if (env_name_is(*e, var)) {
+            return true;
+        }
+    }
+    return env_find(env, n, var) != NULL;
+}
+
+/* Whether Open MPI's parameter files (Debian's system file, the one
+ * under $OPAL_PREFIX, the user's) choose the components of @a framework. */
+static bool ompi_files_select(const char *framework)
+{
+    const char *prefix = getenv("OPAL_PREFIX");
+    const char *home   = getenv("HOME");
+    char path[PATH_MAX];
+
+    if (rdp_run_ompi_file_selects("/etc/openmpi/openmpi-mca-params.conf",
+                                  framework)) {
+        return true;
+    }
+    if (prefix != NULL && prefix[0] != '\0') {
+        snprintf(path, sizeof(path), "%s/etc/openmpi-mca-params.conf", prefix);
+        if (rdp_run_ompi_file_selects(path, framework)) {
+            return true;
+        }
+    }
+    if (home != NULL && home[0] != '\0') {
+        snprintf(path, sizeof(path), "%s/.openmpi/mca-params.conf", home);
+        if (rdp_run_ompi_file_selects(path, framework)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/*
+ * Open MPI's personality on a node with no device any MTL could use
+ * (run/fabric.h): leave out the psm, psm2 and ofi MTLs (all that Open
+ * MPI 4.1 has), whose libraries' constructors sleep 200 ms in every
+ * rank's MPI_Init although none can be selected without a device; the PML
+ * Open MPI selects is the same (ob1).  Not when the user or the site chose
+ * an MTL or a PML (OMPI_MCA_mtl / OMPI_MCA_pml in the environment or -x,
+ * an include list in a parameter file), nor with RDPMIX_OMPI_SKIP_MTL=0.
+ */
+static int ompi_skip_mtls(char ***env, size_t *n)
+{
+    char dev[256];
+
+    if (!ompi_personality() || !rdp_cfg_bool(RDP_CFG_OMPI_SKIP_MTL)
+        || env_has(*env, *n, "OMPI_MCA_mtl")
+        || env_has(*env, *n, "OMPI_MCA_pml") || ompi_files_select("mtl")
+        || ompi_files_select("pml")) {
+        return 0;
+    }
+    if (rdp_run_fabric_device(NULL, dev, sizeof(dev))) {
+        rdp_log_debug(RUN, "%s: Open MPI's MTLs left as they are", dev);
+        return 0;
+    }
+    return env_put(env, n, "OMPI_MCA_mtl=^psm,psm2,ofi");
+}
+
 /*
  * The ranks' environment before setup_fork: ours without inherited PMIX_*
  * variables (a launcher run inside another PMIx job must not leak that
@@ -662,6 +729,9 @@ static char **build_base_env(void)
      * -x may override it */
     if (ompi_personality() && node_oversubscribed()
         && env_put(&env, &n, "OMPI_MCA_mpi_oversubscribe=1") != 0) {
+        goto err;
+    }
+    if (ompi_skip_mtls(&env, &n) != 0) {
         goto err;
     }
     for (char **e = dm->launch.env; e != NULL && *e != NULL; e++) {
@@ -833,6 +903,46 @@ static void inherited_binding(char **cpuset_p, char **locality_p)
     PMIx_Cpuset_destruct(&cs);
 }
 
+/*
+ * Open MPI's personality, two or more ranks here: this node's topology as
+ * XML for PMIX_HWLOC_XML_V2 (malloc'ed), or NULL.  Open MPI 4.1's
+ * MPI_Init loads it from that key when present and otherwise discovers
+ * the machine in every rank (/sys and /proc, hwloc's plugins: 30-40 ms a
+ * rank on a loaded 2-core guest); one discovery here replaces nlocal.
+ * With one rank it would only move that rank's discovery in front of its
+ * launch, and a program that does not link libmpi would only wait for it
+ * (one that loads Open MPI some other way, e.g. through Python, discovers
+ * as before).  RDPMIX_TOPO_XML=0 turns it off.
+ */
+static char *topology_for_ranks(void)
+{
+    char *xml = NULL, *path = NULL;
+    int mpi;
+
+    if (!ompi_personality() || dm->nlocal < 2
+        || !rdp_cfg_bool(RDP_CFG_TOPO_XML)) {
+        return NULL;
+    }
+    /* only for a program linked with Open MPI: for any other the
+     * discovery would only delay its start */
+    if (rdp_run_spawn_resolve(dm->launch.argv[0], environ, dm->launch.cwd,
+                              &path)
+        != 0) {
+        return NULL;
+    }
+    mpi = rdp_run_elf_needs(path, "libmpi.so");
+    rdp_free(path);
+    if (!mpi) {
+        return NULL;
+    }
+    if (rdp_topo_machine_xml(&xml) != PMIX_SUCCESS) {
+        return NULL; /* the ranks discover it themselves, as before */
+    }
+    rdp_log_debug(RUN, "the ranks get this node's topology (%zu bytes of XML)",
+                  strlen(xml));
+    return xml;
+}
+
 static pmix_status_t register_job(void)
 {
     rdp_run_jobinfo_params_t params = {.launch   = &dm->launch,
@@ -840,18 +950,21 @@ static pmix_status_t register_job(void)
                                        .tmpdir   = dm->tmpdir,
                                        .nsdir    = dm->nsdir,
                                        .procdirs = dm->procdirs};
-    char *cpuset = NULL, *locality = NULL;
+    char *cpuset = NULL, *locality = NULL, *topo_xml = NULL;
     pmix_info_t *info = NULL;
     size_t ninfo      = 0;
     opwait_t *ow;
     pmix_status_t status;
 
     inherited_binding(&cpuset, &locality);
+    topo_xml        = topology_for_ranks();
     params.cpuset   = cpuset;
     params.locality = locality;
+    params.topo_xml = topo_xml;
     status          = rdp_run_jobinfo_build(&params, &info, &ninfo);
     rdp_free(cpuset);
     free(locality);
+    rdp_free(topo_xml);
     if (status != PMIX_SUCCESS) {
         return status;
     }

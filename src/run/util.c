@@ -4,6 +4,7 @@
 #include "core/util/alloc.h"
 #include "core/util/log.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -192,4 +193,83 @@ int rdp_run_set_nonblock(int fd)
         return -1;
     }
     return fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+}
+
+/* @a len bytes at @a off of @a fd into a new buffer, or NULL */
+static void *read_at(int fd, uint64_t off, uint64_t len)
+{
+    void *buf;
+
+    if (len == 0 || len > (16u << 20)) {
+        return NULL;
+    }
+    buf = rdp_malloc(len);
+    if (buf != NULL && pread(fd, buf, len, (off_t)off) != (ssize_t)len) {
+        rdp_free(buf);
+        buf = NULL;
+    }
+    return buf;
+}
+
+/* DT_NEEDED of the dynamic section @a dyn (@a n entries) against the
+ * string table @a str (@a nstr bytes) */
+static int dyn_needs(const Elf64_Dyn *dyn, size_t n, const char *str,
+                     size_t nstr, const char *prefix)
+{
+    size_t plen = strlen(prefix);
+
+    for (size_t i = 0; i < n && dyn[i].d_tag != DT_NULL; i++) {
+        if (dyn[i].d_tag == DT_NEEDED && dyn[i].d_un.d_val < nstr
+            && strnlen(str + dyn[i].d_un.d_val, nstr - dyn[i].d_un.d_val)
+                   >= plen
+            && strncmp(str + dyn[i].d_un.d_val, prefix, plen) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int rdp_run_elf_needs(const char *path, const char *prefix)
+{
+    Elf64_Ehdr eh;
+    Elf64_Shdr *sh = NULL;
+    Elf64_Dyn *dyn = NULL;
+    char *str      = NULL;
+    int fd, found = 0;
+
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        return 0;
+    }
+    if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh)
+        || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0
+        || eh.e_ident[EI_CLASS] != ELFCLASS64
+        || eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shnum == 0) {
+        goto out;
+    }
+    sh = read_at(fd, eh.e_shoff, (uint64_t)eh.e_shnum * sizeof(*sh));
+    if (sh == NULL) {
+        goto out;
+    }
+    for (unsigned i = 0; i < eh.e_shnum && !found; i++) {
+        const Elf64_Shdr *ds = &sh[i];
+
+        if (ds->sh_type != SHT_DYNAMIC || ds->sh_link >= eh.e_shnum) {
+            continue;
+        }
+        dyn = read_at(fd, ds->sh_offset, ds->sh_size);
+        str = read_at(fd, sh[ds->sh_link].sh_offset, sh[ds->sh_link].sh_size);
+        if (dyn != NULL && str != NULL) {
+            found = dyn_needs(dyn, ds->sh_size / sizeof(*dyn), str,
+                              sh[ds->sh_link].sh_size, prefix);
+        }
+        rdp_free(dyn);
+        rdp_free(str);
+        dyn = NULL;
+        str = NULL;
+    }
+out:
+    rdp_free(sh);
+    close(fd);
+    return found;
 }

@@ -39,6 +39,14 @@ int rdp_run_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *v_p);
 /** "11 (Segmentation fault)" into @a buf. */
 void rdp_run_signal_desc(int signo, char *buf, size_t len);
 
+/**
+ * Whether the 64-bit ELF file @a path names a shared library whose name
+ * starts with @a prefix (e.g. "libmpi.so") in its DT_NEEDED entries: its
+ * own dependencies, not theirs.  0 for no, for a file that is not such an
+ * ELF file (a script, another class) and when it cannot be read.
+ */
+int rdp_run_elf_needs(const char *path, const char *prefix);
+
 /** Close-on-exec / nonblocking on @a fd; 0 or -1 with errno set. */
 int rdp_run_set_cloexec(int fd);
 int rdp_run_set_nonblock(int fd);

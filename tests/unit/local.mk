@@ -146,6 +146,11 @@ tests_unit_test_run_hosts_t_SOURCES = tests/unit/test_run_hosts.c
 tests_unit_test_run_hosts_t_CFLAGS  = $(RDP_TEST_CFLAGS)
 tests_unit_test_run_hosts_t_LDADD   = src/run/librdprun.la $(RDP_TEST_LIBS)
 TESTS += tests/unit/test_run_hosts.t
+check_PROGRAMS += tests/unit/test_run_fabric.t
+tests_unit_test_run_fabric_t_SOURCES = tests/unit/test_run_fabric.c
+tests_unit_test_run_fabric_t_CFLAGS  = $(RDP_TEST_CFLAGS)
+tests_unit_test_run_fabric_t_LDADD   = src/run/librdprun.la $(RDP_TEST_LIBS)
+TESTS += tests/unit/test_run_fabric.t
 endif
 
 if HAVE_CMOCKA

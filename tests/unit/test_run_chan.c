@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -244,6 +246,33 @@ static void blocking_flush_writes_without_the_loop(void **state)
     assert_true(fx->b.content_ok);
 }
 
+static void a_tcp_channel_sends_small_frames_at_once(void **state)
+{
+    struct sockaddr_in sa = {.sin_family = AF_INET};
+    socklen_t salen       = sizeof(sa);
+    int lfd, cfd, on = 0;
+    socklen_t onlen = sizeof(on);
+    end_t e         = {0};
+
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    lfd                = socket(AF_INET, SOCK_STREAM, 0);
+    assert_true(lfd >= 0);
+    assert_int_equal(bind(lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+    assert_int_equal(listen(lfd, 1), 0);
+    assert_int_equal(getsockname(lfd, (struct sockaddr *)&sa, &salen), 0);
+    cfd = socket(AF_INET, SOCK_STREAM, 0);
+    assert_true(cfd >= 0);
+    assert_int_equal(connect(cfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+    assert_int_equal(rdp_run_chan_create(fx->loop, cfd, 1u << 20, msg_cb,
+                                         close_cb, &e, &e.chan),
+                     PMIX_SUCCESS);
+    /* Nagle off: a frame is not held back behind an unacknowledged one */
+    assert_int_equal(getsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &on, &onlen), 0);
+    assert_int_equal(on, 1);
+    rdp_run_chan_destroy(e.chan);
+    close(lfd);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -261,6 +290,8 @@ int main(void)
             destroy_inside_the_message_callback_is_safe, setup, teardown),
         cmocka_unit_test_setup_teardown(blocking_flush_writes_without_the_loop,
                                         setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            a_tcp_channel_sends_small_frames_at_once, setup, teardown),
     };
 
     return cmocka_run_group_tests_name("run_chan", tests, NULL, NULL);

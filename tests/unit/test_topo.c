@@ -514,6 +514,34 @@ static void topology_values_deep_copy(void **state)
     rdp_topo_cleanup();
 }
 
+/* What rdpmixd registers as PMIX_HWLOC_XML_V2: this machine, loadable as
+ * the process topology, with the PUs a discovery finds. */
+static void machine_xml_describes_this_machine(void **state)
+{
+    pmix_topology_t mine = {NULL, NULL};
+    pmix_info_t info;
+    char *xml = NULL;
+    unsigned npu, want;
+
+    (void)state;
+    rdp_topo_cleanup();
+    assert_int_equal(rdp_topo_count(NULL, PMIX_LOCALITY_SHARE_HWTHREAD, &want),
+                     PMIX_SUCCESS); /* discovered */
+    rdp_topo_cleanup();
+    assert_int_equal(rdp_topo_machine_xml(&xml), PMIX_SUCCESS);
+    assert_non_null(strstr(xml, "<topology"));
+    PMIX_INFO_LOAD(&info, PMIX_HWLOC_XML_V2, xml, PMIX_STRING);
+    assert_int_equal(rdp_topo_init(&info, 1), PMIX_SUCCESS);
+    PMIX_INFO_DESTRUCT(&info);
+    free(xml);
+    assert_int_equal(PMIx_Load_topology(&mine), PMIX_SUCCESS);
+    assert_int_equal(rdp_topo_count(&mine, PMIX_LOCALITY_SHARE_HWTHREAD, &npu),
+                     PMIX_SUCCESS);
+    assert_int_equal(npu, want);
+    assert_int_equal(rdp_topo_machine_xml(NULL), PMIX_ERR_BAD_PARAM);
+    rdp_topo_cleanup();
+}
+
 static void compute_distances_is_not_supported(void **state)
 {
     pmix_device_distance_t *d = NULL;
@@ -546,6 +574,7 @@ int main(void)
         cmocka_unit_test(init_topology2_object_is_duplicated),
         cmocka_unit_test(init_refuses_unusable_topologies),
         cmocka_unit_test(topology_values_deep_copy),
+        cmocka_unit_test(machine_xml_describes_this_machine),
         cmocka_unit_test(compute_distances_is_not_supported),
     };
 

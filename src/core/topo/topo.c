@@ -400,6 +400,34 @@ pmix_status_t rdp_topo_export_xml(const pmix_topology_t *topo, bool v1,
     return PMIX_SUCCESS;
 }
 
+pmix_status_t rdp_topo_machine_xml(char **xml_p)
+{
+    char source[]      = RDP_TOPO_SOURCE;
+    pmix_topology_t pt = {NULL, NULL};
+    hwloc_topology_t t;
+    pmix_status_t st;
+
+    if (xml_p == NULL) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    if (hwloc_topology_init(&t) != 0) {
+        rdp_log_error(CORE, "cannot initialise an hwloc topology: %m");
+        return PMIX_ERR_NOMEM;
+    }
+    if (hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_IMPORTANT)
+            != 0
+        || hwloc_topology_load(t) != 0) {
+        rdp_log_error(CORE, "cannot discover this machine's topology: %m");
+        hwloc_topology_destroy(t);
+        return PMIX_ERR_NOT_AVAILABLE;
+    }
+    pt.source   = source;
+    pt.topology = t;
+    st          = rdp_topo_export_xml(&pt, false, xml_p);
+    hwloc_topology_destroy(t);
+    return st;
+}
+
 /* ------------------------------------------------------------------ */
 /* index lists ("0-3,8")                                                */
 /* ------------------------------------------------------------------ */

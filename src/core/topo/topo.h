@@ -134,6 +134,16 @@ pmix_status_t rdp_topo_export_xml(const pmix_topology_t *topo, bool v1,
                                   char **xml_p);
 
 /**
+ * Discover this machine as a process that wants to know its devices would
+ * (hwloc's "important" I/O objects: PCI devices that are NICs, GPUs,
+ * storage, and their OS devices) and export it as hwloc v2 XML: what a
+ * daemon gives its ranks as PMIX_HWLOC_XML_V2 so that each one loads the
+ * topology from memory instead of reading /sys and /proc itself.  Does not
+ * touch the process topology.  *@a xml_p malloc'ed.
+ */
+pmix_status_t rdp_topo_machine_xml(char **xml_p);
+
+/**
  * The current binding of the calling process (or, with @a thread, of the
  * calling thread) as a new hwloc cpuset (PMIx_Get_cpuset).
  * PMIX_ERR_NOT_AVAILABLE when the OS cannot tell (e.g. the process topology

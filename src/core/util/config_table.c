@@ -87,6 +87,12 @@ static const rdp_cfg_setting_t table[RDP_CFG_COUNT] = {
     S(GROUP_OPEN_DELAY, SECONDS, "0.05", 0, 1e6,
       "seconds a group construct/destruct runs before its server announces "
       "it to the other servers (0: at once)"),
+    S(TOPO_XML, BOOL, "1", 0, 0,
+      "rdpmixd gives Open MPI's ranks its node's topology as hwloc XML "
+      "(2 or more ranks on the node)"),
+    S(OMPI_SKIP_MTL, BOOL, "1", 0, 0,
+      "Open MPI's ranks on a node with no fabric device get "
+      "OMPI_MCA_mtl=^psm,psm2,ofi unless an MTL or PML was chosen"),
 };
 #undef S
 

@@ -57,6 +57,8 @@ typedef enum rdp_cfg_id {
     RDP_CFG_KILL_GRACE,
     RDP_CFG_SHUTDOWN_WARN,
     RDP_CFG_GROUP_OPEN_DELAY,
+    RDP_CFG_TOPO_XML,
+    RDP_CFG_OMPI_SKIP_MTL,
     RDP_CFG_COUNT
 } rdp_cfg_id_t;
 
