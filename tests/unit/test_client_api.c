@@ -1015,6 +1015,59 @@ static void declaring_a_model_notifies_local_handlers(void **state)
     assert_int_equal(PMIx_Finalize(NULL, 0), PMIX_SUCCESS);
 }
 
+/* Open MPI 4.1's handler hands the event to its progress thread, which
+ * completes it later; PMIx_Init must not return before then (a handler
+ * still queued when MPI_Finalize unloads Open MPI's PMIx component
+ * crashed ranks).  This one completes from a thread of its own, late. */
+typedef struct late_done {
+    pmix_event_notification_cbfunc_fn_t cbfunc;
+    void *cbdata;
+} late_done_t;
+
+static late_done_t late;
+static pthread_t late_thread;
+static int late_completed;
+
+static void *late_complete(void *arg)
+{
+    usleep(100 * 1000);
+    __atomic_store_n(&late_completed, 1, __ATOMIC_RELEASE);
+    late.cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, late.cbdata);
+    return NULL;
+}
+
+static void late_handler(size_t id, pmix_status_t status,
+                         const pmix_proc_t *source, pmix_info_t info[],
+                         size_t ninfo, pmix_info_t *results, size_t nresults,
+                         pmix_event_notification_cbfunc_fn_t cbfunc,
+                         void *cbdata)
+{
+    late.cbfunc = cbfunc;
+    late.cbdata = cbdata;
+    assert_int_equal(pthread_create(&late_thread, NULL, late_complete, NULL),
+                     0);
+}
+
+static void declaring_a_model_returns_after_its_handlers_complete(void **state)
+{
+    pmix_status_t code = PMIX_MODEL_DECLARED;
+    pmix_info_t info;
+
+    assert_int_equal(PMIx_Init(NULL, NULL, 0), PMIX_SUCCESS);
+    late_completed = 0;
+    assert_true(
+        PMIx_Register_event_handler(&code, 1, NULL, 0, late_handler, NULL, NULL)
+        >= 0);
+    memset(&info, 0, sizeof(info));
+    PMIX_INFO_LOAD(&info, PMIX_PROGRAMMING_MODEL, "MPI", PMIX_STRING);
+    assert_int_equal(PMIx_Init(NULL, &info, 1), PMIX_SUCCESS);
+    assert_int_equal(__atomic_load_n(&late_completed, __ATOMIC_ACQUIRE), 1);
+    pthread_join(late_thread, NULL);
+    PMIX_INFO_DESTRUCT(&info);
+    assert_int_equal(PMIx_Finalize(NULL, 0), PMIX_SUCCESS);
+    assert_int_equal(PMIx_Finalize(NULL, 0), PMIX_SUCCESS);
+}
+
 static void losing_the_server_fails_requests_and_notifies(void **state)
 {
     pmix_status_t code = PMIX_ERR_LOST_CONNECTION;
@@ -1190,6 +1243,7 @@ int main(void)
         T(get_timeout_is_honoured_and_late_replies_dropped),
         T(server_events_reach_handlers),
         T(declaring_a_model_notifies_local_handlers),
+        T(declaring_a_model_returns_after_its_handlers_complete),
         T(losing_the_server_fails_requests_and_notifies),
         T(blocking_calls_in_handlers_do_not_deadlock),
         T(host_without_upcalls_answers_not_supported),

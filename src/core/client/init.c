@@ -139,6 +139,7 @@ typedef struct init_ctx {
     rdp_rbuf_t rb;   /* CONNECT_ACK after the status: the job bundle */
     const pmix_info_t *info;
     size_t ninfo;
+    rdp_wait_t *wait; /* the model's handlers: signalled when they are done */
 } init_ctx_t;
 
 static void client_teardown(void)
@@ -233,8 +234,14 @@ static int is_model_key(const pmix_info_t *in)
            || PMIX_CHECK_KEY(in, PMIX_THREADING_MODEL);
 }
 
+static void model_told(void *arg)
+{
+    rdp_wait_signal(arg, PMIX_SUCCESS);
+}
+
 /* Store a declared programming model for our proc and tell the local
- * handlers (PMIX_MODEL_DECLARED, delivered after Init returns). */
+ * handlers (PMIX_MODEL_DECLARED); with ctx->wait, signal it once they
+ * have all completed (docs/design.md, "PMIX_MODEL_DECLARED"). */
 static pmix_status_t model_on_loop(void *arg)
 {
     init_ctx_t *ctx = arg;
@@ -269,11 +276,32 @@ static pmix_status_t model_on_loop(void *arg)
         model[n].value.type      = PMIX_BOOL;
         model[n].value.data.flag = true;
         n++;
-        status = rdp_event_deliver_or_cache(PMIX_MODEL_DECLARED, &rdp_rt.myproc,
-                                            PMIX_RANGE_PROC_LOCAL, model, n);
+        if (ctx->wait != NULL) {
+            status = rdp_event_deliver_then(PMIX_MODEL_DECLARED, &rdp_rt.myproc,
+                                            PMIX_RANGE_PROC_LOCAL, model, n,
+                                            model_told, ctx->wait);
+        } else {
+            status =
+                rdp_event_deliver_or_cache(PMIX_MODEL_DECLARED, &rdp_rt.myproc,
+                                           PMIX_RANGE_PROC_LOCAL, model, n);
+        }
+    } else if (ctx->wait != NULL) {
+        model_told(ctx->wait);
     }
     rdp_free(model);
     return status;
+}
+
+static void model_call(void *arg, rdp_wait_t *wait)
+{
+    init_ctx_t *ctx = arg;
+    pmix_status_t status;
+
+    ctx->wait = wait;
+    status    = model_on_loop(ctx);
+    if (status != PMIX_SUCCESS) {
+        rdp_wait_signal(wait, status);
+    }
 }
 
 static int has_model_info(const pmix_info_t *info, size_t ninfo)
@@ -533,10 +561,32 @@ out:
     return status;
 }
 
+/*
+ * Record the programming model @a info declares and return once the local
+ * PMIX_MODEL_DECLARED handlers are done: Open MPI 4.1 hands the event to
+ * its progress thread, and a handler still queued there when MPI_Finalize
+ * unloads its PMIx component crashes the rank (docs/design.md).
+ */
+static void declare_model(const pmix_info_t *info, size_t ninfo)
+{
+    init_ctx_t ctx = {.info = info, .ninfo = ninfo};
+    pmix_status_t status;
+
+    status = rdp_runtime_call(model_call, &ctx);
+    if (status == PMIX_ERR_WOULD_BLOCK) {
+        /* PMIx_Init on the loop thread (from a handler) cannot wait */
+        ctx.wait = NULL;
+        status   = rdp_runtime_call_sync(model_on_loop, &ctx);
+    }
+    if (status != PMIX_SUCCESS) {
+        rdp_log_warn(CLIENT, "cannot record programming model: %s",
+                     rdp_status_name(status));
+    }
+}
+
 pmix_status_t PMIx_Init(pmix_proc_t *proc, pmix_info_t info[], size_t ninfo)
 {
     pmix_status_t status;
-    init_ctx_t ctx = {0};
 
     RDP_CHECK_DIRECTIVES(info, ninfo);
 
@@ -556,19 +606,15 @@ pmix_status_t PMIx_Init(pmix_proc_t *proc, pmix_info_t info[], size_t ninfo)
         }
     }
     __atomic_add_fetch(&rdp_client.refs, 1, __ATOMIC_RELEASE);
-    if (has_model_info(info, ninfo)) {
-        ctx.info  = info;
-        ctx.ninfo = ninfo;
-        status    = rdp_runtime_call_sync(model_on_loop, &ctx);
-        if (status != PMIX_SUCCESS) {
-            rdp_log_warn(CLIENT, "cannot record programming model: %s",
-                         rdp_status_name(status));
-            status = PMIX_SUCCESS;
-        }
-    }
     if (proc != NULL) {
         *proc = rdp_rt.myproc;
     }
+    pthread_mutex_unlock(&init_lock);
+    if (has_model_info(info, ninfo)) {
+        /* after the lock: a handler may itself call PMIx_Init */
+        declare_model(info, ninfo);
+    }
+    return PMIX_SUCCESS;
 
 out:
     pthread_mutex_unlock(&init_lock);

@@ -115,6 +115,8 @@ typedef struct evchain {
     size_t nids;
     size_t next;
     pmix_status_t hdlr_status; /* see rdp_event_chain_end */
+    void (*done)(void *arg);   /* see rdp_event_deliver_then */
+    void *done_arg;
 } evchain_t;
 
 /* ---------------------------------------------------------------- */
@@ -693,6 +695,9 @@ static void chain_free(evchain_t *chain)
     if (chain == NULL) {
         return;
     }
+    if (chain->done != NULL) {
+        chain->done(chain->done_arg);
+    }
     /* unused spare slots are zeroed (PMIX_UNDEF) */
     rdp_info_array_free(chain->info, chain->nalloc);
     rdp_info_array_free(chain->results, chain->nresults);
@@ -873,11 +878,13 @@ static pmix_status_t ev_facts_read(ev_facts_t *ev, const pmix_info_t *info,
     return PMIX_SUCCESS;
 }
 
-/* Start a chain over @a ids (taken) on the loop. */
+/* Start a chain over @a ids (taken) on the loop; once it is posted,
+ * @a done (if not NULL) is called when it is freed. */
 static pmix_status_t chain_post(pmix_status_t code, const pmix_proc_t *source,
                                 pmix_data_range_t range,
                                 const pmix_info_t *info, size_t ninfo,
-                                size_t *ids, size_t nids)
+                                size_t *ids, size_t nids, void (*done)(void *),
+                                void *done_arg)
 {
     evchain_t *chain = rdp_calloc(1, sizeof(*chain));
     pmix_status_t status;
@@ -903,6 +910,8 @@ static pmix_status_t chain_post(pmix_status_t code, const pmix_proc_t *source,
         chain_free(chain);
         return status;
     }
+    chain->done     = done;
+    chain->done_arg = done_arg;
     rdp_log_debug(CORE, "event %d from %s:%u: %zu handlers", code,
                   source->nspace, source->rank, nids);
     return PMIX_SUCCESS;
@@ -993,7 +1002,7 @@ static void cache_replay(const evhdlr_t *h)
         }
         ids[0] = h->id;
         if (chain_post(ce->code, &ce->source, ce->range, ce->info, ce->ninfo,
-                       ids, 1)
+                       ids, 1, NULL, NULL)
             == PMIX_SUCCESS) {
             cache_drop(ce);
         }
@@ -1002,7 +1011,8 @@ static void cache_replay(const evhdlr_t *h)
 
 static pmix_status_t deliver(pmix_status_t code, const pmix_proc_t *source,
                              pmix_data_range_t range, const pmix_info_t *info,
-                             size_t ninfo, int may_cache)
+                             size_t ninfo, int may_cache, void (*done)(void *),
+                             void *done_arg)
 {
     ev_facts_t ev = {0};
     size_t *ids   = NULL;
@@ -1031,8 +1041,10 @@ static pmix_status_t deliver(pmix_status_t code, const pmix_proc_t *source,
         rdp_event_chain_end(code, info, ninfo, NULL, 0, PMIX_SUCCESS);
     }
     if (status == PMIX_SUCCESS && nids > 0) {
-        status = chain_post(code, ev.source, range, info, ninfo, ids, nids);
+        status = chain_post(code, ev.source, range, info, ninfo, ids, nids,
+                            done, done_arg);
         ids    = NULL;
+        done   = NULL; /* the chain calls it */
     } else if (status == PMIX_SUCCESS && may_cache
                && !rdp_event_do_not_cache(info, ninfo)) {
         status = cache_add(code, ev.source, range, info, ninfo);
@@ -1041,6 +1053,9 @@ static pmix_status_t deliver(pmix_status_t code, const pmix_proc_t *source,
     }
     rdp_free(ids);
     rdp_free(ev.affected);
+    if (status == PMIX_SUCCESS && done != NULL) {
+        done(done_arg); /* no chain: nothing to wait for */
+    }
     return status;
 }
 
@@ -1048,7 +1063,7 @@ pmix_status_t rdp_event_deliver(pmix_status_t code, const pmix_proc_t *source,
                                 pmix_data_range_t range,
                                 const pmix_info_t *info, size_t ninfo)
 {
-    return deliver(code, source, range, info, ninfo, 0);
+    return deliver(code, source, range, info, ninfo, 0, NULL, NULL);
 }
 
 pmix_status_t rdp_event_deliver_or_cache(pmix_status_t code,
@@ -1057,7 +1072,16 @@ pmix_status_t rdp_event_deliver_or_cache(pmix_status_t code,
                                          const pmix_info_t *info,
                                          size_t ninfo)
 {
-    return deliver(code, source, range, info, ninfo, 1);
+    return deliver(code, source, range, info, ninfo, 1, NULL, NULL);
+}
+
+pmix_status_t rdp_event_deliver_then(pmix_status_t code,
+                                     const pmix_proc_t *source,
+                                     pmix_data_range_t range,
+                                     const pmix_info_t *info, size_t ninfo,
+                                     void (*done)(void *arg), void *done_arg)
+{
+    return deliver(code, source, range, info, ninfo, 1, done, done_arg);
 }
 
 void rdp_event_cleanup(void)

@@ -118,6 +118,18 @@ pmix_status_t rdp_event_deliver_or_cache(pmix_status_t code,
                                          size_t ninfo);
 
 /**
+ * As rdp_event_deliver_or_cache, then @a done(@a done_arg) on the loop
+ * thread once every handler that matched has completed (called its
+ * cbfunc; the chain ended), or before returning when none matched now.
+ * Returning an error, it never calls @a done.
+ */
+pmix_status_t rdp_event_deliver_then(pmix_status_t code,
+                                     const pmix_proc_t *source,
+                                     pmix_data_range_t range,
+                                     const pmix_info_t *info, size_t ninfo,
+                                     void (*done)(void *arg), void *done_arg);
+
+/**
  * Role-specific hook that sends an event beyond this process (client:
  * to its server; server: to its clients and the host).  Set by the role at
  * init; NULL means local delivery only.  Runs on the loop thread; it must
