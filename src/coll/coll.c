@@ -676,6 +676,14 @@ static void engine_progressed(void *arg)
     run_p2p(engine);
 }
 
+/* The transport asks whether a busy poll serves anyone (tl.h). */
+static int engine_waiting(void *arg)
+{
+    const rdp_coll_engine_t *engine = arg;
+
+    return !rdp_list_is_empty(&engine->running);
+}
+
 static void schedule_done(rdp_coll_engine_t *engine)
 {
     if (engine->defer != NULL) {
@@ -1567,6 +1575,7 @@ pmix_status_t rdp_coll_engine_create(const rdp_coll_engine_config_t *cfg,
     }
     engine->up.recv        = engine_recv;
     engine->up.peer_failed = engine_peer_failed;
+    engine->up.waiting     = engine_waiting;
     if (engine->loop != NULL) {
         /* loop-less engines run callbacks from rdp_coll_engine_progress
          * only */

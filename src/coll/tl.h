@@ -132,6 +132,12 @@ typedef struct rdp_tl_upcalls {
      * transport's vtable (send, fetch, release, unbind) but must not
      * destroy the transport. */
     void (*progressed)(void *arg);
+    /** Optional.  Whether the engine waits on peers (a collective it runs
+     * is in flight): a transport that busy-polls for a while after
+     * activity (RDPMIX_UCX_BUSY_US) does so only then.  Called between
+     * polls; must be cheap and must not call into the transport.  NULL:
+     * the transport treats the engine as waiting. */
+    int (*waiting)(void *arg);
 } rdp_tl_upcalls_t;
 
 /** Completion of a send or a fetch: PMIX_SUCCESS, or why it failed
