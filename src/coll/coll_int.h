@@ -159,8 +159,7 @@ struct coll {
     uint32_t failed_peer;
     rdp_coll_cb_t cb;
     void *cbarg;
-    rdp_timer_t *timer;
-    double deadline; /* loop-less timeout, 0: none */
+    double deadline; /* when it times out (engine->watchdog), 0: never */
     uint64_t msgs_sent;
     uint64_t bytes_sent;
     int open_payload; /* payloads go and come unauthenticated (coll.h) */
@@ -205,6 +204,10 @@ struct rdp_coll_engine {
     rdp_list_t sends;   /* sreq_t in flight */
     rdp_list_t orphans; /* rx_t fetching for nobody */
     rdp_timer_t *defer;
+    /* one timer for every running collective's timeout, armed for the
+     * earliest deadline (or later: it re-arms itself when it fires) */
+    rdp_timer_t *watchdog;
+    double watch_at; /* deadline it is armed for, 0: not armed */
     rdp_coll_engine_stats_t stats;
     const rdp_coll_p2p_ops_t *p2p_ops;
     void *p2p_arg;

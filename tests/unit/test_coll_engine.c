@@ -1000,34 +1000,58 @@ static void looped_done(const rdp_coll_result_t *res, void *arg)
     }
 }
 
+/* On @a loop's thread: @a n engines over @a lb, parts[i] = i.  Returns 0,
+ * or -1 if an engine could not be created. */
+static int create_looped_engines(rdp_loop_t *loop, rdp_tl_loopback_t *lb,
+                                 uint32_t n, rdp_coll_engine_t **eng,
+                                 uint32_t *parts)
+{
+    int rc = 0;
+
+    for (uint32_t i = 0; i < n; i++) {
+        rdp_coll_engine_config_t cfg = {0};
+
+        cfg.tl_ops    = rdp_tl_loopback_ops();
+        cfg.tl_ctx    = rdp_tl_loopback_ctx(lb, i);
+        cfg.nuniverse = n;
+        cfg.me        = i;
+        cfg.loop      = loop;
+        if (rdp_coll_engine_create(&cfg, &eng[i]) != PMIX_SUCCESS) {
+            rc = -1;
+        }
+        parts[i] = i;
+    }
+    return rc;
+}
+
+/* Start a barrier over @a parts on @a eng. */
+static pmix_status_t start_barrier(rdp_coll_engine_t *eng,
+                                   const uint32_t *parts, uint32_t nparts,
+                                   uint64_t opid, double timeout,
+                                   rdp_coll_cb_t cb, void *cbarg)
+{
+    rdp_coll_args_t args = {0};
+
+    args.kind    = RDP_COLL_BARRIER;
+    args.opid    = opid;
+    args.parts   = parts;
+    args.nparts  = nparts;
+    args.timeout = timeout;
+    return rdp_coll_start(eng, &args, cb, cbarg);
+}
+
 static void looped_setup(void *arg)
 {
     looped_t *l = arg;
 
-    for (int i = 0; i < 4; i++) {
-        rdp_coll_engine_config_t cfg = {0};
-
-        cfg.tl_ops    = rdp_tl_loopback_ops();
-        cfg.tl_ctx    = rdp_tl_loopback_ctx(l->lb, (uint32_t)i);
-        cfg.nuniverse = 4;
-        cfg.me        = (uint32_t)i;
-        cfg.loop      = l->loop;
-        if (rdp_coll_engine_create(&cfg, &l->eng[i]) != PMIX_SUCCESS) {
-            l->bad_thread = 1;
-        }
-        l->parts[i] = (uint32_t)i;
+    if (create_looped_engines(l->loop, l->lb, 4, l->eng, l->parts) != 0) {
+        l->bad_thread = 1;
     }
     for (int i = 0; i < 4; i++) {
-        rdp_coll_args_t args = {0};
-
         looped_ops[i].l   = l;
         looped_ops[i].idx = i;
-        args.kind         = RDP_COLL_BARRIER;
-        args.opid         = 1;
-        args.parts        = l->parts;
-        args.nparts       = 4;
-        args.timeout      = i == 0 ? 0.05 : 30;
-        if (rdp_coll_start(l->eng[i], &args, looped_done, &looped_ops[i])
+        if (start_barrier(l->eng[i], l->parts, 4, 1, i == 0 ? 0.05 : 30,
+                          looped_done, &looped_ops[i])
             != PMIX_SUCCESS) {
             l->bad_thread = 1;
         }
@@ -1084,6 +1108,101 @@ static void timeout_fires_from_a_loop_timer(void **state)
     assert_int_equal(rdp_tl_loopback_kept(l->lb), 0);
     rdp_tl_loopback_destroy(l->lb);
     free(l);
+}
+
+/* One engine (of two; the other never joins) runs three barriers with
+ * timeouts of 30 s, 50 ms and 100 ms, started in that order: the later,
+ * shorter timeouts still fire on time, one after the other (the engine
+ * keeps one timer for all its collectives and re-arms it). */
+typedef struct staggered {
+    rdp_loop_t *loop;
+    rdp_tl_loopback_t *lb;
+    rdp_coll_engine_t *eng[2];
+    uint32_t parts[2];
+    int called[3];
+    pmix_status_t status[3];
+    int ncalled;
+    int bad;
+    rdp_wait_t wait;
+} staggered_t;
+
+typedef struct staggered_op {
+    staggered_t *st;
+    int idx;
+} staggered_op_t;
+
+static staggered_op_t staggered_ops[3];
+
+static void staggered_done(const rdp_coll_result_t *res, void *arg)
+{
+    staggered_op_t *op = arg;
+    staggered_t *st    = op->st;
+
+    st->called[op->idx]++;
+    st->status[op->idx] = res->status;
+    if (++st->ncalled == 2) {
+        rdp_wait_signal(&st->wait, PMIX_SUCCESS);
+    }
+}
+
+static void staggered_setup(void *arg)
+{
+    static const double timeouts[3] = {30, 0.05, 0.1};
+    staggered_t *st                 = arg;
+
+    if (create_looped_engines(st->loop, st->lb, 2, st->eng, st->parts) != 0) {
+        st->bad = 1;
+    }
+    for (int i = 0; i < 3; i++) {
+        staggered_ops[i].st  = st;
+        staggered_ops[i].idx = i;
+        if (start_barrier(st->eng[0], st->parts, 2, (uint64_t)i + 1,
+                          timeouts[i], staggered_done, &staggered_ops[i])
+            != PMIX_SUCCESS) {
+            st->bad = 1;
+        }
+    }
+}
+
+static void staggered_teardown(void *arg)
+{
+    staggered_t *st = arg;
+
+    for (int i = 0; i < 2; i++) {
+        rdp_coll_engine_destroy(st->eng[i]);
+    }
+    rdp_wait_signal(&st->wait, PMIX_SUCCESS);
+}
+
+static void later_shorter_timeouts_fire_first(void **state)
+{
+    staggered_t *st = calloc(1, sizeof(*st));
+
+    assert_non_null(st);
+    assert_int_equal(rdp_loop_create(&st->loop), PMIX_SUCCESS);
+    assert_int_equal(rdp_tl_loopback_create(2, base_seed, &st->lb),
+                     PMIX_SUCCESS);
+    rdp_wait_init(&st->wait);
+    assert_int_equal(rdp_loop_start_thread(st->loop), PMIX_SUCCESS);
+    assert_int_equal(rdp_loop_post(st->loop, staggered_setup, st),
+                     PMIX_SUCCESS);
+    /* well before the first barrier's 30 s */
+    assert_int_equal(rdp_wait_wait_for(&st->wait, 10), PMIX_SUCCESS);
+    rdp_wait_cleanup(&st->wait);
+    rdp_wait_init(&st->wait);
+    assert_int_equal(rdp_loop_post(st->loop, staggered_teardown, st),
+                     PMIX_SUCCESS);
+    assert_int_equal(rdp_wait_wait(&st->wait), PMIX_SUCCESS);
+    rdp_loop_destroy(st->loop);
+    rdp_wait_cleanup(&st->wait);
+    assert_false(st->bad);
+    assert_int_equal(st->called[0], 0);
+    for (int i = 1; i < 3; i++) {
+        assert_int_equal(st->called[i], 1);
+        assert_int_equal(st->status[i], PMIX_ERR_TIMEOUT);
+    }
+    rdp_tl_loopback_destroy(st->lb);
+    free(st);
 }
 
 static void early_queue_overflow_fails_the_collective_cleanly(void **state)
@@ -2529,6 +2648,7 @@ int main(void)
         cmocka_unit_test(peer_dead_before_start_fails_every_survivor),
         cmocka_unit_test(silent_peer_times_out_without_a_loop),
         cmocka_unit_test(timeout_fires_from_a_loop_timer),
+        cmocka_unit_test(later_shorter_timeouts_fire_first),
         cmocka_unit_test(early_queue_overflow_fails_the_collective_cleanly),
         cmocka_unit_test(early_queue_byte_bound_is_enforced),
         cmocka_unit_test(malformed_messages_are_dropped_without_harm),
