@@ -89,19 +89,36 @@ static pmix_status_t keymem_init(keymem_t *km, size_t cap)
     /* the ring grows on demand: most engines remember few keys */
     memset(km, 0, sizeof(*km));
     km->cap = cap;
-    return rdp_hash_init(&km->map, 0);
+    return rdp_keytab_init(&km->map, 0);
 }
 
 static void keymem_cleanup(keymem_t *km)
 {
-    rdp_hash_cleanup(&km->map);
+    rdp_keytab_cleanup(&km->map);
     rdp_free(km->ring);
     km->ring = NULL;
 }
 
 static int keymem_has(const keymem_t *km, const coll_key_t *key)
 {
-    return rdp_hash_get(&km->map, key, sizeof(*key)) != NULL;
+    return km->map.count > 0 && rdp_keytab_find(&km->map, key) != NULL;
+}
+
+/* The ring moved: link its nodes again (only while it grows). */
+static void keymem_relink(keymem_t *km)
+{
+    rdp_keytab_cleanup(&km->map);
+    if (rdp_keytab_init(&km->map, km->size) != PMIX_SUCCESS) {
+        for (size_t i = 0; i < km->count; i++) {
+            km->ring[i].linked = 0;
+        }
+        return; /* the keys are forgotten: nothing dangles */
+    }
+    for (size_t i = 0; i < km->count; i++) {
+        if (km->ring[i].linked) {
+            rdp_keytab_insert(&km->map, &km->ring[i]);
+        }
+    }
 }
 
 void rdp_coll_keymem_add(keymem_t *km, const coll_key_t *key)
@@ -113,38 +130,63 @@ void rdp_coll_keymem_add(keymem_t *km, const coll_key_t *key)
     }
     if (km->count == km->size && km->size < km->cap) {
         /* not wrapped yet: slots keep their places */
-        size_t nsize     = km->size == 0 ? 16 : km->size * 2;
-        coll_key_t *ring = NULL;
+        size_t nsize        = km->size == 0 ? 16 : km->size * 2;
+        keytab_node_t *ring = NULL;
 
         nsize = nsize < km->cap ? nsize : km->cap;
         ring  = rdp_realloc(km->ring, nsize * sizeof(*ring));
         if (ring == NULL) {
             return; /* the key is simply not remembered */
         }
-        km->ring = ring;
         km->size = nsize;
+        if (ring != km->ring) {
+            km->ring = ring;
+            keymem_relink(km);
+        }
     }
     slot = km->next;
     if (km->count == km->size) {
-        coll_key_t *old = &km->ring[slot];
-        /* a key removed earlier leaves a stale slot: remove only if it
-         * still maps here */
-        if (rdp_hash_get(&km->map, old, sizeof(*old))
-            == (void *)(uintptr_t)(slot + 1)) {
-            rdp_hash_remove(&km->map, old, sizeof(*old));
-        }
+        rdp_keytab_remove(&km->map, &km->ring[slot]);
     } else {
         km->count++;
     }
-    km->ring[slot] = *key;
-    (void)rdp_hash_set(&km->map, key, sizeof(*key),
-                       (void *)(uintptr_t)(slot + 1), NULL);
+    km->ring[slot].key = *key;
+    rdp_keytab_insert(&km->map, &km->ring[slot]);
     km->next = (slot + 1 == km->cap) ? 0 : slot + 1;
 }
 
 static void keymem_remove(keymem_t *km, const coll_key_t *key)
 {
-    rdp_hash_remove(&km->map, key, sizeof(*key));
+    keytab_node_t *node;
+
+    if (km->map.count == 0) {
+        return;
+    }
+    node = rdp_keytab_find(&km->map, key);
+    if (node != NULL) {
+        rdp_keytab_remove(&km->map, node);
+    }
+}
+
+/* ---- running collectives ---- */
+
+/* The running collective with @a key, or NULL.  The one found last is
+ * tried first: the messages of a collective come one after another.
+ * rdp_coll_finish forgets it when it stops running. */
+static coll_t *find_running(rdp_coll_engine_t *engine, const coll_key_t *key)
+{
+    keytab_node_t *node;
+
+    if (engine->last != NULL && rdp_coll_key_eq(&engine->last->node.key, key)) {
+        engine->stats.lookup_hits++;
+        return engine->last;
+    }
+    node = rdp_keytab_find(&engine->colls, key);
+    if (node == NULL) {
+        return NULL;
+    }
+    engine->last = rdp_container_of(node, coll_t, node);
+    return engine->last;
 }
 
 /* ---- received messages ---- */
@@ -306,8 +348,8 @@ static void sreq_done(void *arg, pmix_status_t status)
         if (status != PMIX_SUCCESS && coll->state == COLL_RUNNING) {
             rdp_log_warn(COLL, "%s %016llx:%llu step %u: send to %u failed: %s",
                          rdp_coll_kind_name(coll->kind),
-                         (unsigned long long)coll->key.sig,
-                         (unsigned long long)coll->key.opid, coll->cur,
+                         (unsigned long long)coll->node.key.sig,
+                         (unsigned long long)coll->node.key.opid, coll->cur,
                          req->peer, rdp_status_name(status));
             rdp_coll_finish(coll, PMIX_ERR_UNREACH, req->peer, 1);
         }
@@ -357,8 +399,8 @@ void rdp_coll_fill_hdr(rdp_coll_hdr_t *h, const coll_t *coll, uint8_t type)
     h->type   = type;
     h->kind   = (uint8_t)coll->kind;
     h->alg    = (uint8_t)coll->alg;
-    h->sig    = coll->key.sig;
-    h->opid   = coll->key.opid;
+    h->sig    = coll->node.key.sig;
+    h->opid   = coll->node.key.opid;
     h->nparts = coll->n;
     h->sender = coll->engine->me;
     h->aux    = UINT32_MAX;
@@ -629,7 +671,7 @@ static size_t run_done(rdp_coll_engine_t *engine)
         res.status      = coll->status;
         res.kind        = coll->kind;
         res.alg         = coll->alg;
-        res.opid        = coll->key.opid;
+        res.opid        = coll->node.key.opid;
         res.failed_peer = coll->failed_peer;
         res.nsteps      = coll->cur;
         res.msgs_sent   = coll->msgs_sent;
@@ -702,8 +744,11 @@ void rdp_coll_finish(coll_t *coll, pmix_status_t status, uint32_t failed_peer,
     coll->state       = COLL_DONE;
     coll->status      = status;
     coll->failed_peer = failed_peer;
-    rdp_hash_remove(&engine->colls, &coll->key, sizeof(coll->key));
-    rdp_coll_keymem_add(&engine->finished, &coll->key);
+    rdp_keytab_remove(&engine->colls, &coll->node);
+    if (engine->last == coll) {
+        engine->last = NULL;
+    }
+    rdp_coll_keymem_add(&engine->finished, &coll->node.key);
     rdp_list_del(&coll->link);
     rdp_list_push_back(&engine->done, &coll->link);
     if (status != PMIX_SUCCESS) {
@@ -711,14 +756,14 @@ void rdp_coll_finish(coll_t *coll, pmix_status_t status, uint32_t failed_peer,
             rdp_log_info(COLL,
                          "%s %016llx:%llu step %u/%u failed (peer %u): %s",
                          rdp_coll_kind_name(coll->kind),
-                         (unsigned long long)coll->key.sig,
-                         (unsigned long long)coll->key.opid, coll->cur,
+                         (unsigned long long)coll->node.key.sig,
+                         (unsigned long long)coll->node.key.opid, coll->cur,
                          coll->nsteps, failed_peer, rdp_status_name(status));
         } else {
             rdp_log_info(COLL, "%s %016llx:%llu step %u/%u failed: %s",
                          rdp_coll_kind_name(coll->kind),
-                         (unsigned long long)coll->key.sig,
-                         (unsigned long long)coll->key.opid, coll->cur,
+                         (unsigned long long)coll->node.key.sig,
+                         (unsigned long long)coll->node.key.opid, coll->cur,
                          coll->nsteps, rdp_status_name(status));
         }
         if (tell_others) {
@@ -734,8 +779,8 @@ static void coll_timeout(void *arg)
 
     rdp_log_warn(COLL, "%s %016llx:%llu timed out at step %u/%u",
                  rdp_coll_kind_name(coll->kind),
-                 (unsigned long long)coll->key.sig,
-                 (unsigned long long)coll->key.opid, coll->cur, coll->nsteps);
+                 (unsigned long long)coll->node.key.sig,
+                 (unsigned long long)coll->node.key.opid, coll->cur, coll->nsteps);
     rdp_coll_finish(coll, PMIX_ERR_TIMEOUT, UINT32_MAX, 1);
 }
 
@@ -1000,8 +1045,8 @@ int rdp_coll_open_ok(coll_t *coll, int payload_open, uint32_t sender)
                  "%s %016llx:%llu: dropping a payload from %u that came "
                  "unauthenticated: this job's payloads must be authenticated",
                  rdp_coll_kind_name(coll->kind),
-                 (unsigned long long)coll->key.sig,
-                 (unsigned long long)coll->key.opid, sender);
+                 (unsigned long long)coll->node.key.sig,
+                 (unsigned long long)coll->node.key.opid, sender);
     coll->engine->stats.dropped++;
     coll->engine->stats.open_refused++;
     return 0;
@@ -1292,8 +1337,8 @@ pmix_status_t rdp_coll_cancel(rdp_coll_engine_t *engine,
         return PMIX_ERR_BAD_PARAM;
     }
     rdp_coll_make_key(&key, kind, sig, opid);
-    coll = rdp_hash_get(&engine->colls, &key, sizeof(key));
-    if (coll == NULL || coll->state != COLL_RUNNING) {
+    coll = find_running(engine, &key);
+    if (coll == NULL) {
         return PMIX_ERR_NOT_FOUND;
     }
     rdp_coll_finish(coll, status, UINT32_MAX, 0);
@@ -1446,7 +1491,7 @@ static enum rdp_tl_rx_disp engine_recv(void *arg, const rdp_tl_rx_t *trx)
         return p2p_recv(engine, &h, trx);
     }
     rdp_coll_make_key(&key, h.kind, h.sig, h.opid);
-    coll = rdp_hash_get(&engine->colls, &key, sizeof(key));
+    coll = find_running(engine, &key);
     if (coll == NULL) {
         if (keymem_has(&engine->finished, &key)
             || keymem_has(&engine->poisoned, &key)) {
@@ -1596,10 +1641,10 @@ pmix_status_t rdp_coll_engine_create(const rdp_coll_engine_config_t *cfg,
     if (engine->failed == NULL) {
         goto err_free;
     }
-    if (rdp_hash_init(&engine->colls, 0) != PMIX_SUCCESS) {
+    if (rdp_keytab_init(&engine->colls, 0) != PMIX_SUCCESS) {
         goto err_failed;
     }
-    if (rdp_hash_init(&engine->early, 0) != PMIX_SUCCESS) {
+    if (rdp_keytab_init(&engine->early, 0) != PMIX_SUCCESS) {
         goto err_colls;
     }
     if (keymem_init(&engine->finished, RDP_COLL_KEY_MEMORY) != PMIX_SUCCESS) {
@@ -1647,9 +1692,9 @@ err_poisoned:
 err_finished:
     keymem_cleanup(&engine->finished);
 err_early:
-    rdp_hash_cleanup(&engine->early);
+    rdp_keytab_cleanup(&engine->early);
 err_colls:
-    rdp_hash_cleanup(&engine->colls);
+    rdp_keytab_cleanup(&engine->colls);
 err_failed:
     rdp_free(engine->failed);
 err_free:
@@ -1696,8 +1741,8 @@ void rdp_coll_engine_destroy(rdp_coll_engine_t *engine)
     free_coll_list_unbound(&engine->done);
     free_coll_list_unbound(&engine->zombies);
     rdp_coll_early_free_unbound(engine);
-    rdp_hash_cleanup(&engine->early);
-    rdp_hash_cleanup(&engine->colls);
+    rdp_keytab_cleanup(&engine->early);
+    rdp_keytab_cleanup(&engine->colls);
     keymem_cleanup(&engine->finished);
     keymem_cleanup(&engine->poisoned);
     rdp_timer_destroy(engine->watchdog);
@@ -1833,7 +1878,7 @@ static pmix_status_t coll_create(rdp_coll_engine_t *engine,
     /* needs the transport's help; without it payloads stay authenticated
      * (and open ones from others would be refused: a mismatch shows) */
     coll->open_payload = args->open_payload && engine->ops->send_open != NULL;
-    rdp_coll_make_key(&coll->key, args->kind,
+    rdp_coll_make_key(&coll->node.key, args->kind,
                       rdp_coll_signature(args->parts, args->nparts),
                       args->opid);
     coll->alg =
@@ -1913,48 +1958,44 @@ pmix_status_t rdp_coll_start(rdp_coll_engine_t *engine,
     if (status != PMIX_SUCCESS) {
         return status;
     }
-    if (rdp_hash_get(&engine->colls, &coll->key, sizeof(coll->key)) != NULL) {
+    if (find_running(engine, &coll->node.key) != NULL) {
         rdp_log_error(COLL, "%s %016llx:%llu is already running",
                       rdp_coll_kind_name(coll->kind),
-                      (unsigned long long)coll->key.sig,
-                      (unsigned long long)coll->key.opid);
+                      (unsigned long long)coll->node.key.sig,
+                      (unsigned long long)coll->node.key.opid);
         coll_free(coll);
         return PMIX_ERR_EXISTS;
     }
-    status =
-        rdp_hash_set(&engine->colls, &coll->key, sizeof(coll->key), coll, NULL);
-    if (status != PMIX_SUCCESS) {
-        coll_free(coll);
-        return status;
-    }
+    rdp_keytab_insert(&engine->colls, &coll->node);
+    engine->last = coll; /* its messages come next */
     coll->cb    = cb;
     coll->cbarg = cbarg;
     rdp_list_push_back(&engine->running, &coll->link);
-    keymem_remove(&engine->finished, &coll->key);
+    keymem_remove(&engine->finished, &coll->node.key);
     engine->stats.started++;
     rdp_log_debug(COLL,
                   "%s %016llx:%llu: %u participants, rank %u, %s, "
                   "%u steps",
                   rdp_coll_kind_name(coll->kind),
-                  (unsigned long long)coll->key.sig,
-                  (unsigned long long)coll->key.opid, coll->n, coll->rank,
+                  (unsigned long long)coll->node.key.sig,
+                  (unsigned long long)coll->node.key.opid, coll->n, coll->rank,
                   rdp_coll_alg_name(coll->alg), coll->nsteps);
 
-    if (keymem_has(&engine->poisoned, &coll->key)) {
-        keymem_remove(&engine->poisoned, &coll->key);
+    if (keymem_has(&engine->poisoned, &coll->node.key)) {
+        keymem_remove(&engine->poisoned, &coll->node.key);
         rdp_log_error(COLL,
                       "%s %016llx:%llu lost a message to early-arrival "
                       "queue overflow",
                       rdp_coll_kind_name(coll->kind),
-                      (unsigned long long)coll->key.sig,
-                      (unsigned long long)coll->key.opid);
-        rdp_coll_early_drop(engine, &coll->key);
+                      (unsigned long long)coll->node.key.sig,
+                      (unsigned long long)coll->node.key.opid);
+        rdp_coll_early_drop(engine, &coll->node.key);
         rdp_coll_finish(coll, PMIX_ERR_OUT_OF_RESOURCE, UINT32_MAX, 1);
         return PMIX_SUCCESS;
     }
     for (uint32_t i = 0; i < coll->n; i++) {
         if (engine->failed[coll->parts[i]]) {
-            rdp_coll_early_drop(engine, &coll->key);
+            rdp_coll_early_drop(engine, &coll->node.key);
             rdp_coll_finish(coll, PMIX_ERR_UNREACH, coll->parts[i], 1);
             return PMIX_SUCCESS;
         }

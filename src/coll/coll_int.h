@@ -5,6 +5,7 @@
 #define RDP_COLL_COLL_INT_H
 
 #include "coll/coll.h"
+#include "coll/keytab.h"
 #include "coll/msg.h"
 #include "core/util/hash.h"
 #include "core/util/list.h"
@@ -42,13 +43,6 @@ enum step_state {
     STEP_RECEIVED = 2,
     STEP_PIECES   = 3 /* pieces of a segmented block are arriving */
 };
-
-typedef struct coll_key {
-    uint64_t sig;
-    uint64_t opid;
-    uint32_t kind;
-    uint32_t zero; /* padding, always 0 so the key bytes are defined */
-} coll_key_t;
 
 typedef struct coll coll_t;
 
@@ -110,7 +104,7 @@ typedef struct piece_fetch {
 } piece_fetch_t;
 
 typedef struct early {
-    coll_key_t key;
+    keytab_node_t node; /* in engine->early */
     rdp_list_t msgs;
 } early_t;
 
@@ -131,7 +125,7 @@ typedef struct sreq {
 struct coll {
     rdp_list_t link; /* engine->running, ->done or ->zombies */
     rdp_coll_engine_t *engine;
-    coll_key_t key;
+    keytab_node_t node; /* its key; in engine->colls while RUNNING */
     enum rdp_coll_kind kind;
     enum rdp_coll_alg alg;
     enum rdp_coll_size_class size_class;
@@ -169,10 +163,11 @@ struct coll {
  * by @a coll; else it is counted as refused (and dropped) with a warning. */
 int rdp_coll_open_ok(coll_t *coll, int payload_open, uint32_t sender);
 
-/* Bounded memory of keys: a hash over a FIFO ring, oldest evicted. */
+/* Bounded memory of keys: a table over a FIFO ring of nodes, oldest
+ * evicted (a key removed earlier leaves its slot unlinked). */
 typedef struct keymem {
-    rdp_hash_t map; /* key -> (void *)(slot + 1) */
-    coll_key_t *ring;
+    keytab_t map;
+    keytab_node_t *ring;
     size_t size; /* slots allocated, grows up to cap */
     size_t cap;
     size_t next;
@@ -189,11 +184,12 @@ struct rdp_coll_engine {
     rdp_loop_t *loop;
     enum rdp_coll_alg forced;
     uint64_t seg_bytes; /* RDPMIX_COLL_SEG_BYTES */
-    rdp_hash_t colls;   /* key -> running coll_t */
+    keytab_t colls;     /* running coll_t by key (coll->node) */
+    coll_t *last;       /* the running collective found last (a cache) */
     rdp_list_t running;
     rdp_list_t done;
     rdp_list_t zombies;
-    rdp_hash_t early; /* key -> early_t */
+    keytab_t early; /* early_t by key (early->node) */
     size_t early_msgs;
     size_t early_bytes;
     size_t early_max_msgs;

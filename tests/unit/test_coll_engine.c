@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "coll/coll.h"
+#include "coll/keytab.h"
 #include "coll/loopback.h"
 #include "coll/msg.h"
 #include "core/loop/loop.h"
@@ -1846,6 +1847,101 @@ static void finished_key_memory_is_bounded(void **state)
     sim_destroy(&sim);
 }
 
+/* ---- the key table (keytab.h) and the lookup cache ---- */
+
+static void keytab_links_nodes_in_place_and_grows(void **state)
+{
+    enum {
+        N = 1000
+    };
+    keytab_node_t *nodes = calloc(N, sizeof(*nodes));
+    keytab_t t;
+    coll_key_t probe;
+    size_t drained = 0;
+    keytab_node_t *n;
+
+    (void)state;
+    assert_non_null(nodes);
+    assert_int_equal(rdp_keytab_init(&t, 0), PMIX_SUCCESS);
+    for (uint32_t i = 0; i < N; i++) {
+        /* keys that differ in one field only, as a job's opids do */
+        nodes[i].key.sig  = 0x1234;
+        nodes[i].key.opid = i / 2;
+        nodes[i].key.kind = i % 2;
+        rdp_keytab_insert(&t, &nodes[i]);
+    }
+    assert_int_equal(t.count, N);
+    assert_true(t.nbuckets >= N); /* it grew from its 16 buckets */
+    for (uint32_t i = 0; i < N; i++) {
+        assert_ptr_equal(rdp_keytab_find(&t, &nodes[i].key), &nodes[i]);
+    }
+    for (uint32_t i = 0; i < N; i += 2) {
+        rdp_keytab_remove(&t, &nodes[i]);
+        rdp_keytab_remove(&t, &nodes[i]); /* twice: no harm */
+    }
+    assert_int_equal(t.count, N / 2);
+    for (uint32_t i = 0; i < N; i++) {
+        probe = nodes[i].key;
+        assert_ptr_equal(rdp_keytab_find(&t, &probe),
+                         i % 2 == 0 ? NULL : &nodes[i]);
+    }
+    while ((n = rdp_keytab_any(&t)) != NULL) {
+        assert_true(n->linked);
+        rdp_keytab_remove(&t, n);
+        drained++;
+    }
+    assert_int_equal(drained, N / 2);
+    assert_int_equal(t.count, 0);
+    rdp_keytab_cleanup(&t);
+    rdp_keytab_cleanup(&t); /* accepts a cleaned-up table */
+    assert_null(rdp_keytab_find(&t, &probe));
+    free(nodes);
+}
+
+/* The messages of a running collective find it through the cache of the
+ * collective found last; once it finished, a late copy of one of them is
+ * not served from that cache (it is dropped as late). */
+static void late_message_misses_the_lookup_cache(void **state)
+{
+    enum {
+        P = 2
+    };
+    uint32_t parts[P] = {0, 1};
+    uint64_t sig      = rdp_coll_signature(parts, P);
+    uint8_t hdr[RDP_COLL_HDR_LEN];
+    uint8_t pay[12];
+    rdp_coll_engine_stats_t st;
+    rdp_coll_engine_stats_t st2;
+    sim_t sim;
+
+    (void)state;
+    sim_create(&sim, P, base_seed, RDP_COLL_ALG_RD, 0, 0);
+    sim_reserve(&sim, 2 * P);
+    for (uint64_t op = 7; op < 9; op++) {
+        sim_start(&sim, 0, RDP_COLL_ALLGATHER, op, parts, P, LEN_SMALL);
+        sim_start(&sim, 1, RDP_COLL_ALLGATHER, op, parts, P, LEN_SMALL);
+        sim_run(&sim);
+    }
+    assert_int_equal(sim.ncalled, 2 * P);
+    rdp_coll_engine_get_stats(sim.eng[0], &st);
+    assert_int_equal(st.lookup_hits, 2); /* one message each, both hits */
+    assert_int_equal(st.dropped, 0);
+    /* a late copy of the last one's step 0 */
+    encode(hdr, RDP_COLL_MSG_DATA, RDP_COLL_ALLGATHER, RDP_COLL_ALG_RD, sig, 8,
+           P, 1, 0, 1);
+    put_block(pay, 1, 0);
+    assert_int_equal(rdp_tl_loopback_inject(sim.lb, 1, 0, hdr, sizeof(hdr), pay,
+                                            sizeof(pay)),
+                     PMIX_SUCCESS);
+    sim_run(&sim);
+    rdp_coll_engine_get_stats(sim.eng[0], &st2);
+    assert_int_equal(st2.lookup_hits, st.lookup_hits);
+    assert_int_equal(st2.dropped, 1);
+    assert_int_equal(st2.early_msgs, 0);
+    assert_int_equal(sim.ncalled, 2 * P);
+    sim_destroy(&sim);
+}
+
 /* ---- segmented ring blocks (RDPMIX_COLL_SEG_BYTES) ---- */
 
 static uint64_t seg_saved;
@@ -2662,6 +2758,8 @@ int main(void)
         cmocka_unit_test(abort_from_a_non_participant_is_ignored),
         cmocka_unit_test(cancel_fails_here_only_and_later),
         cmocka_unit_test(finished_key_memory_is_bounded),
+        cmocka_unit_test(keytab_links_nodes_in_place_and_grows),
+        cmocka_unit_test(late_message_misses_the_lookup_cache),
         cmocka_unit_test_setup_teardown(
             ring_pieces_arrive_intact_for_every_size_and_mode, seg_setup,
             seg_teardown),
