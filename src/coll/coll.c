@@ -628,6 +628,54 @@ static pmix_status_t post_step(coll_t *coll, uint32_t step,
 
 /* ---- completion ---- */
 
+#define COLL_ALIGN(_n) (((_n) + 7u) & ~(size_t)7u)
+
+/* A zeroed collective block of at least @a need bytes: a kept one when
+ * one fits, else a new one; NULL when out of memory. */
+static coll_t *coll_block_get(rdp_coll_engine_t *engine, size_t need)
+{
+    coll_t *coll;
+
+    rdp_list_for_each(coll, &engine->spare, link) {
+        if (coll->cap >= need) {
+            size_t cap = coll->cap;
+
+            rdp_list_del(&coll->link);
+            engine->nspare--;
+            engine->stats.colls_reused++;
+            memset(coll, 0, need);
+            coll->cap = cap;
+            return coll;
+        }
+    }
+    coll = rdp_calloc(1, need);
+    if (coll != NULL) {
+        coll->cap = need;
+    }
+    return coll;
+}
+
+/* Keep @a coll's block for the next collective, or free it. */
+static void coll_block_put(rdp_coll_engine_t *engine, coll_t *coll)
+{
+    if (engine->nspare < RDP_COLL_SPARE) {
+        rdp_list_push_front(&engine->spare, &coll->link);
+        engine->nspare++;
+        return;
+    }
+    rdp_free(coll);
+}
+
+static void coll_block_free_spare(rdp_coll_engine_t *engine)
+{
+    rdp_list_t *item;
+
+    while ((item = rdp_list_pop_front(&engine->spare)) != NULL) {
+        rdp_free(rdp_container_of(item, coll_t, link));
+    }
+    engine->nspare = 0;
+}
+
 static void coll_free(coll_t *coll)
 {
     rdp_list_t *item;
@@ -648,13 +696,12 @@ static void coll_free(coll_t *coll)
         }
         rdp_free(coll->pieces);
     }
-    rdp_free(coll->parts);
-    rdp_free(coll->blocks);
     rdp_free(coll->seals);
     rdp_free(coll->sealed);
-    rdp_free(coll->own);
-    rdp_free(coll->steps);
-    rdp_free(coll);
+    if (!coll->own_inline) {
+        rdp_free(coll->own);
+    }
+    coll_block_put(coll->engine, coll);
 }
 
 /* Run due callbacks; free collectives whose I/O has drained. */
@@ -1621,6 +1668,7 @@ pmix_status_t rdp_coll_engine_create(const rdp_coll_engine_config_t *cfg,
     rdp_list_init(&engine->running);
     rdp_list_init(&engine->done);
     rdp_list_init(&engine->zombies);
+    rdp_list_init(&engine->spare);
     rdp_list_init(&engine->sends);
     rdp_list_init(&engine->orphans);
     rdp_list_init(&engine->p2p_ready);
@@ -1740,6 +1788,7 @@ void rdp_coll_engine_destroy(rdp_coll_engine_t *engine)
     free_coll_list_unbound(&engine->running);
     free_coll_list_unbound(&engine->done);
     free_coll_list_unbound(&engine->zombies);
+    coll_block_free_spare(engine);
     rdp_coll_early_free_unbound(engine);
     rdp_keytab_cleanup(&engine->early);
     rdp_keytab_cleanup(&engine->colls);
@@ -1855,14 +1904,40 @@ static pmix_status_t coll_create(rdp_coll_engine_t *engine,
                                  const rdp_coll_args_t *args, uint32_t rank,
                                  coll_t **coll_p)
 {
-    coll_t *coll = rdp_calloc(1, sizeof(*coll));
+    enum rdp_coll_alg alg =
+        rdp_coll_select(args->kind, args->nparts, args->size_class,
+                        engine->forced);
+    uint32_t nsteps  = rdp_sched_nsteps(alg, args->nparts);
+    int allgather    = args->kind == RDP_COLL_ALLGATHER;
+    int own_inline   = allgather && (args->own_buf == NULL)
+                     && (args->len <= RDP_COLL_OWN_INLINE);
+    size_t at_parts  = COLL_ALIGN(sizeof(coll_t));
+    size_t at_blocks = at_parts + COLL_ALIGN((size_t)args->nparts * 4u);
+    size_t at_steps =
+        at_blocks
+        + (allgather ? (size_t)args->nparts * sizeof(rdp_coll_block_t) : 0);
+    size_t at_own = COLL_ALIGN(at_steps + nsteps + 1);
+    /* own bytes rounded up, so that blocks of similar sizes share */
+    size_t need = at_own
+                  + (own_inline
+                         ? (RDP_COLL_BLK_HDR_LEN + args->len + 63u) & ~(size_t)63u
+                         : 0);
+    coll_t *coll  = coll_block_get(engine, need);
 
     if (coll == NULL) {
         rdp_free(args->own_buf);
         goto err_nomem;
     }
-    if (args->kind == RDP_COLL_ALLGATHER) {
-        coll->own = args->own_buf; /* ours from here, freed by coll_free */
+    coll->parts = (uint32_t *)(void *)((uint8_t *)coll + at_parts);
+    coll->steps = (uint8_t *)coll + at_steps;
+    if (allgather) {
+        coll->blocks = (rdp_coll_block_t *)(void *)((uint8_t *)coll + at_blocks);
+        if (own_inline) {
+            coll->own        = (uint8_t *)coll + at_own;
+            coll->own_inline = 1;
+        } else {
+            coll->own = args->own_buf; /* ours from here, freed by coll_free */
+        }
     } else {
         rdp_free(args->own_buf); /* ignored, as data is */
     }
@@ -1881,22 +1956,15 @@ static pmix_status_t coll_create(rdp_coll_engine_t *engine,
     rdp_coll_make_key(&coll->node.key, args->kind,
                       rdp_coll_signature(args->parts, args->nparts),
                       args->opid);
-    coll->alg =
-        rdp_coll_select(args->kind, coll->n, args->size_class, engine->forced);
-    coll->nsteps = rdp_sched_nsteps(coll->alg, coll->n);
-    coll->parts  = rdp_malloc((size_t)coll->n * sizeof(*coll->parts));
-    coll->steps  = rdp_calloc(coll->nsteps + 1, 1);
-    if (coll->parts == NULL || coll->steps == NULL) {
-        goto err_free;
-    }
+    coll->alg    = alg;
+    coll->nsteps = nsteps;
     memcpy(coll->parts, args->parts, (size_t)coll->n * sizeof(*coll->parts));
-    if (coll->kind == RDP_COLL_ALLGATHER) {
-        coll->blocks = rdp_calloc(coll->n, sizeof(*coll->blocks));
+    if (allgather) {
         if (coll->own == NULL) {
             coll->own = rdp_malloc(RDP_COLL_BLK_HDR_LEN + args->len);
-        }
-        if (coll->blocks == NULL || coll->own == NULL) {
-            goto err_free;
+            if (coll->own == NULL) {
+                goto err_free;
+            }
         }
         for (uint32_t i = 0; i < coll->n; i++) {
             coll->blocks[i].origin = coll->parts[i];

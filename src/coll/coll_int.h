@@ -122,8 +122,17 @@ typedef struct sreq {
     rdp_iov_t iov[];
 } sreq_t;
 
+/*
+ * Memory.  A collective is one block: the coll_t, then parts, blocks and
+ * steps, then my own block's [header][bytes] when it is small and the
+ * caller did not hand over a buffer (own_inline).  A freed block of
+ * cap bytes waits in engine->spare (at most RDP_COLL_SPARE of them) for
+ * the next collective that fits in it.
+ */
 struct coll {
-    rdp_list_t link; /* engine->running, ->done or ->zombies */
+    rdp_list_t link; /* engine->running, ->done, ->zombies or ->spare */
+    size_t cap;      /* bytes of the block */
+    int own_inline;  /* own points into the block */
     rdp_coll_engine_t *engine;
     keytab_node_t node; /* its key; in engine->colls while RUNNING */
     enum rdp_coll_kind kind;
@@ -189,6 +198,8 @@ struct rdp_coll_engine {
     rdp_list_t running;
     rdp_list_t done;
     rdp_list_t zombies;
+    rdp_list_t spare;  /* freed collective blocks for reuse */
+    size_t nspare;
     keytab_t early; /* early_t by key (early->node) */
     size_t early_msgs;
     size_t early_bytes;
@@ -214,6 +225,11 @@ struct rdp_coll_engine {
 /* Blocks (bytes, header excluded) from this size on are sealed by their
  * origin when the transport can (seal_own_block). */
 #define RDP_COLL_SEAL_MIN 4096u
+
+/* Freed collective blocks kept for reuse, and the largest own block
+ * (bytes, header excluded) stored inside the collective's block. */
+#define RDP_COLL_SPARE      8u
+#define RDP_COLL_OWN_INLINE 1024u
 
 /* ---- coll.c: the executor ---- */
 

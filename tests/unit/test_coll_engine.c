@@ -1942,6 +1942,53 @@ static void late_message_misses_the_lookup_cache(void **state)
     sim_destroy(&sim);
 }
 
+/* A finished collective's block is kept and the next collective that fits
+ * is built in it; blocks too small for a later collective are not used
+ * for it; whatever is kept is freed by destroy (run under valgrind or
+ * ASan for the leak check). */
+static void collective_blocks_are_reused(void **state)
+{
+    enum {
+        P   = 2,
+        OPS = 10
+    };
+    uint32_t parts[P] = {0, 1};
+    rdp_coll_engine_stats_t st;
+    sim_t sim;
+
+    (void)state;
+    sim_create(&sim, P, base_seed, RDP_COLL_ALG_RD, 0, 0);
+    sim_reserve(&sim, 3 * P * OPS);
+    /* a barrier's block (no blocks, no own bytes) is too small for an
+     * allgather: both are new */
+    for (uint64_t op = 0; op < 2; op++) {
+        enum rdp_coll_kind kind =
+            op == 0 ? RDP_COLL_BARRIER : RDP_COLL_ALLGATHER;
+
+        sim_start(&sim, 0, kind, op, parts, P, LEN_SMALL);
+        sim_start(&sim, 1, kind, op, parts, P, LEN_SMALL);
+        sim_run(&sim);
+    }
+    rdp_coll_engine_get_stats(sim.eng[0], &st);
+    assert_int_equal(st.colls_reused, 0);
+    /* then every collective finds a kept block that fits, but op 2: odd
+     * operations hand their own block over (sim_start_ex), so op 1's
+     * collective block has no room for op 2's own bytes */
+    for (uint64_t op = 2; op < 2 * OPS; op++) {
+        enum rdp_coll_kind kind =
+            op < OPS ? RDP_COLL_ALLGATHER : RDP_COLL_BARRIER;
+
+        sim_start(&sim, 0, kind, op, parts, P, LEN_SMALL);
+        sim_start(&sim, 1, kind, op, parts, P, LEN_SMALL);
+        sim_run(&sim);
+    }
+    assert_int_equal(sim.ncalled, 2 * P * OPS);
+    rdp_coll_engine_get_stats(sim.eng[0], &st);
+    assert_int_equal(st.colls_reused, 2 * OPS - 3);
+    assert_int_equal(st.completed, 2 * OPS);
+    sim_destroy(&sim);
+}
+
 /* ---- segmented ring blocks (RDPMIX_COLL_SEG_BYTES) ---- */
 
 static uint64_t seg_saved;
@@ -2760,6 +2807,7 @@ int main(void)
         cmocka_unit_test(finished_key_memory_is_bounded),
         cmocka_unit_test(keytab_links_nodes_in_place_and_grows),
         cmocka_unit_test(late_message_misses_the_lookup_cache),
+        cmocka_unit_test(collective_blocks_are_reused),
         cmocka_unit_test_setup_teardown(
             ring_pieces_arrive_intact_for_every_size_and_mode, seg_setup,
             seg_teardown),
