@@ -223,14 +223,18 @@ void rdp_coll_rx_free_unbound(rx_t *rx)
     rdp_free(rx);
 }
 
-rx_t *rdp_coll_rx_create(rdp_coll_engine_t *engine, const rdp_coll_hdr_t *hdr)
+rx_t *rdp_coll_rx_create(rdp_coll_engine_t *engine, const rdp_coll_hdr_t *hdr,
+                         const rdp_tl_rx_t *trx)
 {
-    rx_t *rx = rdp_calloc(1, sizeof(*rx));
+    size_t room = trx->kind == RDP_TL_DATA_BORROWED ? trx->len : 0;
+    rx_t *rx    = rdp_malloc(sizeof(*rx) + room);
 
     if (rx == NULL) {
         rdp_log_error(COLL, "cannot allocate a receive record");
         return NULL;
     }
+    memset(rx, 0, sizeof(*rx));
+    rx->room = room;
     rdp_list_init(&rx->link);
     rx->engine = engine;
     rx->hdr    = *hdr;
@@ -301,6 +305,12 @@ pmix_status_t rdp_coll_rx_take_payload(rx_t *rx, const rdp_tl_rx_t *trx,
         return PMIX_SUCCESS;
     case RDP_TL_DATA_BORROWED:
     default:
+        if (trx->len <= rx->room) {
+            memcpy(rx->inl, trx->data, trx->len);
+            rx->data = rx->inl;
+            *disp_p  = RDP_TL_RX_DONE;
+            return PMIX_SUCCESS;
+        }
         rx->buf = rdp_malloc(trx->len);
         if (rx->buf == NULL) {
             rdp_log_error(COLL, "cannot allocate %zu bytes for a payload",
@@ -1584,7 +1594,7 @@ static enum rdp_tl_rx_disp engine_recv(void *arg, const rdp_tl_rx_t *trx)
         engine->stats.dropped++;
         return RDP_TL_RX_DONE;
     }
-    rx = rdp_coll_rx_create(engine, &h);
+    rx = rdp_coll_rx_create(engine, &h, trx);
     if (rx == NULL) {
         rdp_coll_finish(coll, PMIX_ERR_NOMEM, UINT32_MAX, 1);
         return RDP_TL_RX_DONE;

@@ -76,7 +76,7 @@ enum rdp_tl_rx_disp rdp_coll_early_enqueue(rdp_coll_engine_t *engine,
         rdp_list_init(&e->msgs);
         rdp_keytab_insert(&engine->early, &e->node);
     }
-    rx = rdp_coll_rx_create(engine, h);
+    rx = rdp_coll_rx_create(engine, h, trx);
     if (rx == NULL) {
         goto err_nomem;
     }

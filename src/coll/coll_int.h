@@ -62,6 +62,8 @@ typedef struct rx {
     int fetching;
     int orphan;       /* its owner went away during the fetch */
     int payload_open; /* the payload came unauthenticated (tl send_open) */
+    size_t room;      /* bytes of inl */
+    uint8_t inl[];    /* a borrowed payload's copy, in the same allocation */
 } rx_t;
 
 /* A P2P event for the handler: a message, or a peer failure. */
@@ -240,9 +242,11 @@ const char *rdp_coll_kind_name(uint32_t kind);
 /** Remember @a key (the oldest key goes when @a km is full). */
 void rdp_coll_keymem_add(keymem_t *km, const coll_key_t *key);
 
-/** A receive record for a message with header @a hdr; NULL (logged) when
+/** A receive record for a message with header @a hdr, with room for a copy
+ * of @a trx's payload when the transport only lends it; NULL (logged) when
  * out of memory. */
-rx_t *rdp_coll_rx_create(rdp_coll_engine_t *engine, const rdp_coll_hdr_t *hdr);
+rx_t *rdp_coll_rx_create(rdp_coll_engine_t *engine, const rdp_coll_hdr_t *hdr,
+                         const rdp_tl_rx_t *trx);
 /** Take the payload of @a trx into @a rx (see coll.c). */
 pmix_status_t rdp_coll_rx_take_payload(rx_t *rx, const rdp_tl_rx_t *trx,
                                        enum rdp_tl_rx_disp *disp_p);
