@@ -784,7 +784,11 @@ static int engine_waiting(void *arg)
 
 static void schedule_done(rdp_coll_engine_t *engine)
 {
+    if (engine->pass_end) {
+        return; /* engine_progressed runs it at the end of this pass */
+    }
     if (engine->defer != NULL) {
+        engine->stats.defers_armed++;
         rdp_timer_fire_soon(engine->defer);
     }
 }
@@ -1523,9 +1527,24 @@ static int hdr_sane(const rdp_coll_engine_t *engine, const rdp_coll_hdr_t *h,
     return 1;
 }
 
+static enum rdp_tl_rx_disp recv_msg(rdp_coll_engine_t *engine,
+                                    const rdp_tl_rx_t *trx);
+
+/* The transport's receive upcall. */
 static enum rdp_tl_rx_disp engine_recv(void *arg, const rdp_tl_rx_t *trx)
 {
     rdp_coll_engine_t *engine = arg;
+    enum rdp_tl_rx_disp disp;
+
+    engine->pass_end = trx->pass_end && (engine->up.progressed != NULL);
+    disp             = recv_msg(engine, trx);
+    engine->pass_end = 0;
+    return disp;
+}
+
+static enum rdp_tl_rx_disp recv_msg(rdp_coll_engine_t *engine,
+                                    const rdp_tl_rx_t *trx)
+{
     enum rdp_tl_rx_disp disp  = RDP_TL_RX_DONE;
     rdp_sched_xfer_t x;
     rdp_coll_hdr_t h;

@@ -213,6 +213,9 @@ struct rdp_coll_engine {
     rdp_list_t sends;   /* sreq_t in flight */
     rdp_list_t orphans; /* rx_t fetching for nobody */
     rdp_timer_t *defer;
+    /* inside a receive upcall marked pass_end: `progressed` follows, so
+     * completions need no deferred callback */
+    int pass_end;
     /* one timer for every running collective's timeout, armed for the
      * earliest deadline (or later: it re-arms itself when it fires) */
     rdp_timer_t *watchdog;

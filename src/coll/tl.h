@@ -115,6 +115,11 @@ typedef struct rdp_tl_rx {
      * the header was authenticated.  The engine accepts such a payload
      * only for a collective whose job's fabric isolates it. */
     int payload_open;
+    /** 1 when this upcall runs inside a progress pass that will end with
+     * the `progressed` upcall (the engine then runs what the message
+     * completed from there, without arming a deferred callback); 0 when
+     * the transport cannot promise it. */
+    int pass_end;
 } rdp_tl_rx_t;
 
 /** The engine's entry points, registered with bind(). */

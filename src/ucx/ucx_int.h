@@ -396,6 +396,8 @@ struct rdp_ucx_tl {
     const rdp_tl_upcalls_t *up;
     void *up_arg;
 
+    int in_pass;        /* inside progress_all: `progressed` follows */
+    int pass_delivered; /* it delivered a message marked pass_end */
     int in_progress;  /* inside ucp_worker_progress or our deferred work */
     unsigned in_call; /* inside a vtable call */
     double drain_timeout;

@@ -511,7 +511,9 @@ static void progress_all(rdp_ucx_tl_t *tl)
     if (tl->in_progress) {
         return;
     }
-    tl->in_progress = 1;
+    tl->in_progress    = 1;
+    tl->in_pass        = 1;
+    tl->pass_delivered = 0;
     for (;;) {
         worked |= progress_round(tl, &budget);
         if (!worked && (budget > 0) && busy_slice(tl)) {
@@ -542,6 +544,9 @@ static void progress_all(rdp_ucx_tl_t *tl)
             break;
         }
     }
+    /* a message marked pass_end was delivered: `progressed` must follow */
+    worked |= tl->pass_delivered;
+    tl->in_pass     = 0;
     tl->in_progress = 0;
 
     if (spinning(tl)) {

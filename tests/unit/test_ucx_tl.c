@@ -84,6 +84,8 @@ typedef struct rec {
     rdp_tl_rx_seal_t seals[4]; /* the first ones it came with */
     size_t nseals;             /* how many it came with */
     int payload_open;          /* rx.payload_open */
+    int pass_end;              /* rx.pass_end */
+    size_t progressed_before;  /* node's `progressed` upcalls before it */
 } rec_t;
 
 typedef struct node {
@@ -99,6 +101,7 @@ typedef struct node {
     size_t nrecs;
     size_t cap;
     size_t ncomplete;
+    size_t nprogressed; /* `progressed` upcalls */
     int failed[MAXN];
     pmix_status_t fail_status[MAXN];
     size_t nfailed;
@@ -176,6 +179,16 @@ static void release_job(void *arg)
     free(f);
 }
 
+static void t_progressed(void *arg)
+{
+    node_t *n = arg;
+
+    pthread_mutex_lock(&n->lock);
+    n->nprogressed++;
+    pthread_cond_broadcast(&n->cond);
+    pthread_mutex_unlock(&n->lock);
+}
+
 static enum rdp_tl_rx_disp t_recv(void *arg, const rdp_tl_rx_t *rx)
 {
     node_t *n = arg;
@@ -199,6 +212,8 @@ static enum rdp_tl_rx_disp t_recv(void *arg, const rdp_tl_rx_t *rx)
     r->len          = rx->len;
     r->nseals       = rx->nseals;
     r->payload_open = rx->payload_open;
+    r->pass_end     = rx->pass_end;
+    r->progressed_before = n->nprogressed;
     memcpy(r->seals, rx->seals,
            (rx->nseals < 4 ? rx->nseals : 4) * sizeof(*rx->seals));
     r->data = malloc(rx->len > 0 ? rx->len : 1);
@@ -335,6 +350,7 @@ static void cluster_up2(int count, const char *tls, const uint8_t *keyseed,
         n->up.recv        = t_recv;
         n->up.peer_failed = t_peer_failed;
         n->up.waiting     = t_waiting;
+        n->up.progressed  = t_progressed;
         assert_int_equal(rdp_loop_create(&n->loop), PMIX_SUCCESS);
         assert_int_equal(rdp_loop_start_thread(n->loop), PMIX_SUCCESS);
         ucx_test_key(keys[i], keyseed ? keyseed[i] : 1);
@@ -1351,6 +1367,30 @@ static void send_open_delivers_marked_payloads(void **state)
     assert_int_equal(st.open_sent_bytes, 5000);
     assert_int_equal(st.mac_sent_bytes, 0);
     smsg_free(m);
+    cluster_down();
+}
+
+/* A message delivered from the transport's progress pass is marked
+ * pass_end, and the pass ends with `progressed` after it (the engine runs
+ * the completions it caused from there, without a deferred callback). */
+static void messages_in_a_pass_are_followed_by_progressed(void **state)
+{
+    (void)state;
+    cluster_up(2, TLS_TCP, NULL, 0, 0);
+    for (uint32_t k = 0; k < 5; k++) {
+        smsg_t *m = send_one(&nodes[0], 1, k, 100, 1);
+        size_t before;
+
+        assert_int_equal(wait_count(&nodes[1], &nodes[1].ncomplete, k + 1), 0);
+        wait_sent(&nodes[0], k + 1);
+        pthread_mutex_lock(&nodes[1].lock);
+        assert_true(nodes[1].recs[k].pass_end);
+        before = nodes[1].recs[k].progressed_before;
+        pthread_mutex_unlock(&nodes[1].lock);
+        assert_int_equal(
+            wait_count(&nodes[1], &nodes[1].nprogressed, before + 1), 0);
+        smsg_free(m);
+    }
     cluster_down();
 }
 
@@ -2415,6 +2455,7 @@ int main(void)
         cmocka_unit_test(unbind_abandons_sends_in_flight),
         cmocka_unit_test(create_turns_hooks_off_without_touching_environ),
         cmocka_unit_test(busy_polls_follow_the_setting_and_the_binding),
+        cmocka_unit_test(messages_in_a_pass_are_followed_by_progressed),
     };
 
     return cmocka_run_group_tests_name("ucx_tl", tests, NULL, NULL);
