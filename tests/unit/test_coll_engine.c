@@ -1111,6 +1111,90 @@ static void timeout_fires_from_a_loop_timer(void **state)
     free(l);
 }
 
+/* Two engines with a loop over a loopback that marks its deliveries
+ * pass_end and then calls `progressed` (as the UCX transport does): the
+ * barrier completes from `progressed` without a deferred callback armed;
+ * without the mark, each engine arms one. */
+typedef struct passed {
+    rdp_loop_t *loop;
+    rdp_tl_loopback_t *lb;
+    rdp_coll_engine_t *eng[2];
+    uint32_t parts[2];
+    int ncalled;
+    int bad;
+    rdp_coll_engine_stats_t st[2][2]; /* [pass_end off/on][engine] */
+    rdp_wait_t wait;
+} passed_t;
+
+static void passed_done(const rdp_coll_result_t *res, void *arg)
+{
+    passed_t *p = arg;
+
+    if (res->status != PMIX_SUCCESS) {
+        p->bad = 1;
+    }
+    p->ncalled++;
+}
+
+static void passed_job(void *arg)
+{
+    passed_t *p = arg;
+
+    if (create_looped_engines(p->loop, p->lb, 2, p->eng, p->parts) != 0) {
+        p->bad = 1;
+    }
+    for (int on = 0; on < 2; on++) {
+        rdp_tl_loopback_set_pass_end(p->lb, on);
+        for (int i = 0; i < 2; i++) {
+            if (start_barrier(p->eng[i], p->parts, 2, (uint64_t)on + 1, 30,
+                              passed_done, p)
+                != PMIX_SUCCESS) {
+                p->bad = 1;
+            }
+        }
+        while (rdp_tl_loopback_progress(p->lb)) {
+        }
+        for (int i = 0; i < 2; i++) {
+            (void)rdp_coll_engine_progress(p->eng[i]); /* what is deferred */
+            rdp_coll_engine_get_stats(p->eng[i], &p->st[on][i]);
+        }
+    }
+    for (int i = 0; i < 2; i++) {
+        rdp_coll_engine_destroy(p->eng[i]);
+    }
+    rdp_wait_signal(&p->wait, PMIX_SUCCESS);
+}
+
+static void completions_in_a_pass_arm_no_deferred_callback(void **state)
+{
+    passed_t *p = calloc(1, sizeof(*p));
+
+    (void)state;
+    assert_non_null(p);
+    assert_int_equal(rdp_loop_create(&p->loop), PMIX_SUCCESS);
+    assert_int_equal(rdp_tl_loopback_create(2, base_seed, &p->lb),
+                     PMIX_SUCCESS);
+    rdp_wait_init(&p->wait);
+    assert_int_equal(rdp_loop_start_thread(p->loop), PMIX_SUCCESS);
+    assert_int_equal(rdp_loop_post(p->loop, passed_job, p), PMIX_SUCCESS);
+    assert_int_equal(rdp_wait_wait(&p->wait), PMIX_SUCCESS);
+    rdp_loop_destroy(p->loop);
+    rdp_wait_cleanup(&p->wait);
+    rdp_tl_loopback_destroy(p->lb);
+    assert_false(p->bad);
+    assert_int_equal(p->ncalled, 4);
+    for (int i = 0; i < 2; i++) {
+        /* without the mark: one deferred callback per collective */
+        assert_int_equal(p->st[0][i].completed, 1);
+        assert_int_equal(p->st[0][i].defers_armed, 1);
+        /* with it: none, and the callback ran from `progressed` */
+        assert_int_equal(p->st[1][i].completed, 2);
+        assert_int_equal(p->st[1][i].defers_armed, 1);
+        assert_int_equal(p->st[1][i].completed_at_pass_end, 1);
+    }
+    free(p);
+}
+
 /* One engine (of two; the other never joins) runs three barriers with
  * timeouts of 30 s, 50 ms and 100 ms, started in that order: the later,
  * shorter timeouts still fire on time, one after the other (the engine
@@ -2808,6 +2892,7 @@ int main(void)
         cmocka_unit_test(keytab_links_nodes_in_place_and_grows),
         cmocka_unit_test(late_message_misses_the_lookup_cache),
         cmocka_unit_test(collective_blocks_are_reused),
+        cmocka_unit_test(completions_in_a_pass_arm_no_deferred_callback),
         cmocka_unit_test_setup_teardown(
             ring_pieces_arrive_intact_for_every_size_and_mode, seg_setup,
             seg_teardown),
