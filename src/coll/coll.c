@@ -740,7 +740,9 @@ static size_t run_done(rdp_coll_engine_t *engine)
         coll->state = COLL_CALLED;
         engine->stats.completed++;
         ran++;
+        engine->in_callback++;
         coll->cb(&res, coll->cbarg);
+        engine->in_callback--;
         if (coll->pending_io == 0) {
             coll_free(coll);
         } else {
@@ -784,8 +786,10 @@ static int engine_waiting(void *arg)
 
 static void schedule_done(rdp_coll_engine_t *engine)
 {
-    if (engine->pass_end) {
-        return; /* engine_progressed runs it at the end of this pass */
+    if (engine->pass_end || (engine->in_callback > 0)) {
+        /* engine_progressed runs it at the end of this pass, or the
+         * run_done loop whose callback is running takes it next */
+        return;
     }
     if (engine->defer != NULL) {
         engine->stats.defers_armed++;

@@ -216,6 +216,7 @@ struct rdp_coll_engine {
     /* inside a receive upcall marked pass_end: `progressed` follows, so
      * completions need no deferred callback */
     int pass_end;
+    int in_callback; /* run_done is inside a completion callback */
     /* one timer for every running collective's timeout, armed for the
      * earliest deadline (or later: it re-arms itself when it fires) */
     rdp_timer_t *watchdog;

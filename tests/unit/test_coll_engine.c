@@ -1114,7 +1114,8 @@ static void timeout_fires_from_a_loop_timer(void **state)
 /* Two engines with a loop over a loopback that marks its deliveries
  * pass_end and then calls `progressed` (as the UCX transport does): the
  * barrier completes from `progressed` without a deferred callback armed;
- * without the mark, each engine arms one. */
+ * without the mark, each engine arms one.  A collective started from a
+ * callback that ends inside its start arms none either. */
 typedef struct passed {
     rdp_loop_t *loop;
     rdp_tl_loopback_t *lb;
@@ -1136,6 +1137,20 @@ static void passed_done(const rdp_coll_result_t *res, void *arg)
     p->ncalled++;
 }
 
+/* Engine 0's callback starts a collective of its own alone, which ends
+ * inside that start: the callbacks' loop runs it next, unarmed. */
+static void passed_done_start(const rdp_coll_result_t *res, void *arg)
+{
+    passed_t *p = arg;
+
+    passed_done(res, arg);
+    if (start_barrier(p->eng[0], p->parts, 1, 100 + res->opid, 30,
+                      passed_done, p)
+        != PMIX_SUCCESS) {
+        p->bad = 1;
+    }
+}
+
 static void passed_job(void *arg)
 {
     passed_t *p = arg;
@@ -1147,7 +1162,7 @@ static void passed_job(void *arg)
         rdp_tl_loopback_set_pass_end(p->lb, on);
         for (int i = 0; i < 2; i++) {
             if (start_barrier(p->eng[i], p->parts, 2, (uint64_t)on + 1, 30,
-                              passed_done, p)
+                              i == 0 ? passed_done_start : passed_done, p)
                 != PMIX_SUCCESS) {
                 p->bad = 1;
             }
@@ -1182,15 +1197,19 @@ static void completions_in_a_pass_arm_no_deferred_callback(void **state)
     rdp_wait_cleanup(&p->wait);
     rdp_tl_loopback_destroy(p->lb);
     assert_false(p->bad);
-    assert_int_equal(p->ncalled, 4);
+    assert_int_equal(p->ncalled, 6);
     for (int i = 0; i < 2; i++) {
+        /* engine 0 also ran the collective its callback started, each
+         * time without a deferred callback of its own */
+        uint64_t extra = i == 0 ? 1 : 0;
+
         /* without the mark: one deferred callback per collective */
-        assert_int_equal(p->st[0][i].completed, 1);
+        assert_int_equal(p->st[0][i].completed, 1 + extra);
         assert_int_equal(p->st[0][i].defers_armed, 1);
-        /* with it: none, and the callback ran from `progressed` */
-        assert_int_equal(p->st[1][i].completed, 2);
+        /* with it: none, and the callbacks ran from `progressed` */
+        assert_int_equal(p->st[1][i].completed, 2 + 2 * extra);
         assert_int_equal(p->st[1][i].defers_armed, 1);
-        assert_int_equal(p->st[1][i].completed_at_pass_end, 1);
+        assert_int_equal(p->st[1][i].completed_at_pass_end, 1 + extra);
     }
     free(p);
 }
