@@ -343,6 +343,56 @@ int rdp_coll_io_done(coll_t *coll)
     return 1;
 }
 
+/* A zeroed send record of at least @a room bytes for a step send: a kept
+ * one when it fits, else a new one of at least RDP_COLL_SEND_ROOM bytes;
+ * NULL when out of memory.  Freed with sreq_put or rdp_free. */
+static sreq_t *sreq_get(rdp_coll_engine_t *engine, size_t room)
+{
+    sreq_t *req;
+    size_t cap;
+
+    if (!rdp_list_is_empty(&engine->spare_sends)) {
+        req = rdp_container_of(engine->spare_sends.next, sreq_t, link);
+        if (req->cap >= room) {
+            cap = req->cap;
+            rdp_list_del(&req->link);
+            engine->nspare_sends--;
+            memset(req, 0, room);
+            req->cap = cap;
+            engine->stats.sends_reused++;
+            return req;
+        }
+    }
+    cap = room < RDP_COLL_SEND_ROOM ? RDP_COLL_SEND_ROOM : room;
+    req = rdp_calloc(1, cap);
+    if (req != NULL) {
+        req->cap = cap;
+    }
+    return req;
+}
+
+/* Keep @a req (done, on no list) for the next step send, or free it. */
+static void sreq_put(rdp_coll_engine_t *engine, sreq_t *req)
+{
+    if ((req->cap >= RDP_COLL_SEND_ROOM)
+        && (engine->nspare_sends < RDP_COLL_SPARE_SENDS)) {
+        rdp_list_push_front(&engine->spare_sends, &req->link);
+        engine->nspare_sends++;
+        return;
+    }
+    rdp_free(req);
+}
+
+static void sreq_free_spare(rdp_coll_engine_t *engine)
+{
+    rdp_list_t *item;
+
+    while ((item = rdp_list_pop_front(&engine->spare_sends)) != NULL) {
+        rdp_free(rdp_container_of(item, sreq_t, link));
+    }
+    engine->nspare_sends = 0;
+}
+
 static void sreq_done(void *arg, pmix_status_t status)
 {
     sreq_t *req  = arg;
@@ -365,7 +415,7 @@ static void sreq_done(void *arg, pmix_status_t status)
         }
         (void)rdp_coll_io_done(coll);
     }
-    rdp_free(req);
+    sreq_put(req->engine, req);
 }
 
 /* Hand @a req to the transport; on PMIX_SUCCESS it is in flight. */
@@ -399,7 +449,7 @@ static pmix_status_t sreq_post(sreq_t *req)
     if (req->coll != NULL) {
         req->coll->pending_io--;
     }
-    rdp_free(req);
+    sreq_put(engine, req);
     return status == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : status;
 }
 
@@ -475,7 +525,14 @@ static sreq_t *sreq_flatten(sreq_t *req, uint32_t nblocks, uint64_t bytes)
     sreq_t *flat;
     uint8_t *p;
 
-    flat = rdp_realloc(req, off + (size_t)bytes);
+    if (req->cap >= off + (size_t)bytes) {
+        flat = req; /* a kept record with room to spare */
+    } else {
+        flat = rdp_realloc(req, off + (size_t)bytes);
+        if (flat != NULL) {
+            flat->cap = off + (size_t)bytes;
+        }
+    }
     if (flat == NULL) {
         rdp_log_error(COLL, "cannot allocate a %llu-byte send",
                       (unsigned long long)bytes);
@@ -551,7 +608,7 @@ static pmix_status_t post_step_send(coll_t *coll, uint32_t step,
     if (coll->seals != NULL) {
         room += (size_t)nblocks * sizeof(*req->seals);
     }
-    req = rdp_calloc(1, room);
+    req = sreq_get(coll->engine, room);
     if (req == NULL) {
         rdp_log_error(COLL, "cannot allocate a send of %u blocks", nblocks);
         return PMIX_ERR_NOMEM;
@@ -1702,6 +1759,7 @@ pmix_status_t rdp_coll_engine_create(const rdp_coll_engine_config_t *cfg,
     rdp_list_init(&engine->done);
     rdp_list_init(&engine->zombies);
     rdp_list_init(&engine->spare);
+    rdp_list_init(&engine->spare_sends);
     rdp_list_init(&engine->sends);
     rdp_list_init(&engine->orphans);
     rdp_list_init(&engine->p2p_ready);
@@ -1822,6 +1880,7 @@ void rdp_coll_engine_destroy(rdp_coll_engine_t *engine)
     free_coll_list_unbound(&engine->done);
     free_coll_list_unbound(&engine->zombies);
     coll_block_free_spare(engine);
+    sreq_free_spare(engine);
     rdp_coll_early_free_unbound(engine);
     rdp_keytab_cleanup(&engine->early);
     rdp_keytab_cleanup(&engine->colls);

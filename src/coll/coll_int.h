@@ -112,8 +112,9 @@ typedef struct early {
 
 /* A send in flight: the header and iov array must outlive it. */
 typedef struct sreq {
-    rdp_list_t link; /* engine->sends */
+    rdp_list_t link; /* engine->sends or ->spare_sends */
     rdp_coll_engine_t *engine;
+    size_t cap; /* bytes allocated; 0: not from the pool (sreq_get) */
     coll_t *coll; /* NULL for aborts and P2P messages */
     uint32_t peer;
     int p2p; /* a P2P message: a failure is reported to the handler */
@@ -202,6 +203,8 @@ struct rdp_coll_engine {
     rdp_list_t zombies;
     rdp_list_t spare;  /* freed collective blocks for reuse */
     size_t nspare;
+    rdp_list_t spare_sends; /* finished step sends' records for reuse */
+    size_t nspare_sends;
     keytab_t early; /* early_t by key (early->node) */
     size_t early_msgs;
     size_t early_bytes;
@@ -235,6 +238,9 @@ struct rdp_coll_engine {
 /* Freed collective blocks kept for reuse, and the largest own block
  * (bytes, header excluded) stored inside the collective's block. */
 #define RDP_COLL_SPARE      8u
+/* Step send records kept for reuse, each of at least this many bytes. */
+#define RDP_COLL_SPARE_SENDS 8u
+#define RDP_COLL_SEND_ROOM   256u
 #define RDP_COLL_OWN_INLINE 1024u
 
 /* ---- coll.c: the executor ---- */

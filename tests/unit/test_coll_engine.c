@@ -2045,8 +2045,8 @@ static void late_message_misses_the_lookup_cache(void **state)
     sim_destroy(&sim);
 }
 
-/* A finished collective's block is kept and the next collective that fits
- * is built in it; blocks too small for a later collective are not used
+/* A finished collective's block (and its step sends' records) is kept and
+ * the next collective that fits is built in it; blocks too small for a later collective are not used
  * for it; whatever is kept is freed by destroy (run under valgrind or
  * ASan for the leak check). */
 static void collective_blocks_are_reused(void **state)
@@ -2089,6 +2089,9 @@ static void collective_blocks_are_reused(void **state)
     rdp_coll_engine_get_stats(sim.eng[0], &st);
     assert_int_equal(st.colls_reused, 2 * OPS - 3);
     assert_int_equal(st.completed, 2 * OPS);
+    /* one step send per collective here: all but the first in a kept
+     * send record */
+    assert_int_equal(st.sends_reused, 2 * OPS - 1);
     sim_destroy(&sim);
 }
 
