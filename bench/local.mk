@@ -63,6 +63,10 @@ dist_noinst_SCRIPTS += bench/pair_ab.py
 # trust_compare.sh: issue 11's trust targets from one run (full and open
 # engine vs MPI_Allgather, mac-floor before and after); summarize_trust.py
 dist_noinst_SCRIPTS += bench/trust_compare.sh bench/summarize_trust.py
+# progress_ab.sh: isolated-mode allgather of a base build, this build and
+# this build with RDPMIX_UCX_BUSY_US against MPI, rotating order per round;
+# summarize_progress_ab.py makes the table
+dist_noinst_SCRIPTS += bench/progress_ab.sh bench/summarize_progress_ab.py
 EXTRA_DIST += bench/COLL.md
 
 # launch_compare.sh: one program (mpi-hello or pmix-bench) under rdpmix-run,

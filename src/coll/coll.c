@@ -89,19 +89,36 @@ static pmix_status_t keymem_init(keymem_t *km, size_t cap)
     /* the ring grows on demand: most engines remember few keys */
     memset(km, 0, sizeof(*km));
     km->cap = cap;
-    return rdp_hash_init(&km->map, 0);
+    return rdp_keytab_init(&km->map, 0);
 }
 
 static void keymem_cleanup(keymem_t *km)
 {
-    rdp_hash_cleanup(&km->map);
+    rdp_keytab_cleanup(&km->map);
     rdp_free(km->ring);
     km->ring = NULL;
 }
 
 static int keymem_has(const keymem_t *km, const coll_key_t *key)
 {
-    return rdp_hash_get(&km->map, key, sizeof(*key)) != NULL;
+    return km->map.count > 0 && rdp_keytab_find(&km->map, key) != NULL;
+}
+
+/* The ring moved: link its nodes again (only while it grows). */
+static void keymem_relink(keymem_t *km)
+{
+    rdp_keytab_cleanup(&km->map);
+    if (rdp_keytab_init(&km->map, km->size) != PMIX_SUCCESS) {
+        for (size_t i = 0; i < km->count; i++) {
+            km->ring[i].linked = 0;
+        }
+        return; /* the keys are forgotten: nothing dangles */
+    }
+    for (size_t i = 0; i < km->count; i++) {
+        if (km->ring[i].linked) {
+            rdp_keytab_insert(&km->map, &km->ring[i]);
+        }
+    }
 }
 
 void rdp_coll_keymem_add(keymem_t *km, const coll_key_t *key)
@@ -113,38 +130,63 @@ void rdp_coll_keymem_add(keymem_t *km, const coll_key_t *key)
     }
     if (km->count == km->size && km->size < km->cap) {
         /* not wrapped yet: slots keep their places */
-        size_t nsize     = km->size == 0 ? 16 : km->size * 2;
-        coll_key_t *ring = NULL;
+        size_t nsize        = km->size == 0 ? 16 : km->size * 2;
+        keytab_node_t *ring = NULL;
 
         nsize = nsize < km->cap ? nsize : km->cap;
         ring  = rdp_realloc(km->ring, nsize * sizeof(*ring));
         if (ring == NULL) {
             return; /* the key is simply not remembered */
         }
-        km->ring = ring;
         km->size = nsize;
+        if (ring != km->ring) {
+            km->ring = ring;
+            keymem_relink(km);
+        }
     }
     slot = km->next;
     if (km->count == km->size) {
-        coll_key_t *old = &km->ring[slot];
-        /* a key removed earlier leaves a stale slot: remove only if it
-         * still maps here */
-        if (rdp_hash_get(&km->map, old, sizeof(*old))
-            == (void *)(uintptr_t)(slot + 1)) {
-            rdp_hash_remove(&km->map, old, sizeof(*old));
-        }
+        rdp_keytab_remove(&km->map, &km->ring[slot]);
     } else {
         km->count++;
     }
-    km->ring[slot] = *key;
-    (void)rdp_hash_set(&km->map, key, sizeof(*key),
-                       (void *)(uintptr_t)(slot + 1), NULL);
+    km->ring[slot].key = *key;
+    rdp_keytab_insert(&km->map, &km->ring[slot]);
     km->next = (slot + 1 == km->cap) ? 0 : slot + 1;
 }
 
 static void keymem_remove(keymem_t *km, const coll_key_t *key)
 {
-    rdp_hash_remove(&km->map, key, sizeof(*key));
+    keytab_node_t *node;
+
+    if (km->map.count == 0) {
+        return;
+    }
+    node = rdp_keytab_find(&km->map, key);
+    if (node != NULL) {
+        rdp_keytab_remove(&km->map, node);
+    }
+}
+
+/* ---- running collectives ---- */
+
+/* The running collective with @a key, or NULL.  The one found last is
+ * tried first: the messages of a collective come one after another.
+ * rdp_coll_finish forgets it when it stops running. */
+static coll_t *find_running(rdp_coll_engine_t *engine, const coll_key_t *key)
+{
+    keytab_node_t *node;
+
+    if (engine->last != NULL && rdp_coll_key_eq(&engine->last->node.key, key)) {
+        engine->stats.lookup_hits++;
+        return engine->last;
+    }
+    node = rdp_keytab_find(&engine->colls, key);
+    if (node == NULL) {
+        return NULL;
+    }
+    engine->last = rdp_container_of(node, coll_t, node);
+    return engine->last;
 }
 
 /* ---- received messages ---- */
@@ -181,14 +223,18 @@ void rdp_coll_rx_free_unbound(rx_t *rx)
     rdp_free(rx);
 }
 
-rx_t *rdp_coll_rx_create(rdp_coll_engine_t *engine, const rdp_coll_hdr_t *hdr)
+rx_t *rdp_coll_rx_create(rdp_coll_engine_t *engine, const rdp_coll_hdr_t *hdr,
+                         const rdp_tl_rx_t *trx)
 {
-    rx_t *rx = rdp_calloc(1, sizeof(*rx));
+    size_t room = trx->kind == RDP_TL_DATA_BORROWED ? trx->len : 0;
+    rx_t *rx    = rdp_malloc(sizeof(*rx) + room);
 
     if (rx == NULL) {
         rdp_log_error(COLL, "cannot allocate a receive record");
         return NULL;
     }
+    memset(rx, 0, sizeof(*rx));
+    rx->room = room;
     rdp_list_init(&rx->link);
     rx->engine = engine;
     rx->hdr    = *hdr;
@@ -259,6 +305,12 @@ pmix_status_t rdp_coll_rx_take_payload(rx_t *rx, const rdp_tl_rx_t *trx,
         return PMIX_SUCCESS;
     case RDP_TL_DATA_BORROWED:
     default:
+        if (trx->len <= rx->room) {
+            memcpy(rx->inl, trx->data, trx->len);
+            rx->data = rx->inl;
+            *disp_p  = RDP_TL_RX_DONE;
+            return PMIX_SUCCESS;
+        }
         rx->buf = rdp_malloc(trx->len);
         if (rx->buf == NULL) {
             rdp_log_error(COLL, "cannot allocate %zu bytes for a payload",
@@ -291,6 +343,56 @@ int rdp_coll_io_done(coll_t *coll)
     return 1;
 }
 
+/* A zeroed send record of at least @a room bytes for a step send: a kept
+ * one when it fits, else a new one of at least RDP_COLL_SEND_ROOM bytes;
+ * NULL when out of memory.  Freed with sreq_put or rdp_free. */
+static sreq_t *sreq_get(rdp_coll_engine_t *engine, size_t room)
+{
+    sreq_t *req;
+    size_t cap;
+
+    if (!rdp_list_is_empty(&engine->spare_sends)) {
+        req = rdp_container_of(engine->spare_sends.next, sreq_t, link);
+        if (req->cap >= room) {
+            cap = req->cap;
+            rdp_list_del(&req->link);
+            engine->nspare_sends--;
+            memset(req, 0, room);
+            req->cap = cap;
+            engine->stats.sends_reused++;
+            return req;
+        }
+    }
+    cap = room < RDP_COLL_SEND_ROOM ? RDP_COLL_SEND_ROOM : room;
+    req = rdp_calloc(1, cap);
+    if (req != NULL) {
+        req->cap = cap;
+    }
+    return req;
+}
+
+/* Keep @a req (done, on no list) for the next step send, or free it. */
+static void sreq_put(rdp_coll_engine_t *engine, sreq_t *req)
+{
+    if ((req->cap >= RDP_COLL_SEND_ROOM)
+        && (engine->nspare_sends < RDP_COLL_SPARE_SENDS)) {
+        rdp_list_push_front(&engine->spare_sends, &req->link);
+        engine->nspare_sends++;
+        return;
+    }
+    rdp_free(req);
+}
+
+static void sreq_free_spare(rdp_coll_engine_t *engine)
+{
+    rdp_list_t *item;
+
+    while ((item = rdp_list_pop_front(&engine->spare_sends)) != NULL) {
+        rdp_free(rdp_container_of(item, sreq_t, link));
+    }
+    engine->nspare_sends = 0;
+}
+
 static void sreq_done(void *arg, pmix_status_t status)
 {
     sreq_t *req  = arg;
@@ -306,14 +408,14 @@ static void sreq_done(void *arg, pmix_status_t status)
         if (status != PMIX_SUCCESS && coll->state == COLL_RUNNING) {
             rdp_log_warn(COLL, "%s %016llx:%llu step %u: send to %u failed: %s",
                          rdp_coll_kind_name(coll->kind),
-                         (unsigned long long)coll->key.sig,
-                         (unsigned long long)coll->key.opid, coll->cur,
+                         (unsigned long long)coll->node.key.sig,
+                         (unsigned long long)coll->node.key.opid, coll->cur,
                          req->peer, rdp_status_name(status));
             rdp_coll_finish(coll, PMIX_ERR_UNREACH, req->peer, 1);
         }
         (void)rdp_coll_io_done(coll);
     }
-    rdp_free(req);
+    sreq_put(req->engine, req);
 }
 
 /* Hand @a req to the transport; on PMIX_SUCCESS it is in flight. */
@@ -347,7 +449,7 @@ static pmix_status_t sreq_post(sreq_t *req)
     if (req->coll != NULL) {
         req->coll->pending_io--;
     }
-    rdp_free(req);
+    sreq_put(engine, req);
     return status == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : status;
 }
 
@@ -357,8 +459,8 @@ void rdp_coll_fill_hdr(rdp_coll_hdr_t *h, const coll_t *coll, uint8_t type)
     h->type   = type;
     h->kind   = (uint8_t)coll->kind;
     h->alg    = (uint8_t)coll->alg;
-    h->sig    = coll->key.sig;
-    h->opid   = coll->key.opid;
+    h->sig    = coll->node.key.sig;
+    h->opid   = coll->node.key.opid;
     h->nparts = coll->n;
     h->sender = coll->engine->me;
     h->aux    = UINT32_MAX;
@@ -423,7 +525,14 @@ static sreq_t *sreq_flatten(sreq_t *req, uint32_t nblocks, uint64_t bytes)
     sreq_t *flat;
     uint8_t *p;
 
-    flat = rdp_realloc(req, off + (size_t)bytes);
+    if (req->cap >= off + (size_t)bytes) {
+        flat = req; /* a kept record with room to spare */
+    } else {
+        flat = rdp_realloc(req, off + (size_t)bytes);
+        if (flat != NULL) {
+            flat->cap = off + (size_t)bytes;
+        }
+    }
     if (flat == NULL) {
         rdp_log_error(COLL, "cannot allocate a %llu-byte send",
                       (unsigned long long)bytes);
@@ -499,7 +608,7 @@ static pmix_status_t post_step_send(coll_t *coll, uint32_t step,
     if (coll->seals != NULL) {
         room += (size_t)nblocks * sizeof(*req->seals);
     }
-    req = rdp_calloc(1, room);
+    req = sreq_get(coll->engine, room);
     if (req == NULL) {
         rdp_log_error(COLL, "cannot allocate a send of %u blocks", nblocks);
         return PMIX_ERR_NOMEM;
@@ -586,6 +695,54 @@ static pmix_status_t post_step(coll_t *coll, uint32_t step,
 
 /* ---- completion ---- */
 
+#define COLL_ALIGN(_n) (((_n) + 7u) & ~(size_t)7u)
+
+/* A zeroed collective block of at least @a need bytes: a kept one when
+ * one fits, else a new one; NULL when out of memory. */
+static coll_t *coll_block_get(rdp_coll_engine_t *engine, size_t need)
+{
+    coll_t *coll;
+
+    rdp_list_for_each(coll, &engine->spare, link) {
+        if (coll->cap >= need) {
+            size_t cap = coll->cap;
+
+            rdp_list_del(&coll->link);
+            engine->nspare--;
+            engine->stats.colls_reused++;
+            memset(coll, 0, need);
+            coll->cap = cap;
+            return coll;
+        }
+    }
+    coll = rdp_calloc(1, need);
+    if (coll != NULL) {
+        coll->cap = need;
+    }
+    return coll;
+}
+
+/* Keep @a coll's block for the next collective, or free it. */
+static void coll_block_put(rdp_coll_engine_t *engine, coll_t *coll)
+{
+    if (engine->nspare < RDP_COLL_SPARE) {
+        rdp_list_push_front(&engine->spare, &coll->link);
+        engine->nspare++;
+        return;
+    }
+    rdp_free(coll);
+}
+
+static void coll_block_free_spare(rdp_coll_engine_t *engine)
+{
+    rdp_list_t *item;
+
+    while ((item = rdp_list_pop_front(&engine->spare)) != NULL) {
+        rdp_free(rdp_container_of(item, coll_t, link));
+    }
+    engine->nspare = 0;
+}
+
 static void coll_free(coll_t *coll)
 {
     rdp_list_t *item;
@@ -606,14 +763,12 @@ static void coll_free(coll_t *coll)
         }
         rdp_free(coll->pieces);
     }
-    rdp_timer_destroy(coll->timer);
-    rdp_free(coll->parts);
-    rdp_free(coll->blocks);
     rdp_free(coll->seals);
     rdp_free(coll->sealed);
-    rdp_free(coll->own);
-    rdp_free(coll->steps);
-    rdp_free(coll);
+    if (!coll->own_inline) {
+        rdp_free(coll->own);
+    }
+    coll_block_put(coll->engine, coll);
 }
 
 /* Run due callbacks; free collectives whose I/O has drained. */
@@ -630,7 +785,7 @@ static size_t run_done(rdp_coll_engine_t *engine)
         res.status      = coll->status;
         res.kind        = coll->kind;
         res.alg         = coll->alg;
-        res.opid        = coll->key.opid;
+        res.opid        = coll->node.key.opid;
         res.failed_peer = coll->failed_peer;
         res.nsteps      = coll->cur;
         res.msgs_sent   = coll->msgs_sent;
@@ -642,7 +797,9 @@ static size_t run_done(rdp_coll_engine_t *engine)
         coll->state = COLL_CALLED;
         engine->stats.completed++;
         ran++;
+        engine->in_callback++;
         coll->cb(&res, coll->cbarg);
+        engine->in_callback--;
         if (coll->pending_io == 0) {
             coll_free(coll);
         } else {
@@ -676,9 +833,23 @@ static void engine_progressed(void *arg)
     run_p2p(engine);
 }
 
+/* The transport asks whether a busy poll serves anyone (tl.h). */
+static int engine_waiting(void *arg)
+{
+    const rdp_coll_engine_t *engine = arg;
+
+    return !rdp_list_is_empty(&engine->running);
+}
+
 static void schedule_done(rdp_coll_engine_t *engine)
 {
+    if (engine->pass_end || (engine->in_callback > 0)) {
+        /* engine_progressed runs it at the end of this pass, or the
+         * run_done loop whose callback is running takes it next */
+        return;
+    }
     if (engine->defer != NULL) {
+        engine->stats.defers_armed++;
         rdp_timer_fire_soon(engine->defer);
     }
 }
@@ -695,26 +866,26 @@ void rdp_coll_finish(coll_t *coll, pmix_status_t status, uint32_t failed_peer,
     coll->state       = COLL_DONE;
     coll->status      = status;
     coll->failed_peer = failed_peer;
-    rdp_hash_remove(&engine->colls, &coll->key, sizeof(coll->key));
-    rdp_coll_keymem_add(&engine->finished, &coll->key);
+    rdp_keytab_remove(&engine->colls, &coll->node);
+    if (engine->last == coll) {
+        engine->last = NULL;
+    }
+    rdp_coll_keymem_add(&engine->finished, &coll->node.key);
     rdp_list_del(&coll->link);
     rdp_list_push_back(&engine->done, &coll->link);
-    if (coll->timer != NULL) {
-        rdp_timer_cancel(coll->timer);
-    }
     if (status != PMIX_SUCCESS) {
         if (failed_peer != UINT32_MAX) {
             rdp_log_info(COLL,
                          "%s %016llx:%llu step %u/%u failed (peer %u): %s",
                          rdp_coll_kind_name(coll->kind),
-                         (unsigned long long)coll->key.sig,
-                         (unsigned long long)coll->key.opid, coll->cur,
+                         (unsigned long long)coll->node.key.sig,
+                         (unsigned long long)coll->node.key.opid, coll->cur,
                          coll->nsteps, failed_peer, rdp_status_name(status));
         } else {
             rdp_log_info(COLL, "%s %016llx:%llu step %u/%u failed: %s",
                          rdp_coll_kind_name(coll->kind),
-                         (unsigned long long)coll->key.sig,
-                         (unsigned long long)coll->key.opid, coll->cur,
+                         (unsigned long long)coll->node.key.sig,
+                         (unsigned long long)coll->node.key.opid, coll->cur,
                          coll->nsteps, rdp_status_name(status));
         }
         if (tell_others) {
@@ -730,9 +901,55 @@ static void coll_timeout(void *arg)
 
     rdp_log_warn(COLL, "%s %016llx:%llu timed out at step %u/%u",
                  rdp_coll_kind_name(coll->kind),
-                 (unsigned long long)coll->key.sig,
-                 (unsigned long long)coll->key.opid, coll->cur, coll->nsteps);
+                 (unsigned long long)coll->node.key.sig,
+                 (unsigned long long)coll->node.key.opid, coll->cur, coll->nsteps);
     rdp_coll_finish(coll, PMIX_ERR_TIMEOUT, UINT32_MAX, 1);
+}
+
+/* Time out the running collectives whose deadline has passed (@a now). */
+static void time_out_due(rdp_coll_engine_t *engine, double now)
+{
+    coll_t *coll;
+    coll_t *tmp;
+
+    rdp_list_for_each_safe(coll, tmp, &engine->running, link) {
+        if ((coll->deadline > 0) && (now >= coll->deadline)) {
+            coll_timeout(coll);
+        }
+    }
+}
+
+/* Arm the watchdog for @a deadline unless it goes off sooner already. */
+static void watchdog_arm(rdp_coll_engine_t *engine, double deadline, double now)
+{
+    if ((engine->watch_at > 0) && (engine->watch_at <= deadline)) {
+        return;
+    }
+    engine->watch_at = deadline;
+    rdp_timer_start(engine->watchdog, deadline > now ? deadline - now : 0);
+}
+
+/* The earliest deadline came: time out what is due, then wait for the
+ * next deadline of those still running.  One timer for all collectives
+ * instead of a timer each (create, start, cancel and destroy per
+ * collective cost ~1300 instructions of every small allgather). */
+static void watchdog_fired(void *arg)
+{
+    rdp_coll_engine_t *engine = arg;
+    double now                = rdp_time_now();
+    double next               = 0;
+    coll_t *coll;
+
+    engine->watch_at = 0;
+    time_out_due(engine, now);
+    rdp_list_for_each(coll, &engine->running, link) {
+        if ((coll->deadline > 0) && ((next == 0) || (coll->deadline < next))) {
+            next = coll->deadline;
+        }
+    }
+    if (next > 0) {
+        watchdog_arm(engine, next, now);
+    }
 }
 
 /* ---- receiving into a collective ---- */
@@ -950,8 +1167,8 @@ int rdp_coll_open_ok(coll_t *coll, int payload_open, uint32_t sender)
                  "%s %016llx:%llu: dropping a payload from %u that came "
                  "unauthenticated: this job's payloads must be authenticated",
                  rdp_coll_kind_name(coll->kind),
-                 (unsigned long long)coll->key.sig,
-                 (unsigned long long)coll->key.opid, sender);
+                 (unsigned long long)coll->node.key.sig,
+                 (unsigned long long)coll->node.key.opid, sender);
     coll->engine->stats.dropped++;
     coll->engine->stats.open_refused++;
     return 0;
@@ -1242,8 +1459,8 @@ pmix_status_t rdp_coll_cancel(rdp_coll_engine_t *engine,
         return PMIX_ERR_BAD_PARAM;
     }
     rdp_coll_make_key(&key, kind, sig, opid);
-    coll = rdp_hash_get(&engine->colls, &key, sizeof(key));
-    if (coll == NULL || coll->state != COLL_RUNNING) {
+    coll = find_running(engine, &key);
+    if (coll == NULL) {
         return PMIX_ERR_NOT_FOUND;
     }
     rdp_coll_finish(coll, status, UINT32_MAX, 0);
@@ -1371,9 +1588,24 @@ static int hdr_sane(const rdp_coll_engine_t *engine, const rdp_coll_hdr_t *h,
     return 1;
 }
 
+static enum rdp_tl_rx_disp recv_msg(rdp_coll_engine_t *engine,
+                                    const rdp_tl_rx_t *trx);
+
+/* The transport's receive upcall. */
 static enum rdp_tl_rx_disp engine_recv(void *arg, const rdp_tl_rx_t *trx)
 {
     rdp_coll_engine_t *engine = arg;
+    enum rdp_tl_rx_disp disp;
+
+    engine->pass_end = trx->pass_end && (engine->up.progressed != NULL);
+    disp             = recv_msg(engine, trx);
+    engine->pass_end = 0;
+    return disp;
+}
+
+static enum rdp_tl_rx_disp recv_msg(rdp_coll_engine_t *engine,
+                                    const rdp_tl_rx_t *trx)
+{
     enum rdp_tl_rx_disp disp  = RDP_TL_RX_DONE;
     rdp_sched_xfer_t x;
     rdp_coll_hdr_t h;
@@ -1396,7 +1628,7 @@ static enum rdp_tl_rx_disp engine_recv(void *arg, const rdp_tl_rx_t *trx)
         return p2p_recv(engine, &h, trx);
     }
     rdp_coll_make_key(&key, h.kind, h.sig, h.opid);
-    coll = rdp_hash_get(&engine->colls, &key, sizeof(key));
+    coll = find_running(engine, &key);
     if (coll == NULL) {
         if (keymem_has(&engine->finished, &key)
             || keymem_has(&engine->poisoned, &key)) {
@@ -1442,7 +1674,7 @@ static enum rdp_tl_rx_disp engine_recv(void *arg, const rdp_tl_rx_t *trx)
         engine->stats.dropped++;
         return RDP_TL_RX_DONE;
     }
-    rx = rdp_coll_rx_create(engine, &h);
+    rx = rdp_coll_rx_create(engine, &h, trx);
     if (rx == NULL) {
         rdp_coll_finish(coll, PMIX_ERR_NOMEM, UINT32_MAX, 1);
         return RDP_TL_RX_DONE;
@@ -1526,6 +1758,8 @@ pmix_status_t rdp_coll_engine_create(const rdp_coll_engine_config_t *cfg,
     rdp_list_init(&engine->running);
     rdp_list_init(&engine->done);
     rdp_list_init(&engine->zombies);
+    rdp_list_init(&engine->spare);
+    rdp_list_init(&engine->spare_sends);
     rdp_list_init(&engine->sends);
     rdp_list_init(&engine->orphans);
     rdp_list_init(&engine->p2p_ready);
@@ -1546,10 +1780,10 @@ pmix_status_t rdp_coll_engine_create(const rdp_coll_engine_config_t *cfg,
     if (engine->failed == NULL) {
         goto err_free;
     }
-    if (rdp_hash_init(&engine->colls, 0) != PMIX_SUCCESS) {
+    if (rdp_keytab_init(&engine->colls, 0) != PMIX_SUCCESS) {
         goto err_failed;
     }
-    if (rdp_hash_init(&engine->early, 0) != PMIX_SUCCESS) {
+    if (rdp_keytab_init(&engine->early, 0) != PMIX_SUCCESS) {
         goto err_colls;
     }
     if (keymem_init(&engine->finished, RDP_COLL_KEY_MEMORY) != PMIX_SUCCESS) {
@@ -1564,9 +1798,15 @@ pmix_status_t rdp_coll_engine_create(const rdp_coll_engine_config_t *cfg,
         if (status != PMIX_SUCCESS) {
             goto err_poisoned;
         }
+        status = rdp_timer_create(engine->loop, watchdog_fired, engine,
+                                  &engine->watchdog);
+        if (status != PMIX_SUCCESS) {
+            goto err_defer;
+        }
     }
     engine->up.recv        = engine_recv;
     engine->up.peer_failed = engine_peer_failed;
+    engine->up.waiting     = engine_waiting;
     if (engine->loop != NULL) {
         /* loop-less engines run callbacks from rdp_coll_engine_progress
          * only */
@@ -1584,15 +1824,16 @@ pmix_status_t rdp_coll_engine_create(const rdp_coll_engine_config_t *cfg,
     return PMIX_SUCCESS;
 
 err_defer:
+    rdp_timer_destroy(engine->watchdog);
     rdp_timer_destroy(engine->defer);
 err_poisoned:
     keymem_cleanup(&engine->poisoned);
 err_finished:
     keymem_cleanup(&engine->finished);
 err_early:
-    rdp_hash_cleanup(&engine->early);
+    rdp_keytab_cleanup(&engine->early);
 err_colls:
-    rdp_hash_cleanup(&engine->colls);
+    rdp_keytab_cleanup(&engine->colls);
 err_failed:
     rdp_free(engine->failed);
 err_free:
@@ -1638,11 +1879,14 @@ void rdp_coll_engine_destroy(rdp_coll_engine_t *engine)
     free_coll_list_unbound(&engine->running);
     free_coll_list_unbound(&engine->done);
     free_coll_list_unbound(&engine->zombies);
+    coll_block_free_spare(engine);
+    sreq_free_spare(engine);
     rdp_coll_early_free_unbound(engine);
-    rdp_hash_cleanup(&engine->early);
-    rdp_hash_cleanup(&engine->colls);
+    rdp_keytab_cleanup(&engine->early);
+    rdp_keytab_cleanup(&engine->colls);
     keymem_cleanup(&engine->finished);
     keymem_cleanup(&engine->poisoned);
+    rdp_timer_destroy(engine->watchdog);
     rdp_timer_destroy(engine->defer);
     rdp_free(engine->failed);
     rdp_free(engine);
@@ -1650,23 +1894,12 @@ void rdp_coll_engine_destroy(rdp_coll_engine_t *engine)
 
 size_t rdp_coll_engine_progress(rdp_coll_engine_t *engine)
 {
-    coll_t *coll;
-    coll_t *tmp;
-    double now = 0;
-
     if (engine == NULL) {
         return 0;
     }
     ENGINE_ASSERT_OWNER(engine);
-    rdp_list_for_each_safe(coll, tmp, &engine->running, link) {
-        if (coll->deadline > 0) {
-            if (now == 0) {
-                now = rdp_time_now();
-            }
-            if (now >= coll->deadline) {
-                coll_timeout(coll);
-            }
-        }
+    if (!rdp_list_is_empty(&engine->running)) {
+        time_out_due(engine, rdp_time_now());
     }
     return run_done(engine) + run_p2p(engine);
 }
@@ -1763,14 +1996,40 @@ static pmix_status_t coll_create(rdp_coll_engine_t *engine,
                                  const rdp_coll_args_t *args, uint32_t rank,
                                  coll_t **coll_p)
 {
-    coll_t *coll = rdp_calloc(1, sizeof(*coll));
+    enum rdp_coll_alg alg =
+        rdp_coll_select(args->kind, args->nparts, args->size_class,
+                        engine->forced);
+    uint32_t nsteps  = rdp_sched_nsteps(alg, args->nparts);
+    int allgather    = args->kind == RDP_COLL_ALLGATHER;
+    int own_inline   = allgather && (args->own_buf == NULL)
+                     && (args->len <= RDP_COLL_OWN_INLINE);
+    size_t at_parts  = COLL_ALIGN(sizeof(coll_t));
+    size_t at_blocks = at_parts + COLL_ALIGN((size_t)args->nparts * 4u);
+    size_t at_steps =
+        at_blocks
+        + (allgather ? (size_t)args->nparts * sizeof(rdp_coll_block_t) : 0);
+    size_t at_own = COLL_ALIGN(at_steps + nsteps + 1);
+    /* own bytes rounded up, so that blocks of similar sizes share */
+    size_t need = at_own
+                  + (own_inline
+                         ? (RDP_COLL_BLK_HDR_LEN + args->len + 63u) & ~(size_t)63u
+                         : 0);
+    coll_t *coll  = coll_block_get(engine, need);
 
     if (coll == NULL) {
         rdp_free(args->own_buf);
         goto err_nomem;
     }
-    if (args->kind == RDP_COLL_ALLGATHER) {
-        coll->own = args->own_buf; /* ours from here, freed by coll_free */
+    coll->parts = (uint32_t *)(void *)((uint8_t *)coll + at_parts);
+    coll->steps = (uint8_t *)coll + at_steps;
+    if (allgather) {
+        coll->blocks = (rdp_coll_block_t *)(void *)((uint8_t *)coll + at_blocks);
+        if (own_inline) {
+            coll->own        = (uint8_t *)coll + at_own;
+            coll->own_inline = 1;
+        } else {
+            coll->own = args->own_buf; /* ours from here, freed by coll_free */
+        }
     } else {
         rdp_free(args->own_buf); /* ignored, as data is */
     }
@@ -1786,25 +2045,18 @@ static pmix_status_t coll_create(rdp_coll_engine_t *engine,
     /* needs the transport's help; without it payloads stay authenticated
      * (and open ones from others would be refused: a mismatch shows) */
     coll->open_payload = args->open_payload && engine->ops->send_open != NULL;
-    rdp_coll_make_key(&coll->key, args->kind,
+    rdp_coll_make_key(&coll->node.key, args->kind,
                       rdp_coll_signature(args->parts, args->nparts),
                       args->opid);
-    coll->alg =
-        rdp_coll_select(args->kind, coll->n, args->size_class, engine->forced);
-    coll->nsteps = rdp_sched_nsteps(coll->alg, coll->n);
-    coll->parts  = rdp_malloc((size_t)coll->n * sizeof(*coll->parts));
-    coll->steps  = rdp_calloc(coll->nsteps + 1, 1);
-    if (coll->parts == NULL || coll->steps == NULL) {
-        goto err_free;
-    }
+    coll->alg    = alg;
+    coll->nsteps = nsteps;
     memcpy(coll->parts, args->parts, (size_t)coll->n * sizeof(*coll->parts));
-    if (coll->kind == RDP_COLL_ALLGATHER) {
-        coll->blocks = rdp_calloc(coll->n, sizeof(*coll->blocks));
+    if (allgather) {
         if (coll->own == NULL) {
             coll->own = rdp_malloc(RDP_COLL_BLK_HDR_LEN + args->len);
-        }
-        if (coll->blocks == NULL || coll->own == NULL) {
-            goto err_free;
+            if (coll->own == NULL) {
+                goto err_free;
+            }
         }
         for (uint32_t i = 0; i < coll->n; i++) {
             coll->blocks[i].origin = coll->parts[i];
@@ -1824,14 +2076,11 @@ static pmix_status_t coll_create(rdp_coll_engine_t *engine,
         seal_own_block(coll, args->len);
     }
     if (args->timeout > 0) {
-        if (engine->loop != NULL) {
-            if (rdp_timer_create(engine->loop, coll_timeout, coll, &coll->timer)
-                != PMIX_SUCCESS) {
-                goto err_free;
-            }
-            rdp_timer_start(coll->timer, args->timeout);
-        } else {
-            coll->deadline = rdp_time_now() + args->timeout;
+        double now = rdp_time_now();
+
+        coll->deadline = now + args->timeout;
+        if (engine->watchdog != NULL) {
+            watchdog_arm(engine, coll->deadline, now);
         }
     }
     *coll_p = coll;
@@ -1869,48 +2118,44 @@ pmix_status_t rdp_coll_start(rdp_coll_engine_t *engine,
     if (status != PMIX_SUCCESS) {
         return status;
     }
-    if (rdp_hash_get(&engine->colls, &coll->key, sizeof(coll->key)) != NULL) {
+    if (find_running(engine, &coll->node.key) != NULL) {
         rdp_log_error(COLL, "%s %016llx:%llu is already running",
                       rdp_coll_kind_name(coll->kind),
-                      (unsigned long long)coll->key.sig,
-                      (unsigned long long)coll->key.opid);
+                      (unsigned long long)coll->node.key.sig,
+                      (unsigned long long)coll->node.key.opid);
         coll_free(coll);
         return PMIX_ERR_EXISTS;
     }
-    status =
-        rdp_hash_set(&engine->colls, &coll->key, sizeof(coll->key), coll, NULL);
-    if (status != PMIX_SUCCESS) {
-        coll_free(coll);
-        return status;
-    }
+    rdp_keytab_insert(&engine->colls, &coll->node);
+    engine->last = coll; /* its messages come next */
     coll->cb    = cb;
     coll->cbarg = cbarg;
     rdp_list_push_back(&engine->running, &coll->link);
-    keymem_remove(&engine->finished, &coll->key);
+    keymem_remove(&engine->finished, &coll->node.key);
     engine->stats.started++;
     rdp_log_debug(COLL,
                   "%s %016llx:%llu: %u participants, rank %u, %s, "
                   "%u steps",
                   rdp_coll_kind_name(coll->kind),
-                  (unsigned long long)coll->key.sig,
-                  (unsigned long long)coll->key.opid, coll->n, coll->rank,
+                  (unsigned long long)coll->node.key.sig,
+                  (unsigned long long)coll->node.key.opid, coll->n, coll->rank,
                   rdp_coll_alg_name(coll->alg), coll->nsteps);
 
-    if (keymem_has(&engine->poisoned, &coll->key)) {
-        keymem_remove(&engine->poisoned, &coll->key);
+    if (keymem_has(&engine->poisoned, &coll->node.key)) {
+        keymem_remove(&engine->poisoned, &coll->node.key);
         rdp_log_error(COLL,
                       "%s %016llx:%llu lost a message to early-arrival "
                       "queue overflow",
                       rdp_coll_kind_name(coll->kind),
-                      (unsigned long long)coll->key.sig,
-                      (unsigned long long)coll->key.opid);
-        rdp_coll_early_drop(engine, &coll->key);
+                      (unsigned long long)coll->node.key.sig,
+                      (unsigned long long)coll->node.key.opid);
+        rdp_coll_early_drop(engine, &coll->node.key);
         rdp_coll_finish(coll, PMIX_ERR_OUT_OF_RESOURCE, UINT32_MAX, 1);
         return PMIX_SUCCESS;
     }
     for (uint32_t i = 0; i < coll->n; i++) {
         if (engine->failed[coll->parts[i]]) {
-            rdp_coll_early_drop(engine, &coll->key);
+            rdp_coll_early_drop(engine, &coll->node.key);
             rdp_coll_finish(coll, PMIX_ERR_UNREACH, coll->parts[i], 1);
             return PMIX_SUCCESS;
         }

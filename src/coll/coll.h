@@ -115,6 +115,13 @@ typedef struct rdp_coll_engine_stats {
     uint64_t open_sent;      /**< messages sent with an open payload */
     uint64_t open_refused;   /**< open payloads for a collective that
                                   authenticates (also counted in dropped) */
+    uint64_t lookup_hits;    /**< messages whose collective was the one
+                                  found last (no table lookup) */
+    uint64_t colls_reused;   /**< collectives built in a kept block */
+    uint64_t sends_reused;   /**< step sends built in a kept record */
+    uint64_t defers_armed;   /**< deferred callbacks armed for completions
+                                  (none when the transport's `progressed`
+                                  follows, tl.h pass_end) */
 } rdp_coll_engine_stats_t;
 
 void rdp_coll_engine_get_stats(const rdp_coll_engine_t *engine,

@@ -7,9 +7,25 @@
 
 #include <pmix.h>
 
+/* Unlink and return the queue for @a key, or NULL. */
+static early_t *early_take(rdp_coll_engine_t *engine, const coll_key_t *key)
+{
+    keytab_node_t *node;
+
+    if (engine->early.count == 0) {
+        return NULL;
+    }
+    node = rdp_keytab_find(&engine->early, key);
+    if (node == NULL) {
+        return NULL;
+    }
+    rdp_keytab_remove(&engine->early, node);
+    return rdp_container_of(node, early_t, node);
+}
+
 void rdp_coll_early_drop(rdp_coll_engine_t *engine, const coll_key_t *key)
 {
-    early_t *e = rdp_hash_remove(&engine->early, key, sizeof(*key));
+    early_t *e = early_take(engine, key);
     rx_t *rx;
     rx_t *tmp;
 
@@ -30,6 +46,7 @@ enum rdp_tl_rx_disp rdp_coll_early_enqueue(rdp_coll_engine_t *engine,
 {
     enum rdp_tl_rx_disp disp = RDP_TL_RX_DONE;
     coll_key_t key;
+    keytab_node_t *node;
     early_t *e;
     rx_t *rx;
 
@@ -47,21 +64,19 @@ enum rdp_tl_rx_disp rdp_coll_early_enqueue(rdp_coll_engine_t *engine,
         rdp_coll_early_drop(engine, &key);
         return RDP_TL_RX_DONE;
     }
-    e = rdp_hash_get(&engine->early, &key, sizeof(key));
-    if (e == NULL) {
+    node = rdp_keytab_find(&engine->early, &key);
+    if (node != NULL) {
+        e = rdp_container_of(node, early_t, node);
+    } else {
         e = rdp_calloc(1, sizeof(*e));
         if (e == NULL) {
             goto err_nomem;
         }
-        e->key = key;
+        e->node.key = key;
         rdp_list_init(&e->msgs);
-        if (rdp_hash_set(&engine->early, &key, sizeof(key), e, NULL)
-            != PMIX_SUCCESS) {
-            rdp_free(e);
-            goto err_nomem;
-        }
+        rdp_keytab_insert(&engine->early, &e->node);
     }
-    rx = rdp_coll_rx_create(engine, h);
+    rx = rdp_coll_rx_create(engine, h, trx);
     if (rx == NULL) {
         goto err_nomem;
     }
@@ -89,7 +104,7 @@ void rdp_coll_early_hand_over(rdp_coll_engine_t *engine, coll_t *coll)
 {
     early_t *early;
 
-    early = rdp_hash_remove(&engine->early, &coll->key, sizeof(coll->key));
+    early = early_take(engine, &coll->node.key);
     if (early != NULL) {
         rdp_list_t *item;
 
@@ -109,12 +124,12 @@ void rdp_coll_early_hand_over(rdp_coll_engine_t *engine, coll_t *coll)
 void rdp_coll_early_free_unbound(rdp_coll_engine_t *engine)
 {
     rdp_list_t *item;
-    rdp_hash_entry_t *ent;
-    size_t i;
+    keytab_node_t *node;
 
-    rdp_hash_for_each(ent, &engine->early, i) {
-        early_t *e = ent->value;
+    while ((node = rdp_keytab_any(&engine->early)) != NULL) {
+        early_t *e = rdp_container_of(node, early_t, node);
 
+        rdp_keytab_remove(&engine->early, node);
         while ((item = rdp_list_pop_front(&e->msgs)) != NULL) {
             rdp_coll_rx_free_unbound(rdp_container_of(item, rx_t, link));
         }

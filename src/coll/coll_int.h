@@ -5,6 +5,7 @@
 #define RDP_COLL_COLL_INT_H
 
 #include "coll/coll.h"
+#include "coll/keytab.h"
 #include "coll/msg.h"
 #include "core/util/hash.h"
 #include "core/util/list.h"
@@ -43,13 +44,6 @@ enum step_state {
     STEP_PIECES   = 3 /* pieces of a segmented block are arriving */
 };
 
-typedef struct coll_key {
-    uint64_t sig;
-    uint64_t opid;
-    uint32_t kind;
-    uint32_t zero; /* padding, always 0 so the key bytes are defined */
-} coll_key_t;
-
 typedef struct coll coll_t;
 
 /* A received message: its header and the bytes it brought. */
@@ -68,6 +62,8 @@ typedef struct rx {
     int fetching;
     int orphan;       /* its owner went away during the fetch */
     int payload_open; /* the payload came unauthenticated (tl send_open) */
+    size_t room;      /* bytes of inl */
+    uint8_t inl[];    /* a borrowed payload's copy, in the same allocation */
 } rx_t;
 
 /* A P2P event for the handler: a message, or a peer failure. */
@@ -110,14 +106,15 @@ typedef struct piece_fetch {
 } piece_fetch_t;
 
 typedef struct early {
-    coll_key_t key;
+    keytab_node_t node; /* in engine->early */
     rdp_list_t msgs;
 } early_t;
 
 /* A send in flight: the header and iov array must outlive it. */
 typedef struct sreq {
-    rdp_list_t link; /* engine->sends */
+    rdp_list_t link; /* engine->sends or ->spare_sends */
     rdp_coll_engine_t *engine;
+    size_t cap; /* bytes allocated; 0: not from the pool (sreq_get) */
     coll_t *coll; /* NULL for aborts and P2P messages */
     uint32_t peer;
     int p2p; /* a P2P message: a failure is reported to the handler */
@@ -128,10 +125,19 @@ typedef struct sreq {
     rdp_iov_t iov[];
 } sreq_t;
 
+/*
+ * Memory.  A collective is one block: the coll_t, then parts, blocks and
+ * steps, then my own block's [header][bytes] when it is small and the
+ * caller did not hand over a buffer (own_inline).  A freed block of
+ * cap bytes waits in engine->spare (at most RDP_COLL_SPARE of them) for
+ * the next collective that fits in it.
+ */
 struct coll {
-    rdp_list_t link; /* engine->running, ->done or ->zombies */
+    rdp_list_t link; /* engine->running, ->done, ->zombies or ->spare */
+    size_t cap;      /* bytes of the block */
+    int own_inline;  /* own points into the block */
     rdp_coll_engine_t *engine;
-    coll_key_t key;
+    keytab_node_t node; /* its key; in engine->colls while RUNNING */
     enum rdp_coll_kind kind;
     enum rdp_coll_alg alg;
     enum rdp_coll_size_class size_class;
@@ -159,8 +165,7 @@ struct coll {
     uint32_t failed_peer;
     rdp_coll_cb_t cb;
     void *cbarg;
-    rdp_timer_t *timer;
-    double deadline; /* loop-less timeout, 0: none */
+    double deadline; /* when it times out (engine->watchdog), 0: never */
     uint64_t msgs_sent;
     uint64_t bytes_sent;
     int open_payload; /* payloads go and come unauthenticated (coll.h) */
@@ -170,10 +175,11 @@ struct coll {
  * by @a coll; else it is counted as refused (and dropped) with a warning. */
 int rdp_coll_open_ok(coll_t *coll, int payload_open, uint32_t sender);
 
-/* Bounded memory of keys: a hash over a FIFO ring, oldest evicted. */
+/* Bounded memory of keys: a table over a FIFO ring of nodes, oldest
+ * evicted (a key removed earlier leaves its slot unlinked). */
 typedef struct keymem {
-    rdp_hash_t map; /* key -> (void *)(slot + 1) */
-    coll_key_t *ring;
+    keytab_t map;
+    keytab_node_t *ring;
     size_t size; /* slots allocated, grows up to cap */
     size_t cap;
     size_t next;
@@ -190,11 +196,16 @@ struct rdp_coll_engine {
     rdp_loop_t *loop;
     enum rdp_coll_alg forced;
     uint64_t seg_bytes; /* RDPMIX_COLL_SEG_BYTES */
-    rdp_hash_t colls;   /* key -> running coll_t */
+    keytab_t colls;     /* running coll_t by key (coll->node) */
+    coll_t *last;       /* the running collective found last (a cache) */
     rdp_list_t running;
     rdp_list_t done;
     rdp_list_t zombies;
-    rdp_hash_t early; /* key -> early_t */
+    rdp_list_t spare;  /* freed collective blocks for reuse */
+    size_t nspare;
+    rdp_list_t spare_sends; /* finished step sends' records for reuse */
+    size_t nspare_sends;
+    keytab_t early; /* early_t by key (early->node) */
     size_t early_msgs;
     size_t early_bytes;
     size_t early_max_msgs;
@@ -205,6 +216,14 @@ struct rdp_coll_engine {
     rdp_list_t sends;   /* sreq_t in flight */
     rdp_list_t orphans; /* rx_t fetching for nobody */
     rdp_timer_t *defer;
+    /* inside a receive upcall marked pass_end: `progressed` follows, so
+     * completions need no deferred callback */
+    int pass_end;
+    int in_callback; /* run_done is inside a completion callback */
+    /* one timer for every running collective's timeout, armed for the
+     * earliest deadline (or later: it re-arms itself when it fires) */
+    rdp_timer_t *watchdog;
+    double watch_at; /* deadline it is armed for, 0: not armed */
     rdp_coll_engine_stats_t stats;
     const rdp_coll_p2p_ops_t *p2p_ops;
     void *p2p_arg;
@@ -216,6 +235,14 @@ struct rdp_coll_engine {
  * origin when the transport can (seal_own_block). */
 #define RDP_COLL_SEAL_MIN 4096u
 
+/* Freed collective blocks kept for reuse, and the largest own block
+ * (bytes, header excluded) stored inside the collective's block. */
+#define RDP_COLL_SPARE      8u
+/* Step send records kept for reuse, each of at least this many bytes. */
+#define RDP_COLL_SPARE_SENDS 8u
+#define RDP_COLL_SEND_ROOM   256u
+#define RDP_COLL_OWN_INLINE 1024u
+
 /* ---- coll.c: the executor ---- */
 
 void rdp_coll_make_key(coll_key_t *key, uint32_t kind, uint64_t sig,
@@ -225,9 +252,11 @@ const char *rdp_coll_kind_name(uint32_t kind);
 /** Remember @a key (the oldest key goes when @a km is full). */
 void rdp_coll_keymem_add(keymem_t *km, const coll_key_t *key);
 
-/** A receive record for a message with header @a hdr; NULL (logged) when
+/** A receive record for a message with header @a hdr, with room for a copy
+ * of @a trx's payload when the transport only lends it; NULL (logged) when
  * out of memory. */
-rx_t *rdp_coll_rx_create(rdp_coll_engine_t *engine, const rdp_coll_hdr_t *hdr);
+rx_t *rdp_coll_rx_create(rdp_coll_engine_t *engine, const rdp_coll_hdr_t *hdr,
+                         const rdp_tl_rx_t *trx);
 /** Take the payload of @a trx into @a rx (see coll.c). */
 pmix_status_t rdp_coll_rx_take_payload(rx_t *rx, const rdp_tl_rx_t *trx,
                                        enum rdp_tl_rx_disp *disp_p);

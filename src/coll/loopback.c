@@ -72,6 +72,7 @@ struct rdp_tl_loopback {
     uint32_t max_holds;
     int inline_sends; /* complete sends and fetches inside the call */
     int all_open;     /* deliver every payload as open (tests) */
+    int pass_end;     /* mark deliveries pass_end, then `progressed` */
     lb_drop_t *drops;
     size_t ndrops;
     size_t kept;
@@ -231,6 +232,7 @@ static void deliver(rdp_tl_loopback_t *lb, lb_msg_t *msg)
     memset(&rx, 0, sizeof(rx));
     rx.peer         = msg->src;
     rx.payload_open = msg->open || lb->all_open;
+    rx.pass_end     = lb->pass_end;
     rx.hdr          = msg->wire;
     rx.hdr_len = msg->hdr_len;
     rx.len     = msg->len;
@@ -292,9 +294,16 @@ int rdp_tl_loopback_progress(rdp_tl_loopback_t *lb)
     }
     lb_remove_at(lb, i);
     switch (ev->type) {
-    case LB_EV_MSG:
+    case LB_EV_MSG: {
+        lb_ep_t *dst = &lb->eps[ev->msg->dst];
+
         deliver(lb, ev->msg);
+        if (lb->pass_end && dst->bound && (dst->up != NULL)
+            && (dst->up->progressed != NULL)) {
+            dst->up->progressed(dst->arg);
+        }
         break;
+    }
     case LB_EV_FETCH:
         if (ep_live(&lb->eps[ev->ep])) {
             if (ev->msg->len > 0) {
@@ -667,6 +676,11 @@ pmix_status_t rdp_tl_loopback_inject(rdp_tl_loopback_t *lb, uint32_t src,
     }
     return queue_msg(lb, src, dst, hdr, hdr_len, &iov, len > 0 ? 1 : 0, NULL,
                      NULL, 1, 0);
+}
+
+void rdp_tl_loopback_set_pass_end(rdp_tl_loopback_t *lb, int on)
+{
+    lb->pass_end = on;
 }
 
 void rdp_tl_loopback_set_all_open(rdp_tl_loopback_t *lb, int on)

@@ -86,6 +86,11 @@ pmix_status_t rdp_tl_loopback_inject(rdp_tl_loopback_t *lb, uint32_t src,
  * (payload_open), as a forger on an unauthenticated wire could send it. */
 void rdp_tl_loopback_set_all_open(rdp_tl_loopback_t *lb, int on);
 
+/** @a on: a message rdp_tl_loopback_progress delivers is marked pass_end
+ * (tl.h), and the receiver's `progressed` upcall follows the delivery, as
+ * the UCX transport does inside its progress pass. */
+void rdp_tl_loopback_set_pass_end(rdp_tl_loopback_t *lb, int on);
+
 /** Messages endpoint @a peer handed to send (accepted ones). */
 uint64_t rdp_tl_loopback_sent(const rdp_tl_loopback_t *lb, uint32_t peer);
 

@@ -115,6 +115,11 @@ typedef struct rdp_tl_rx {
      * the header was authenticated.  The engine accepts such a payload
      * only for a collective whose job's fabric isolates it. */
     int payload_open;
+    /** 1 when this upcall runs inside a progress pass that will end with
+     * the `progressed` upcall (the engine then runs what the message
+     * completed from there, without arming a deferred callback); 0 when
+     * the transport cannot promise it. */
+    int pass_end;
 } rdp_tl_rx_t;
 
 /** The engine's entry points, registered with bind(). */
@@ -132,6 +137,12 @@ typedef struct rdp_tl_upcalls {
      * transport's vtable (send, fetch, release, unbind) but must not
      * destroy the transport. */
     void (*progressed)(void *arg);
+    /** Optional.  Whether the engine waits on peers (a collective it runs
+     * is in flight): a transport that busy-polls for a while after
+     * activity (RDPMIX_UCX_BUSY_US) does so only then.  Called between
+     * polls; must be cheap and must not call into the transport.  NULL:
+     * the transport treats the engine as waiting. */
+    int (*waiting)(void *arg);
 } rdp_tl_upcalls_t;
 
 /** Completion of a send or a fetch: PMIX_SUCCESS, or why it failed

@@ -381,6 +381,7 @@ struct rdp_ucx_tl {
     int kick_armed;
     double kick_delay;    /* delay the armed kick was started with */
     double last_activity; /* last time progress found work */
+    double busy_window;   /* RDPMIX_UCX_BUSY_US, seconds (0: no busy poll) */
     rdp_ucx_auth_t auth;
     uint64_t seal_ctr; /* seals made under auth's salt */
 
@@ -395,6 +396,8 @@ struct rdp_ucx_tl {
     const rdp_tl_upcalls_t *up;
     void *up_arg;
 
+    int in_pass;        /* inside progress_all: `progressed` follows */
+    int pass_delivered; /* it delivered a message marked pass_end */
     int in_progress;  /* inside ucp_worker_progress or our deferred work */
     unsigned in_call; /* inside a vtable call */
     double drain_timeout;

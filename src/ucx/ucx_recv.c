@@ -178,6 +178,8 @@ static ucs_status_t present(rdp_ucx_tl_t *tl, ucx_rmsg_t *rmsg,
         rx.data = rmsg->data;
     }
     rmsg->state = RMSG_UPCALL;
+    rx.pass_end = tl->in_pass;
+    tl->pass_delivered |= tl->in_pass;
     tl->stats.delivered++;
     disp = tl->up->recv(tl->up_arg, &rx);
 
@@ -410,8 +412,10 @@ ucs_status_t rdp_ucx_am_recv_cb(void *arg, const void *header,
                           .len     = length,
                           .seals   = seals.run,
                           .nseals  = seals.n,
-                          .payload_open = (w.flags & RDP_UCX_FLAG_OPEN) != 0};
+                          .payload_open = (w.flags & RDP_UCX_FLAG_OPEN) != 0,
+                          .pass_end     = tl->in_pass};
 
+        tl->pass_delivered |= tl->in_pass;
         tl->stats.delivered++;
         tl->stats.open_delivered += (uint64_t)rx.payload_open;
         (void)tl->up->recv(tl->up_arg, &rx);

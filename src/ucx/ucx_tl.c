@@ -75,6 +75,18 @@ static double spin_window(void)
     }
     return window;
 }
+/* RDPMIX_UCX_BUSY_US, in seconds: the busy-poll window (0: off). */
+static double busy_window(void)
+{
+    double us;
+
+    (void)rdp_cfg_double(RDP_CFG_UCX_BUSY_US, &us);
+    return us * 1e-6;
+}
+/* Longest busy slice (seconds): the loop's other events (client sockets,
+ * posted jobs, timers) get a turn at least this often. */
+#define BUSY_SLICE 0.00005
+
 /* While sends or fetches are in flight and nothing happens, poll at least
  * this often (seconds), so that a missed wakeup cannot stall them. */
 #define SLOW_POLL         0.001
@@ -399,11 +411,22 @@ static void run_deferred(rdp_ucx_tl_t *tl)
     rdp_ucx_deliver_held(tl);
 }
 
+/* Inside the busy window (RDPMIX_UCX_BUSY_US) that follows the worker's
+ * last activity, and the bound engine waits on peers (no engine bound: no
+ * one waits): busy-poll, do not yield. */
+static int busy_now(const rdp_ucx_tl_t *tl)
+{
+    return (tl->busy_window > 0)
+           && (rdp_time_now() - tl->last_activity < tl->busy_window)
+           && (tl->up != NULL)
+           && ((tl->up->waiting == NULL) || tl->up->waiting(tl->up_arg));
+}
+
 /* Still inside the spin window that follows the worker's last activity:
  * progress_all polls again soon instead of sleeping on the event fd. */
 static int spinning(const rdp_ucx_tl_t *tl)
 {
-    return rdp_time_now() - tl->last_activity < spin_window();
+    return rdp_time_now() - tl->last_activity < spin_window() || busy_now(tl);
 }
 
 /* Whether run_deferred has callbacks or upcalls to make. */
@@ -448,6 +471,34 @@ static int progress_round(rdp_ucx_tl_t *tl, unsigned *budget)
     return worked;
 }
 
+/* Inside the busy window (RDPMIX_UCX_BUSY_US) after the worker's last
+ * activity, while the engine waits on peers: poll the worker in a tight
+ * loop, without yielding and without a loop pass between polls, until it
+ * does something or BUSY_SLICE has passed.  Returns 1 if it did
+ * something. */
+static int busy_slice(rdp_ucx_tl_t *tl)
+{
+    uint64_t delivered = tl->stats.delivered;
+    double start;
+    double now;
+
+    if (!busy_now(tl)) {
+        return 0;
+    }
+    start = rdp_time_now();
+    do {
+        tl->stats.busy_polls++;
+        if ((ucp_worker_progress(tl->worker) != 0)
+            || (tl->stats.delivered != delivered)) {
+            tl->last_activity = rdp_time_now();
+            return 1;
+        }
+        now = rdp_time_now();
+    } while ((now - start < BUSY_SLICE)
+             && (now - tl->last_activity < tl->busy_window));
+    return 0;
+}
+
 /* Progress until the worker is idle, then arm its event fd (again if UCP
  * says events arrived meanwhile).  A bounded number of rounds, so that a
  * flood of messages cannot starve the rest of the loop. */
@@ -460,9 +511,18 @@ static void progress_all(rdp_ucx_tl_t *tl)
     if (tl->in_progress) {
         return;
     }
-    tl->in_progress = 1;
+    tl->in_progress    = 1;
+    tl->in_pass        = 1;
+    tl->pass_delivered = 0;
     for (;;) {
         worked |= progress_round(tl, &budget);
+        if (!worked && (budget > 0) && busy_slice(tl)) {
+            /* the message or completion it found: through the round
+             * (deferred work, then `progressed`) without a loop pass */
+            budget--;
+            worked = 1;
+            continue;
+        }
         if (budget == 0) {
             rdp_ucx_kick(tl); /* more to do: come back after other events */
             break;
@@ -484,6 +544,9 @@ static void progress_all(rdp_ucx_tl_t *tl)
             break;
         }
     }
+    /* a message marked pass_end was delivered: `progressed` must follow */
+    worked |= tl->pass_delivered;
+    tl->in_pass     = 0;
     tl->in_progress = 0;
 
     if (spinning(tl)) {
@@ -494,7 +557,7 @@ static void progress_all(rdp_ucx_tl_t *tl)
          * the peer we wait for gets the CPU it needs to answer.  Not after
          * a pass that did something: the follow-up would wait for every
          * other runnable process's turn. */
-        if (!worked) {
+        if (!worked && !busy_now(tl)) {
             sched_yield();
         }
         rdp_ucx_kick(tl);
@@ -1128,6 +1191,7 @@ pmix_status_t rdp_ucx_tl_create(rdp_loop_t *loop, const rdp_ucx_params_t *p,
     tl->lazy = (p->lazy_connect != 0);
     tl->drain_timeout =
         (p->drain_timeout > 0) ? p->drain_timeout : DEFAULT_DRAIN_TIMEOUT;
+    tl->busy_window = busy_window();
     tl->unbound_max_msgs =
         (p->unbound_max_msgs > 0) ? p->unbound_max_msgs : DEFAULT_UNBOUND_MSGS;
     tl->unbound_max_bytes = (p->unbound_max_bytes > 0) ? p->unbound_max_bytes

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "coll/coll.h"
+#include "coll/keytab.h"
 #include "coll/loopback.h"
 #include "coll/msg.h"
 #include "core/loop/loop.h"
@@ -1000,34 +1001,58 @@ static void looped_done(const rdp_coll_result_t *res, void *arg)
     }
 }
 
+/* On @a loop's thread: @a n engines over @a lb, parts[i] = i.  Returns 0,
+ * or -1 if an engine could not be created. */
+static int create_looped_engines(rdp_loop_t *loop, rdp_tl_loopback_t *lb,
+                                 uint32_t n, rdp_coll_engine_t **eng,
+                                 uint32_t *parts)
+{
+    int rc = 0;
+
+    for (uint32_t i = 0; i < n; i++) {
+        rdp_coll_engine_config_t cfg = {0};
+
+        cfg.tl_ops    = rdp_tl_loopback_ops();
+        cfg.tl_ctx    = rdp_tl_loopback_ctx(lb, i);
+        cfg.nuniverse = n;
+        cfg.me        = i;
+        cfg.loop      = loop;
+        if (rdp_coll_engine_create(&cfg, &eng[i]) != PMIX_SUCCESS) {
+            rc = -1;
+        }
+        parts[i] = i;
+    }
+    return rc;
+}
+
+/* Start a barrier over @a parts on @a eng. */
+static pmix_status_t start_barrier(rdp_coll_engine_t *eng,
+                                   const uint32_t *parts, uint32_t nparts,
+                                   uint64_t opid, double timeout,
+                                   rdp_coll_cb_t cb, void *cbarg)
+{
+    rdp_coll_args_t args = {0};
+
+    args.kind    = RDP_COLL_BARRIER;
+    args.opid    = opid;
+    args.parts   = parts;
+    args.nparts  = nparts;
+    args.timeout = timeout;
+    return rdp_coll_start(eng, &args, cb, cbarg);
+}
+
 static void looped_setup(void *arg)
 {
     looped_t *l = arg;
 
-    for (int i = 0; i < 4; i++) {
-        rdp_coll_engine_config_t cfg = {0};
-
-        cfg.tl_ops    = rdp_tl_loopback_ops();
-        cfg.tl_ctx    = rdp_tl_loopback_ctx(l->lb, (uint32_t)i);
-        cfg.nuniverse = 4;
-        cfg.me        = (uint32_t)i;
-        cfg.loop      = l->loop;
-        if (rdp_coll_engine_create(&cfg, &l->eng[i]) != PMIX_SUCCESS) {
-            l->bad_thread = 1;
-        }
-        l->parts[i] = (uint32_t)i;
+    if (create_looped_engines(l->loop, l->lb, 4, l->eng, l->parts) != 0) {
+        l->bad_thread = 1;
     }
     for (int i = 0; i < 4; i++) {
-        rdp_coll_args_t args = {0};
-
         looped_ops[i].l   = l;
         looped_ops[i].idx = i;
-        args.kind         = RDP_COLL_BARRIER;
-        args.opid         = 1;
-        args.parts        = l->parts;
-        args.nparts       = 4;
-        args.timeout      = i == 0 ? 0.05 : 30;
-        if (rdp_coll_start(l->eng[i], &args, looped_done, &looped_ops[i])
+        if (start_barrier(l->eng[i], l->parts, 4, 1, i == 0 ? 0.05 : 30,
+                          looped_done, &looped_ops[i])
             != PMIX_SUCCESS) {
             l->bad_thread = 1;
         }
@@ -1084,6 +1109,204 @@ static void timeout_fires_from_a_loop_timer(void **state)
     assert_int_equal(rdp_tl_loopback_kept(l->lb), 0);
     rdp_tl_loopback_destroy(l->lb);
     free(l);
+}
+
+/* Two engines with a loop over a loopback that marks its deliveries
+ * pass_end and then calls `progressed` (as the UCX transport does): the
+ * barrier completes from `progressed` without a deferred callback armed;
+ * without the mark, each engine arms one.  A collective started from a
+ * callback that ends inside its start arms none either. */
+typedef struct passed {
+    rdp_loop_t *loop;
+    rdp_tl_loopback_t *lb;
+    rdp_coll_engine_t *eng[2];
+    uint32_t parts[2];
+    int ncalled;
+    int bad;
+    rdp_coll_engine_stats_t st[2][2]; /* [pass_end off/on][engine] */
+    rdp_wait_t wait;
+} passed_t;
+
+static void passed_done(const rdp_coll_result_t *res, void *arg)
+{
+    passed_t *p = arg;
+
+    if (res->status != PMIX_SUCCESS) {
+        p->bad = 1;
+    }
+    p->ncalled++;
+}
+
+/* Engine 0's callback starts a collective of its own alone, which ends
+ * inside that start: the callbacks' loop runs it next, unarmed. */
+static void passed_done_start(const rdp_coll_result_t *res, void *arg)
+{
+    passed_t *p = arg;
+
+    passed_done(res, arg);
+    if (start_barrier(p->eng[0], p->parts, 1, 100 + res->opid, 30,
+                      passed_done, p)
+        != PMIX_SUCCESS) {
+        p->bad = 1;
+    }
+}
+
+static void passed_job(void *arg)
+{
+    passed_t *p = arg;
+
+    if (create_looped_engines(p->loop, p->lb, 2, p->eng, p->parts) != 0) {
+        p->bad = 1;
+    }
+    for (int on = 0; on < 2; on++) {
+        rdp_tl_loopback_set_pass_end(p->lb, on);
+        for (int i = 0; i < 2; i++) {
+            if (start_barrier(p->eng[i], p->parts, 2, (uint64_t)on + 1, 30,
+                              i == 0 ? passed_done_start : passed_done, p)
+                != PMIX_SUCCESS) {
+                p->bad = 1;
+            }
+        }
+        while (rdp_tl_loopback_progress(p->lb)) {
+        }
+        for (int i = 0; i < 2; i++) {
+            (void)rdp_coll_engine_progress(p->eng[i]); /* what is deferred */
+            rdp_coll_engine_get_stats(p->eng[i], &p->st[on][i]);
+        }
+    }
+    for (int i = 0; i < 2; i++) {
+        rdp_coll_engine_destroy(p->eng[i]);
+    }
+    rdp_wait_signal(&p->wait, PMIX_SUCCESS);
+}
+
+static void completions_in_a_pass_arm_no_deferred_callback(void **state)
+{
+    passed_t *p = calloc(1, sizeof(*p));
+
+    (void)state;
+    assert_non_null(p);
+    assert_int_equal(rdp_loop_create(&p->loop), PMIX_SUCCESS);
+    assert_int_equal(rdp_tl_loopback_create(2, base_seed, &p->lb),
+                     PMIX_SUCCESS);
+    rdp_wait_init(&p->wait);
+    assert_int_equal(rdp_loop_start_thread(p->loop), PMIX_SUCCESS);
+    assert_int_equal(rdp_loop_post(p->loop, passed_job, p), PMIX_SUCCESS);
+    assert_int_equal(rdp_wait_wait(&p->wait), PMIX_SUCCESS);
+    rdp_loop_destroy(p->loop);
+    rdp_wait_cleanup(&p->wait);
+    rdp_tl_loopback_destroy(p->lb);
+    assert_false(p->bad);
+    assert_int_equal(p->ncalled, 6);
+    for (int i = 0; i < 2; i++) {
+        /* engine 0 also ran the collective its callback started, each
+         * time without a deferred callback of its own */
+        uint64_t extra = i == 0 ? 1 : 0;
+
+        /* without the mark: one deferred callback per collective */
+        assert_int_equal(p->st[0][i].completed, 1 + extra);
+        assert_int_equal(p->st[0][i].defers_armed, 1);
+        /* with it: none, and the callbacks ran from `progressed` */
+        assert_int_equal(p->st[1][i].completed, 2 + 2 * extra);
+        assert_int_equal(p->st[1][i].defers_armed, 1);
+        assert_int_equal(p->st[1][i].completed_at_pass_end, 1 + extra);
+    }
+    free(p);
+}
+
+/* One engine (of two; the other never joins) runs three barriers with
+ * timeouts of 30 s, 50 ms and 100 ms, started in that order: the later,
+ * shorter timeouts still fire on time, one after the other (the engine
+ * keeps one timer for all its collectives and re-arms it). */
+typedef struct staggered {
+    rdp_loop_t *loop;
+    rdp_tl_loopback_t *lb;
+    rdp_coll_engine_t *eng[2];
+    uint32_t parts[2];
+    int called[3];
+    pmix_status_t status[3];
+    int ncalled;
+    int bad;
+    rdp_wait_t wait;
+} staggered_t;
+
+typedef struct staggered_op {
+    staggered_t *st;
+    int idx;
+} staggered_op_t;
+
+static staggered_op_t staggered_ops[3];
+
+static void staggered_done(const rdp_coll_result_t *res, void *arg)
+{
+    staggered_op_t *op = arg;
+    staggered_t *st    = op->st;
+
+    st->called[op->idx]++;
+    st->status[op->idx] = res->status;
+    if (++st->ncalled == 2) {
+        rdp_wait_signal(&st->wait, PMIX_SUCCESS);
+    }
+}
+
+static void staggered_setup(void *arg)
+{
+    static const double timeouts[3] = {30, 0.05, 0.1};
+    staggered_t *st                 = arg;
+
+    if (create_looped_engines(st->loop, st->lb, 2, st->eng, st->parts) != 0) {
+        st->bad = 1;
+    }
+    for (int i = 0; i < 3; i++) {
+        staggered_ops[i].st  = st;
+        staggered_ops[i].idx = i;
+        if (start_barrier(st->eng[0], st->parts, 2, (uint64_t)i + 1,
+                          timeouts[i], staggered_done, &staggered_ops[i])
+            != PMIX_SUCCESS) {
+            st->bad = 1;
+        }
+    }
+}
+
+static void staggered_teardown(void *arg)
+{
+    staggered_t *st = arg;
+
+    for (int i = 0; i < 2; i++) {
+        rdp_coll_engine_destroy(st->eng[i]);
+    }
+    rdp_wait_signal(&st->wait, PMIX_SUCCESS);
+}
+
+static void later_shorter_timeouts_fire_first(void **state)
+{
+    staggered_t *st = calloc(1, sizeof(*st));
+
+    assert_non_null(st);
+    assert_int_equal(rdp_loop_create(&st->loop), PMIX_SUCCESS);
+    assert_int_equal(rdp_tl_loopback_create(2, base_seed, &st->lb),
+                     PMIX_SUCCESS);
+    rdp_wait_init(&st->wait);
+    assert_int_equal(rdp_loop_start_thread(st->loop), PMIX_SUCCESS);
+    assert_int_equal(rdp_loop_post(st->loop, staggered_setup, st),
+                     PMIX_SUCCESS);
+    /* well before the first barrier's 30 s */
+    assert_int_equal(rdp_wait_wait_for(&st->wait, 10), PMIX_SUCCESS);
+    rdp_wait_cleanup(&st->wait);
+    rdp_wait_init(&st->wait);
+    assert_int_equal(rdp_loop_post(st->loop, staggered_teardown, st),
+                     PMIX_SUCCESS);
+    assert_int_equal(rdp_wait_wait(&st->wait), PMIX_SUCCESS);
+    rdp_loop_destroy(st->loop);
+    rdp_wait_cleanup(&st->wait);
+    assert_false(st->bad);
+    assert_int_equal(st->called[0], 0);
+    for (int i = 1; i < 3; i++) {
+        assert_int_equal(st->called[i], 1);
+        assert_int_equal(st->status[i], PMIX_ERR_TIMEOUT);
+    }
+    rdp_tl_loopback_destroy(st->lb);
+    free(st);
 }
 
 static void early_queue_overflow_fails_the_collective_cleanly(void **state)
@@ -1724,6 +1947,151 @@ static void finished_key_memory_is_bounded(void **state)
     rdp_coll_engine_get_stats(sim.eng[0], &st);
     assert_int_equal(st.dropped, 1);
     assert_int_equal(st.early_msgs, 1);
+    sim_destroy(&sim);
+}
+
+/* ---- the key table (keytab.h) and the lookup cache ---- */
+
+static void keytab_links_nodes_in_place_and_grows(void **state)
+{
+    enum {
+        N = 1000
+    };
+    keytab_node_t *nodes = calloc(N, sizeof(*nodes));
+    keytab_t t;
+    coll_key_t probe;
+    size_t drained = 0;
+    keytab_node_t *n;
+
+    (void)state;
+    assert_non_null(nodes);
+    assert_int_equal(rdp_keytab_init(&t, 0), PMIX_SUCCESS);
+    for (uint32_t i = 0; i < N; i++) {
+        /* keys that differ in one field only, as a job's opids do */
+        nodes[i].key.sig  = 0x1234;
+        nodes[i].key.opid = i / 2;
+        nodes[i].key.kind = i % 2;
+        rdp_keytab_insert(&t, &nodes[i]);
+    }
+    assert_int_equal(t.count, N);
+    assert_true(t.nbuckets >= N); /* it grew from its 16 buckets */
+    for (uint32_t i = 0; i < N; i++) {
+        assert_ptr_equal(rdp_keytab_find(&t, &nodes[i].key), &nodes[i]);
+    }
+    for (uint32_t i = 0; i < N; i += 2) {
+        rdp_keytab_remove(&t, &nodes[i]);
+        rdp_keytab_remove(&t, &nodes[i]); /* twice: no harm */
+    }
+    assert_int_equal(t.count, N / 2);
+    for (uint32_t i = 0; i < N; i++) {
+        probe = nodes[i].key;
+        assert_ptr_equal(rdp_keytab_find(&t, &probe),
+                         i % 2 == 0 ? NULL : &nodes[i]);
+    }
+    while ((n = rdp_keytab_any(&t)) != NULL) {
+        assert_true(n->linked);
+        rdp_keytab_remove(&t, n);
+        drained++;
+    }
+    assert_int_equal(drained, N / 2);
+    assert_int_equal(t.count, 0);
+    rdp_keytab_cleanup(&t);
+    rdp_keytab_cleanup(&t); /* accepts a cleaned-up table */
+    assert_null(rdp_keytab_find(&t, &probe));
+    free(nodes);
+}
+
+/* The messages of a running collective find it through the cache of the
+ * collective found last; once it finished, a late copy of one of them is
+ * not served from that cache (it is dropped as late). */
+static void late_message_misses_the_lookup_cache(void **state)
+{
+    enum {
+        P = 2
+    };
+    uint32_t parts[P] = {0, 1};
+    uint64_t sig      = rdp_coll_signature(parts, P);
+    uint8_t hdr[RDP_COLL_HDR_LEN];
+    uint8_t pay[12];
+    rdp_coll_engine_stats_t st;
+    rdp_coll_engine_stats_t st2;
+    sim_t sim;
+
+    (void)state;
+    sim_create(&sim, P, base_seed, RDP_COLL_ALG_RD, 0, 0);
+    sim_reserve(&sim, 2 * P);
+    for (uint64_t op = 7; op < 9; op++) {
+        sim_start(&sim, 0, RDP_COLL_ALLGATHER, op, parts, P, LEN_SMALL);
+        sim_start(&sim, 1, RDP_COLL_ALLGATHER, op, parts, P, LEN_SMALL);
+        sim_run(&sim);
+    }
+    assert_int_equal(sim.ncalled, 2 * P);
+    rdp_coll_engine_get_stats(sim.eng[0], &st);
+    assert_int_equal(st.lookup_hits, 2); /* one message each, both hits */
+    assert_int_equal(st.dropped, 0);
+    /* a late copy of the last one's step 0 */
+    encode(hdr, RDP_COLL_MSG_DATA, RDP_COLL_ALLGATHER, RDP_COLL_ALG_RD, sig, 8,
+           P, 1, 0, 1);
+    put_block(pay, 1, 0);
+    assert_int_equal(rdp_tl_loopback_inject(sim.lb, 1, 0, hdr, sizeof(hdr), pay,
+                                            sizeof(pay)),
+                     PMIX_SUCCESS);
+    sim_run(&sim);
+    rdp_coll_engine_get_stats(sim.eng[0], &st2);
+    assert_int_equal(st2.lookup_hits, st.lookup_hits);
+    assert_int_equal(st2.dropped, 1);
+    assert_int_equal(st2.early_msgs, 0);
+    assert_int_equal(sim.ncalled, 2 * P);
+    sim_destroy(&sim);
+}
+
+/* A finished collective's block (and its step sends' records) is kept and
+ * the next collective that fits is built in it; blocks too small for a later collective are not used
+ * for it; whatever is kept is freed by destroy (run under valgrind or
+ * ASan for the leak check). */
+static void collective_blocks_are_reused(void **state)
+{
+    enum {
+        P   = 2,
+        OPS = 10
+    };
+    uint32_t parts[P] = {0, 1};
+    rdp_coll_engine_stats_t st;
+    sim_t sim;
+
+    (void)state;
+    sim_create(&sim, P, base_seed, RDP_COLL_ALG_RD, 0, 0);
+    sim_reserve(&sim, 3 * P * OPS);
+    /* a barrier's block (no blocks, no own bytes) is too small for an
+     * allgather: both are new */
+    for (uint64_t op = 0; op < 2; op++) {
+        enum rdp_coll_kind kind =
+            op == 0 ? RDP_COLL_BARRIER : RDP_COLL_ALLGATHER;
+
+        sim_start(&sim, 0, kind, op, parts, P, LEN_SMALL);
+        sim_start(&sim, 1, kind, op, parts, P, LEN_SMALL);
+        sim_run(&sim);
+    }
+    rdp_coll_engine_get_stats(sim.eng[0], &st);
+    assert_int_equal(st.colls_reused, 0);
+    /* then every collective finds a kept block that fits, but op 2: odd
+     * operations hand their own block over (sim_start_ex), so op 1's
+     * collective block has no room for op 2's own bytes */
+    for (uint64_t op = 2; op < 2 * OPS; op++) {
+        enum rdp_coll_kind kind =
+            op < OPS ? RDP_COLL_ALLGATHER : RDP_COLL_BARRIER;
+
+        sim_start(&sim, 0, kind, op, parts, P, LEN_SMALL);
+        sim_start(&sim, 1, kind, op, parts, P, LEN_SMALL);
+        sim_run(&sim);
+    }
+    assert_int_equal(sim.ncalled, 2 * P * OPS);
+    rdp_coll_engine_get_stats(sim.eng[0], &st);
+    assert_int_equal(st.colls_reused, 2 * OPS - 3);
+    assert_int_equal(st.completed, 2 * OPS);
+    /* one step send per collective here: all but the first in a kept
+     * send record */
+    assert_int_equal(st.sends_reused, 2 * OPS - 1);
     sim_destroy(&sim);
 }
 
@@ -2529,6 +2897,7 @@ int main(void)
         cmocka_unit_test(peer_dead_before_start_fails_every_survivor),
         cmocka_unit_test(silent_peer_times_out_without_a_loop),
         cmocka_unit_test(timeout_fires_from_a_loop_timer),
+        cmocka_unit_test(later_shorter_timeouts_fire_first),
         cmocka_unit_test(early_queue_overflow_fails_the_collective_cleanly),
         cmocka_unit_test(early_queue_byte_bound_is_enforced),
         cmocka_unit_test(malformed_messages_are_dropped_without_harm),
@@ -2542,6 +2911,10 @@ int main(void)
         cmocka_unit_test(abort_from_a_non_participant_is_ignored),
         cmocka_unit_test(cancel_fails_here_only_and_later),
         cmocka_unit_test(finished_key_memory_is_bounded),
+        cmocka_unit_test(keytab_links_nodes_in_place_and_grows),
+        cmocka_unit_test(late_message_misses_the_lookup_cache),
+        cmocka_unit_test(collective_blocks_are_reused),
+        cmocka_unit_test(completions_in_a_pass_arm_no_deferred_callback),
         cmocka_unit_test_setup_teardown(
             ring_pieces_arrive_intact_for_every_size_and_mode, seg_setup,
             seg_teardown),

@@ -84,6 +84,8 @@ typedef struct rec {
     rdp_tl_rx_seal_t seals[4]; /* the first ones it came with */
     size_t nseals;             /* how many it came with */
     int payload_open;          /* rx.payload_open */
+    int pass_end;              /* rx.pass_end */
+    size_t progressed_before;  /* node's `progressed` upcalls before it */
 } rec_t;
 
 typedef struct node {
@@ -99,6 +101,7 @@ typedef struct node {
     size_t nrecs;
     size_t cap;
     size_t ncomplete;
+    size_t nprogressed; /* `progressed` upcalls */
     int failed[MAXN];
     pmix_status_t fail_status[MAXN];
     size_t nfailed;
@@ -110,6 +113,9 @@ typedef struct node {
 
 static node_t nodes[MAXN];
 static int nnodes;
+/* nodes whose binding says it waits on no peer (bit i: node i); set before
+ * cluster_up, read on the nodes' loops */
+static unsigned idle_nodes;
 
 typedef struct fctx {
     node_t *n;
@@ -173,6 +179,16 @@ static void release_job(void *arg)
     free(f);
 }
 
+static void t_progressed(void *arg)
+{
+    node_t *n = arg;
+
+    pthread_mutex_lock(&n->lock);
+    n->nprogressed++;
+    pthread_cond_broadcast(&n->cond);
+    pthread_mutex_unlock(&n->lock);
+}
+
 static enum rdp_tl_rx_disp t_recv(void *arg, const rdp_tl_rx_t *rx)
 {
     node_t *n = arg;
@@ -196,6 +212,8 @@ static enum rdp_tl_rx_disp t_recv(void *arg, const rdp_tl_rx_t *rx)
     r->len          = rx->len;
     r->nseals       = rx->nseals;
     r->payload_open = rx->payload_open;
+    r->pass_end     = rx->pass_end;
+    r->progressed_before = n->nprogressed;
     memcpy(r->seals, rx->seals,
            (rx->nseals < 4 ? rx->nseals : 4) * sizeof(*rx->seals));
     r->data = malloc(rx->len > 0 ? rx->len : 1);
@@ -302,6 +320,13 @@ static rdp_ucx_tl_stats_t node_stats(node_t *n)
     return s.st;
 }
 
+static int t_waiting(void *arg)
+{
+    const node_t *n = arg;
+
+    return !((idle_nodes >> n->index) & 1);
+}
+
 /* Bring up @a count nodes; @a keyseed[i] picks node i's key; nodes whose
  * bit is set in @a lazy use lazy endpoints, in @a unbound stay unbound. */
 static rdp_iov_t table[MAXN];
@@ -324,6 +349,8 @@ static void cluster_up2(int count, const char *tls, const uint8_t *keyseed,
         n->ops            = rdp_ucx_tl_ops();
         n->up.recv        = t_recv;
         n->up.peer_failed = t_peer_failed;
+        n->up.waiting     = t_waiting;
+        n->up.progressed  = t_progressed;
         assert_int_equal(rdp_loop_create(&n->loop), PMIX_SUCCESS);
         assert_int_equal(rdp_loop_start_thread(n->loop), PMIX_SUCCESS);
         ucx_test_key(keys[i], keyseed ? keyseed[i] : 1);
@@ -1343,6 +1370,30 @@ static void send_open_delivers_marked_payloads(void **state)
     cluster_down();
 }
 
+/* A message delivered from the transport's progress pass is marked
+ * pass_end, and the pass ends with `progressed` after it (the engine runs
+ * the completions it caused from there, without a deferred callback). */
+static void messages_in_a_pass_are_followed_by_progressed(void **state)
+{
+    (void)state;
+    cluster_up(2, TLS_TCP, NULL, 0, 0);
+    for (uint32_t k = 0; k < 5; k++) {
+        smsg_t *m = send_one(&nodes[0], 1, k, 100, 1);
+        size_t before;
+
+        assert_int_equal(wait_count(&nodes[1], &nodes[1].ncomplete, k + 1), 0);
+        wait_sent(&nodes[0], k + 1);
+        pthread_mutex_lock(&nodes[1].lock);
+        assert_true(nodes[1].recs[k].pass_end);
+        before = nodes[1].recs[k].progressed_before;
+        pthread_mutex_unlock(&nodes[1].lock);
+        assert_int_equal(
+            wait_count(&nodes[1], &nodes[1].nprogressed, before + 1), 0);
+        smsg_free(m);
+    }
+    cluster_down();
+}
+
 /* Sealed messages framed by hand: a good one (eager and rendezvous) is
  * delivered with its run; a spoilt seal fails authentication; a run past
  * the payload is malformed. */
@@ -2309,6 +2360,44 @@ static void env_job(void *arg)
     }
 }
 
+/* RDPMIX_UCX_BUSY_US (off by default) makes the transport busy-poll after
+ * activity, and only while its binding says it waits on peers. */
+static void busy_polls_follow_the_setting_and_the_binding(void **state)
+{
+    static const char *const setting[] = {NULL, "500000", "500000"};
+    static const unsigned idle[]       = {0, 0, 1u << 1};
+
+    (void)state;
+    for (int c = 0; c < 3; c++) {
+        rdp_ucx_tl_stats_t st;
+
+        if (setting[c] != NULL) {
+            setenv("RDPMIX_UCX_BUSY_US", setting[c], 1);
+        } else {
+            unsetenv("RDPMIX_UCX_BUSY_US");
+        }
+        idle_nodes = idle[c];
+        cluster_up(2, TLS_TCP, NULL, 0, 0);
+        for (uint32_t k = 0; k < 10; k++) {
+            smsg_t *m = send_one(&nodes[0], 1, k, 100, 1);
+
+            assert_int_equal(wait_count(&nodes[1], &nodes[1].ncomplete, k + 1),
+                             0);
+            wait_sent(&nodes[0], k + 1);
+            smsg_free(m);
+        }
+        st = node_stats(&nodes[1]);
+        cluster_down();
+        if (c == 1) {
+            assert_true(st.busy_polls > 0);
+        } else {
+            assert_int_equal(st.busy_polls, 0);
+        }
+    }
+    unsetenv("RDPMIX_UCX_BUSY_US");
+    idle_nodes = 0;
+}
+
 /* UCX memory hooks are off after create, and the environment that the
  * daemon hands to the clients it forks is left alone. */
 static void create_turns_hooks_off_without_touching_environ(void **state)
@@ -2365,6 +2454,8 @@ int main(void)
         cmocka_unit_test(bad_arguments_fail_cleanly),
         cmocka_unit_test(unbind_abandons_sends_in_flight),
         cmocka_unit_test(create_turns_hooks_off_without_touching_environ),
+        cmocka_unit_test(busy_polls_follow_the_setting_and_the_binding),
+        cmocka_unit_test(messages_in_a_pass_are_followed_by_progressed),
     };
 
     return cmocka_run_group_tests_name("ucx_tl", tests, NULL, NULL);

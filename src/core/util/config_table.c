@@ -51,6 +51,9 @@ static const rdp_cfg_setting_t table[RDP_CFG_COUNT] = {
       "eager/rendezvous threshold of every engine endpoint (unset: UCX's)"),
     S(UCX_SPIN_US, NUMBER, "200", 0, 1e9,
       "microseconds the engine spins before it sleeps (0: never spins)"),
+    S(UCX_BUSY_US, NUMBER, "0", 0, 1e9,
+      "microseconds the engine busy-polls, without yielding, after activity "
+      "while a collective is in flight (0: never; opt-in)"),
     S(TRUSTED_NETWORK, BOOL, "0", 0, 0,
       "the site trusts the network between servers: collective payloads "
       "travel without a MAC"),
