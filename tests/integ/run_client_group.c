@@ -24,7 +24,10 @@
  *                            construct "gD" over all ranks (fails with
  *                            PMIX_ERR_PROC_TERM_WO_SYNC), then "gO" with
  *                            PMIX_GROUP_OPTIONAL (succeeds without it) and
- *                            destruct it.  Prints "rank R group fin ok".
+ *                            destruct it; without a leader each hears
+ *                            PMIX_GROUP_INVITE_FAILED about the last rank
+ *                            once per construct.  Prints "rank R group fin
+ *                            ok".
  *   run_client group invite  (4 ranks) rank 0 invites ranks 1-3 to "gI"
  *                            without listing itself (it becomes group rank
  *                            0); rank 1 declines, 2 and 3 accept from their
@@ -143,6 +146,10 @@
 
 int group_main(const char *mode);
 static void group_notify(size_t n);
+static void register_code(pmix_status_t code, pmix_notification_fn_t handler);
+static void wait_count(const int *counter, int want, const char *what);
+static pthread_mutex_t ev_lock;
+static pthread_cond_t ev_cond;
 
 /* events of this test's own */
 #define GRP_PING (PMIX_EXTERNAL_ERR_BASE - 42)
@@ -566,7 +573,55 @@ static void basic(void)
            PMIX_ERR_NOT_FOUND);
 }
 
-/* The last rank leaves at once; the others construct without it. */
+/* An event handler's end: *counter + 1 (waiters woken), completed. */
+static void count_event(int *counter,
+                        pmix_event_notification_cbfunc_fn_t cbfunc,
+                        void *cbdata)
+{
+    pthread_mutex_lock(&ev_lock);
+    (*counter)++;
+    pthread_cond_broadcast(&ev_cond);
+    pthread_mutex_unlock(&ev_lock);
+    if (cbfunc != NULL) {
+        cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+    }
+}
+
+/* PMIX_GROUP_INVITE_FAILED without a leader (modes fin, exit): per
+ * group, those about the last rank (source and affected proc); any other
+ * is counted in n_lo_bad. */
+static int n_lo_gD, n_lo_gO, n_lo_bad;
+
+static void left_out_event(size_t id, pmix_status_t status,
+                           const pmix_proc_t *source, pmix_info_t info[],
+                           size_t ninfo, pmix_info_t results[], size_t nresults,
+                           pmix_event_notification_cbfunc_fn_t cbfunc,
+                           void *cbdata)
+{
+    const pmix_info_t *grp = find_result(info, ninfo, PMIX_GROUP_ID);
+    const pmix_info_t *aff = find_result(info, ninfo, PMIX_EVENT_AFFECTED_PROC);
+    pmix_rank_t last       = (pmix_rank_t)(job_size() - 1);
+    int about_last = status == PMIX_GROUP_INVITE_FAILED && source->rank == last
+                     && aff != NULL && aff->value.type == PMIX_PROC
+                     && aff->value.data.proc->rank == last && grp != NULL
+                     && grp->value.type == PMIX_STRING;
+
+    int *counter = &n_lo_bad;
+
+    (void)id;
+    (void)results;
+    (void)nresults;
+    if (about_last && strcmp(grp->value.data.string, "gD") == 0) {
+        counter = &n_lo_gD;
+    } else if (about_last && strcmp(grp->value.data.string, "gO") == 0) {
+        counter = &n_lo_gO;
+    }
+    count_event(counter, cbfunc, cbdata);
+}
+
+/* The last rank leaves at once; the others construct without it (and,
+ * without a leader, each hears PMIX_GROUP_INVITE_FAILED about it, for the
+ * failed construct and the optional one). */
 static void without_last(const char *mode)
 {
     size_t n         = job_size();
@@ -586,6 +641,7 @@ static void without_last(const char *mode)
     for (size_t r = 0; r < n; r++) {
         PMIX_LOAD_PROCID(&all[r], me.nspace, (pmix_rank_t)r);
     }
+    register_code(PMIX_GROUP_INVITE_FAILED, left_out_event);
     PMIX_INFO_LOAD(&info[0], PMIX_TIMEOUT, &secs, PMIX_INT);
     expect("construct gD",
            PMIx_Group_construct("gD", all, n, info, 1, NULL, NULL),
@@ -597,6 +653,16 @@ static void without_last(const char *mode)
     check_membership("gO", res, nres, all, n - 1);
     PMIX_INFO_FREE(res, nres);
     expect("destruct gO", PMIx_Group_destruct("gO", info, 1), PMIX_SUCCESS);
+    wait_count(&n_lo_gD, 1, "PMIX_GROUP_INVITE_FAILED about the last rank, gD");
+    wait_count(&n_lo_gO, 1, "PMIX_GROUP_INVITE_FAILED about the last rank, gO");
+    /* the servers raise these before their replies: a second one would
+     * have come by the destruct's reply */
+    pthread_mutex_lock(&ev_lock);
+    if (n_lo_gD != 1 || n_lo_gO != 1 || n_lo_bad != 0) {
+        fail("PMIX_GROUP_INVITE_FAILED: gD %d, gO %d, other %d (want 1, 1, 0)",
+             n_lo_gD, n_lo_gO, n_lo_bad);
+    }
+    pthread_mutex_unlock(&ev_lock);
     free(all);
 }
 
@@ -901,17 +967,8 @@ static void invited_count(size_t id, pmix_status_t status,
     (void)ninfo;
     (void)results;
     (void)nresults;
-    pthread_mutex_lock(&ev_lock);
-    if (status == GRP_ENTERED) {
-        n_entered++;
-    } else {
-        n_invited++;
-    }
-    pthread_cond_broadcast(&ev_cond);
-    pthread_mutex_unlock(&ev_lock);
-    if (cbfunc != NULL) {
-        cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
-    }
+    count_event(status == GRP_ENTERED ? &n_entered : &n_invited, cbfunc,
+                cbdata);
 }
 
 /* Rank 0 invites the others to "gL" and exits before they answer: they

@@ -59,7 +59,7 @@ for m in $nodes; do
         '[ "$rc" -eq 0 ] && [ "$(grep -c "^rank [0-9]* group term ok$" "$tmp/out")" -eq $((np - 1)) ]'
     for how in fin exit; do
         job 120 --enable-recovery --nodes "$m" -n "$np" "$client" group "$how"
-        check_that "a member that leaves ($how) fails a construct, optional goes on, on $m node(s)" \
+        check_that "a member that leaves ($how) fails a construct, optional goes on, every participant hears PMIX_GROUP_INVITE_FAILED about it for both, on $m node(s)" \
             '[ "$rc" -eq 0 ] && [ "$(grep -c "^rank [0-9]* group $how ok$" "$tmp/out")" -eq $((np - 1)) ]'
     done
     fault select "a leader exits during its invitation, a handler chooses a new one (PMIX_GROUP_LEADER_SELECTED)" 1 2 3

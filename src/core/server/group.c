@@ -113,6 +113,10 @@ typedef struct gop {
     rdp_srv_xchg_block_t *held; /* blocks that came before the vote ended */
     size_t nheld;
     bool hold; /* in use by a caller that looks at it afterwards */
+    /* a construct failed because this member left before joining: every
+     * participant hears PMIX_GROUP_INVITE_FAILED about it */
+    bool has_culprit;
+    pmix_proc_t culprit;
 } gop_t;
 
 /* A constructed group, as this server knows it. */
@@ -133,6 +137,7 @@ static struct {
     rdp_hash_t groups; /* id -> group_t */
     rdp_hash_t gens;   /* kind + id -> number of operations so far */
     rdp_hash_t dooms;  /* kind + id + gen -> status: failed elsewhere */
+    rdp_hash_t culprits; /* the same key -> pmix_proc_t (owned): why */
     uint32_t counter;  /* context ids handed out */
 } gs;
 
@@ -163,11 +168,15 @@ static pmix_status_t gs_init(void)
     if (status == PMIX_SUCCESS) {
         status = rdp_hash_init(&gs.dooms, 0);
     }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_hash_init(&gs.culprits, 0);
+    }
     if (status != PMIX_SUCCESS) {
         rdp_hash_cleanup(&gs.ops);
         rdp_hash_cleanup(&gs.groups);
         rdp_hash_cleanup(&gs.gens);
         rdp_hash_cleanup(&gs.dooms);
+        rdp_hash_cleanup(&gs.culprits);
         return status;
     }
     gs.init = true;
@@ -426,6 +435,56 @@ static void notify_leader(const gop_t *op, pmix_status_t code,
     }
 }
 
+/* RFC0033: without a leader every participant hears
+ * PMIX_GROUP_INVITE_FAILED (source and affected proc: @a proc) when a
+ * member leaves before calling construct, whether the construct goes on
+ * without it (optional) or fails.  Told to this node's participants
+ * that called already (@a only: to that one alone); with a leader its
+ * own rules hold (tell_left_out, invitations). */
+static void announce_left_out(const gop_t *op, const pmix_proc_t *proc,
+                              const gpart_t *only)
+{
+    pmix_proc_t *targets;
+    pmix_info_t affected;
+    size_t n = 0;
+
+    if (op->kind != GOP_CONSTRUCT || op->invite || op->has_leader) {
+        return;
+    }
+    targets = rdp_calloc(op->nparts + 1, sizeof(*targets));
+    if (targets == NULL) {
+        return;
+    }
+    for (size_t i = 0; i < op->nparts; i++) {
+        const gpart_t *p = &op->parts[i];
+
+        if (p->arrived && (only == NULL || p == only)
+            && !(p->proc.rank == proc->rank
+                 && PMIX_CHECK_NSPACE(p->proc.nspace, proc->nspace))) {
+            targets[n++] = p->proc;
+        }
+    }
+    memset(&affected, 0, sizeof(affected));
+    PMIX_LOAD_KEY(affected.key, PMIX_EVENT_AFFECTED_PROC);
+    affected.value.type      = PMIX_PROC;
+    affected.value.data.proc = (pmix_proc_t *)proc;
+    notify_procs(PMIX_GROUP_INVITE_FAILED, proc, targets, n, op->id, &affected,
+                 1);
+    rdp_free(targets);
+}
+
+/* @a op fails because @a proc left before joining: this node's
+ * participants hear of it now, later arrivals when they come. */
+static void set_culprit(gop_t *op, const pmix_proc_t *proc)
+{
+    if (op->state == GOP_DONE || op->has_culprit) {
+        return;
+    }
+    op->has_culprit = true;
+    op->culprit     = *proc;
+    announce_left_out(op, proc, NULL);
+}
+
 /* ---- the result of a construct ---- */
 
 /* A PROC section of @a proc holding its PMIX_GROUP_INFO. */
@@ -668,23 +727,30 @@ static size_t procs_without(pmix_proc_t *procs, size_t n,
     return k;
 }
 
-/* A construct's leader (PMIX_GROUP_LEADER), if it is here, hears
- * PMIX_GROUP_INVITE_FAILED for each member left out (it left before
- * joining), before its reply.  Told here rather than when the member
- * left: only now does every server know who leads. */
-static void tell_leader_left_out(const gop_t *op, const pmix_proc_t *final,
-                                 size_t nfinal)
+/* A construct's leader (PMIX_GROUP_LEADER), if it is here, or without
+ * one every participant here, hears PMIX_GROUP_INVITE_FAILED for each
+ * member left out (it left before joining), before its reply.  Told
+ * here rather than when the member left: only now does every server
+ * know who leads. */
+static void tell_left_out(const gop_t *op, const pmix_proc_t *final,
+                          size_t nfinal)
 {
     rdp_srv_nspace_t *ns = rdp_srv_nspace_find(op->leader.nspace);
 
-    if (op->invite || !op->has_leader || ns == NULL
-        || !rdp_srv_nspace_is_local(ns, op->leader.rank)) {
+    if (op->invite
+        || (op->has_leader
+            && (ns == NULL || !rdp_srv_nspace_is_local(ns, op->leader.rank)))) {
         return;
     }
     for (size_t i = 0; i < op->nmembers; i++) {
-        if (!rdp_srv_procs_contain(final, nfinal, &op->members[i])) {
+        if (rdp_srv_procs_contain(final, nfinal, &op->members[i])) {
+            continue;
+        }
+        if (op->has_leader) {
             notify_leader_here(PMIX_GROUP_INVITE_FAILED, &op->members[i],
                                &op->leader, op->id);
+        } else {
+            announce_left_out(op, &op->members[i], NULL);
         }
     }
 }
@@ -738,7 +804,7 @@ static void construct_done(gop_t *op, const rdp_srv_group_block_t *blocks,
     invite = op->invite;
     leader = op->leader;
     memcpy(id, op->id, sizeof(id));
-    tell_leader_left_out(op, final, nfinal);
+    tell_left_out(op, final, nfinal);
     gop_answer(op, PMIX_SUCCESS, &buf); /* may free op */
     if (invite) {
         /* after the replies: a joiner knows the group when it hears */
@@ -1182,7 +1248,8 @@ static pmix_status_t gop_exchange(gop_t *op)
 }
 
 /* ---- told between servers (P2P channel GROUP_CTL) ----
- * message := u8 CTL_FAIL, u8 kind, str id, u64 gen, i32 status
+ * message := u8 CTL_FAIL, u8 kind, str id, u64 gen, i32 status,
+ *            u8 has_culprit, [proc culprit: the member that left first]
  *          | u8 CTL_LEFT, str id, proc, i32 code (PMIX_GROUP_LEFT or
  *            PMIX_GROUP_MEMBER_FAILED)
  *          | u8 CTL_OPEN, u8 kind, str id, u64 gen, u8 flags, u32 timeout,
@@ -1309,6 +1376,12 @@ static void tell_others(const gop_t *op, pmix_status_t status)
     }
     if (rc == PMIX_SUCCESS) {
         rc = rdp_pack_i32(&buf, status);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_pack_u8(&buf, op->has_culprit ? 1 : 0);
+    }
+    if (rc == PMIX_SUCCESS && op->has_culprit) {
+        rc = rdp_pack_proc(&buf, &op->culprit);
     }
     send_ctl(&buf, rc);
 }
@@ -1480,11 +1553,19 @@ static void ctl_fail(uint32_t server, rdp_rbuf_t *rb)
     uint8_t kind, key[DOOM_KEY_MAX];
     uint64_t gen;
     int32_t status;
+    uint8_t has_culprit = 0;
+    pmix_proc_t culprit;
     pmix_status_t rc = unpack_ctl_head(rb, &kind, id, &gen);
     gop_t *op;
 
     if (rc == PMIX_SUCCESS) {
         rc = rdp_unpack_i32(rb, &status);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_unpack_u8(rb, &has_culprit);
+    }
+    if (rc == PMIX_SUCCESS && has_culprit != 0) {
+        rc = rdp_unpack_proc(rb, &culprit);
     }
     if (rc == PMIX_SUCCESS
         && (kind < GOP_CONSTRUCT || kind > GOP_KIND_MAX
@@ -1507,13 +1588,28 @@ static void ctl_fail(uint32_t server, rdp_rbuf_t *rb)
             && status == PMIX_GROUP_CONSTRUCT_ABORT && op->state != GOP_DONE) {
             announce_leader_failed(op); /* this node's members */
         }
+        if (has_culprit != 0) {
+            set_culprit(op, &culprit);
+        }
         gop_fail_here(op, status, false);
         return;
     }
     if (op == NULL || op->gen < gen) {
         /* its tracker here is not made yet: it fails when it is */
-        (void)rdp_hash_set(&gs.dooms, key, doom_key(kind, id, gen, key),
-                           (void *)(intptr_t)status, NULL);
+        size_t keylen  = doom_key(kind, id, gen, key);
+        pmix_proc_t *c = has_culprit != 0 ? rdp_malloc(sizeof(*c)) : NULL;
+        void *old      = NULL;
+
+        (void)rdp_hash_set(&gs.dooms, key, keylen, (void *)(intptr_t)status,
+                           NULL);
+        if (c != NULL) {
+            *c = culprit;
+            if (rdp_hash_set(&gs.culprits, key, keylen, c, &old)
+                != PMIX_SUCCESS) {
+                rdp_free(c);
+            }
+            rdp_free(old);
+        }
     }
 }
 
@@ -2048,10 +2144,15 @@ static void gop_check_doomed(gop_t *op)
     uint8_t key[DOOM_KEY_MAX];
     size_t keylen = doom_key(op->kind, op->id, op->gen, key);
     void *st      = rdp_hash_remove(&gs.dooms, key, keylen);
+    pmix_proc_t *c = rdp_hash_remove(&gs.culprits, key, keylen);
 
     if (st != NULL) {
+        if (c != NULL) {
+            set_culprit(op, c);
+        }
         gop_fail_here(op, (pmix_status_t)(intptr_t)st, false);
     }
+    rdp_free(c);
 }
 
 static void gop_maybe_ready(gop_t *op)
@@ -2501,6 +2602,9 @@ static void gop_arrive(gop_t *op, bool first, rdp_srv_peer_t *peer,
     part->tag     = tag;
     part->ack     = req->ack;
     if (op->state == GOP_DONE) {
+        if (op->has_culprit) {
+            announce_left_out(op, &op->culprit, part);
+        }
         rdp_srv_reply_status(peer, req->ack, tag, op->status);
         gop_maybe_free(op);
         return;
@@ -3311,6 +3415,7 @@ static void gop_part_left(gop_t *op, gpart_t *part)
     }
     rdp_log_info(SERVER, "%s:%u left before joining group %s",
                  part->proc.nspace, part->proc.rank, op->id);
+    set_culprit(op, &part->proc);
     gop_fail(op, PMIX_ERR_PROC_TERM_WO_SYNC);
 }
 
@@ -3452,5 +3557,9 @@ void rdp_srv_group_cleanup(void)
     rdp_hash_cleanup(&gs.ops);
     rdp_hash_cleanup(&gs.gens);
     rdp_hash_cleanup(&gs.dooms);
+    rdp_hash_for_each(ent, &gs.culprits, i) {
+        rdp_free(ent->value);
+    }
+    rdp_hash_cleanup(&gs.culprits);
     gs.init = false;
 }
