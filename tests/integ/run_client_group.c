@@ -104,6 +104,15 @@
  *                            join end with PMIX_GROUP_CONSTRUCT_ABORT,
  *                            ranks 1..n-1 hear that event and a later
  *                            join is not found.
+ *   run_client group replace  (4 ranks) rank 0 invites 1 and 2 to "gR";
+ *                            rank 1 declines; the leader's
+ *                            PMIX_GROUP_INVITE_DECLINED handler invites
+ *                            rank 3 (PMIx_Group_invite_nb again); both
+ *                            invites return membership 0, 2, 3, the
+ *                            leader heard 2 accepts and 1 decline, 2 and 3
+ *                            hear PMIX_GROUP_CONSTRUCT_COMPLETE (3
+ *                            members), rank 1 does not; 0, 2, 3 fence
+ *                            over gR and destruct it.
  *   run_client group ftgone  (at least 2 ranks) "gV" over every rank, no
  *                            PMIX_GROUP_NOTIFY_TERMINATION; the last rank
  *                            never calls a fence over gV: the others' FT
@@ -898,6 +907,103 @@ static void invite(void)
     if (answer_by_status) {
         fence_collect(0); /* rank 1 looks after this */
     }
+}
+
+/* ---- a replacement for a decliner (mode replace) ---- */
+
+static nbwait_t replace_wait; /* the leader's second invite */
+
+/* The leader's PMIX_GROUP_INVITE_DECLINED handler: rank 1 declined gR,
+ * rank 3 is invited in its place (before the handler completes). */
+static void replace_declined(size_t id, pmix_status_t status,
+                             const pmix_proc_t *source, pmix_info_t info[],
+                             size_t ninfo, pmix_info_t results[],
+                             size_t nresults,
+                             pmix_event_notification_cbfunc_fn_t cbfunc,
+                             void *cbdata)
+{
+    const pmix_info_t *grp = find_info(info, ninfo, PMIX_GROUP_ID);
+    pmix_proc_t three;
+
+    (void)id;
+    (void)status;
+    (void)results;
+    (void)nresults;
+    if (grp == NULL || grp->value.type != PMIX_STRING
+        || strcmp(grp->value.data.string, "gR") != 0 || source->rank != 1) {
+        fail("PMIX_GROUP_INVITE_DECLINED not from rank 1 for gR");
+    }
+    PMIX_LOAD_PROCID(&three, me.nspace, 3);
+    expect("PMIx_Group_invite_nb of a replacement",
+           PMIx_Group_invite_nb("gR", &three, 1, NULL, 0, construct_cb,
+                                &replace_wait),
+           PMIX_SUCCESS);
+    count_event(&n_declined, cbfunc, cbdata);
+}
+
+/* Rank 0 invites ranks 1 and 2 to "gR"; rank 1 declines, the leader's
+ * INVITE_DECLINED handler invites rank 3: both invites return the
+ * membership 0, 2, 3; 2 and 3 hear PMIX_GROUP_CONSTRUCT_COMPLETE with 3
+ * members, rank 1 does not; 0, 2, 3 fence over gR and destruct it. */
+static void replace(void)
+{
+    pmix_proc_t want[3], grp;
+    pmix_info_t *res = NULL;
+    size_t nres      = 0;
+
+    if (job_size() != 4) {
+        fail("group replace needs 4 ranks");
+    }
+    PMIX_LOAD_PROCID(&want[0], me.nspace, 0);
+    PMIX_LOAD_PROCID(&want[1], me.nspace, 2);
+    PMIX_LOAD_PROCID(&want[2], me.nspace, 3);
+    nbwait_init(&replace_wait);
+    register_code(PMIX_GROUP_INVITED, invited);
+    register_code(PMIX_GROUP_INVITE_ACCEPTED, group_event);
+    register_code(PMIX_GROUP_INVITE_DECLINED, replace_declined);
+    register_code(PMIX_GROUP_CONSTRUCT_COMPLETE, group_event);
+    fence_collect(0);
+    if (me.rank == 0) {
+        pmix_proc_t first[2];
+
+        PMIX_LOAD_PROCID(&first[0], me.nspace, 1);
+        PMIX_LOAD_PROCID(&first[1], me.nspace, 2);
+        expect("PMIx_Group_invite gR",
+               PMIx_Group_invite("gR", first, 2, NULL, 0, &res, &nres),
+               PMIX_SUCCESS);
+        check_membership("gR", res, nres, want, 3);
+        PMIX_INFO_FREE(res, nres);
+        expect("the replacement's invite",
+               nbwait_wait(&replace_wait, "the replacement's invite"),
+               PMIX_SUCCESS);
+        check_membership("gR (second invite)", replace_wait.results,
+                         replace_wait.nresults, want, 3);
+        wait_count(&n_accepted, 2, "PMIX_GROUP_INVITE_ACCEPTED");
+        if (n_declined != 1 || n_accepted != 2) {
+            fail("the leader heard %d declines, %d accepts (want 1, 2)",
+                 n_declined, n_accepted);
+        }
+    } else {
+        wait_count(&n_joined, 1, "join callback");
+    }
+    if (me.rank == 2 || me.rank == 3) {
+        wait_count(&n_complete, 1, "PMIX_GROUP_CONSTRUCT_COMPLETE");
+        if (complete_members != 3) {
+            fail("PMIX_GROUP_CONSTRUCT_COMPLETE with %zu members",
+                 complete_members);
+        }
+    }
+    if (me.rank != 1) {
+        PMIX_LOAD_PROCID(&grp, "gR", PMIX_RANK_WILDCARD);
+        expect("fence over gR", PMIx_Fence(&grp, 1, NULL, 0), PMIX_SUCCESS);
+        expect("destruct gR", PMIx_Group_destruct("gR", NULL, 0), PMIX_SUCCESS);
+    }
+    fence_collect(0);
+    pthread_mutex_lock(&ev_lock);
+    if (me.rank == 1 && n_complete != 0) {
+        fail("the decliner heard PMIX_GROUP_CONSTRUCT_COMPLETE");
+    }
+    pthread_mutex_unlock(&ev_lock);
 }
 
 /* Every rank constructs "gN" with PMIX_GROUP_NOTIFY_TERMINATION; the
@@ -1751,6 +1857,8 @@ int group_main(const char *mode)
         select_twice();
     } else if (strcmp(mode, "ftfence") == 0) {
         ft_fence();
+    } else if (strcmp(mode, "replace") == 0) {
+        replace();
     } else if (strcmp(mode, "iabort") == 0) {
         invite_abort();
     } else if (strcmp(mode, "ftgone") == 0) {

@@ -79,6 +79,14 @@ typedef struct gpart {
     size_t nginfo;
 } gpart_t;
 
+/* Another call answered with the operation's reply (a replacement
+ * invite by the leader). */
+typedef struct gwaiter {
+    uint64_t peer_id;
+    uint32_t tag;
+    uint16_t ack;
+} gwaiter_t;
+
 typedef struct gop {
     uint8_t kind;
     char id[PMIX_MAX_NSLEN + 1];
@@ -117,6 +125,13 @@ typedef struct gop {
      * participant hears PMIX_GROUP_INVITE_FAILED about it */
     bool has_culprit;
     pmix_proc_t culprit;
+    /* Invitations (replacements, docs/design.md "Groups"): no server
+     * exchanges before the leader's server sealed the membership */
+    bool sealed;
+    bool *answered;     /* the leader's server: per member, it answered */
+    size_t acks;        /* declines / failures the leader still handles */
+    gwaiter_t *waiters; /* the leader's further invites, answered last */
+    size_t nwaiters;
 } gop_t;
 
 /* A constructed group, as this server knows it. */
@@ -142,6 +157,7 @@ static struct {
 } gs;
 
 static void gop_timeout(void *arg);
+static bool is_leader(const gop_t *op, const pmix_proc_t *proc);
 static pmix_status_t gop_create(uint8_t kind, const char *id,
                                 pmix_proc_t *members, size_t nmembers,
                                 gop_t **op_p);
@@ -239,6 +255,8 @@ static void gop_free(gop_t *op)
     rdp_free(op->parts);
     rdp_free(op->members);
     rdp_free(op->lost);
+    rdp_free(op->answered);
+    rdp_free(op->waiters);
     rdp_free(op);
 }
 
@@ -276,19 +294,27 @@ static void gop_maybe_free(gop_t *op)
 }
 
 /* Send @a blob to every member that arrived. */
+static void send_blob_to(uint64_t peer_id, uint16_t ack, uint32_t tag,
+                         rdp_ipc_blob_t *blob)
+{
+    rdp_srv_peer_t *peer = rdp_srv_peer_find(peer_id);
+
+    if (peer != NULL && peer->state == RDP_SRV_PEER_READY) {
+        rdp_ipc_send_blob(peer->conn, ack, tag, blob);
+    }
+}
+
 static void gop_send_all(gop_t *op, rdp_ipc_blob_t *blob)
 {
     for (size_t i = 0; i < op->nparts; i++) {
-        rdp_srv_peer_t *peer;
-
-        if (!op->parts[i].arrived) {
-            continue;
+        if (op->parts[i].arrived) {
+            send_blob_to(op->parts[i].peer_id, op->parts[i].ack,
+                         op->parts[i].tag, blob);
         }
-        peer = rdp_srv_peer_find(op->parts[i].peer_id);
-        if (peer != NULL && peer->state == RDP_SRV_PEER_READY) {
-            rdp_ipc_send_blob(peer->conn, op->parts[i].ack, op->parts[i].tag,
-                              blob);
-        }
+    }
+    for (size_t i = 0; i < op->nwaiters; i++) {
+        send_blob_to(op->waiters[i].peer_id, op->waiters[i].ack,
+                     op->waiters[i].tag, blob);
     }
 }
 
@@ -422,6 +448,27 @@ static void notify_leader_here(pmix_status_t code, const pmix_proc_t *member,
 static void tell_event(pmix_status_t code, const pmix_proc_t *source,
                        const char *id, const pmix_proc_t *target);
 
+/* The leader's server counts the answers to an invitation: a decline or
+ * failure holds it until the leader's handlers for it are done
+ * (RDP_CMD_GROUP_ANSWERED), so they may invite a replacement first. */
+static void leader_heard(gop_t *op, pmix_status_t code,
+                         const pmix_proc_t *member)
+{
+    if (op->answered == NULL || op->sealed) {
+        return;
+    }
+    for (size_t i = 0; i < op->nmembers; i++) {
+        if (op->members[i].rank == member->rank
+            && PMIX_CHECK_NSPACE(op->members[i].nspace, member->nspace)
+            && !op->answered[i]) {
+            op->answered[i] = true;
+            if (code != PMIX_GROUP_INVITE_ACCEPTED) {
+                op->acks++;
+            }
+        }
+    }
+}
+
 /* ... on its node, wherever that is. */
 static void notify_leader(const gop_t *op, pmix_status_t code,
                           const pmix_proc_t *member)
@@ -429,6 +476,7 @@ static void notify_leader(const gop_t *op, pmix_status_t code,
     rdp_srv_nspace_t *ns = rdp_srv_nspace_find(op->leader.nspace);
 
     if (ns != NULL && rdp_srv_nspace_is_local(ns, op->leader.rank)) {
+        leader_heard((gop_t *)op, code, member);
         notify_leader_here(code, member, &op->leader, op->id);
     } else {
         tell_event(code, member, op->id, &op->leader);
@@ -1265,7 +1313,9 @@ enum {
     CTL_OPEN   = 3,
     CTL_EVENT  = 4,
     CTL_LEADER = 5,
-    CTL_ABORT  = 6 /* u8 kind, str id, u64 gen: the leader aborted */
+    CTL_ABORT  = 6, /* u8 kind, str id, u64 gen: the leader aborted */
+    CTL_ADD    = 7, /* as CTL_OPEN: the leader invited more members */
+    CTL_SEAL   = 8  /* u8 kind, str id, u64 gen, u32 n: members final */
 };
 /* CTL_LEADER: u8 kind, str id, u64 gen, u8 what, proc leader */
 enum {
@@ -1694,7 +1744,8 @@ static void send_via_relay(const rdp_buf_t *buf, const pmix_proc_t *members,
 
 /* A tracker was made here for a local member: the relay (or, from the
  * relay, every other host) makes its own. */
-static void tell_open(const gop_t *op)
+/* CTL_OPEN (via the relay) or CTL_ADD (to every server) about @a op. */
+static void tell_open_as(const gop_t *op, uint8_t type)
 {
     uint8_t flags = (op->optional ? OPEN_OPTIONAL : 0)
                     | (op->notify_term ? OPEN_NOTIFY_TERM : 0)
@@ -1704,7 +1755,7 @@ static void tell_open(const gop_t *op)
     rdp_buf_t buf;
     pmix_status_t rc;
 
-    if (!ctl_begin(&buf, CTL_OPEN, op, &rc)) {
+    if (!ctl_begin(&buf, type, op, &rc)) {
         return;
     }
     if (rc == PMIX_SUCCESS) {
@@ -1719,10 +1770,17 @@ static void tell_open(const gop_t *op)
     if (rc == PMIX_SUCCESS) {
         rc = rdp_pack_proc_array(&buf, op->members, op->nmembers);
     }
-    if (rc == PMIX_SUCCESS) {
+    if (rc == PMIX_SUCCESS && type == CTL_ADD) {
+        send_all(&buf); /* servers that hosted no member too */
+    } else if (rc == PMIX_SUCCESS) {
         send_via_relay(&buf, op->members, op->nmembers);
     }
     rdp_buf_cleanup(&buf);
+}
+
+static void tell_open(const gop_t *op)
+{
+    tell_open_as(op, CTL_OPEN);
 }
 
 /* ---- CTL_OPEN deferred (constructs and destructs) ----
@@ -2010,32 +2068,37 @@ static void open_tracker(uint8_t kind, const char *id, uint64_t gen,
     }
 }
 
-static void ctl_open(uint32_t server, rdp_rbuf_t *rb)
-{
+/* A CTL_OPEN's (or CTL_ADD's) body, after its type. */
+typedef struct open_msg {
     char id[PMIX_MAX_NSLEN + 1];
     uint8_t kind, flags;
     uint64_t gen;
     uint32_t timeout;
-    pmix_proc_t leader, *members = NULL;
-    size_t n            = 0;
-    const uint8_t *body = rb->ptr;
-    size_t bodylen      = rb->left;
-    pmix_status_t rc    = unpack_ctl_head(rb, &kind, id, &gen);
+    pmix_proc_t leader;
+    pmix_proc_t *members; /* owned */
+    size_t n;
+} open_msg_t;
 
+static bool open_unpack(uint32_t server, rdp_rbuf_t *rb, open_msg_t *m)
+{
+    pmix_status_t rc = unpack_ctl_head(rb, &m->kind, m->id, &m->gen);
+
+    m->members = NULL;
+    m->n       = 0;
     if (rc == PMIX_SUCCESS) {
-        rc = rdp_unpack_u8(rb, &flags);
+        rc = rdp_unpack_u8(rb, &m->flags);
     }
     if (rc == PMIX_SUCCESS) {
-        rc = rdp_unpack_u32(rb, &timeout);
+        rc = rdp_unpack_u32(rb, &m->timeout);
     }
     if (rc == PMIX_SUCCESS) {
-        rc = rdp_unpack_proc(rb, &leader);
+        rc = rdp_unpack_proc(rb, &m->leader);
     }
     if (rc == PMIX_SUCCESS) {
-        rc = rdp_unpack_proc_array(rb, &members, &n);
+        rc = rdp_unpack_proc_array(rb, &m->members, &m->n);
     }
     if (rc == PMIX_SUCCESS
-        && (kind < GOP_CONSTRUCT || kind > GOP_KIND_MAX || n == 0)) {
+        && (m->kind < GOP_CONSTRUCT || m->kind > GOP_KIND_MAX || m->n == 0)) {
         rc = PMIX_ERR_UNPACK_FAILURE;
     }
     if (rc == PMIX_SUCCESS) {
@@ -2044,12 +2107,25 @@ static void ctl_open(uint32_t server, rdp_rbuf_t *rb)
     if (rc != PMIX_SUCCESS) {
         rdp_log_error(SERVER, "bad group message from server %u: %s", server,
                       rdp_status_name(rc));
-        rdp_free(members);
+        rdp_free(m->members);
+        return false;
+    }
+    return true;
+}
+
+static void ctl_open(uint32_t server, rdp_rbuf_t *rb)
+{
+    const uint8_t *body = rb->ptr;
+    size_t bodylen      = rb->left;
+    open_msg_t m;
+
+    if (!open_unpack(server, rb, &m)) {
         return;
     }
-    open_heard(kind, id, gen, members, n);
-    relay_open(server, kind, id, gen, members, n, body, bodylen);
-    open_tracker(kind, id, gen, flags, timeout, &leader, members, n);
+    open_heard(m.kind, m.id, m.gen, m.members, m.n);
+    relay_open(server, m.kind, m.id, m.gen, m.members, m.n, body, bodylen);
+    open_tracker(m.kind, m.id, m.gen, m.flags, m.timeout, &m.leader, m.members,
+                 m.n);
 }
 
 static void tell_event(pmix_status_t code, const pmix_proc_t *source,
@@ -2103,10 +2179,21 @@ static void ctl_event(uint32_t server, rdp_rbuf_t *rb)
         return;
     }
     notify_leader_here(code, &source, &target, id);
+    if (gs.init) {
+        uint8_t key[OP_KEY_MAX];
+        gop_t *op = rdp_hash_get(&gs.ops, key, op_key(GOP_CONSTRUCT, id, key));
+
+        if (op != NULL && op->answered != NULL && is_leader(op, &target)) {
+            leader_heard(op, code, &source);
+            gop_maybe_ready(op);
+        }
+    }
 }
 
 static void ctl_leader(uint32_t server, rdp_rbuf_t *rb);
 static void ctl_abort(uint32_t server, rdp_rbuf_t *rb);
+static void ctl_add(uint32_t server, rdp_rbuf_t *rb);
+static void ctl_seal(uint32_t server, rdp_rbuf_t *rb);
 
 static void ctl_recv(uint32_t server, rdp_rbuf_t *rb)
 {
@@ -2124,6 +2211,10 @@ static void ctl_recv(uint32_t server, rdp_rbuf_t *rb)
         ctl_leader(server, rb);
     } else if (type == CTL_ABORT) {
         ctl_abort(server, rb);
+    } else if (type == CTL_ADD) {
+        ctl_add(server, rb);
+    } else if (type == CTL_SEAL) {
+        ctl_seal(server, rb);
     } else {
         rdp_log_error(SERVER, "bad group message from server %u", server);
     }
@@ -2155,6 +2246,28 @@ static void gop_check_doomed(gop_t *op)
     rdp_free(c);
 }
 
+static void tell_seal(const gop_t *op);
+
+/* An invitation's membership is final once every invitee answered and
+ * the leader handled every decline and failure; only its server knows
+ * (the others wait for its CTL_SEAL).  True when sealed now. */
+static bool gop_seal(gop_t *op)
+{
+    if (op->answered == NULL || op->acks > 0) {
+        return false;
+    }
+    for (size_t i = 0; i < op->nmembers; i++) {
+        if (!op->answered[i]) {
+            return false;
+        }
+    }
+    op->sealed = true;
+    if (!op->all_local) {
+        tell_seal(op);
+    }
+    return true;
+}
+
 static void gop_maybe_ready(gop_t *op)
 {
     pmix_status_t status;
@@ -2170,6 +2283,9 @@ static void gop_maybe_ready(gop_t *op)
         if (!op->parts[i].arrived && !op->parts[i].gone) {
             return;
         }
+    }
+    if (op->invite && !op->sealed && !gop_seal(op)) {
+        return; /* the leader may still invite replacements */
     }
     if (op->all_local) {
         gop_local(op);
@@ -2825,6 +2941,225 @@ pmix_status_t rdp_srv_group_connect(rdp_srv_peer_t *peer, bool connect,
  * members are invited (PMIX_GROUP_INVITED) and join when they accept.
  * Declines and invitees that leave first are left out (the leader gets
  * PMIX_GROUP_INVITE_DECLINED / _FAILED). */
+/* ---- inviting replacements (docs/design.md, "Groups") ----
+ * The leader of an invitation still gathering may invite more processes
+ * to it (PMIx_Group_invite again, typically from its INVITE_DECLINED /
+ * _FAILED handler): they are appended to the members (group ranks after
+ * the others), invited, and the invitation completes once they answered
+ * too; the further invite is answered with the invitation's reply.  The
+ * other servers hear of the new members by CTL_ADD (a CTL_OPEN with the
+ * whole list, sent to every server: one that hosted no member makes its
+ * tracker from it). */
+
+/* Append the procs of @a add that are no members yet to @a op: local
+ * ones become parts and are invited; *nnew_p says how many were new. */
+static pmix_status_t invite_extend(gop_t *op, const pmix_proc_t *add,
+                                   size_t nadd, size_t *nnew_p)
+{
+    size_t cap = op->nmembers + nadd + 1, first = op->nparts;
+    pmix_proc_t *members = rdp_realloc(op->members, cap * sizeof(*members));
+    gpart_t *parts;
+    bool *answered = NULL;
+
+    if (members == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    op->members = members;
+    parts       = rdp_realloc(op->parts, cap * sizeof(*parts));
+    if (parts == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    op->parts = parts;
+    if (op->answered != NULL) {
+        answered = rdp_realloc(op->answered, cap * sizeof(*answered));
+        if (answered == NULL) {
+            return PMIX_ERR_NOMEM;
+        }
+        op->answered = answered;
+    }
+    *nnew_p = 0;
+    for (size_t i = 0; i < nadd; i++) {
+        rdp_srv_nspace_t *ns = rdp_srv_nspace_find(add[i].nspace);
+
+        if (rdp_srv_procs_contain(op->members, op->nmembers, &add[i])) {
+            continue;
+        }
+        if (op->answered != NULL) {
+            op->answered[op->nmembers] = false;
+        }
+        op->members[op->nmembers++] = add[i];
+        (*nnew_p)++;
+        if (ns != NULL && rdp_srv_nspace_is_local(ns, add[i].rank)) {
+            memset(&op->parts[op->nparts], 0, sizeof(op->parts[0]));
+            op->parts[op->nparts++].proc = add[i];
+        } else {
+            op->all_local = false;
+        }
+    }
+    if (op->nparts > first) {
+        pmix_proc_t *invitees =
+            rdp_calloc(op->nparts - first, sizeof(*invitees));
+
+        for (size_t i = first; invitees != NULL && i < op->nparts; i++) {
+            invitees[i - first] = op->parts[i].proc;
+        }
+        if (invitees != NULL) {
+            notify_procs(PMIX_GROUP_INVITED, &op->leader, invitees,
+                         op->nparts - first, op->id, NULL, 0);
+        }
+        rdp_free(invitees);
+    }
+    return PMIX_SUCCESS;
+}
+
+/* The leader's further PMIx_Group_invite for a running invitation. */
+static pmix_status_t invite_more(gop_t *op, rdp_srv_peer_t *peer, uint32_t tag,
+                                 const greq_t *req)
+{
+    pmix_proc_t *add = NULL;
+    size_t nadd = 0, nnew = 0;
+    gwaiter_t *w;
+    pmix_status_t status;
+
+    if (!op->invite || !is_leader(op, &peer->client->proc)
+        || op->state != GOP_GATHER || op->sealed) {
+        return PMIX_ERR_EXISTS; /* not its invitation, or complete */
+    }
+    if (op->nlost > 0) {
+        return PMIX_ERR_NOT_SUPPORTED; /* a leader chosen by the members */
+    }
+    status = expand_members(req->procs, req->nprocs, &add, &nadd);
+    for (size_t i = 0; status == PMIX_SUCCESS && i < nadd; i++) {
+        rdp_srv_nspace_t *ns = rdp_srv_nspace_find(add[i].nspace);
+
+        if (rdp_srv_xchg_me() == UINT32_MAX
+            && (ns == NULL || !rdp_srv_nspace_is_local(ns, add[i].rank))) {
+            status = PMIX_ERR_NOT_SUPPORTED; /* no engine to carry it */
+        }
+    }
+    w = status == PMIX_SUCCESS
+            ? rdp_realloc(op->waiters, (op->nwaiters + 1) * sizeof(*w))
+            : NULL;
+    if (status == PMIX_SUCCESS && w == NULL) {
+        status = PMIX_ERR_NOMEM;
+    }
+    if (w != NULL) {
+        op->waiters = w;
+    }
+    if (status == PMIX_SUCCESS) {
+        status = invite_extend(op, add, nadd, &nnew);
+    }
+    rdp_free(add);
+    if (status == PMIX_SUCCESS && nnew == 0) {
+        status = PMIX_ERR_BAD_PARAM; /* all of them were invited before */
+    }
+    if (status != PMIX_SUCCESS) {
+        return status;
+    }
+    rdp_log_debug(SERVER, "group %s: %zu more invited", op->id, nnew);
+    op->waiters[op->nwaiters++] =
+        (gwaiter_t){.peer_id = peer->id, .tag = tag, .ack = req->ack};
+    if (!op->all_local) {
+        tell_open_as(op, CTL_ADD);
+    }
+    op->hold = true;
+    gop_check_departed(op); /* one may have left already */
+    op->hold = false;
+    if (op->state == GOP_DONE) {
+        gop_maybe_free(op);
+    }
+    return PMIX_SUCCESS;
+}
+
+static void ctl_add(uint32_t server, rdp_rbuf_t *rb)
+{
+    uint8_t key[OP_KEY_MAX];
+    open_msg_t m;
+    gop_t *op;
+    size_t nnew = 0;
+
+    if (!open_unpack(server, rb, &m)) {
+        return;
+    }
+    op = rdp_hash_get(&gs.ops, key, op_key(m.kind, m.id, key));
+    if (op == NULL) {
+        /* no tracker here yet (or no member here before) */
+        open_tracker(m.kind, m.id, m.gen, m.flags, m.timeout, &m.leader,
+                     m.members, m.n);
+        return;
+    }
+    if (op->gen == m.gen && op->invite && op->state == GOP_GATHER
+        && invite_extend(op, m.members, m.n, &nnew) == PMIX_SUCCESS) {
+        op->hold = true;
+        gop_check_departed(op);
+        op->hold = false;
+        if (op->state == GOP_DONE) {
+            gop_maybe_free(op);
+        }
+    }
+    rdp_free(m.members);
+}
+
+/* The leader's server: the membership is final (after every CTL_ADD). */
+static void tell_seal(const gop_t *op)
+{
+    rdp_buf_t buf;
+    pmix_status_t rc;
+
+    if (!ctl_begin(&buf, CTL_SEAL, op, &rc)) {
+        return;
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_pack_u32(&buf, (uint32_t)op->nmembers);
+    }
+    send_ctl(&buf, rc);
+}
+
+static void ctl_seal(uint32_t server, rdp_rbuf_t *rb)
+{
+    char id[PMIX_MAX_NSLEN + 1];
+    uint8_t kind, key[OP_KEY_MAX];
+    uint64_t gen;
+    uint32_t n;
+    gop_t *op;
+    pmix_status_t rc = unpack_ctl_head(rb, &kind, id, &gen);
+
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_unpack_u32(rb, &n);
+    }
+    if (rc != PMIX_SUCCESS || gs_init() != PMIX_SUCCESS) {
+        rdp_log_error(SERVER, "bad group seal from server %u", server);
+        return;
+    }
+    op = rdp_hash_get(&gs.ops, key, op_key(kind, id, key));
+    if (op == NULL || op->gen != gen || !op->invite || op->sealed) {
+        return; /* no member here, or decided otherwise already */
+    }
+    if (n != op->nmembers) {
+        rdp_log_warn(SERVER, "group %s sealed with %u members, %zu here", id, n,
+                     op->nmembers);
+    }
+    op->sealed = true;
+    gop_maybe_ready(op);
+}
+
+/* RDP_CMD_GROUP_ANSWERED: the leader's handlers for a decline or failure
+ * are done. */
+static pmix_status_t handle_answered(rdp_srv_peer_t *peer, uint32_t tag,
+                                     const greq_t *req)
+{
+    uint8_t key[OP_KEY_MAX];
+    gop_t *op = rdp_hash_get(&gs.ops, key, op_key(GOP_CONSTRUCT, req->id, key));
+
+    rdp_srv_reply_status(peer, req->ack, tag, PMIX_SUCCESS);
+    if (op != NULL && op->answered != NULL && op->acks > 0
+        && is_leader(op, &peer->client->proc)) {
+        op->acks--;
+        gop_maybe_ready(op);
+    }
+    return PMIX_SUCCESS;
+}
+
 static pmix_status_t handle_invite(rdp_srv_peer_t *peer, uint32_t tag,
                                    const greq_t *req)
 {
@@ -2838,9 +3173,9 @@ static pmix_status_t handle_invite(rdp_srv_peer_t *peer, uint32_t tag,
     if (req->nprocs == 0) {
         return PMIX_ERR_BAD_PARAM;
     }
-    if (rdp_hash_get(&gs.ops, key, op_key(GOP_CONSTRUCT, req->id, key))
-        != NULL) {
-        return PMIX_ERR_EXISTS;
+    op = rdp_hash_get(&gs.ops, key, op_key(GOP_CONSTRUCT, req->id, key));
+    if (op != NULL) {
+        return invite_more(op, peer, tag, req);
     }
     status = invite_members(req, me, &members, &n);
     if (status == PMIX_SUCCESS) {
@@ -2853,6 +3188,14 @@ static pmix_status_t handle_invite(rdp_srv_peer_t *peer, uint32_t tag,
     op->optional   = true;
     op->has_leader = true;
     op->leader     = *me;
+    op->answered   = rdp_calloc(op->nmembers + 1, sizeof(*op->answered));
+    if (op->answered == NULL) {
+        gop_remove(op);
+        return PMIX_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < op->nmembers; i++) {
+        op->answered[i] = is_leader(op, &op->members[i]); /* its own call */
+    }
     if (!op->all_local && rdp_srv_xchg_me() == UINT32_MAX) {
         gop_remove(op); /* no engine to carry it */
         return PMIX_ERR_NOT_SUPPORTED;
@@ -3062,6 +3405,8 @@ void rdp_srv_handle_group(rdp_srv_peer_t *peer, uint16_t cmd, uint32_t tag,
         status = handle_vote(peer, tag, &req);
     } else if (cmd == RDP_CMD_GROUP_ABORT) {
         status = handle_abort(peer, tag, &req);
+    } else if (cmd == RDP_CMD_GROUP_ANSWERED) {
+        status = handle_answered(peer, tag, &req);
     } else {
         status = handle_construct(peer, tag, &req);
     }
@@ -3140,6 +3485,7 @@ static void leader_lost_here(gop_t *op)
     }
     op->leader_lost = true;
     op->optional    = true;
+    op->sealed      = true; /* no more replacements: every server goes on */
     if (lp != NULL) {
         lp->arrived = false; /* nobody to answer */
         lp->gone    = true;
