@@ -1497,6 +1497,31 @@ static void check_collected(const char *key, size_t base, size_t n)
     }
 }
 
+/* The set-up of modes ftfence and ftgone: at least @a min ranks (else
+ * fails naming @a mode); GRP_ENTERED counted; @a info loaded by
+ * load_ft_info (the caller goes on using it); @a grp constructed over
+ * every rank with info[0] (PMIX_TIMEOUT) alone.  Returns the job size. */
+static size_t ft_group(const char *grp, size_t min, const char *mode,
+                       pmix_info_t info[3])
+{
+    size_t n = job_size(), k;
+    pmix_proc_t *all;
+    char what[64];
+
+    if (n < min) {
+        fail("group %s needs %zu ranks or more", mode, min);
+    }
+    all = calloc(n, sizeof(*all));
+    register_code(GRP_ENTERED, invited_count);
+    all_but(PMIX_RANK_UNDEF, n, all, &k);
+    load_ft_info(info);
+    snprintf(what, sizeof(what), "construct %s", grp);
+    expect(what, PMIx_Group_construct(grp, all, n, info, 1, NULL, NULL),
+           PMIX_SUCCESS);
+    free(all);
+    return n;
+}
+
 /* "gQ" over every rank (at least 4).  The last rank is killed during a
  * fence over gQ without PMIX_GROUP_FT_COLLECTIVE: the others' fails
  * (PMIX_ERR_PROC_TERM_WO_SYNC); a fault-tolerant collecting fence then
@@ -1504,21 +1529,10 @@ static void check_collected(const char *key, size_t base, size_t n)
  * killed during another: it succeeds with the rest; an FT destruct. */
 static void ft_fence(void)
 {
-    size_t n         = job_size(), k;
-    pmix_proc_t *all = calloc(n, sizeof(*all));
-    pmix_proc_t grp;
     pmix_info_t info[3];
+    size_t n = ft_group("gQ", 4, "ftfence", info);
+    pmix_proc_t grp;
 
-    if (n < 4) {
-        fail("group ftfence needs 4 ranks or more");
-    }
-    register_code(GRP_ENTERED, invited_count);
-    all_but(PMIX_RANK_UNDEF, n, all, &k);
-    load_ft_info(info);
-    expect("construct gQ",
-           PMIx_Group_construct("gQ", all, n, info, 1, NULL, NULL),
-           PMIX_SUCCESS);
-    free(all);
     expect("fence over gQ without PMIX_GROUP_FT_COLLECTIVE while a member "
            "is killed",
            fence_while_killed((pmix_rank_t)(n - 1), false),
@@ -1558,23 +1572,12 @@ static void ft_gone_victim(size_t n)
  * it and brings the others' data, as does a third; an FT destruct. */
 static void ft_gone(void)
 {
-    size_t n         = job_size(), k;
-    pmix_proc_t *all = calloc(n, sizeof(*all));
-    pmix_proc_t grp;
     pmix_info_t info[3];
+    size_t n = ft_group("gV", 2, "ftgone", info);
+    pmix_proc_t grp;
     int secs = 2;
     nbwait_t w;
 
-    if (n < 2) {
-        fail("group ftgone needs 2 ranks or more");
-    }
-    register_code(GRP_ENTERED, invited_count);
-    all_but(PMIX_RANK_UNDEF, n, all, &k);
-    load_ft_info(info);
-    expect("construct gV",
-           PMIx_Group_construct("gV", all, n, info, 1, NULL, NULL),
-           PMIX_SUCCESS);
-    free(all);
     if (me.rank == n - 1) {
         ft_gone_victim(n);
     }
