@@ -965,6 +965,17 @@ static void gop_local(gop_t *op)
     rdp_buf_t buf;
     pmix_status_t status;
 
+    if (op->kind == GOP_DESTRUCT) {
+        /* its block never decides anything (destruct_done resolves it
+         * optional: a member that may not be missing failed it here
+         * first), and alone it needs no packing: answer at once */
+        destruct_answer(op, PMIX_SUCCESS);
+        return;
+    }
+    if (op->kind != GOP_CONSTRUCT) {
+        gop_resolve(op, NULL, 0); /* fences and connects read no block */
+        return;
+    }
     rdp_buf_init(&buf);
     status = pack_own_block(op, NULL, 0, &buf);
     if (status == PMIX_SUCCESS) {
