@@ -75,6 +75,7 @@ for m in $nodes; do
     job 120 --nodes "$m" -n "$np" "$client" group replace
     check_that "an invitee declines, the leader's INVITE_DECLINED handler invites a replacement (a second PMIx_Group_invite): both invites and the members end with the group without the decliner, on $m node(s)" \
         '[ "$rc" -eq 0 ] && [ "$(grep -c "^rank [0-9]* group replace ok$" "$tmp/out")" -eq "$np" ]'
+    fault freplace "an invitee exits, the leader's INVITE_FAILED handler invites a replacement: the group is made with it" 0 2 3
     fault select2 "the leader chosen after the first one exits leaves too: PMIX_GROUP_LEADER_FAILED again, a second new leader, the rest make the group" 2 3
     job 120 --nodes "$m" -n "$np" "$client" group iabort
     check_that "the leader aborts its invitation (its INVITE_DECLINED / _ACCEPTED handler returns PMIX_GROUP_CONSTRUCT_ABORT, it raises the event): every invite and join ends with it, every invitee hears it, on $m node(s)" \

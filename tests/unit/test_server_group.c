@@ -84,7 +84,27 @@ static void test_roundtrip_with_info_and_bundle(void **state)
     assert_int_equal(blk.entries[0].ginfo[0].value.data.size, 1234);
     assert_int_equal(blk.bundlelen, sizeof(bundle));
     assert_memory_equal(blk.bundle, bundle, sizeof(bundle));
+    assert_false(blk.entries[0].leads);
     rdp_srv_group_block_clear(&blk);
+
+    /* a member that declared itself leader: told with its entry (both
+     * flags survive) */
+    {
+        rdp_buf_t lb;
+
+        e.leads = true;
+        rdp_buf_init(&lb);
+        assert_int_equal(
+            rdp_srv_group_block_pack(&lb, false, 0, &e, 1, NULL, 0),
+            PMIX_SUCCESS);
+        assert_int_equal(rdp_srv_group_block_unpack(lb.data, lb.size, 1, &blk),
+                         PMIX_SUCCESS);
+        assert_true(blk.entries[0].joined);
+        assert_true(blk.entries[0].leads);
+        rdp_srv_group_block_clear(&blk);
+        rdp_buf_cleanup(&lb);
+        e.leads = false;
+    }
 
     /* truncated blocks are refused, whatever the cut */
     for (size_t cut = 0; cut < buf.size; cut++) {

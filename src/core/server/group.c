@@ -781,22 +781,34 @@ static size_t procs_without(pmix_proc_t *procs, size_t n,
  * here rather than when the member left: only now does every server
  * know who leads. */
 static void tell_left_out(const gop_t *op, const pmix_proc_t *final,
-                          size_t nfinal)
+                          size_t nfinal, const rdp_srv_group_block_t *blocks,
+                          size_t nblocks)
 {
-    rdp_srv_nspace_t *ns = rdp_srv_nspace_find(op->leader.nspace);
+    const pmix_proc_t *lead = op->has_leader ? &op->leader : NULL;
+    rdp_srv_nspace_t *ns;
 
+    /* a leader declared on another server whose CTL_LEADER has not come
+     * yet: its own server's block says so */
+    for (size_t b = 0; lead == NULL && b < nblocks; b++) {
+        for (size_t i = 0; lead == NULL && i < blocks[b].nentries; i++) {
+            if (blocks[b].entries[i].leads) {
+                lead = &blocks[b].entries[i].proc;
+            }
+        }
+    }
+    ns = lead != NULL ? rdp_srv_nspace_find(lead->nspace) : NULL;
     if (op->invite
-        || (op->has_leader
-            && (ns == NULL || !rdp_srv_nspace_is_local(ns, op->leader.rank)))) {
+        || (lead != NULL
+            && (ns == NULL || !rdp_srv_nspace_is_local(ns, lead->rank)))) {
         return;
     }
     for (size_t i = 0; i < op->nmembers; i++) {
         if (rdp_srv_procs_contain(final, nfinal, &op->members[i])) {
             continue;
         }
-        if (op->has_leader) {
-            notify_leader_here(PMIX_GROUP_INVITE_FAILED, &op->members[i],
-                               &op->leader, op->id);
+        if (lead != NULL) {
+            notify_leader_here(PMIX_GROUP_INVITE_FAILED, &op->members[i], lead,
+                               op->id);
         } else {
             announce_left_out(op, &op->members[i], NULL);
         }
@@ -852,7 +864,7 @@ static void construct_done(gop_t *op, const rdp_srv_group_block_t *blocks,
     invite = op->invite;
     leader = op->leader;
     memcpy(id, op->id, sizeof(id));
-    tell_left_out(op, final, nfinal);
+    tell_left_out(op, final, nfinal, blocks, nblocks);
     gop_answer(op, PMIX_SUCCESS, &buf); /* may free op */
     if (invite) {
         /* after the replies: a joiner knows the group when it hears */
@@ -949,6 +961,8 @@ static pmix_status_t pack_own_block(const gop_t *op, const void *bundle,
     for (size_t i = 0; i < op->nparts; i++) {
         entries[i].proc   = op->parts[i].proc;
         entries[i].joined = op->parts[i].arrived;
+        entries[i].leads  = op->kind == GOP_CONSTRUCT && !op->invite
+                           && is_leader(op, &op->parts[i].proc);
         entries[i].ginfo  = op->parts[i].ginfo;
         entries[i].nginfo = op->parts[i].nginfo;
     }

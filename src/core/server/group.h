@@ -22,13 +22,15 @@
  *
  *   block := u8 want_cid, u64 cid candidate, u32 n, n x entry,
  *            u64 bundle length, bundle bytes
- *   entry := proc, u8 joined, infos (the member's PMIX_GROUP_INFO)
+ *   entry := proc, u8 flags (1: joined, 2: leads), infos (the member's
+ *            PMIX_GROUP_INFO)
  */
 
 /** One member as its server reports it. */
 typedef struct rdp_srv_group_entry {
     pmix_proc_t proc;
     bool joined;        /* false: it left before joining (optional) */
+    bool leads;         /* it gave PMIX_GROUP_LEADER to construct */
     pmix_info_t *ginfo; /* what it gave in PMIX_GROUP_INFO */
     size_t nginfo;
 } rdp_srv_group_entry_t;

@@ -16,7 +16,7 @@ static pmix_status_t pack_entry(rdp_buf_t *buf, const rdp_srv_group_entry_t *e)
     pmix_status_t status = rdp_pack_proc(buf, &e->proc);
 
     if (status == PMIX_SUCCESS) {
-        status = rdp_pack_u8(buf, e->joined ? 1 : 0);
+        status = rdp_pack_u8(buf, (e->joined ? 1 : 0) | (e->leads ? 2 : 0));
     }
     if (status == PMIX_SUCCESS) {
         status = rdp_pack_info_array(buf, e->ginfo, e->nginfo);
@@ -84,7 +84,8 @@ static pmix_status_t unpack_entries(rdp_rbuf_t *rb, rdp_srv_group_block_t *blk)
             status = rdp_unpack_u8(rb, &joined);
         }
         if (status == PMIX_SUCCESS) {
-            e->joined = joined != 0;
+            e->joined = (joined & 1) != 0;
+            e->leads  = (joined & 2) != 0;
             status    = rdp_unpack_info_array(rb, &e->ginfo, &e->nginfo);
         }
         if (status == PMIX_SUCCESS) {
