@@ -356,6 +356,19 @@ static void bad_requests(void)
     expect("construct without the caller",
            PMIx_Group_construct("gX", &p, 1, NULL, 0, &res, &nres),
            PMIX_ERR_BAD_PARAM);
+    {
+        pmix_proc_t two[2];
+
+        PMIX_LOAD_PROCID(&two[0], me.nspace, me.rank);
+        PMIX_LOAD_PROCID(&two[1], me.nspace, me.rank);
+        expect("construct with a member twice",
+               PMIx_Group_construct("gX", two, 2, NULL, 0, &res, &nres),
+               PMIX_ERR_BAD_PARAM);
+        PMIX_LOAD_PROCID(&two[0], me.nspace, PMIX_RANK_WILDCARD);
+        expect("construct with a member and its whole nspace",
+               PMIx_Group_construct("gX", two, 2, NULL, 0, &res, &nres),
+               PMIX_ERR_BAD_PARAM);
+    }
     expect("destruct of an unknown group", PMIx_Group_destruct("gX", NULL, 0),
            PMIX_ERR_NOT_FOUND);
 }

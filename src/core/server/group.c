@@ -167,6 +167,19 @@ static void gop_maybe_ready(gop_t *op);
 static void gop_maybe_vote(gop_t *op);
 static void invite_all(const gop_t *op);
 
+/* Whether @a p is one of @a procs (members: no wildcards); the rank
+ * compared first, as a compare of nspaces costs far more. */
+static bool has_member(const pmix_proc_t *procs, size_t n, const pmix_proc_t *p)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (procs[i].rank == p->rank
+            && strncmp(procs[i].nspace, p->nspace, PMIX_MAX_NSLEN) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
 static pmix_status_t gs_init(void)
 {
     pmix_status_t status = PMIX_SUCCESS;
@@ -562,8 +575,8 @@ static pmix_status_t pack_ginfo_section(const pmix_proc_t *proc,
     return status;
 }
 
-/* The extra sections of one nspace's set: every member's committed data
- * we hold and its group info. */
+/* The extra sections of one nspace's set, appended to @a extra: every
+ * member's committed data we hold and its group info. */
 static pmix_status_t
 pack_member_sections(const char *nspace, const pmix_proc_t *final,
                      size_t nfinal, const rdp_srv_group_block_t *blocks,
@@ -571,6 +584,7 @@ pack_member_sections(const char *nspace, const pmix_proc_t *final,
 {
     rdp_srv_nspace_t *ns = rdp_srv_nspace_find(nspace);
     pmix_status_t status = PMIX_SUCCESS;
+    size_t at            = 0; /* final is in the blocks' order */
 
     for (size_t i = 0; status == PMIX_SUCCESS && i < nfinal; i++) {
         const rdp_srv_group_entry_t *e;
@@ -586,7 +600,7 @@ pack_member_sections(const char *nspace, const pmix_proc_t *final,
             status = rdp_srv_pack_proc_section(nspace, r, mask, extra);
             (*nextra_p)++;
         }
-        e = rdp_srv_group_find_entry(blocks, nblocks, &final[i]);
+        e = rdp_srv_group_find_entry(blocks, nblocks, &final[i], &at);
         if (status == PMIX_SUCCESS && e != NULL && e->nginfo > 0) {
             status = pack_ginfo_section(&final[i], e->ginfo, e->nginfo, extra);
             (*nextra_p)++;
@@ -608,24 +622,44 @@ static const char *parts_nspace(const gop_t *op)
     return op->nparts > 0 ? op->parts[0].proc.nspace : NULL;
 }
 
-/* One member nspace's set: its job-level sections, then @a nextra extra
+/* One member nspace's set: its job-level sections, then its members'
  * sections; without the job-level ones when every recipient is a process
- * of that nspace (@a known), which holds them since it connected. */
+ * of that nspace (@a known), which holds them since it connected: then
+ * the members' sections are packed in place (no copy of the bundle). */
 static pmix_status_t pack_member_set(rdp_srv_nspace_t *ns, bool known,
-                                     const rdp_buf_t *extra, uint32_t nextra,
-                                     rdp_buf_t *buf)
+                                     const pmix_proc_t *final, size_t nfinal,
+                                     const rdp_srv_group_block_t *blocks,
+                                     size_t nblocks, rdp_buf_t *buf)
 {
+    uint32_t nextra = 0;
+    size_t count_at;
     pmix_status_t status;
 
     if (!known) {
-        return rdp_srv_nspace_pack_set(ns, extra, nextra, buf);
+        rdp_buf_t extra;
+
+        rdp_buf_init(&extra);
+        status = pack_member_sections(ns->name, final, nfinal, blocks,
+                                      nblocks, &extra, &nextra);
+        if (status == PMIX_SUCCESS) {
+            status = rdp_srv_nspace_pack_set(ns, &extra, nextra, buf);
+        }
+        rdp_buf_cleanup(&extra);
+        return status;
     }
-    status = rdp_pack_string(buf, ns->name);
+    status   = rdp_pack_string(buf, ns->name);
+    count_at = buf->size;
     if (status == PMIX_SUCCESS) {
-        status = rdp_pack_u32(buf, nextra);
+        status = rdp_pack_u32(buf, 0);
     }
-    if (status == PMIX_SUCCESS && extra->size > 0) {
-        status = rdp_buf_append(buf, extra->data, extra->size);
+    if (status == PMIX_SUCCESS) {
+        status = pack_member_sections(ns->name, final, nfinal, blocks, nblocks,
+                                      buf, &nextra);
+    }
+    if (status == PMIX_SUCCESS) {
+        uint32_t le = htole32(nextra);
+
+        memcpy(buf->data + count_at, &le, sizeof(le));
     }
     return status;
 }
@@ -645,8 +679,6 @@ static pmix_status_t pack_construct_bundle(const pmix_proc_t *final,
     for (size_t i = 0; status == PMIX_SUCCESS && i < nfinal; i++) {
         rdp_srv_nspace_t *ns = rdp_srv_nspace_find(final[i].nspace);
         bool seen            = false;
-        uint32_t nextra      = 0;
-        rdp_buf_t extra;
 
         for (size_t k = 0; k < i && !seen; k++) {
             seen = PMIX_CHECK_NSPACE(final[k].nspace, final[i].nspace);
@@ -654,15 +686,9 @@ static pmix_status_t pack_construct_bundle(const pmix_proc_t *final,
         if (seen || ns == NULL || !ns->registered) {
             continue;
         }
-        rdp_buf_init(&extra);
-        status = pack_member_sections(ns->name, final, nfinal, blocks, nblocks,
-                                      &extra, &nextra);
-        if (status == PMIX_SUCCESS) {
-            status = pack_member_set(
-                ns, own != NULL && PMIX_CHECK_NSPACE(own, ns->name), &extra,
-                nextra, buf);
-        }
-        rdp_buf_cleanup(&extra);
+        status = pack_member_set(
+            ns, own != NULL && PMIX_CHECK_NSPACE(own, ns->name), final, nfinal,
+            blocks, nblocks, buf);
         nsets++;
     }
     if (status == PMIX_SUCCESS) {
@@ -787,6 +813,9 @@ static void tell_left_out(const gop_t *op, const pmix_proc_t *final,
     const pmix_proc_t *lead = op->has_leader ? &op->leader : NULL;
     rdp_srv_nspace_t *ns;
 
+    if (nfinal == op->nmembers) {
+        return; /* final is a subset of the members: nobody left out */
+    }
     /* a leader declared on another server whose CTL_LEADER has not come
      * yet: its own server's block says so */
     for (size_t b = 0; lead == NULL && b < nblocks; b++) {
@@ -803,7 +832,7 @@ static void tell_left_out(const gop_t *op, const pmix_proc_t *final,
         return;
     }
     for (size_t i = 0; i < op->nmembers; i++) {
-        if (rdp_srv_procs_contain(final, nfinal, &op->members[i])) {
+        if (has_member(final, nfinal, &op->members[i])) {
             continue;
         }
         if (lead != NULL) {
@@ -2440,6 +2469,17 @@ static pmix_status_t expand_members(const pmix_proc_t *procs, size_t nprocs,
         if (ns == NULL || !ns->registered) {
             return PMIX_ERR_NOT_FOUND;
         }
+        /* a member twice: two procs given that overlap (checked on what
+         * was given, not on the expansion: N^2 compares for a wildcard) */
+        for (size_t k = 0; k < i; k++) {
+            if ((procs[k].rank == procs[i].rank
+                 || procs[k].rank == PMIX_RANK_WILDCARD
+                 || procs[i].rank == PMIX_RANK_WILDCARD)
+                && strncmp(procs[k].nspace, procs[i].nspace, PMIX_MAX_NSLEN)
+                       == 0) {
+                return PMIX_ERR_BAD_PARAM;
+            }
+        }
         if (procs[i].rank == PMIX_RANK_WILDCARD) {
             cap += ns->size;
         } else if (procs[i].rank >= PMIX_RANK_VALID
@@ -2464,15 +2504,8 @@ static pmix_status_t expand_members(const pmix_proc_t *procs, size_t nprocs,
             hi = lo + 1;
         }
         for (pmix_rank_t r = lo; r < hi; r++) {
-            pmix_proc_t p;
-
-            memset(&p, 0, sizeof(p));
-            PMIX_LOAD_PROCID(&p, ns->name, r);
-            if (rdp_srv_procs_contain(out, n, &p)) {
-                rdp_free(out);
-                return PMIX_ERR_BAD_PARAM;
-            }
-            out[n++] = p;
+            PMIX_LOAD_PROCID(&out[n], ns->name, r); /* out is zeroed */
+            n++;
         }
     }
     *out_p  = out;
@@ -2539,7 +2572,7 @@ static pmix_status_t destruct_members(const char *id, const pmix_proc_t *caller,
 {
     group_t *g = rdp_hash_get_str(&gs.groups, id);
 
-    if (g == NULL || !rdp_srv_procs_contain(g->members, g->nmembers, caller)) {
+    if (g == NULL || !has_member(g->members, g->nmembers, caller)) {
         return PMIX_ERR_NOT_FOUND;
     }
     *m_p = rdp_calloc(g->nconstructed + 1, sizeof(**m_p));
@@ -2562,8 +2595,7 @@ static void mark_departed(gop_t *op)
         return;
     }
     for (size_t i = 0; i < op->nparts; i++) {
-        if (!rdp_srv_procs_contain(g->members, g->nmembers,
-                                   &op->parts[i].proc)) {
+        if (!has_member(g->members, g->nmembers, &op->parts[i].proc)) {
             op->parts[i].gone = true;
         }
     }
@@ -2665,7 +2697,7 @@ static pmix_status_t gop_for(const greq_t *req, const pmix_proc_t *caller,
                                   &notify_term);
     }
     if (status == PMIX_SUCCESS
-        && !rdp_srv_procs_contain(members, nmembers, caller)) {
+        && !has_member(members, nmembers, caller)) {
         /* not a member (any more: it may have left): not its group */
         status = req->kind != GOP_CONSTRUCT ? PMIX_ERR_NOT_FOUND
                                             : PMIX_ERR_BAD_PARAM;

@@ -74,10 +74,15 @@ pmix_status_t rdp_srv_group_resolve(const pmix_proc_t *members, size_t n,
                                     pmix_proc_t **final_p, size_t *nfinal_p,
                                     bool *have_cid_p, uint64_t *cid_p);
 
-/** The entry of @a proc in @a blocks, or NULL. */
+/**
+ * The entry of @a proc in @a blocks, or NULL.  With @a at (not NULL; 0
+ * at first) the search starts where the last one through @a at ended and
+ * wraps around: members looked up in the order the blocks list them (a
+ * group's order, servers by index) cost one step each, not a scan.
+ */
 const rdp_srv_group_entry_t *
 rdp_srv_group_find_entry(const rdp_srv_group_block_t *blocks, size_t nblocks,
-                         const pmix_proc_t *proc);
+                         const pmix_proc_t *proc, size_t *at);
 
 /*
  * Choosing a new leader (RFC0033): after PMIX_GROUP_LEADER_FAILED every
