@@ -33,6 +33,9 @@
  *                  PMIx_Group_destruct; the S-byte key is committed before
  *                  (a construct hands every member the members' committed
  *                  data, so it carries what the modex fence carries)
+ * -l puts an untimed barrier before every timed rep of the repeated
+ * phases (fence, fence_collect_rep, connect, disconnect, group_construct,
+ * group_destruct), so each starts with the ranks lined up.
  * -p selects the phase groups (fence, modex, modex_rep, connect, group);
  * init always runs.  A call that answers PMIX_ERR_NOT_SUPPORTED makes its phase (and
  * its pair: disconnect, group_destruct) a row marked "unsupported", and the
@@ -132,6 +135,7 @@ struct options {
     const char *impl;
     bool header;
     bool verbose;
+    bool line_up; /* -l: an untimed barrier before every timed rep */
 };
 
 static pmix_proc_t myproc;
@@ -140,7 +144,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: pmix-bench [-s BYTES] [-k K] [-m collect|direct] "
-            "[-p PHASES] [-i NAME] [--no-header] [-v]\n"
+            "[-p PHASES] [-i NAME] [-l] [--no-header] [-v]\n"
             "  -s BYTES     payload per rank for the modex (default 8)\n"
             "  -k K         repetitions of the barrier, connect and group\n"
             "               phases (default 10)\n"
@@ -151,6 +155,9 @@ static void usage(FILE *out)
             "               direct: fence without it, gets fetch on demand\n"
             "  -i NAME      implementation name for the CSV (default: from\n"
             "               PMIx_Get_version)\n"
+            "  -l           an untimed barrier before every timed rep of\n"
+            "               fence, fence_collect_rep, connect, disconnect,\n"
+            "               group_construct, group_destruct\n"
             "  --header     print the CSV header line (default)\n"
             "  --no-header  do not print it\n"
             "  -v           also print '#' comment lines with details\n"
@@ -226,8 +233,9 @@ static int parse_options(int argc, char **argv, struct options *opt)
     opt->impl    = NULL;
     opt->header  = true;
     opt->verbose = false;
+    opt->line_up = false;
 
-    while ((c = getopt_long(argc, argv, "s:k:m:p:i:vh", longopts, NULL))
+    while ((c = getopt_long(argc, argv, "s:k:m:p:i:lvh", longopts, NULL))
            != -1) {
         switch (c) {
         case 's':
@@ -276,6 +284,9 @@ static int parse_options(int argc, char **argv, struct options *opt)
             break;
         case 'v':
             opt->verbose = true;
+            break;
+        case 'l':
+            opt->line_up = true;
             break;
         case 'h':
             usage(stdout);
@@ -508,6 +519,17 @@ static void line_up(const char *before)
     }
 }
 
+/* -l: every rank starts the timed rep that follows together, so no
+ * rep's time holds the skew the previous call left (a construct releases
+ * its members one after the other, and a destruct right after it waits
+ * for the last) */
+static void rep_line_up(const struct options *opt, const char *before)
+{
+    if (opt->line_up) {
+        line_up(before);
+    }
+}
+
 static double *alloc_reps(unsigned reps)
 {
     double *us = calloc(reps > 0 ? reps : 1, sizeof(*us));
@@ -529,6 +551,7 @@ static void run_barrier(const struct options *opt, struct report *rep)
     unsigned k;
 
     for (k = 0; k < opt->reps; k++) {
+        rep_line_up(opt, "a barrier");
         t0     = now_us();
         status = fence(false);
         if (status != PMIX_SUCCESS) {
@@ -662,6 +685,7 @@ static void run_modex_reps(const struct options *opt, char *buf,
             fail("PMIx_Put/PMIx_Commit (fence_collect_rep)", status);
             die();
         }
+        rep_line_up(opt, "fence_collect_rep");
         t0     = now_us();
         status = fence(true);
         if (status != PMIX_SUCCESS) {
@@ -697,6 +721,7 @@ static void run_pair(const struct options *opt, pair_call_fn make,
 
     line_up(make_name);
     for (k = 0; k < opt->reps; k++) {
+        rep_line_up(opt, make_name);
         t0     = now_us();
         status = make(k);
         if ((status == PMIX_ERR_NOT_SUPPORTED) && (k == 0)) {
@@ -709,6 +734,7 @@ static void run_pair(const struct options *opt, pair_call_fn make,
         }
         make_us[k] = now_us() - t0;
 
+        rep_line_up(opt, unmake_name);
         t0     = now_us();
         status = unmake(k);
         if (status != PMIX_SUCCESS) {

@@ -11,7 +11,8 @@
 # construct's PMIX_GROUP_LEADER, PMIX_GROUP_FT_COLLECTIVE destructs and
 # fences (members killed during the fence; a member that never calls
 # one, alone on its node, killed during the others' next: 1, 2, 3 and 4
-# nodes), a leader that aborts its invitation (1, 3 and 4), concurrent
+# nodes), a leader that aborts its invitation (1, 3 and 4), a replacement
+# invited for a decliner (1, 3 and 4), concurrent
 # constructs while a member exits.  Every rank's outcome is
 # checked: its "ok" line, or its absence for the ranks that exit.
 . "${top_srcdir:-.}/tests/integ/test_run_common.sh"
@@ -59,7 +60,7 @@ for m in $nodes; do
         '[ "$rc" -eq 0 ] && [ "$(grep -c "^rank [0-9]* group term ok$" "$tmp/out")" -eq $((np - 1)) ]'
     for how in fin exit; do
         job 120 --enable-recovery --nodes "$m" -n "$np" "$client" group "$how"
-        check_that "a member that leaves ($how) fails a construct, optional goes on, on $m node(s)" \
+        check_that "a member that leaves ($how) fails a construct, optional goes on, every participant hears PMIX_GROUP_INVITE_FAILED about it for both, on $m node(s)" \
             '[ "$rc" -eq 0 ] && [ "$(grep -c "^rank [0-9]* group $how ok$" "$tmp/out")" -eq $((np - 1)) ]'
     done
     fault select "a leader exits during its invitation, a handler chooses a new one (PMIX_GROUP_LEADER_SELECTED)" 1 2 3
@@ -71,6 +72,10 @@ for m in $nodes; do
     job 120 --nodes "$m" -n "$np" "$client" group hinvite
     check_that "invitations answered by the handlers' status (INVITE_ACCEPTED / _DECLINED): the leader hears both, the decliner is no member, on $m node(s)" \
         '[ "$rc" -eq 0 ] && [ "$(grep -c "^rank [0-9]* group hinvite ok$" "$tmp/out")" -eq "$np" ]'
+    job 120 --nodes "$m" -n "$np" "$client" group replace
+    check_that "an invitee declines, the leader's INVITE_DECLINED handler invites a replacement (a second PMIx_Group_invite): both invites and the members end with the group without the decliner, on $m node(s)" \
+        '[ "$rc" -eq 0 ] && [ "$(grep -c "^rank [0-9]* group replace ok$" "$tmp/out")" -eq "$np" ]'
+    fault freplace "an invitee exits, the leader's INVITE_FAILED handler invites a replacement: the group is made with it" 0 2 3
     fault select2 "the leader chosen after the first one exits leaves too: PMIX_GROUP_LEADER_FAILED again, a second new leader, the rest make the group" 2 3
     job 120 --nodes "$m" -n "$np" "$client" group iabort
     check_that "the leader aborts its invitation (its INVITE_DECLINED / _ACCEPTED handler returns PMIX_GROUP_CONSTRUCT_ABORT, it raises the event): every invite and join ends with it, every invitee hears it, on $m node(s)" \

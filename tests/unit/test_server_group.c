@@ -84,7 +84,27 @@ static void test_roundtrip_with_info_and_bundle(void **state)
     assert_int_equal(blk.entries[0].ginfo[0].value.data.size, 1234);
     assert_int_equal(blk.bundlelen, sizeof(bundle));
     assert_memory_equal(blk.bundle, bundle, sizeof(bundle));
+    assert_false(blk.entries[0].leads);
     rdp_srv_group_block_clear(&blk);
+
+    /* a member that declared itself leader: told with its entry (both
+     * flags survive) */
+    {
+        rdp_buf_t lb;
+
+        e.leads = true;
+        rdp_buf_init(&lb);
+        assert_int_equal(
+            rdp_srv_group_block_pack(&lb, false, 0, &e, 1, NULL, 0),
+            PMIX_SUCCESS);
+        assert_int_equal(rdp_srv_group_block_unpack(lb.data, lb.size, 1, &blk),
+                         PMIX_SUCCESS);
+        assert_true(blk.entries[0].joined);
+        assert_true(blk.entries[0].leads);
+        rdp_srv_group_block_clear(&blk);
+        rdp_buf_cleanup(&lb);
+        e.leads = false;
+    }
 
     /* truncated blocks are refused, whatever the cut */
     for (size_t cut = 0; cut < buf.size; cut++) {
@@ -314,6 +334,51 @@ static void test_votes_strangers_and_truncation(void **state)
     rdp_buf_cleanup(&buf);
 }
 
+/* Entries are found from where the last lookup ended, in any order,
+ * wrapping around; a proc no block reports is not found (and leaves the
+ * cursor where it was); the nspace counts, not only the rank. */
+static void test_find_entry_cursor(void **state)
+{
+    const pmix_rank_t r0[] = {0, 2, 4}, r1[] = {1, 3};
+    const bool yes[] = {true, true, true};
+    rdp_srv_group_block_t blk[2];
+    rdp_buf_t b0, b1;
+    const pmix_rank_t order[] = {0, 2, 4, 1, 3, 3, 1, 4, 0, 2};
+    const rdp_srv_group_entry_t *e;
+    pmix_proc_t p;
+    size_t at = 0, was;
+
+    (void)state;
+    make_block(0, false, 0, r0, yes, 3, &b0, &blk[0]);
+    make_block(1, false, 0, r1, yes, 2, &b1, &blk[1]);
+    for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+        load(&p, "ns", order[i]);
+        e = rdp_srv_group_find_entry(blk, 2, &p, &at);
+        assert_non_null(e);
+        assert_int_equal(e->proc.rank, order[i]);
+        assert_true(at >= 1 && at <= 5);
+        /* without a cursor: the same entry */
+        assert_ptr_equal(rdp_srv_group_find_entry(blk, 2, &p, NULL), e);
+    }
+    was = at;
+    load(&p, "ns", 5);
+    assert_null(rdp_srv_group_find_entry(blk, 2, &p, &at));
+    assert_int_equal(at, was);
+    load(&p, "other", 2);
+    assert_null(rdp_srv_group_find_entry(blk, 2, &p, &at));
+    /* a cursor past the end still finds everything */
+    at = 7;
+    load(&p, "ns", 0);
+    e = rdp_srv_group_find_entry(blk, 2, &p, &at);
+    assert_non_null(e);
+    assert_int_equal(e->proc.rank, 0);
+    assert_int_equal(at, 1);
+    rdp_srv_group_block_clear(&blk[0]);
+    rdp_srv_group_block_clear(&blk[1]);
+    rdp_buf_cleanup(&b0);
+    rdp_buf_cleanup(&b1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -325,6 +390,7 @@ int main(void)
         cmocka_unit_test(test_votes_choose_lowest),
         cmocka_unit_test(test_votes_abort),
         cmocka_unit_test(test_votes_strangers_and_truncation),
+        cmocka_unit_test(test_find_entry_cursor),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

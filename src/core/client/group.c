@@ -739,6 +739,30 @@ static bool invitation_answer(pmix_status_t code)
            || code == PMIX_GROUP_INVITE_FAILED;
 }
 
+/* A leader's handlers of a decline or failure are done: its invitation
+ * may complete (anything they invited was sent before this). */
+static void send_answered(const char *id)
+{
+    rdp_buf_t buf;
+    pmix_status_t status;
+
+    rdp_buf_init(&buf);
+    status = rdp_pack_string(&buf, id);
+    if (status == PMIX_SUCCESS) {
+        status = rdp_pack_info_array(&buf, NULL, 0);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_client_request(RDP_CMD_GROUP_ANSWERED, &buf, 0,
+                                    leader_vote_sent, NULL);
+    }
+    if (status != PMIX_SUCCESS) {
+        rdp_log_warn(CLIENT,
+                     "cannot tell that group %s's answer was handled: %s", id,
+                     rdp_status_name(status));
+    }
+    rdp_buf_cleanup(&buf);
+}
+
 void rdp_client_group_chain_end(pmix_status_t code, const pmix_info_t *info,
                                 size_t ninfo, const pmix_info_t *results,
                                 size_t nresults, pmix_status_t hdlr_status)
@@ -750,6 +774,15 @@ void rdp_client_group_chain_end(pmix_status_t code, const pmix_info_t *info,
         id = rdp_client_group_event_id(info, ninfo);
         if (id != NULL) {
             (void)rdp_client_group_abort(id, NULL, NULL);
+        }
+        return;
+    }
+    if ((code == PMIX_GROUP_INVITE_DECLINED || code == PMIX_GROUP_INVITE_FAILED)
+        && rdp_client.conn != NULL) {
+        /* the server holds the invitation until then (a replacement) */
+        id = rdp_client_group_event_id(info, ninfo);
+        if (id != NULL) {
+            send_answered(id);
         }
         return;
     }

@@ -388,6 +388,7 @@ static void peer_msg_cb(rdp_ipc_conn_t *conn, const rdp_msg_hdr_t *hdr,
     case RDP_CMD_GROUP_LEADER_VOTE:
     case RDP_CMD_GROUP_FENCE:
     case RDP_CMD_GROUP_ABORT:
+    case RDP_CMD_GROUP_ANSWERED:
         rdp_srv_handle_group(peer, hdr->cmd, hdr->tag, &rb);
         break;
     default:

@@ -79,6 +79,14 @@ typedef struct gpart {
     size_t nginfo;
 } gpart_t;
 
+/* Another call answered with the operation's reply (a replacement
+ * invite by the leader). */
+typedef struct gwaiter {
+    uint64_t peer_id;
+    uint32_t tag;
+    uint16_t ack;
+} gwaiter_t;
+
 typedef struct gop {
     uint8_t kind;
     char id[PMIX_MAX_NSLEN + 1];
@@ -113,6 +121,17 @@ typedef struct gop {
     rdp_srv_xchg_block_t *held; /* blocks that came before the vote ended */
     size_t nheld;
     bool hold; /* in use by a caller that looks at it afterwards */
+    /* a construct failed because this member left before joining: every
+     * participant hears PMIX_GROUP_INVITE_FAILED about it */
+    bool has_culprit;
+    pmix_proc_t culprit;
+    /* Invitations (replacements, docs/design.md "Groups"): no server
+     * exchanges before the leader's server sealed the membership */
+    bool sealed;
+    bool *answered;     /* the leader's server: per member, it answered */
+    size_t acks;        /* declines / failures the leader still handles */
+    gwaiter_t *waiters; /* the leader's further invites, answered last */
+    size_t nwaiters;
 } gop_t;
 
 /* A constructed group, as this server knows it. */
@@ -133,10 +152,12 @@ static struct {
     rdp_hash_t groups; /* id -> group_t */
     rdp_hash_t gens;   /* kind + id -> number of operations so far */
     rdp_hash_t dooms;  /* kind + id + gen -> status: failed elsewhere */
+    rdp_hash_t culprits; /* the same key -> pmix_proc_t (owned): why */
     uint32_t counter;  /* context ids handed out */
 } gs;
 
 static void gop_timeout(void *arg);
+static bool is_leader(const gop_t *op, const pmix_proc_t *proc);
 static pmix_status_t gop_create(uint8_t kind, const char *id,
                                 pmix_proc_t *members, size_t nmembers,
                                 gop_t **op_p);
@@ -145,6 +166,19 @@ static void gop_check_departed(gop_t *op);
 static void gop_maybe_ready(gop_t *op);
 static void gop_maybe_vote(gop_t *op);
 static void invite_all(const gop_t *op);
+
+/* Whether @a p is one of @a procs (members: no wildcards); the rank
+ * compared first, as a compare of nspaces costs far more. */
+static bool has_member(const pmix_proc_t *procs, size_t n, const pmix_proc_t *p)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (procs[i].rank == p->rank
+            && strncmp(procs[i].nspace, p->nspace, PMIX_MAX_NSLEN) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
 
 static pmix_status_t gs_init(void)
 {
@@ -163,11 +197,15 @@ static pmix_status_t gs_init(void)
     if (status == PMIX_SUCCESS) {
         status = rdp_hash_init(&gs.dooms, 0);
     }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_hash_init(&gs.culprits, 0);
+    }
     if (status != PMIX_SUCCESS) {
         rdp_hash_cleanup(&gs.ops);
         rdp_hash_cleanup(&gs.groups);
         rdp_hash_cleanup(&gs.gens);
         rdp_hash_cleanup(&gs.dooms);
+        rdp_hash_cleanup(&gs.culprits);
         return status;
     }
     gs.init = true;
@@ -230,6 +268,8 @@ static void gop_free(gop_t *op)
     rdp_free(op->parts);
     rdp_free(op->members);
     rdp_free(op->lost);
+    rdp_free(op->answered);
+    rdp_free(op->waiters);
     rdp_free(op);
 }
 
@@ -267,19 +307,27 @@ static void gop_maybe_free(gop_t *op)
 }
 
 /* Send @a blob to every member that arrived. */
+static void send_blob_to(uint64_t peer_id, uint16_t ack, uint32_t tag,
+                         rdp_ipc_blob_t *blob)
+{
+    rdp_srv_peer_t *peer = rdp_srv_peer_find(peer_id);
+
+    if (peer != NULL && peer->state == RDP_SRV_PEER_READY) {
+        rdp_ipc_send_blob(peer->conn, ack, tag, blob);
+    }
+}
+
 static void gop_send_all(gop_t *op, rdp_ipc_blob_t *blob)
 {
     for (size_t i = 0; i < op->nparts; i++) {
-        rdp_srv_peer_t *peer;
-
-        if (!op->parts[i].arrived) {
-            continue;
+        if (op->parts[i].arrived) {
+            send_blob_to(op->parts[i].peer_id, op->parts[i].ack,
+                         op->parts[i].tag, blob);
         }
-        peer = rdp_srv_peer_find(op->parts[i].peer_id);
-        if (peer != NULL && peer->state == RDP_SRV_PEER_READY) {
-            rdp_ipc_send_blob(peer->conn, op->parts[i].ack, op->parts[i].tag,
-                              blob);
-        }
+    }
+    for (size_t i = 0; i < op->nwaiters; i++) {
+        send_blob_to(op->waiters[i].peer_id, op->waiters[i].ack,
+                     op->waiters[i].tag, blob);
     }
 }
 
@@ -413,6 +461,27 @@ static void notify_leader_here(pmix_status_t code, const pmix_proc_t *member,
 static void tell_event(pmix_status_t code, const pmix_proc_t *source,
                        const char *id, const pmix_proc_t *target);
 
+/* The leader's server counts the answers to an invitation: a decline or
+ * failure holds it until the leader's handlers for it are done
+ * (RDP_CMD_GROUP_ANSWERED), so they may invite a replacement first. */
+static void leader_heard(gop_t *op, pmix_status_t code,
+                         const pmix_proc_t *member)
+{
+    if (op->answered == NULL || op->sealed) {
+        return;
+    }
+    for (size_t i = 0; i < op->nmembers; i++) {
+        if (op->members[i].rank == member->rank
+            && PMIX_CHECK_NSPACE(op->members[i].nspace, member->nspace)
+            && !op->answered[i]) {
+            op->answered[i] = true;
+            if (code != PMIX_GROUP_INVITE_ACCEPTED) {
+                op->acks++;
+            }
+        }
+    }
+}
+
 /* ... on its node, wherever that is. */
 static void notify_leader(const gop_t *op, pmix_status_t code,
                           const pmix_proc_t *member)
@@ -420,10 +489,61 @@ static void notify_leader(const gop_t *op, pmix_status_t code,
     rdp_srv_nspace_t *ns = rdp_srv_nspace_find(op->leader.nspace);
 
     if (ns != NULL && rdp_srv_nspace_is_local(ns, op->leader.rank)) {
+        leader_heard((gop_t *)op, code, member);
         notify_leader_here(code, member, &op->leader, op->id);
     } else {
         tell_event(code, member, op->id, &op->leader);
     }
+}
+
+/* RFC0033: without a leader every participant hears
+ * PMIX_GROUP_INVITE_FAILED (source and affected proc: @a proc) when a
+ * member leaves before calling construct, whether the construct goes on
+ * without it (optional) or fails.  Told to this node's participants
+ * that called already (@a only: to that one alone); with a leader its
+ * own rules hold (tell_left_out, invitations). */
+static void announce_left_out(const gop_t *op, const pmix_proc_t *proc,
+                              const gpart_t *only)
+{
+    pmix_proc_t *targets;
+    pmix_info_t affected;
+    size_t n = 0;
+
+    if (op->kind != GOP_CONSTRUCT || op->invite || op->has_leader) {
+        return;
+    }
+    targets = rdp_calloc(op->nparts + 1, sizeof(*targets));
+    if (targets == NULL) {
+        return;
+    }
+    for (size_t i = 0; i < op->nparts; i++) {
+        const gpart_t *p = &op->parts[i];
+
+        if (p->arrived && (only == NULL || p == only)
+            && !(p->proc.rank == proc->rank
+                 && PMIX_CHECK_NSPACE(p->proc.nspace, proc->nspace))) {
+            targets[n++] = p->proc;
+        }
+    }
+    memset(&affected, 0, sizeof(affected));
+    PMIX_LOAD_KEY(affected.key, PMIX_EVENT_AFFECTED_PROC);
+    affected.value.type      = PMIX_PROC;
+    affected.value.data.proc = (pmix_proc_t *)proc;
+    notify_procs(PMIX_GROUP_INVITE_FAILED, proc, targets, n, op->id, &affected,
+                 1);
+    rdp_free(targets);
+}
+
+/* @a op fails because @a proc left before joining: this node's
+ * participants hear of it now, later arrivals when they come. */
+static void set_culprit(gop_t *op, const pmix_proc_t *proc)
+{
+    if (op->state == GOP_DONE || op->has_culprit) {
+        return;
+    }
+    op->has_culprit = true;
+    op->culprit     = *proc;
+    announce_left_out(op, proc, NULL);
 }
 
 /* ---- the result of a construct ---- */
@@ -455,8 +575,8 @@ static pmix_status_t pack_ginfo_section(const pmix_proc_t *proc,
     return status;
 }
 
-/* The extra sections of one nspace's set: every member's committed data
- * we hold and its group info. */
+/* The extra sections of one nspace's set, appended to @a extra: every
+ * member's committed data we hold and its group info. */
 static pmix_status_t
 pack_member_sections(const char *nspace, const pmix_proc_t *final,
                      size_t nfinal, const rdp_srv_group_block_t *blocks,
@@ -464,6 +584,7 @@ pack_member_sections(const char *nspace, const pmix_proc_t *final,
 {
     rdp_srv_nspace_t *ns = rdp_srv_nspace_find(nspace);
     pmix_status_t status = PMIX_SUCCESS;
+    size_t at            = 0; /* final is in the blocks' order */
 
     for (size_t i = 0; status == PMIX_SUCCESS && i < nfinal; i++) {
         const rdp_srv_group_entry_t *e;
@@ -479,7 +600,7 @@ pack_member_sections(const char *nspace, const pmix_proc_t *final,
             status = rdp_srv_pack_proc_section(nspace, r, mask, extra);
             (*nextra_p)++;
         }
-        e = rdp_srv_group_find_entry(blocks, nblocks, &final[i]);
+        e = rdp_srv_group_find_entry(blocks, nblocks, &final[i], &at);
         if (status == PMIX_SUCCESS && e != NULL && e->nginfo > 0) {
             status = pack_ginfo_section(&final[i], e->ginfo, e->nginfo, extra);
             (*nextra_p)++;
@@ -501,24 +622,44 @@ static const char *parts_nspace(const gop_t *op)
     return op->nparts > 0 ? op->parts[0].proc.nspace : NULL;
 }
 
-/* One member nspace's set: its job-level sections, then @a nextra extra
+/* One member nspace's set: its job-level sections, then its members'
  * sections; without the job-level ones when every recipient is a process
- * of that nspace (@a known), which holds them since it connected. */
+ * of that nspace (@a known), which holds them since it connected: then
+ * the members' sections are packed in place (no copy of the bundle). */
 static pmix_status_t pack_member_set(rdp_srv_nspace_t *ns, bool known,
-                                     const rdp_buf_t *extra, uint32_t nextra,
-                                     rdp_buf_t *buf)
+                                     const pmix_proc_t *final, size_t nfinal,
+                                     const rdp_srv_group_block_t *blocks,
+                                     size_t nblocks, rdp_buf_t *buf)
 {
+    uint32_t nextra = 0;
+    size_t count_at;
     pmix_status_t status;
 
     if (!known) {
-        return rdp_srv_nspace_pack_set(ns, extra, nextra, buf);
+        rdp_buf_t extra;
+
+        rdp_buf_init(&extra);
+        status = pack_member_sections(ns->name, final, nfinal, blocks,
+                                      nblocks, &extra, &nextra);
+        if (status == PMIX_SUCCESS) {
+            status = rdp_srv_nspace_pack_set(ns, &extra, nextra, buf);
+        }
+        rdp_buf_cleanup(&extra);
+        return status;
     }
-    status = rdp_pack_string(buf, ns->name);
+    status   = rdp_pack_string(buf, ns->name);
+    count_at = buf->size;
     if (status == PMIX_SUCCESS) {
-        status = rdp_pack_u32(buf, nextra);
+        status = rdp_pack_u32(buf, 0);
     }
-    if (status == PMIX_SUCCESS && extra->size > 0) {
-        status = rdp_buf_append(buf, extra->data, extra->size);
+    if (status == PMIX_SUCCESS) {
+        status = pack_member_sections(ns->name, final, nfinal, blocks, nblocks,
+                                      buf, &nextra);
+    }
+    if (status == PMIX_SUCCESS) {
+        uint32_t le = htole32(nextra);
+
+        memcpy(buf->data + count_at, &le, sizeof(le));
     }
     return status;
 }
@@ -538,8 +679,6 @@ static pmix_status_t pack_construct_bundle(const pmix_proc_t *final,
     for (size_t i = 0; status == PMIX_SUCCESS && i < nfinal; i++) {
         rdp_srv_nspace_t *ns = rdp_srv_nspace_find(final[i].nspace);
         bool seen            = false;
-        uint32_t nextra      = 0;
-        rdp_buf_t extra;
 
         for (size_t k = 0; k < i && !seen; k++) {
             seen = PMIX_CHECK_NSPACE(final[k].nspace, final[i].nspace);
@@ -547,15 +686,9 @@ static pmix_status_t pack_construct_bundle(const pmix_proc_t *final,
         if (seen || ns == NULL || !ns->registered) {
             continue;
         }
-        rdp_buf_init(&extra);
-        status = pack_member_sections(ns->name, final, nfinal, blocks, nblocks,
-                                      &extra, &nextra);
-        if (status == PMIX_SUCCESS) {
-            status = pack_member_set(
-                ns, own != NULL && PMIX_CHECK_NSPACE(own, ns->name), &extra,
-                nextra, buf);
-        }
-        rdp_buf_cleanup(&extra);
+        status = pack_member_set(
+            ns, own != NULL && PMIX_CHECK_NSPACE(own, ns->name), final, nfinal,
+            blocks, nblocks, buf);
         nsets++;
     }
     if (status == PMIX_SUCCESS) {
@@ -668,23 +801,45 @@ static size_t procs_without(pmix_proc_t *procs, size_t n,
     return k;
 }
 
-/* A construct's leader (PMIX_GROUP_LEADER), if it is here, hears
- * PMIX_GROUP_INVITE_FAILED for each member left out (it left before
- * joining), before its reply.  Told here rather than when the member
- * left: only now does every server know who leads. */
-static void tell_leader_left_out(const gop_t *op, const pmix_proc_t *final,
-                                 size_t nfinal)
+/* A construct's leader (PMIX_GROUP_LEADER), if it is here, or without
+ * one every participant here, hears PMIX_GROUP_INVITE_FAILED for each
+ * member left out (it left before joining), before its reply.  Told
+ * here rather than when the member left: only now does every server
+ * know who leads. */
+static void tell_left_out(const gop_t *op, const pmix_proc_t *final,
+                          size_t nfinal, const rdp_srv_group_block_t *blocks,
+                          size_t nblocks)
 {
-    rdp_srv_nspace_t *ns = rdp_srv_nspace_find(op->leader.nspace);
+    const pmix_proc_t *lead = op->has_leader ? &op->leader : NULL;
+    rdp_srv_nspace_t *ns;
 
-    if (op->invite || !op->has_leader || ns == NULL
-        || !rdp_srv_nspace_is_local(ns, op->leader.rank)) {
+    if (nfinal == op->nmembers) {
+        return; /* final is a subset of the members: nobody left out */
+    }
+    /* a leader declared on another server whose CTL_LEADER has not come
+     * yet: its own server's block says so */
+    for (size_t b = 0; lead == NULL && b < nblocks; b++) {
+        for (size_t i = 0; lead == NULL && i < blocks[b].nentries; i++) {
+            if (blocks[b].entries[i].leads) {
+                lead = &blocks[b].entries[i].proc;
+            }
+        }
+    }
+    ns = lead != NULL ? rdp_srv_nspace_find(lead->nspace) : NULL;
+    if (op->invite
+        || (lead != NULL
+            && (ns == NULL || !rdp_srv_nspace_is_local(ns, lead->rank)))) {
         return;
     }
     for (size_t i = 0; i < op->nmembers; i++) {
-        if (!rdp_srv_procs_contain(final, nfinal, &op->members[i])) {
-            notify_leader_here(PMIX_GROUP_INVITE_FAILED, &op->members[i],
-                               &op->leader, op->id);
+        if (has_member(final, nfinal, &op->members[i])) {
+            continue;
+        }
+        if (lead != NULL) {
+            notify_leader_here(PMIX_GROUP_INVITE_FAILED, &op->members[i], lead,
+                               op->id);
+        } else {
+            announce_left_out(op, &op->members[i], NULL);
         }
     }
 }
@@ -738,7 +893,7 @@ static void construct_done(gop_t *op, const rdp_srv_group_block_t *blocks,
     invite = op->invite;
     leader = op->leader;
     memcpy(id, op->id, sizeof(id));
-    tell_leader_left_out(op, final, nfinal);
+    tell_left_out(op, final, nfinal, blocks, nblocks);
     gop_answer(op, PMIX_SUCCESS, &buf); /* may free op */
     if (invite) {
         /* after the replies: a joiner knows the group when it hears */
@@ -835,6 +990,8 @@ static pmix_status_t pack_own_block(const gop_t *op, const void *bundle,
     for (size_t i = 0; i < op->nparts; i++) {
         entries[i].proc   = op->parts[i].proc;
         entries[i].joined = op->parts[i].arrived;
+        entries[i].leads  = op->kind == GOP_CONSTRUCT && !op->invite
+                           && is_leader(op, &op->parts[i].proc);
         entries[i].ginfo  = op->parts[i].ginfo;
         entries[i].nginfo = op->parts[i].nginfo;
     }
@@ -851,6 +1008,17 @@ static void gop_local(gop_t *op)
     rdp_buf_t buf;
     pmix_status_t status;
 
+    if (op->kind == GOP_DESTRUCT) {
+        /* its block never decides anything (destruct_done resolves it
+         * optional: a member that may not be missing failed it here
+         * first), and alone it needs no packing: answer at once */
+        destruct_answer(op, PMIX_SUCCESS);
+        return;
+    }
+    if (op->kind != GOP_CONSTRUCT) {
+        gop_resolve(op, NULL, 0); /* fences and connects read no block */
+        return;
+    }
     rdp_buf_init(&buf);
     status = pack_own_block(op, NULL, 0, &buf);
     if (status == PMIX_SUCCESS) {
@@ -1182,7 +1350,8 @@ static pmix_status_t gop_exchange(gop_t *op)
 }
 
 /* ---- told between servers (P2P channel GROUP_CTL) ----
- * message := u8 CTL_FAIL, u8 kind, str id, u64 gen, i32 status
+ * message := u8 CTL_FAIL, u8 kind, str id, u64 gen, i32 status,
+ *            u8 has_culprit, [proc culprit: the member that left first]
  *          | u8 CTL_LEFT, str id, proc, i32 code (PMIX_GROUP_LEFT or
  *            PMIX_GROUP_MEMBER_FAILED)
  *          | u8 CTL_OPEN, u8 kind, str id, u64 gen, u8 flags, u32 timeout,
@@ -1198,7 +1367,9 @@ enum {
     CTL_OPEN   = 3,
     CTL_EVENT  = 4,
     CTL_LEADER = 5,
-    CTL_ABORT  = 6 /* u8 kind, str id, u64 gen: the leader aborted */
+    CTL_ABORT  = 6, /* u8 kind, str id, u64 gen: the leader aborted */
+    CTL_ADD    = 7, /* as CTL_OPEN: the leader invited more members */
+    CTL_SEAL   = 8  /* u8 kind, str id, u64 gen, u32 n: members final */
 };
 /* CTL_LEADER: u8 kind, str id, u64 gen, u8 what, proc leader */
 enum {
@@ -1309,6 +1480,12 @@ static void tell_others(const gop_t *op, pmix_status_t status)
     }
     if (rc == PMIX_SUCCESS) {
         rc = rdp_pack_i32(&buf, status);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_pack_u8(&buf, op->has_culprit ? 1 : 0);
+    }
+    if (rc == PMIX_SUCCESS && op->has_culprit) {
+        rc = rdp_pack_proc(&buf, &op->culprit);
     }
     send_ctl(&buf, rc);
 }
@@ -1480,11 +1657,19 @@ static void ctl_fail(uint32_t server, rdp_rbuf_t *rb)
     uint8_t kind, key[DOOM_KEY_MAX];
     uint64_t gen;
     int32_t status;
+    uint8_t has_culprit = 0;
+    pmix_proc_t culprit;
     pmix_status_t rc = unpack_ctl_head(rb, &kind, id, &gen);
     gop_t *op;
 
     if (rc == PMIX_SUCCESS) {
         rc = rdp_unpack_i32(rb, &status);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_unpack_u8(rb, &has_culprit);
+    }
+    if (rc == PMIX_SUCCESS && has_culprit != 0) {
+        rc = rdp_unpack_proc(rb, &culprit);
     }
     if (rc == PMIX_SUCCESS
         && (kind < GOP_CONSTRUCT || kind > GOP_KIND_MAX
@@ -1507,13 +1692,28 @@ static void ctl_fail(uint32_t server, rdp_rbuf_t *rb)
             && status == PMIX_GROUP_CONSTRUCT_ABORT && op->state != GOP_DONE) {
             announce_leader_failed(op); /* this node's members */
         }
+        if (has_culprit != 0) {
+            set_culprit(op, &culprit);
+        }
         gop_fail_here(op, status, false);
         return;
     }
     if (op == NULL || op->gen < gen) {
         /* its tracker here is not made yet: it fails when it is */
-        (void)rdp_hash_set(&gs.dooms, key, doom_key(kind, id, gen, key),
-                           (void *)(intptr_t)status, NULL);
+        size_t keylen  = doom_key(kind, id, gen, key);
+        pmix_proc_t *c = has_culprit != 0 ? rdp_malloc(sizeof(*c)) : NULL;
+        void *old      = NULL;
+
+        (void)rdp_hash_set(&gs.dooms, key, keylen, (void *)(intptr_t)status,
+                           NULL);
+        if (c != NULL) {
+            *c = culprit;
+            if (rdp_hash_set(&gs.culprits, key, keylen, c, &old)
+                != PMIX_SUCCESS) {
+                rdp_free(c);
+            }
+            rdp_free(old);
+        }
     }
 }
 
@@ -1598,7 +1798,8 @@ static void send_via_relay(const rdp_buf_t *buf, const pmix_proc_t *members,
 
 /* A tracker was made here for a local member: the relay (or, from the
  * relay, every other host) makes its own. */
-static void tell_open(const gop_t *op)
+/* CTL_OPEN (via the relay) or CTL_ADD (to every server) about @a op. */
+static void tell_open_as(const gop_t *op, uint8_t type)
 {
     uint8_t flags = (op->optional ? OPEN_OPTIONAL : 0)
                     | (op->notify_term ? OPEN_NOTIFY_TERM : 0)
@@ -1608,7 +1809,7 @@ static void tell_open(const gop_t *op)
     rdp_buf_t buf;
     pmix_status_t rc;
 
-    if (!ctl_begin(&buf, CTL_OPEN, op, &rc)) {
+    if (!ctl_begin(&buf, type, op, &rc)) {
         return;
     }
     if (rc == PMIX_SUCCESS) {
@@ -1623,10 +1824,17 @@ static void tell_open(const gop_t *op)
     if (rc == PMIX_SUCCESS) {
         rc = rdp_pack_proc_array(&buf, op->members, op->nmembers);
     }
-    if (rc == PMIX_SUCCESS) {
+    if (rc == PMIX_SUCCESS && type == CTL_ADD) {
+        send_all(&buf); /* servers that hosted no member too */
+    } else if (rc == PMIX_SUCCESS) {
         send_via_relay(&buf, op->members, op->nmembers);
     }
     rdp_buf_cleanup(&buf);
+}
+
+static void tell_open(const gop_t *op)
+{
+    tell_open_as(op, CTL_OPEN);
 }
 
 /* ---- CTL_OPEN deferred (constructs and destructs) ----
@@ -1914,32 +2122,37 @@ static void open_tracker(uint8_t kind, const char *id, uint64_t gen,
     }
 }
 
-static void ctl_open(uint32_t server, rdp_rbuf_t *rb)
-{
+/* A CTL_OPEN's (or CTL_ADD's) body, after its type. */
+typedef struct open_msg {
     char id[PMIX_MAX_NSLEN + 1];
     uint8_t kind, flags;
     uint64_t gen;
     uint32_t timeout;
-    pmix_proc_t leader, *members = NULL;
-    size_t n            = 0;
-    const uint8_t *body = rb->ptr;
-    size_t bodylen      = rb->left;
-    pmix_status_t rc    = unpack_ctl_head(rb, &kind, id, &gen);
+    pmix_proc_t leader;
+    pmix_proc_t *members; /* owned */
+    size_t n;
+} open_msg_t;
 
+static bool open_unpack(uint32_t server, rdp_rbuf_t *rb, open_msg_t *m)
+{
+    pmix_status_t rc = unpack_ctl_head(rb, &m->kind, m->id, &m->gen);
+
+    m->members = NULL;
+    m->n       = 0;
     if (rc == PMIX_SUCCESS) {
-        rc = rdp_unpack_u8(rb, &flags);
+        rc = rdp_unpack_u8(rb, &m->flags);
     }
     if (rc == PMIX_SUCCESS) {
-        rc = rdp_unpack_u32(rb, &timeout);
+        rc = rdp_unpack_u32(rb, &m->timeout);
     }
     if (rc == PMIX_SUCCESS) {
-        rc = rdp_unpack_proc(rb, &leader);
+        rc = rdp_unpack_proc(rb, &m->leader);
     }
     if (rc == PMIX_SUCCESS) {
-        rc = rdp_unpack_proc_array(rb, &members, &n);
+        rc = rdp_unpack_proc_array(rb, &m->members, &m->n);
     }
     if (rc == PMIX_SUCCESS
-        && (kind < GOP_CONSTRUCT || kind > GOP_KIND_MAX || n == 0)) {
+        && (m->kind < GOP_CONSTRUCT || m->kind > GOP_KIND_MAX || m->n == 0)) {
         rc = PMIX_ERR_UNPACK_FAILURE;
     }
     if (rc == PMIX_SUCCESS) {
@@ -1948,12 +2161,25 @@ static void ctl_open(uint32_t server, rdp_rbuf_t *rb)
     if (rc != PMIX_SUCCESS) {
         rdp_log_error(SERVER, "bad group message from server %u: %s", server,
                       rdp_status_name(rc));
-        rdp_free(members);
+        rdp_free(m->members);
+        return false;
+    }
+    return true;
+}
+
+static void ctl_open(uint32_t server, rdp_rbuf_t *rb)
+{
+    const uint8_t *body = rb->ptr;
+    size_t bodylen      = rb->left;
+    open_msg_t m;
+
+    if (!open_unpack(server, rb, &m)) {
         return;
     }
-    open_heard(kind, id, gen, members, n);
-    relay_open(server, kind, id, gen, members, n, body, bodylen);
-    open_tracker(kind, id, gen, flags, timeout, &leader, members, n);
+    open_heard(m.kind, m.id, m.gen, m.members, m.n);
+    relay_open(server, m.kind, m.id, m.gen, m.members, m.n, body, bodylen);
+    open_tracker(m.kind, m.id, m.gen, m.flags, m.timeout, &m.leader, m.members,
+                 m.n);
 }
 
 static void tell_event(pmix_status_t code, const pmix_proc_t *source,
@@ -2007,10 +2233,21 @@ static void ctl_event(uint32_t server, rdp_rbuf_t *rb)
         return;
     }
     notify_leader_here(code, &source, &target, id);
+    if (gs.init) {
+        uint8_t key[OP_KEY_MAX];
+        gop_t *op = rdp_hash_get(&gs.ops, key, op_key(GOP_CONSTRUCT, id, key));
+
+        if (op != NULL && op->answered != NULL && is_leader(op, &target)) {
+            leader_heard(op, code, &source);
+            gop_maybe_ready(op);
+        }
+    }
 }
 
 static void ctl_leader(uint32_t server, rdp_rbuf_t *rb);
 static void ctl_abort(uint32_t server, rdp_rbuf_t *rb);
+static void ctl_add(uint32_t server, rdp_rbuf_t *rb);
+static void ctl_seal(uint32_t server, rdp_rbuf_t *rb);
 
 static void ctl_recv(uint32_t server, rdp_rbuf_t *rb)
 {
@@ -2028,6 +2265,10 @@ static void ctl_recv(uint32_t server, rdp_rbuf_t *rb)
         ctl_leader(server, rb);
     } else if (type == CTL_ABORT) {
         ctl_abort(server, rb);
+    } else if (type == CTL_ADD) {
+        ctl_add(server, rb);
+    } else if (type == CTL_SEAL) {
+        ctl_seal(server, rb);
     } else {
         rdp_log_error(SERVER, "bad group message from server %u", server);
     }
@@ -2048,10 +2289,37 @@ static void gop_check_doomed(gop_t *op)
     uint8_t key[DOOM_KEY_MAX];
     size_t keylen = doom_key(op->kind, op->id, op->gen, key);
     void *st      = rdp_hash_remove(&gs.dooms, key, keylen);
+    pmix_proc_t *c = rdp_hash_remove(&gs.culprits, key, keylen);
 
     if (st != NULL) {
+        if (c != NULL) {
+            set_culprit(op, c);
+        }
         gop_fail_here(op, (pmix_status_t)(intptr_t)st, false);
     }
+    rdp_free(c);
+}
+
+static void tell_seal(const gop_t *op);
+
+/* An invitation's membership is final once every invitee answered and
+ * the leader handled every decline and failure; only its server knows
+ * (the others wait for its CTL_SEAL).  True when sealed now. */
+static bool gop_seal(gop_t *op)
+{
+    if (op->answered == NULL || op->acks > 0) {
+        return false;
+    }
+    for (size_t i = 0; i < op->nmembers; i++) {
+        if (!op->answered[i]) {
+            return false;
+        }
+    }
+    op->sealed = true;
+    if (!op->all_local) {
+        tell_seal(op);
+    }
+    return true;
 }
 
 static void gop_maybe_ready(gop_t *op)
@@ -2069,6 +2337,9 @@ static void gop_maybe_ready(gop_t *op)
         if (!op->parts[i].arrived && !op->parts[i].gone) {
             return;
         }
+    }
+    if (op->invite && !op->sealed && !gop_seal(op)) {
+        return; /* the leader may still invite replacements */
     }
     if (op->all_local) {
         gop_local(op);
@@ -2198,6 +2469,17 @@ static pmix_status_t expand_members(const pmix_proc_t *procs, size_t nprocs,
         if (ns == NULL || !ns->registered) {
             return PMIX_ERR_NOT_FOUND;
         }
+        /* a member twice: two procs given that overlap (checked on what
+         * was given, not on the expansion: N^2 compares for a wildcard) */
+        for (size_t k = 0; k < i; k++) {
+            if ((procs[k].rank == procs[i].rank
+                 || procs[k].rank == PMIX_RANK_WILDCARD
+                 || procs[i].rank == PMIX_RANK_WILDCARD)
+                && strncmp(procs[k].nspace, procs[i].nspace, PMIX_MAX_NSLEN)
+                       == 0) {
+                return PMIX_ERR_BAD_PARAM;
+            }
+        }
         if (procs[i].rank == PMIX_RANK_WILDCARD) {
             cap += ns->size;
         } else if (procs[i].rank >= PMIX_RANK_VALID
@@ -2222,15 +2504,8 @@ static pmix_status_t expand_members(const pmix_proc_t *procs, size_t nprocs,
             hi = lo + 1;
         }
         for (pmix_rank_t r = lo; r < hi; r++) {
-            pmix_proc_t p;
-
-            memset(&p, 0, sizeof(p));
-            PMIX_LOAD_PROCID(&p, ns->name, r);
-            if (rdp_srv_procs_contain(out, n, &p)) {
-                rdp_free(out);
-                return PMIX_ERR_BAD_PARAM;
-            }
-            out[n++] = p;
+            PMIX_LOAD_PROCID(&out[n], ns->name, r); /* out is zeroed */
+            n++;
         }
     }
     *out_p  = out;
@@ -2297,7 +2572,7 @@ static pmix_status_t destruct_members(const char *id, const pmix_proc_t *caller,
 {
     group_t *g = rdp_hash_get_str(&gs.groups, id);
 
-    if (g == NULL || !rdp_srv_procs_contain(g->members, g->nmembers, caller)) {
+    if (g == NULL || !has_member(g->members, g->nmembers, caller)) {
         return PMIX_ERR_NOT_FOUND;
     }
     *m_p = rdp_calloc(g->nconstructed + 1, sizeof(**m_p));
@@ -2320,8 +2595,7 @@ static void mark_departed(gop_t *op)
         return;
     }
     for (size_t i = 0; i < op->nparts; i++) {
-        if (!rdp_srv_procs_contain(g->members, g->nmembers,
-                                   &op->parts[i].proc)) {
+        if (!has_member(g->members, g->nmembers, &op->parts[i].proc)) {
             op->parts[i].gone = true;
         }
     }
@@ -2423,7 +2697,7 @@ static pmix_status_t gop_for(const greq_t *req, const pmix_proc_t *caller,
                                   &notify_term);
     }
     if (status == PMIX_SUCCESS
-        && !rdp_srv_procs_contain(members, nmembers, caller)) {
+        && !has_member(members, nmembers, caller)) {
         /* not a member (any more: it may have left): not its group */
         status = req->kind != GOP_CONSTRUCT ? PMIX_ERR_NOT_FOUND
                                             : PMIX_ERR_BAD_PARAM;
@@ -2501,6 +2775,9 @@ static void gop_arrive(gop_t *op, bool first, rdp_srv_peer_t *peer,
     part->tag     = tag;
     part->ack     = req->ack;
     if (op->state == GOP_DONE) {
+        if (op->has_culprit) {
+            announce_left_out(op, &op->culprit, part);
+        }
         rdp_srv_reply_status(peer, req->ack, tag, op->status);
         gop_maybe_free(op);
         return;
@@ -2721,6 +2998,225 @@ pmix_status_t rdp_srv_group_connect(rdp_srv_peer_t *peer, bool connect,
  * members are invited (PMIX_GROUP_INVITED) and join when they accept.
  * Declines and invitees that leave first are left out (the leader gets
  * PMIX_GROUP_INVITE_DECLINED / _FAILED). */
+/* ---- inviting replacements (docs/design.md, "Groups") ----
+ * The leader of an invitation still gathering may invite more processes
+ * to it (PMIx_Group_invite again, typically from its INVITE_DECLINED /
+ * _FAILED handler): they are appended to the members (group ranks after
+ * the others), invited, and the invitation completes once they answered
+ * too; the further invite is answered with the invitation's reply.  The
+ * other servers hear of the new members by CTL_ADD (a CTL_OPEN with the
+ * whole list, sent to every server: one that hosted no member makes its
+ * tracker from it). */
+
+/* Append the procs of @a add that are no members yet to @a op: local
+ * ones become parts and are invited; *nnew_p says how many were new. */
+static pmix_status_t invite_extend(gop_t *op, const pmix_proc_t *add,
+                                   size_t nadd, size_t *nnew_p)
+{
+    size_t cap = op->nmembers + nadd + 1, first = op->nparts;
+    pmix_proc_t *members = rdp_realloc(op->members, cap * sizeof(*members));
+    gpart_t *parts;
+    bool *answered = NULL;
+
+    if (members == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    op->members = members;
+    parts       = rdp_realloc(op->parts, cap * sizeof(*parts));
+    if (parts == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    op->parts = parts;
+    if (op->answered != NULL) {
+        answered = rdp_realloc(op->answered, cap * sizeof(*answered));
+        if (answered == NULL) {
+            return PMIX_ERR_NOMEM;
+        }
+        op->answered = answered;
+    }
+    *nnew_p = 0;
+    for (size_t i = 0; i < nadd; i++) {
+        rdp_srv_nspace_t *ns = rdp_srv_nspace_find(add[i].nspace);
+
+        if (rdp_srv_procs_contain(op->members, op->nmembers, &add[i])) {
+            continue;
+        }
+        if (op->answered != NULL) {
+            op->answered[op->nmembers] = false;
+        }
+        op->members[op->nmembers++] = add[i];
+        (*nnew_p)++;
+        if (ns != NULL && rdp_srv_nspace_is_local(ns, add[i].rank)) {
+            memset(&op->parts[op->nparts], 0, sizeof(op->parts[0]));
+            op->parts[op->nparts++].proc = add[i];
+        } else {
+            op->all_local = false;
+        }
+    }
+    if (op->nparts > first) {
+        pmix_proc_t *invitees =
+            rdp_calloc(op->nparts - first, sizeof(*invitees));
+
+        for (size_t i = first; invitees != NULL && i < op->nparts; i++) {
+            invitees[i - first] = op->parts[i].proc;
+        }
+        if (invitees != NULL) {
+            notify_procs(PMIX_GROUP_INVITED, &op->leader, invitees,
+                         op->nparts - first, op->id, NULL, 0);
+        }
+        rdp_free(invitees);
+    }
+    return PMIX_SUCCESS;
+}
+
+/* The leader's further PMIx_Group_invite for a running invitation. */
+static pmix_status_t invite_more(gop_t *op, rdp_srv_peer_t *peer, uint32_t tag,
+                                 const greq_t *req)
+{
+    pmix_proc_t *add = NULL;
+    size_t nadd = 0, nnew = 0;
+    gwaiter_t *w;
+    pmix_status_t status;
+
+    if (!op->invite || !is_leader(op, &peer->client->proc)
+        || op->state != GOP_GATHER || op->sealed) {
+        return PMIX_ERR_EXISTS; /* not its invitation, or complete */
+    }
+    if (op->nlost > 0) {
+        return PMIX_ERR_NOT_SUPPORTED; /* a leader chosen by the members */
+    }
+    status = expand_members(req->procs, req->nprocs, &add, &nadd);
+    for (size_t i = 0; status == PMIX_SUCCESS && i < nadd; i++) {
+        rdp_srv_nspace_t *ns = rdp_srv_nspace_find(add[i].nspace);
+
+        if (rdp_srv_xchg_me() == UINT32_MAX
+            && (ns == NULL || !rdp_srv_nspace_is_local(ns, add[i].rank))) {
+            status = PMIX_ERR_NOT_SUPPORTED; /* no engine to carry it */
+        }
+    }
+    w = status == PMIX_SUCCESS
+            ? rdp_realloc(op->waiters, (op->nwaiters + 1) * sizeof(*w))
+            : NULL;
+    if (status == PMIX_SUCCESS && w == NULL) {
+        status = PMIX_ERR_NOMEM;
+    }
+    if (w != NULL) {
+        op->waiters = w;
+    }
+    if (status == PMIX_SUCCESS) {
+        status = invite_extend(op, add, nadd, &nnew);
+    }
+    rdp_free(add);
+    if (status == PMIX_SUCCESS && nnew == 0) {
+        status = PMIX_ERR_BAD_PARAM; /* all of them were invited before */
+    }
+    if (status != PMIX_SUCCESS) {
+        return status;
+    }
+    rdp_log_debug(SERVER, "group %s: %zu more invited", op->id, nnew);
+    op->waiters[op->nwaiters++] =
+        (gwaiter_t){.peer_id = peer->id, .tag = tag, .ack = req->ack};
+    if (!op->all_local) {
+        tell_open_as(op, CTL_ADD);
+    }
+    op->hold = true;
+    gop_check_departed(op); /* one may have left already */
+    op->hold = false;
+    if (op->state == GOP_DONE) {
+        gop_maybe_free(op);
+    }
+    return PMIX_SUCCESS;
+}
+
+static void ctl_add(uint32_t server, rdp_rbuf_t *rb)
+{
+    uint8_t key[OP_KEY_MAX];
+    open_msg_t m;
+    gop_t *op;
+    size_t nnew = 0;
+
+    if (!open_unpack(server, rb, &m)) {
+        return;
+    }
+    op = rdp_hash_get(&gs.ops, key, op_key(m.kind, m.id, key));
+    if (op == NULL) {
+        /* no tracker here yet (or no member here before) */
+        open_tracker(m.kind, m.id, m.gen, m.flags, m.timeout, &m.leader,
+                     m.members, m.n);
+        return;
+    }
+    if (op->gen == m.gen && op->invite && op->state == GOP_GATHER
+        && invite_extend(op, m.members, m.n, &nnew) == PMIX_SUCCESS) {
+        op->hold = true;
+        gop_check_departed(op);
+        op->hold = false;
+        if (op->state == GOP_DONE) {
+            gop_maybe_free(op);
+        }
+    }
+    rdp_free(m.members);
+}
+
+/* The leader's server: the membership is final (after every CTL_ADD). */
+static void tell_seal(const gop_t *op)
+{
+    rdp_buf_t buf;
+    pmix_status_t rc;
+
+    if (!ctl_begin(&buf, CTL_SEAL, op, &rc)) {
+        return;
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_pack_u32(&buf, (uint32_t)op->nmembers);
+    }
+    send_ctl(&buf, rc);
+}
+
+static void ctl_seal(uint32_t server, rdp_rbuf_t *rb)
+{
+    char id[PMIX_MAX_NSLEN + 1];
+    uint8_t kind, key[OP_KEY_MAX];
+    uint64_t gen;
+    uint32_t n;
+    gop_t *op;
+    pmix_status_t rc = unpack_ctl_head(rb, &kind, id, &gen);
+
+    if (rc == PMIX_SUCCESS) {
+        rc = rdp_unpack_u32(rb, &n);
+    }
+    if (rc != PMIX_SUCCESS || gs_init() != PMIX_SUCCESS) {
+        rdp_log_error(SERVER, "bad group seal from server %u", server);
+        return;
+    }
+    op = rdp_hash_get(&gs.ops, key, op_key(kind, id, key));
+    if (op == NULL || op->gen != gen || !op->invite || op->sealed) {
+        return; /* no member here, or decided otherwise already */
+    }
+    if (n != op->nmembers) {
+        rdp_log_warn(SERVER, "group %s sealed with %u members, %zu here", id, n,
+                     op->nmembers);
+    }
+    op->sealed = true;
+    gop_maybe_ready(op);
+}
+
+/* RDP_CMD_GROUP_ANSWERED: the leader's handlers for a decline or failure
+ * are done. */
+static pmix_status_t handle_answered(rdp_srv_peer_t *peer, uint32_t tag,
+                                     const greq_t *req)
+{
+    uint8_t key[OP_KEY_MAX];
+    gop_t *op = rdp_hash_get(&gs.ops, key, op_key(GOP_CONSTRUCT, req->id, key));
+
+    rdp_srv_reply_status(peer, req->ack, tag, PMIX_SUCCESS);
+    if (op != NULL && op->answered != NULL && op->acks > 0
+        && is_leader(op, &peer->client->proc)) {
+        op->acks--;
+        gop_maybe_ready(op);
+    }
+    return PMIX_SUCCESS;
+}
+
 static pmix_status_t handle_invite(rdp_srv_peer_t *peer, uint32_t tag,
                                    const greq_t *req)
 {
@@ -2734,9 +3230,9 @@ static pmix_status_t handle_invite(rdp_srv_peer_t *peer, uint32_t tag,
     if (req->nprocs == 0) {
         return PMIX_ERR_BAD_PARAM;
     }
-    if (rdp_hash_get(&gs.ops, key, op_key(GOP_CONSTRUCT, req->id, key))
-        != NULL) {
-        return PMIX_ERR_EXISTS;
+    op = rdp_hash_get(&gs.ops, key, op_key(GOP_CONSTRUCT, req->id, key));
+    if (op != NULL) {
+        return invite_more(op, peer, tag, req);
     }
     status = invite_members(req, me, &members, &n);
     if (status == PMIX_SUCCESS) {
@@ -2749,6 +3245,14 @@ static pmix_status_t handle_invite(rdp_srv_peer_t *peer, uint32_t tag,
     op->optional   = true;
     op->has_leader = true;
     op->leader     = *me;
+    op->answered   = rdp_calloc(op->nmembers + 1, sizeof(*op->answered));
+    if (op->answered == NULL) {
+        gop_remove(op);
+        return PMIX_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < op->nmembers; i++) {
+        op->answered[i] = is_leader(op, &op->members[i]); /* its own call */
+    }
     if (!op->all_local && rdp_srv_xchg_me() == UINT32_MAX) {
         gop_remove(op); /* no engine to carry it */
         return PMIX_ERR_NOT_SUPPORTED;
@@ -2958,6 +3462,8 @@ void rdp_srv_handle_group(rdp_srv_peer_t *peer, uint16_t cmd, uint32_t tag,
         status = handle_vote(peer, tag, &req);
     } else if (cmd == RDP_CMD_GROUP_ABORT) {
         status = handle_abort(peer, tag, &req);
+    } else if (cmd == RDP_CMD_GROUP_ANSWERED) {
+        status = handle_answered(peer, tag, &req);
     } else {
         status = handle_construct(peer, tag, &req);
     }
@@ -3036,6 +3542,7 @@ static void leader_lost_here(gop_t *op)
     }
     op->leader_lost = true;
     op->optional    = true;
+    op->sealed      = true; /* no more replacements: every server goes on */
     if (lp != NULL) {
         lp->arrived = false; /* nobody to answer */
         lp->gone    = true;
@@ -3311,6 +3818,7 @@ static void gop_part_left(gop_t *op, gpart_t *part)
     }
     rdp_log_info(SERVER, "%s:%u left before joining group %s",
                  part->proc.nspace, part->proc.rank, op->id);
+    set_culprit(op, &part->proc);
     gop_fail(op, PMIX_ERR_PROC_TERM_WO_SYNC);
 }
 
@@ -3452,5 +3960,9 @@ void rdp_srv_group_cleanup(void)
     rdp_hash_cleanup(&gs.ops);
     rdp_hash_cleanup(&gs.gens);
     rdp_hash_cleanup(&gs.dooms);
+    rdp_hash_for_each(ent, &gs.culprits, i) {
+        rdp_free(ent->value);
+    }
+    rdp_hash_cleanup(&gs.culprits);
     gs.init = false;
 }

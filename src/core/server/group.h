@@ -22,13 +22,15 @@
  *
  *   block := u8 want_cid, u64 cid candidate, u32 n, n x entry,
  *            u64 bundle length, bundle bytes
- *   entry := proc, u8 joined, infos (the member's PMIX_GROUP_INFO)
+ *   entry := proc, u8 flags (1: joined, 2: leads), infos (the member's
+ *            PMIX_GROUP_INFO)
  */
 
 /** One member as its server reports it. */
 typedef struct rdp_srv_group_entry {
     pmix_proc_t proc;
     bool joined;        /* false: it left before joining (optional) */
+    bool leads;         /* it gave PMIX_GROUP_LEADER to construct */
     pmix_info_t *ginfo; /* what it gave in PMIX_GROUP_INFO */
     size_t nginfo;
 } rdp_srv_group_entry_t;
@@ -72,10 +74,15 @@ pmix_status_t rdp_srv_group_resolve(const pmix_proc_t *members, size_t n,
                                     pmix_proc_t **final_p, size_t *nfinal_p,
                                     bool *have_cid_p, uint64_t *cid_p);
 
-/** The entry of @a proc in @a blocks, or NULL. */
+/**
+ * The entry of @a proc in @a blocks, or NULL.  With @a at (not NULL; 0
+ * at first) the search starts where the last one through @a at ended and
+ * wraps around: members looked up in the order the blocks list them (a
+ * group's order, servers by index) cost one step each, not a scan.
+ */
 const rdp_srv_group_entry_t *
 rdp_srv_group_find_entry(const rdp_srv_group_block_t *blocks, size_t nblocks,
-                         const pmix_proc_t *proc);
+                         const pmix_proc_t *proc, size_t *at);
 
 /*
  * Choosing a new leader (RFC0033): after PMIX_GROUP_LEADER_FAILED every

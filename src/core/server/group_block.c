@@ -16,7 +16,7 @@ static pmix_status_t pack_entry(rdp_buf_t *buf, const rdp_srv_group_entry_t *e)
     pmix_status_t status = rdp_pack_proc(buf, &e->proc);
 
     if (status == PMIX_SUCCESS) {
-        status = rdp_pack_u8(buf, e->joined ? 1 : 0);
+        status = rdp_pack_u8(buf, (e->joined ? 1 : 0) | (e->leads ? 2 : 0));
     }
     if (status == PMIX_SUCCESS) {
         status = rdp_pack_info_array(buf, e->ginfo, e->nginfo);
@@ -84,7 +84,8 @@ static pmix_status_t unpack_entries(rdp_rbuf_t *rb, rdp_srv_group_block_t *blk)
             status = rdp_unpack_u8(rb, &joined);
         }
         if (status == PMIX_SUCCESS) {
-            e->joined = joined != 0;
+            e->joined = (joined & 1) != 0;
+            e->leads  = (joined & 2) != 0;
             status    = rdp_unpack_info_array(rb, &e->ginfo, &e->nginfo);
         }
         if (status == PMIX_SUCCESS) {
@@ -129,21 +130,49 @@ pmix_status_t rdp_srv_group_block_unpack(const void *data, size_t len,
     return PMIX_SUCCESS;
 }
 
-const rdp_srv_group_entry_t *
-rdp_srv_group_find_entry(const rdp_srv_group_block_t *blocks, size_t nblocks,
-                         const pmix_proc_t *proc)
+/* The first entry of @a proc at flat positions [@a from, @a to) of the
+ * blocks' entries (counted across blocks in order), its position in
+ * *@a pos_p. */
+static const rdp_srv_group_entry_t *
+scan_entries(const rdp_srv_group_block_t *blocks, size_t nblocks,
+             const pmix_proc_t *proc, size_t from, size_t to, size_t *pos_p)
 {
-    for (size_t b = 0; b < nblocks; b++) {
-        for (size_t i = 0; i < blocks[b].nentries; i++) {
+    size_t base = 0;
+
+    for (size_t b = 0; b < nblocks && base < to; b++) {
+        size_t n = blocks[b].nentries;
+
+        for (size_t i = from > base ? from - base : 0; i < n && base + i < to;
+             i++) {
             const rdp_srv_group_entry_t *e = &blocks[b].entries[i];
 
-            if (PMIX_CHECK_PROCID(&e->proc, proc)
-                && e->proc.rank == proc->rank) {
+            /* the rank first: a compare of nspaces costs far more */
+            if (e->proc.rank == proc->rank
+                && PMIX_CHECK_NSPACE(e->proc.nspace, proc->nspace)) {
+                *pos_p = base + i;
                 return e;
             }
         }
+        base += n;
     }
     return NULL;
+}
+
+const rdp_srv_group_entry_t *
+rdp_srv_group_find_entry(const rdp_srv_group_block_t *blocks, size_t nblocks,
+                         const pmix_proc_t *proc, size_t *at)
+{
+    size_t from = at != NULL ? *at : 0, pos = 0;
+    const rdp_srv_group_entry_t *e =
+        scan_entries(blocks, nblocks, proc, from, SIZE_MAX, &pos);
+
+    if (e == NULL && from > 0) {
+        e = scan_entries(blocks, nblocks, proc, 0, from, &pos);
+    }
+    if (e != NULL && at != NULL) {
+        *at = pos + 1;
+    }
+    return e;
 }
 
 /* The candidate of the lowest-indexed server, when anyone asked. */
@@ -174,13 +203,14 @@ pmix_status_t rdp_srv_group_resolve(const pmix_proc_t *members, size_t n,
 {
     pmix_proc_t *final = rdp_calloc(n + 1, sizeof(*final));
     size_t nfinal      = 0;
+    size_t at          = 0; /* members come in the blocks' order */
 
     if (final == NULL) {
         return PMIX_ERR_NOMEM;
     }
     for (size_t i = 0; i < n; i++) {
         const rdp_srv_group_entry_t *e =
-            rdp_srv_group_find_entry(blocks, nblocks, &members[i]);
+            rdp_srv_group_find_entry(blocks, nblocks, &members[i], &at);
 
         if (e != NULL && e->joined) {
             final[nfinal++] = members[i];

@@ -158,6 +158,11 @@ enum rdp_cmd {
      * PMIX_GROUP_ID): str group id, infos (none)  ->  status */
     RDP_CMD_GROUP_ABORT     = 61,
     RDP_CMD_GROUP_ABORT_ACK = 62,
+    /* The leader of an invitation: its handlers of an INVITE_DECLINED /
+     * _FAILED are done (any replacement it invited was sent before): str
+     * group id, infos (none)  ->  status */
+    RDP_CMD_GROUP_ANSWERED     = 63,
+    RDP_CMD_GROUP_ANSWERED_ACK = 64,
 
     /* Tools (RFC0010; src/core/server/tool.c).  Sent instead of CONNECT
      * by PMIx_tool_init: str nspace (NULL: the server assigns one),
