@@ -539,6 +539,7 @@ static void machine_xml_describes_this_machine(void **state)
                      PMIX_SUCCESS);
     assert_int_equal(npu, want);
     assert_int_equal(rdp_topo_machine_xml(NULL), PMIX_ERR_BAD_PARAM);
+    PMIx_Topology_destruct(&mine);
     rdp_topo_cleanup();
 }
 
@@ -577,6 +578,12 @@ int main(void)
         cmocka_unit_test(machine_xml_describes_this_machine),
         cmocka_unit_test(compute_distances_is_not_supported),
     };
+
+    /* hwloc's pci plugin (libpciaccess) leaves its state allocated when
+     * the last topology is destroyed and the plugin unloaded; LeakSanitizer
+     * then reports it with no module name a suppression could match.  No
+     * test here needs PCI devices. */
+    setenv("HWLOC_COMPONENTS", "-pci", 0);
 
     return cmocka_run_group_tests_name("topo", tests, NULL, NULL);
 }
