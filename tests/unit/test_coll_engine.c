@@ -1432,6 +1432,23 @@ static void put_block(uint8_t *p, uint32_t origin, uint64_t len)
     rdp_coll_put_u64(p + 4, len);
 }
 
+/* Inject, from server 1 to server 0, a copy of the first step's message
+ * of the recursive-doubling allgather @a opid over @a nparts servers (one
+ * empty block of origin 1). */
+static void inject_step0_copy(sim_t *sim, uint64_t sig, uint64_t opid,
+                              uint32_t nparts)
+{
+    uint8_t hdr[RDP_COLL_HDR_LEN];
+    uint8_t pay[12];
+
+    encode(hdr, RDP_COLL_MSG_DATA, RDP_COLL_ALLGATHER, RDP_COLL_ALG_RD, sig,
+           opid, nparts, 1, 0, 1);
+    put_block(pay, 1, 0);
+    assert_int_equal(rdp_tl_loopback_inject(sim->lb, 1, 0, hdr, sizeof(hdr),
+                                            pay, sizeof(pay)),
+                     PMIX_SUCCESS);
+}
+
 /* Start allgather @a opid over every server on engines 1..P-1 (engine 0
  * started it before), run, and check that all of them completed with the
  * right data. */
@@ -1571,7 +1588,6 @@ static void duplicate_and_late_messages_are_dropped(void **state)
     uint32_t parts[P] = {0, 1};
     uint64_t sig      = rdp_coll_signature(parts, P);
     uint8_t hdr[RDP_COLL_HDR_LEN];
-    uint8_t pay[12];
     rdp_coll_engine_stats_t st;
     sim_t sim;
 
@@ -1582,12 +1598,7 @@ static void duplicate_and_late_messages_are_dropped(void **state)
     sim_run(&sim);
     assert_int_equal(sim.ncalled, P);
     /* a copy of step 0 arriving after completion */
-    encode(hdr, RDP_COLL_MSG_DATA, RDP_COLL_ALLGATHER, RDP_COLL_ALG_RD, sig, 5,
-           P, 1, 0, 1);
-    put_block(pay, 1, 0);
-    assert_int_equal(rdp_tl_loopback_inject(sim.lb, 1, 0, hdr, sizeof(hdr), pay,
-                                            sizeof(pay)),
-                     PMIX_SUCCESS);
+    inject_step0_copy(&sim, sig, 5, P);
     /* and a late abort */
     encode(hdr, RDP_COLL_MSG_ABORT, RDP_COLL_ALLGATHER, RDP_COLL_ALG_RD, sig, 5,
            P, 1, 0, 0);
@@ -2011,8 +2022,6 @@ static void late_message_misses_the_lookup_cache(void **state)
     };
     uint32_t parts[P] = {0, 1};
     uint64_t sig      = rdp_coll_signature(parts, P);
-    uint8_t hdr[RDP_COLL_HDR_LEN];
-    uint8_t pay[12];
     rdp_coll_engine_stats_t st;
     rdp_coll_engine_stats_t st2;
     sim_t sim;
@@ -2030,12 +2039,7 @@ static void late_message_misses_the_lookup_cache(void **state)
     assert_int_equal(st.lookup_hits, 2); /* one message each, both hits */
     assert_int_equal(st.dropped, 0);
     /* a late copy of the last one's step 0 */
-    encode(hdr, RDP_COLL_MSG_DATA, RDP_COLL_ALLGATHER, RDP_COLL_ALG_RD, sig, 8,
-           P, 1, 0, 1);
-    put_block(pay, 1, 0);
-    assert_int_equal(rdp_tl_loopback_inject(sim.lb, 1, 0, hdr, sizeof(hdr), pay,
-                                            sizeof(pay)),
-                     PMIX_SUCCESS);
+    inject_step0_copy(&sim, sig, 8, P);
     sim_run(&sim);
     rdp_coll_engine_get_stats(sim.eng[0], &st2);
     assert_int_equal(st2.lookup_hits, st.lookup_hits);
