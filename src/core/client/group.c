@@ -21,9 +21,20 @@
  * group-rank order) until it is destructed.
  */
 
+/* A member as remembered: its rank and which of the group's nspaces. */
+typedef struct cmember {
+    pmix_rank_t rank;
+    uint32_t ns;
+} cmember_t;
+
+/* A group's members in group-rank order, without a pmix_proc_t (260
+ * bytes) each: their distinct nspaces once (mostly one), a rank and an
+ * nspace index per member. */
 typedef struct cgroup {
-    pmix_proc_t *members;
+    cmember_t *members;
     size_t nmembers;
+    char (*nspaces)[PMIX_MAX_NSLEN + 1];
+    size_t nns;
 } cgroup_t;
 
 /* id -> cgroup_t; any thread, under the lock */
@@ -35,23 +46,81 @@ static void cgroup_free(cgroup_t *g)
 {
     if (g != NULL) {
         rdp_free(g->members);
+        rdp_free(g->nspaces);
         rdp_free(g);
     }
+}
+
+/* Member @a k of @a g as a proc. */
+static void cgroup_member(const cgroup_t *g, size_t k, pmix_proc_t *out)
+{
+    memcpy(out->nspace, g->nspaces[g->members[k].ns], sizeof(out->nspace));
+    out->rank = g->members[k].rank;
+}
+
+/* The index of @a nspace among @a g's, added if new; @a hint first (the
+ * previous member's). */
+static pmix_status_t cgroup_nspace(cgroup_t *g, const char *nspace,
+                                   uint32_t hint, uint32_t *ns_p)
+{
+    size_t cap = g->nns;
+
+    if (g->nns > 0 && strncmp(g->nspaces[hint], nspace, PMIX_MAX_NSLEN) == 0) {
+        *ns_p = hint;
+        return PMIX_SUCCESS;
+    }
+    for (size_t i = 0; i < g->nns; i++) {
+        if (strncmp(g->nspaces[i], nspace, PMIX_MAX_NSLEN) == 0) {
+            *ns_p = (uint32_t)i;
+            return PMIX_SUCCESS;
+        }
+    }
+    if ((cap & (cap - 1)) == 0) { /* 0, 1, 2, 4...: full, grow */
+        void *p = rdp_realloc(g->nspaces,
+                              (cap > 0 ? 2 * cap : 1) * sizeof(*g->nspaces));
+
+        if (p == NULL) {
+            return PMIX_ERR_NOMEM;
+        }
+        g->nspaces = p;
+    }
+    memset(g->nspaces[g->nns], 0, sizeof(*g->nspaces));
+    PMIX_LOAD_NSPACE(g->nspaces[g->nns], nspace);
+    *ns_p = (uint32_t)g->nns++;
+    return PMIX_SUCCESS;
+}
+
+static cgroup_t *cgroup_create(const pmix_proc_t *members, size_t n)
+{
+    cgroup_t *g = rdp_calloc(1, sizeof(*g));
+    uint32_t ns = 0;
+
+    if (g == NULL
+        || (g->members = rdp_malloc((n + 1) * sizeof(*g->members))) == NULL) {
+        cgroup_free(g);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (cgroup_nspace(g, members[i].nspace, ns, &ns) != PMIX_SUCCESS) {
+            cgroup_free(g);
+            return NULL;
+        }
+        g->members[i].rank = members[i].rank;
+        g->members[i].ns   = ns;
+    }
+    g->nmembers = n;
+    return g;
 }
 
 /* Remember group @a id (members copied); replaces an older one. */
 static void groups_add(const char *id, const pmix_proc_t *members, size_t n)
 {
-    cgroup_t *g = rdp_calloc(1, sizeof(*g)), *old = NULL;
+    cgroup_t *g = cgroup_create(members, n), *old = NULL;
 
-    if (g == NULL
-        || (g->members = rdp_calloc(n + 1, sizeof(*members))) == NULL) {
-        rdp_free(g);
+    if (g == NULL) {
         rdp_log_error(CLIENT, "out of memory remembering group %s", id);
         return;
     }
-    memcpy(g->members, members, n * sizeof(*members));
-    g->nmembers = n;
     pthread_mutex_lock(&groups_lock);
     if (!groups_init && rdp_hash_init(&groups, 0) == PMIX_SUCCESS) {
         groups_init = true;
@@ -82,7 +151,7 @@ void rdp_client_group_resolve(pmix_proc_t *proc)
     pthread_mutex_lock(&groups_lock);
     g = groups_init ? rdp_hash_get_str(&groups, proc->nspace) : NULL;
     if (g != NULL && proc->rank < g->nmembers) {
-        *proc = g->members[proc->rank];
+        cgroup_member(g, proc->rank, proc);
     }
     pthread_mutex_unlock(&groups_lock);
 }
@@ -102,7 +171,7 @@ static size_t expand_one(const pmix_proc_t *p, pmix_proc_t *out, size_t cap,
     if (p->rank == PMIX_RANK_WILDCARD) {
         for (size_t k = 0; k < g->nmembers; k++, n++) {
             if (n < cap) {
-                out[n] = g->members[k];
+                cgroup_member(g, k, &out[n]);
             }
         }
         return n;
@@ -112,7 +181,7 @@ static size_t expand_one(const pmix_proc_t *p, pmix_proc_t *out, size_t cap,
         return n;
     }
     if (n < cap) {
-        out[n] = g->members[p->rank];
+        cgroup_member(g, p->rank, &out[n]);
     }
     return n + 1;
 }

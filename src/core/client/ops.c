@@ -120,11 +120,50 @@ static void info_release_fn(void *cbdata)
     rdp_free(rel);
 }
 
+static void sync_info_cb(pmix_status_t status, pmix_info_t *info, size_t ninfo,
+                         void *cbdata, pmix_release_cbfunc_t release_fn,
+                         void *release_cbdata);
+
+/* Results the library owns, for @a cbfunc: a blocking form's callback
+ * (sync_info_cb, rdp_client_sync_info_cb) takes them as they are, anything else gets them with a
+ * release function. */
+static void info_give(pmix_info_cbfunc_t cbfunc, pmix_status_t status,
+                      pmix_info_t *info, size_t ninfo, void *cbdata)
+{
+    rdp_client_sync_t *sync = cbdata;
+    info_release_t *rel;
+
+    if (cbfunc == sync_info_cb || cbfunc == rdp_client_sync_info_cb) {
+        /* no copy: the blocking caller frees them (PMIX_INFO_FREE), so
+         * none may be marked persistent, as a copy's are not */
+        if (info == NULL || ninfo == 0) {
+            rdp_info_array_free(info, ninfo);
+            info  = NULL;
+            ninfo = 0;
+        }
+        for (size_t i = 0; i < ninfo; i++) {
+            info[i].flags &= ~(pmix_info_directives_t)PMIX_INFO_PERSISTENT;
+        }
+        sync->data  = info;
+        sync->ndata = ninfo;
+        rdp_wait_signal(&sync->wait, status);
+        return;
+    }
+    rel = rdp_malloc(sizeof(*rel));
+    if (rel == NULL) {
+        rdp_info_array_free(info, ninfo);
+        cbfunc(PMIX_ERR_NOMEM, NULL, 0, cbdata, NULL, NULL);
+        return;
+    }
+    rel->info  = info;
+    rel->ninfo = ninfo;
+    cbfunc(status, info, ninfo, cbdata, info_release_fn, rel);
+}
+
 static void info_finish(rdp_client_op_t *op, pmix_status_t status,
                         rdp_rbuf_t *rb)
 {
     pmix_info_cbfunc_t cbfunc = (pmix_info_cbfunc_t)op->cbfunc;
-    info_release_t *rel;
     pmix_info_t *info = NULL;
     size_t ninfo      = 0;
     pmix_status_t rc;
@@ -143,15 +182,7 @@ static void info_finish(rdp_client_op_t *op, pmix_status_t status,
         rdp_info_array_free(info, ninfo);
         return;
     }
-    rel = rdp_malloc(sizeof(*rel));
-    if (rel == NULL) {
-        rdp_info_array_free(info, ninfo);
-        cbfunc(PMIX_ERR_NOMEM, NULL, 0, op->cbdata, NULL, NULL);
-        return;
-    }
-    rel->info  = info;
-    rel->ninfo = ninfo;
-    cbfunc(status, info, ninfo, op->cbdata, info_release_fn, rel);
+    info_give(cbfunc, status, info, ninfo, op->cbdata);
 }
 
 /* Blocking form of an info callback: keep a copy of the results. */
@@ -807,14 +838,5 @@ void rdp_client_info_finish(rdp_client_op_t *op, pmix_status_t status,
 void rdp_client_info_cb_give(pmix_info_cbfunc_t cbfunc, pmix_status_t status,
                              pmix_info_t *info, size_t ninfo, void *cbdata)
 {
-    info_release_t *rel = rdp_malloc(sizeof(*rel));
-
-    if (rel == NULL) {
-        rdp_info_array_free(info, ninfo);
-        cbfunc(PMIX_ERR_NOMEM, NULL, 0, cbdata, NULL, NULL);
-        return;
-    }
-    rel->info  = info;
-    rel->ninfo = ninfo;
-    cbfunc(status, info, ninfo, cbdata, info_release_fn, rel);
+    info_give(cbfunc, status, info, ninfo, cbdata);
 }
