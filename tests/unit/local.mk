@@ -62,6 +62,14 @@ TESTS += tests/unit/test_client_store.t
 endif
 
 if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_client_group.t
+tests_unit_test_client_group_t_SOURCES = tests/unit/test_client_group.c
+tests_unit_test_client_group_t_CFLAGS  = $(RDP_TEST_CFLAGS)
+tests_unit_test_client_group_t_LDADD   = $(RDP_TEST_LIBS)
+TESTS += tests/unit/test_client_group.t
+endif
+
+if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_client_api.t
 tests_unit_test_client_api_t_SOURCES = tests/unit/test_client_api.c \
                                        tests/unit/client_testgen.h

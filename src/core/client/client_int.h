@@ -167,6 +167,10 @@ pmix_status_t rdp_client_group_expand(const pmix_proc_t *procs, size_t nprocs,
  * and @a info asks for PMIX_GROUP_FT_COLLECTIVE. */
 const char *rdp_client_group_ft_fence(const pmix_proc_t *procs, size_t nprocs,
                                       const pmix_info_t *info, size_t ninfo);
+/** Remember group @a id with @a members (copied) in group-rank order,
+ * replacing one of the same id (a construct's PMIX_GROUP_MEMBERSHIP). */
+void rdp_client_group_remember(const char *id, const pmix_proc_t *members,
+                               size_t n);
 /** Forget every group (PMIx_Finalize). */
 void rdp_client_group_cleanup(void);
 /** rdp_event_chain_end for a client: answers PMIX_GROUP_LEADER_FAILED

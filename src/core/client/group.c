@@ -112,8 +112,8 @@ static cgroup_t *cgroup_create(const pmix_proc_t *members, size_t n)
     return g;
 }
 
-/* Remember group @a id (members copied); replaces an older one. */
-static void groups_add(const char *id, const pmix_proc_t *members, size_t n)
+void rdp_client_group_remember(const char *id, const pmix_proc_t *members,
+                               size_t n)
 {
     cgroup_t *g = cgroup_create(members, n), *old = NULL;
 
@@ -307,7 +307,7 @@ static void remember_membership(const char *id, const pmix_info_t *res,
         if (PMIX_CHECK_KEY(&res[i], PMIX_GROUP_MEMBERSHIP)
             && res[i].value.type == PMIX_DATA_ARRAY && da != NULL
             && da->type == PMIX_PROC) {
-            groups_add(id, da->array, da->size);
+            rdp_client_group_remember(id, da->array, da->size);
         }
     }
 }
