@@ -125,8 +125,8 @@ static void sync_info_cb(pmix_status_t status, pmix_info_t *info, size_t ninfo,
                          void *release_cbdata);
 
 /* Results the library owns, for @a cbfunc: a blocking form's callback
- * (sync_info_cb, rdp_client_sync_info_cb) takes them as they are, anything else gets them with a
- * release function. */
+ * (sync_info_cb, rdp_client_sync_info_cb) takes them as they are,
+ * anything else gets them with a release function. */
 static void info_give(pmix_info_cbfunc_t cbfunc, pmix_status_t status,
                       pmix_info_t *info, size_t ninfo, void *cbdata)
 {
