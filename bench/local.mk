@@ -67,6 +67,9 @@ dist_noinst_SCRIPTS += bench/trust_compare.sh bench/summarize_trust.py
 # this build with RDPMIX_UCX_BUSY_US against MPI, rotating order per round;
 # summarize_progress_ab.py makes the table
 dist_noinst_SCRIPTS += bench/progress_ab.sh bench/summarize_progress_ab.py
+# env_ab.py: the engine allgather under several settings (environment,
+# options, another build), paired round by round
+dist_noinst_SCRIPTS += bench/env_ab.py
 EXTRA_DIST += bench/COLL.md
 
 # launch_compare.sh: one program (mpi-hello or pmix-bench) under rdpmix-run,

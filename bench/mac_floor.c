@@ -2,11 +2,14 @@
  * costs the UCX transport, apart from the MAC of its header */
 #include "config.h"
 
+#include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "coll/tl.h"
 #include "ucx/ucx_int.h"
@@ -18,13 +21,24 @@
  * the time spent on the payload's bytes alone, per message and side.
  * bench/RESULTS.md turns it into the floor of an allgather.
  *
- *   mac-floor [max_bytes] [reps]
+ *   mac-floor [-c] [-j N] [max_bytes] [reps]
  *
  * prints CSV: bytes,reps,iterations,authenticated_us,open_us,floor_us,
  * floor_ns_per_byte (each time the median over reps of the mean over
  * iterations, in CPU time of the thread).  Quiet machine preferred (CPU
  * time leaves other processes out, not their use of caches and memory
  * bandwidth); pinned (taskset -c 1).
+ *
+ * By default every message MACs the same buffer, which stays in the
+ * cache, on an otherwise idle machine: the cost at best.  Two options
+ * bring it closer to an allgather's, where the payload was just received
+ * and every core MACs at once:
+ *   -c    cold: message i MACs the bytes at offset i * size of a 64 MiB
+ *         pool (more than the caches hold), not the same buffer
+ *   -j N  N - 1 more threads, pinned to the N - 1 CPUs after the one
+ *         the main thread starts on (modulo the CPU count; pin the main
+ *         thread with taskset), MAC 1 MiB messages without a pause (cold
+ *         or not, as the main thread) while the main thread measures
  */
 
 #define PREFIX_LEN 64 /* a typical prefix: fixed part, envelope, no seals */
@@ -46,15 +60,30 @@ static int by_value(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+#define POOL_BYTES ((size_t)64 << 20) /* -c: beyond the caches */
+
+static int cold; /* -c: buffers are POOL_BYTES, walked through */
+static volatile int stop_load;
+
+/* The payload of message @a i of @a len bytes: the same bytes every time,
+ * or with -c the next @a len bytes of the pool at @a buf. */
+static const uint8_t *payload_at(const uint8_t *buf, size_t len, long i)
+{
+    size_t slots = (cold && len > 0) ? POOL_BYTES / len : 1;
+
+    return (slots > 1) ? buf + ((size_t)i % slots) * len : buf;
+}
+
 /* Mean seconds per mac_msg over @a iters, payload @a len (0: open) */
 static double time_macs(rdp_ucx_auth_t *auth, const uint8_t *pre,
                         const uint8_t *buf, size_t len, long iters)
 {
     uint8_t mac[RDP_UCX_MAC_LEN];
-    rdp_iov_t iov = {(void *)buf, len};
-    double t0     = now();
+    double t0 = now();
 
     for (long i = 0; i < iters; i++) {
+        rdp_iov_t iov = {(void *)payload_at(buf, len, i), len};
+
         if (rdp_ucx_auth_msg(auth, pre, PREFIX_LEN, &iov, len > 0, mac)
             != PMIX_SUCCESS) {
             fprintf(stderr, "mac-floor: the authenticator failed\n");
@@ -77,10 +106,70 @@ static double median_of(rdp_ucx_auth_t *auth, const uint8_t *pre,
     return t[reps / 2];
 }
 
+/* -j: one more core MACing 1 MiB messages until stop_load. */
+typedef struct load {
+    pthread_t thread;
+    int cpu;
+    uint8_t *buf;
+    int started;
+} load_t;
+
+static void *load_main(void *arg)
+{
+    load_t *l = arg;
+    cpu_set_t set;
+    uint8_t key[RDP_UCX_KEY_LEN], pre[PREFIX_LEN];
+    rdp_ucx_auth_t auth;
+
+    CPU_ZERO(&set);
+    CPU_SET(l->cpu, &set);
+    (void)pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+    memset(key, 0x33, sizeof(key));
+    memset(pre, 0x5a, sizeof(pre));
+    if (rdp_ucx_auth_init(&auth, key, sizeof(key)) != PMIX_SUCCESS) {
+        return NULL;
+    }
+    for (long i = 0; !stop_load; i++) {
+        uint8_t mac[RDP_UCX_MAC_LEN];
+        rdp_iov_t iov = {(void *)payload_at(l->buf, 1u << 20, i), 1u << 20};
+
+        (void)rdp_ucx_auth_msg(&auth, pre, PREFIX_LEN, &iov, 1, mac);
+    }
+    rdp_ucx_auth_cleanup(&auth);
+    return NULL;
+}
+
+static uint8_t *filled(size_t len)
+{
+    uint8_t *buf = malloc(len);
+
+    for (size_t i = 0; (buf != NULL) && (i < len); i++) {
+        buf[i] = (uint8_t)(i * 131u);
+    }
+    return buf;
+}
+
 int main(int argc, char **argv)
 {
-    size_t max = argc > 1 ? strtoull(argv[1], NULL, 0) : (1u << 20);
-    int reps   = argc > 2 ? atoi(argv[2]) : 7;
+    int jobs = 1;
+    int opt;
+    size_t max;
+    int reps;
+    load_t *loads = NULL;
+    long ncpu     = sysconf(_SC_NPROCESSORS_ONLN);
+    int here      = sched_getcpu();
+
+    while ((opt = getopt(argc, argv, "cj:")) != -1) {
+        if (opt == 'c') {
+            cold = 1;
+        } else if (opt == 'j') {
+            jobs = atoi(optarg);
+        } else {
+            jobs = 0; /* usage below */
+        }
+    }
+    max  = optind < argc ? strtoull(argv[optind], NULL, 0) : (1u << 20);
+    reps = optind + 1 < argc ? atoi(argv[optind + 1]) : 7;
     /* the sizes of bench/RESULTS.md's allgather tables, and some between */
     static const size_t sizes[] = {8,     64,     1024,    4096,    16384,
                                    65536, 262144, 1048576, 4194304, 16777216};
@@ -88,16 +177,30 @@ int main(int argc, char **argv)
     rdp_ucx_auth_t auth;
     uint8_t *buf;
 
-    if (max < 8 || max > (1u << 30) || reps < 1 || reps > 64) {
-        fprintf(stderr, "usage: mac-floor [max_bytes 8..1G] [reps 1..64]\n");
+    if (max < 8 || max > (1u << 30) || reps < 1 || reps > 64 || jobs < 1
+        || jobs > 64) {
+        fprintf(stderr, "usage: mac-floor [-c] [-j 1..64] [max_bytes 8..1G] "
+                        "[reps 1..64]\n");
         return 2;
     }
-    buf = malloc(max);
+    buf = filled((cold && max < POOL_BYTES) ? POOL_BYTES : max);
     if (buf == NULL) {
         return 1;
     }
-    for (size_t i = 0; i < max; i++) {
-        buf[i] = (uint8_t)(i * 131u);
+    if (jobs > 1) {
+        loads = calloc((size_t)jobs, sizeof(*loads));
+        if (loads == NULL) {
+            return 1;
+        }
+    }
+    for (int j = 1; j < jobs; j++) {
+        loads[j].cpu =
+            (int)(((here > 0 ? here : 0) + j) % (ncpu > 0 ? ncpu : 1));
+        loads[j].buf = filled(cold ? POOL_BYTES : (1u << 20));
+        loads[j].started =
+            (loads[j].buf != NULL)
+            && (pthread_create(&loads[j].thread, NULL, load_main, &loads[j])
+                == 0);
     }
     for (size_t i = 0; i < sizeof(key); i++) {
         key[i] = (uint8_t)(i + 1);
@@ -125,6 +228,14 @@ int main(int argc, char **argv)
                full * 1e6, open * 1e6, floor * 1e6, floor * 1e9 / (double)size);
         fflush(stdout);
     }
+    stop_load = 1;
+    for (int j = 1; j < jobs; j++) {
+        if (loads[j].started) {
+            pthread_join(loads[j].thread, NULL);
+        }
+        free(loads[j].buf);
+    }
+    free(loads);
     rdp_ucx_auth_cleanup(&auth);
     free(buf);
     return 0;
