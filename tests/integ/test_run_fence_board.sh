@@ -1,0 +1,48 @@
+#!/bin/sh
+# test_run_fence_board.sh - fences over a whole job answered through the
+# server's fence board (one eventfd write wakes every local client;
+# src/core/ipc/bcast.h) under rdpmix-run on 1 and 2 nodes: new data every
+# round for more rounds than the board has slots, results inline and in
+# shared memory, two fences in flight, a fence that times out for all;
+# with every client on the board, with half of them answered by message,
+# and with the board switched off in the servers.
+. "${top_srcdir:-.}/tests/integ/test_run_common.sh"
+
+client="$builddir/tests/integ/run_client"
+
+# the servers' debug log says which fences went through the board
+board_fences() {
+    cat "$tmp"/srv.* 2>/dev/null | grep -c "answered through the fence board"
+}
+run_logged() {
+    rm -f "$tmp"/srv.*
+    RDPMIX_LOG_LEVEL=debug RDPMIX_LOG_SUBSYS=server
+    RDPMIX_LOG_FILE="$tmp/srv.%p"
+    export RDPMIX_LOG_LEVEL RDPMIX_LOG_SUBSYS RDPMIX_LOG_FILE
+    "$@"
+    unset RDPMIX_LOG_LEVEL RDPMIX_LOG_SUBSYS RDPMIX_LOG_FILE
+}
+
+for m in 1 2; do
+    run_logged job 180 --nodes "$m" -n 5 "$client" nodes board
+    oks=$(grep -c "^rank [0-4] of 5 board ok$" "$tmp/out")
+    nb=$(board_fences)
+    check_that "whole-job fences through the board on $m nodes: every round's data, two in flight, a timeout ($nb answered so)" \
+        '[ "$rc" -eq 0 ] && [ "$oks" -eq 5 ] && [ "$nb" -ge $((300 * m)) ]'
+done
+
+run_logged job 180 --nodes 2 -n 5 "$client" nodes boardmix
+oks=$(grep -c "^rank [0-4] of 5 boardmix ok$" "$tmp/out")
+nb=$(board_fences)
+check_that "odd ranks without the board, even ranks on it: the same rounds pass ($nb answered through the board)" \
+    '[ "$rc" -eq 0 ] && [ "$oks" -eq 5 ] && [ "$nb" -ge 300 ]'
+
+export RDPMIX_FENCE_BOARD=0
+run_logged job 180 --nodes 2 -n 5 "$client" nodes board
+unset RDPMIX_FENCE_BOARD
+oks=$(grep -c "^rank [0-4] of 5 board ok$" "$tmp/out")
+nb=$(board_fences)
+check_that "RDPMIX_FENCE_BOARD=0: every fence answered by message" \
+    '[ "$rc" -eq 0 ] && [ "$oks" -eq 5 ] && [ "$nb" -eq 0 ]'
+
+finish
