@@ -30,7 +30,8 @@ static struct {
     pid_t pid;
     int efd;
     rdp_fdwatch_t *watch;
-    uint64_t next_n; /* whole-job fences asked for so far */
+    uint64_t base; /* the server's count of them before we connected */
+    uint64_t sent; /* whole-job fences asked for since we connected */
     board_wait_t *waits;
     size_t nwaits, cap;
 } bd = {.efd = -1};
@@ -105,7 +106,7 @@ static void board_wake(int fd, int events, void *arg)
 
 static void board_reply(pmix_status_t status, rdp_rbuf_t *rb, void *arg)
 {
-    uint64_t cookie[2];
+    uint64_t cookie[2], base;
     uint32_t pid;
     int32_t bfd;
     int efd = -1;
@@ -122,6 +123,9 @@ static void board_reply(pmix_status_t status, rdp_rbuf_t *rb, void *arg)
         }
         if (status == PMIX_SUCCESS) {
             status = rdp_unpack_u64(rb, &cookie[1]);
+        }
+        if (status == PMIX_SUCCESS) {
+            status = rdp_unpack_u64(rb, &base);
         }
         if (status == PMIX_SUCCESS && efd < 0) {
             status = PMIX_ERR_UNPACK_FAILURE;
@@ -147,8 +151,9 @@ static void board_reply(pmix_status_t status, rdp_rbuf_t *rb, void *arg)
         }
         return;
     }
-    bd.pid = (pid_t)pid;
-    bd.efd = efd;
+    bd.pid  = (pid_t)pid;
+    bd.efd  = efd;
+    bd.base = base; /* the fences sent meanwhile came after the request */
     rdp_fdwatch_enable(bd.watch);
 }
 
@@ -171,7 +176,7 @@ void rdp_client_board_open(void)
 
 int rdp_client_board_tail(rdp_buf_t *payload, uint64_t *n_p)
 {
-    uint64_t n    = bd.next_n++;
+    uint64_t n    = bd.base + bd.sent++;
     uint64_t done = n;
 
     *n_p = n;

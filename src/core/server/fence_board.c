@@ -78,17 +78,40 @@ static pmix_status_t bcast_get(rdp_srv_nspace_t *ns, rdp_srv_bcast_t **bc_p)
     return PMIX_SUCCESS;
 }
 
+/* How many whole-job fences @a client asked for before (its sequence
+ * number of that signature, coll.c): its next one is this number. */
+static pmix_status_t fences_before(rdp_srv_client_t *client, uint64_t *n_p)
+{
+    pmix_proc_t all = client->proc;
+    uint8_t *sig;
+    size_t siglen;
+    pmix_status_t status;
+
+    all.rank = PMIX_RANK_WILDCARD;
+    status = rdp_srv_coll_signature(RDP_SRV_COLL_FENCE, &all, 1, &sig, &siglen);
+    if (status != PMIX_SUCCESS) {
+        return status;
+    }
+    *n_p = (uint64_t)(uintptr_t)rdp_hash_get(&client->coll_seq, sig, siglen);
+    rdp_free(sig);
+    return PMIX_SUCCESS;
+}
+
 void rdp_srv_handle_fence_board(rdp_srv_peer_t *peer, uint32_t tag,
                                 rdp_rbuf_t *rb)
 {
     rdp_srv_client_t *client = peer->client;
     rdp_srv_bcast_t *bc      = NULL;
     pmix_status_t status     = PMIX_ERR_NOT_SUPPORTED;
+    uint64_t before          = 0;
     rdp_buf_t buf;
 
     if (rb->left == 0 && client->ns != NULL && !client->ns->is_tool
         && rdp_cfg_bool(RDP_CFG_FENCE_BOARD)) {
         status = bcast_get(client->ns, &bc);
+        if (status == PMIX_SUCCESS) {
+            status = fences_before(client, &before);
+        }
     } else if (rb->left != 0) {
         status = PMIX_ERR_BAD_PARAM;
     }
@@ -109,6 +132,9 @@ void rdp_srv_handle_fence_board(rdp_srv_peer_t *peer, uint32_t tag,
     }
     if (status == PMIX_SUCCESS) {
         status = rdp_pack_u64(&buf, bc->cookie[1]);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_pack_u64(&buf, before);
     }
     if (status == PMIX_SUCCESS) {
         status = rdp_ipc_send_fd(peer->conn, RDP_CMD_FENCE_BOARD_ACK, tag, &buf,

@@ -67,8 +67,8 @@ enum rdp_cmd {
      * PROC section for every participant that committed data, when
      * PMIX_COLLECT_DATA was true.  A client that opened the fence board
      * (FENCE_BOARD) adds to a fence over its whole nspace u64 n (how many
-     * such fences it asked for before) and u64 done (how many of those
-     * have completed for it); the server may then answer it through the
+     * such fences the server counted for it before) and u64 done (how
+     * many of those have completed for it); the server may then answer it through the
      * board instead of a FENCE_ACK (core/ipc/bcast.h). */
     RDP_CMD_FENCE     = 8,
     RDP_CMD_FENCE_ACK = 9,
@@ -178,7 +178,10 @@ enum rdp_cmd {
 
     /* A client asks for its job's fence board (core/ipc/bcast.h): no
      * payload  ->  status, u32 server pid, i32 the board's descriptor
-     * number in the server, u64 cookie[2]; the job's eventfd is passed
+     * number in the server, u64 cookie[2], u64 how many whole-job fences
+     * the server counted for this rank before (the client numbers its
+     * next ones from there: a rank that connects again goes on counting);
+     * the job's eventfd is passed
      * with this message (SCM_RIGHTS).  PMIX_ERR_NOT_SUPPORTED when the
      * server has none for it. */
     RDP_CMD_FENCE_BOARD     = 71,
