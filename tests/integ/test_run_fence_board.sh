@@ -2,8 +2,8 @@
 # test_run_fence_board.sh - fences over a whole job answered through the
 # server's fence board (one eventfd write wakes every local client;
 # src/core/ipc/bcast.h) under rdpmix-run on 1 and 2 nodes: new data every
-# round for more rounds than the board has slots, results inline and in
-# shared memory, two fences in flight, a fence that times out for all;
+# round for more rounds than the board has slots, results in a board
+# slot, in the result's memfd and in a memfd of their own, two fences in flight, a fence that times out for all;
 # with every client on the board, with half of them answered by message,
 # and with the board switched off in the servers.
 . "${top_srcdir:-.}/tests/integ/test_run_common.sh"
@@ -30,6 +30,16 @@ for m in 1 2; do
     check_that "whole-job fences through the board on $m nodes: every round's data, two in flight, a timeout ($nb answered so)" \
         '[ "$rc" -eq 0 ] && [ "$oks" -eq 5 ] && [ "$nb" -ge $((300 * m)) ]'
 done
+
+# results kept inline up to 1 MiB: those larger than a slot's data area
+# go to a memfd of their own
+export RDPMIX_SHM_MIN=1048576
+run_logged job 180 --nodes 2 -n 5 "$client" nodes board
+unset RDPMIX_SHM_MIN
+oks=$(grep -c "^rank [0-4] of 5 board ok$" "$tmp/out")
+nb=$(board_fences)
+check_that "inline results larger than a board slot, through the board ($nb answered so)" \
+    '[ "$rc" -eq 0 ] && [ "$oks" -eq 5 ] && [ "$nb" -ge 600 ]'
 
 run_logged job 180 --nodes 2 -n 5 "$client" nodes boardmix
 oks=$(grep -c "^rank [0-4] of 5 boardmix ok$" "$tmp/out")

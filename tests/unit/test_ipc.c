@@ -537,6 +537,16 @@ static void one_board_write_wakes_every_client_each_time(void **state)
     assert_int_equal(slot->status, PMIX_ERR_TIMEOUT);
     assert_int_equal(slot->fd, -1);
     assert_false(rdp_bcast_ready(view, 2, &slot));
+    /* a small bundle in the slot's own data area; too large a one is
+     * refused (it goes to a memfd of its own) */
+    assert_int_equal(rdp_bcast_write_data(fd, 2, "bundle two", 11),
+                     PMIX_SUCCESS);
+    rdp_bcast_publish(board, efd, 2, PMIX_SUCCESS, RDP_BCAST_FD_INLINE, 11);
+    assert_true(rdp_bcast_ready(view, 2, &slot));
+    assert_int_equal(slot->fd, RDP_BCAST_FD_INLINE);
+    assert_memory_equal(rdp_bcast_data(view, 2), "bundle two", 11);
+    assert_int_equal(rdp_bcast_write_data(fd, 3, view, RDP_BCAST_DATA + 1),
+                     PMIX_ERR_BAD_PARAM);
     /* fence 64 reuses fence 0's slot: 0 is gone, 64 is there */
     assert_false(rdp_bcast_ready(view, RDP_BCAST_SLOTS, &slot));
     rdp_bcast_publish(board, efd, RDP_BCAST_SLOTS, PMIX_SUCCESS, -1, 0);

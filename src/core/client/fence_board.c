@@ -48,18 +48,26 @@ void rdp_client_board_close(void)
     bd.efd = -1;
 }
 
-/* The bundle a slot names: mapped from the server's memfd and stored. */
-static pmix_status_t take_slot(const rdp_bcast_slot_t *slot)
+/* The bundle fence @a n's slot names: copied from the slot's data area,
+ * or mapped from the server's memfd, and stored. */
+static pmix_status_t take_slot(uint64_t n, const rdp_bcast_slot_t *slot)
 {
     int32_t status = slot->status;
     int32_t fd     = slot->fd;
     uint64_t size  = slot->size;
     int lfd;
 
-    if (status != PMIX_SUCCESS || fd < 0) {
+    if (status != PMIX_SUCCESS || fd == -1) {
         return status;
     }
-    if (size == 0 || size > SIZE_MAX) {
+    if (fd == RDP_BCAST_FD_INLINE) {
+        if (size == 0 || size > RDP_BCAST_DATA) {
+            return PMIX_ERR_UNPACK_FAILURE;
+        }
+        return rdp_client_fence_keep(rdp_bcast_data(bd.board, n), (size_t)size,
+                                     0);
+    }
+    if (fd < 0 || size == 0 || size > SIZE_MAX) {
         return PMIX_ERR_UNPACK_FAILURE;
     }
     lfd = rdp_bcast_open_remote(bd.pid, fd);
@@ -90,7 +98,7 @@ static void board_check(void)
         bd.nwaits--;
         if (rdp_client_request_pending(w.tag)) {
             /* its callback may start fences: the list may change */
-            rdp_client_request_complete(w.tag, take_slot(slot));
+            rdp_client_request_complete(w.tag, take_slot(w.n, slot));
             i = 0;
         }
     }

@@ -25,7 +25,7 @@ pmix_status_t rdp_bcast_create(const uint64_t cookie[2],
     if (status != PMIX_SUCCESS) {
         return status;
     }
-    if (ftruncate(fd, sizeof(*board)) != 0) {
+    if (ftruncate(fd, RDP_BCAST_SIZE) != 0) {
         rdp_log_error(IPC, "cannot size the fence board: %m");
         close(fd);
         return PMIX_ERR_OUT_OF_RESOURCE;
@@ -88,6 +88,24 @@ void rdp_bcast_publish(rdp_bcast_board_t *board, int efd, uint64_t n,
     }
 }
 
+pmix_status_t rdp_bcast_write_data(int fd, uint64_t n, const void *data,
+                                   size_t len)
+{
+    size_t off =
+        RDP_BCAST_DATA_OFF + (size_t)(n % RDP_BCAST_SLOTS) * RDP_BCAST_DATA;
+
+    if (len > RDP_BCAST_DATA) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    return rdp_ipc_memfd_pwrite(fd, data, len, off);
+}
+
+const void *rdp_bcast_data(const rdp_bcast_board_t *board, uint64_t n)
+{
+    return (const uint8_t *)board + RDP_BCAST_DATA_OFF
+           + (size_t)(n % RDP_BCAST_SLOTS) * RDP_BCAST_DATA;
+}
+
 int rdp_bcast_open_remote(pid_t pid, int fd)
 {
     char path[64];
@@ -107,11 +125,11 @@ pmix_status_t rdp_bcast_map(pid_t pid, int fd, const uint64_t cookie[2],
         rdp_log_debug(IPC, "server's fence board not reachable: %m");
         return PMIX_ERR_NOT_AVAILABLE;
     }
-    if (fstat(bfd, &st) != 0 || (size_t)st.st_size < sizeof(*board)) {
+    if (fstat(bfd, &st) != 0 || (size_t)st.st_size < RDP_BCAST_SIZE) {
         close(bfd);
         return PMIX_ERR_NOT_AVAILABLE;
     }
-    board = mmap(NULL, sizeof(*board), PROT_READ, MAP_SHARED, bfd, 0);
+    board = mmap(NULL, RDP_BCAST_SIZE, PROT_READ, MAP_SHARED, bfd, 0);
     close(bfd);
     if (board == MAP_FAILED) {
         return PMIX_ERR_NOT_AVAILABLE;
@@ -121,7 +139,7 @@ pmix_status_t rdp_bcast_map(pid_t pid, int fd, const uint64_t cookie[2],
         /* another process behind that pid (a pid namespace apart) */
         rdp_log_debug(IPC, "fence board of pid %d is not our server's",
                       (int)pid);
-        munmap((void *)board, sizeof(*board));
+        munmap((void *)board, RDP_BCAST_SIZE);
         return PMIX_ERR_NOT_AVAILABLE;
     }
     *board_p = board;
@@ -131,7 +149,7 @@ pmix_status_t rdp_bcast_map(pid_t pid, int fd, const uint64_t cookie[2],
 void rdp_bcast_unmap(const rdp_bcast_board_t *board)
 {
     if (board != NULL) {
-        munmap((void *)board, sizeof(*board));
+        munmap((void *)board, RDP_BCAST_SIZE);
     }
 }
 

@@ -213,9 +213,12 @@ static bool bcast_usable(const rdp_srv_coll_t *coll, rdp_srv_nspace_t **ns_p,
     return nflag > 0;
 }
 
-/* The bundle of reply @a data as a memfd for the board: the reply's own
- * (@a shm_fd, duplicated), or a new one holding an inline bundle. */
-static pmix_status_t bundle_fd(const uint8_t *data, size_t len, int shm_fd,
+/* Where the bundle of fence @a n's reply @a data goes on the board: the
+ * slot's data area (*fd_p RDP_BCAST_FD_INLINE), the reply's memfd
+ * (@a shm_fd, duplicated) or, for an inline bundle too large for the
+ * slot, a new memfd. */
+static pmix_status_t bundle_fd(rdp_srv_bcast_t *bc, uint64_t n,
+                               const uint8_t *data, size_t len, int shm_fd,
                                int32_t *status_p, int *fd_p, uint64_t *size_p)
 {
     rdp_rbuf_t rb;
@@ -246,6 +249,10 @@ static pmix_status_t bundle_fd(const uint8_t *data, size_t len, int shm_fd,
             return PMIX_SUCCESS;
         }
         *size_p = rb.left;
+        if (rb.left <= RDP_BCAST_DATA) {
+            *fd_p = RDP_BCAST_FD_INLINE;
+            return rdp_bcast_write_data(bc->fd, n, rb.ptr, rb.left);
+        }
         return rdp_ipc_memfd_create(rb.ptr, rb.left, fd_p);
     case RDP_FENCE_BUNDLE_MEMFD:
         status = rdp_unpack_u64(&rb, size_p);
@@ -270,7 +277,8 @@ bool rdp_srv_bcast_answer(rdp_srv_coll_t *coll, const uint8_t *data, size_t len,
     unsigned s;
 
     if (!bcast_usable(coll, &ns, &n)
-        || bundle_fd(data, len, shm_fd, &st, &fd, &size) != PMIX_SUCCESS) {
+        || bundle_fd(ns->bcast, n, data, len, shm_fd, &st, &fd, &size)
+               != PMIX_SUCCESS) {
         for (size_t i = 0; i < coll->nparts; i++) {
             coll->parts[i].bcast = false; /* all on the socket */
         }
@@ -281,7 +289,7 @@ bool rdp_srv_bcast_answer(rdp_srv_coll_t *coll, const uint8_t *data, size_t len,
     if (bc->slot_fd[s] >= 0) {
         close(bc->slot_fd[s]); /* every reader is done with it */
     }
-    bc->slot_fd[s] = fd;
+    bc->slot_fd[s] = fd >= 0 ? fd : -1;
     rdp_bcast_publish(bc->board, bc->efd, n, st, fd, size);
     rdp_log_debug(SERVER,
                   "fence %" PRIu64 " of %s answered through the fence board "
