@@ -1,6 +1,6 @@
 /* run_client_board.c - run_client nodes board|boardmix: whole-job fences
- * (answered through the server's fence board where both sides can) with
- * new data every round, more rounds than the board has slots, results
+ * (answered through the server's fence board where both sides can; rank 1
+ * connects a second late) with new data every round, more rounds than the board has slots, results
  * inline and in shared memory, two fences in flight, and a fence that
  * fails for everybody (one rank comes too late) */
 #include "run_client.h"
@@ -27,6 +27,10 @@ void board_setenv(const char *mode)
     /* boardmix: odd ranks never open the board (answered by message) */
     if (strcmp(mode, "boardmix") == 0 && rank != NULL && atoi(rank) % 2 == 1) {
         setenv("RDPMIX_FENCE_BOARD", "0", 1);
+    }
+    /* rank 1 connects late: the others' first fence waits for it */
+    if (rank != NULL && atoi(rank) == 1) {
+        sleep(1);
     }
 }
 
