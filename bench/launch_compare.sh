@@ -17,7 +17,9 @@ usage: launch_compare.sh [options]
               rdpmix-base (rdpmix-run of the build in BASEDIR: paired
               before/after runs) rdpmix-allmtl (this build with
               RDPMIX_OMPI_SKIP_MTL=0: Open MPI loads its MTLs again)
-              srun-openpmix srun-rdpmix alloc-rdpmix (Slurm cluster);
+              srun-openpmix srun-rdpmix alloc-rdpmix (Slurm cluster)
+              alloc-rdpmix-base (rdpmix-run of BASEDIR's build in the
+              allocation: paired before/after runs there);
               default "rdpmix openpmix"
   -n "LIST"   process counts (default "2 4 8 16 32 64")
   -N "LIST"   node counts for the Slurm stacks (default "1 2"); the
@@ -98,6 +100,11 @@ want_slurm=no
 for st in $stacks; do
     case $st in
     rdpmix | openpmix | rdpmix-allmtl) ;;
+    alloc-rdpmix-base)
+        want_slurm=yes
+        [ -n "${BASEDIR:-}" ] && [ -x "$BASEDIR/src/run/rdpmix-run" ] \
+            || die "alloc-rdpmix-base needs BASEDIR, a build of rdpmix"
+        BASEDIR=$(cd "$BASEDIR" && pwd) ;;
     rdpmix-base)
         [ -n "${BASEDIR:-}" ] && [ -x "$BASEDIR/src/run/rdpmix-run" ] \
             || die "rdpmix-base needs BASEDIR, a build of rdpmix"
@@ -167,6 +174,11 @@ run_one() {
     alloc-rdpmix)
         env TMPDIR="$SLURM_CLUSTER_DIR/tasktmp" LD_LIBRARY_PATH="$LIBDIR" \
             timeout -k 5 "$tmo" salloc -Q -N "$nodes" "$RUN" -n "$n" \
+            "${args[@]}" >"$outf" 2>"$log" ;;
+    alloc-rdpmix-base)
+        env TMPDIR="$SLURM_CLUSTER_DIR/tasktmp" \
+            LD_LIBRARY_PATH="$BASEDIR/.libs" timeout -k 5 "$tmo" \
+            salloc -Q -N "$nodes" "$BASEDIR/src/run/rdpmix-run" -n "$n" \
             "${args[@]}" >"$outf" 2>"$log" ;;
     esac
     rc=$?

@@ -28,7 +28,8 @@ PHASES = ["wall", "init", "fence", "put", "commit", "fence_collect",
 MODEX_PARTS = ("put", "commit", "fence_collect")
 PAIRS = ["rdpmix/openpmix", "rdpmix-base/openpmix", "rdpmix-allmtl/openpmix",
          "rdpmix/rdpmix-base", "srun-rdpmix/srun-openpmix",
-         "alloc-rdpmix/srun-openpmix"]
+         "alloc-rdpmix/srun-openpmix", "alloc-rdpmix-base/srun-openpmix",
+         "alloc-rdpmix/alloc-rdpmix-base"]
 
 
 def fmt_ratio(r):

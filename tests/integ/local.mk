@@ -31,7 +31,8 @@ tests_integ_run_client_SOURCES = tests/integ/run_client.c \
                                  tests/integ/run_client_connect.c \
                                  tests/integ/run_client_group.c \
                                  tests/integ/run_client_pnet.c \
-                                 tests/integ/run_client_query.c
+                                 tests/integ/run_client_query.c \
+                                 tests/integ/run_client_board.c
 tests_integ_run_client_LDADD   = libpmix.la
 tests_integ_run_client_LDFLAGS = -no-install
 TESTS += tests/integ/test_run_basic.sh tests/integ/test_run_kill.sh \
@@ -41,7 +42,8 @@ TESTS += tests/integ/test_run_basic.sh tests/integ/test_run_kill.sh \
          tests/integ/test_run_pubsub.sh tests/integ/test_run_events.sh \
          tests/integ/test_run_hostops.sh tests/integ/test_run_monitor.sh \
          tests/integ/test_run_connect.sh tests/integ/test_run_group.sh \
-         tests/integ/test_run_pnet.sh tests/integ/test_run_query.sh
+         tests/integ/test_run_pnet.sh tests/integ/test_run_query.sh \
+         tests/integ/test_run_fence_board.sh
 EXTRA_DIST += tests/integ/test_run_common.sh tests/integ/test_run_basic.sh \
               tests/integ/test_run_kill.sh tests/integ/test_run_pmix.sh \
               tests/integ/test_run_nodes.sh tests/integ/test_run_engine.sh \
@@ -50,7 +52,8 @@ EXTRA_DIST += tests/integ/test_run_common.sh tests/integ/test_run_basic.sh \
               tests/integ/test_run_events.sh tests/integ/test_run_hostops.sh \
               tests/integ/test_run_monitor.sh tests/integ/test_run_connect.sh \
               tests/integ/test_run_group.sh tests/integ/test_run_pnet.sh \
-              tests/integ/test_run_query.sh
+              tests/integ/test_run_query.sh \
+              tests/integ/test_run_fence_board.sh
 # tools (RFC0010): run_tool attaches to rdpmixd / rdpmixd --system
 check_PROGRAMS += tests/integ/run_tool
 tests_integ_run_tool_SOURCES = tests/integ/run_tool.c tests/integ/run_tool_query.c \

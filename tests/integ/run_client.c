@@ -891,12 +891,15 @@ static int nodes_main(const char *mode)
 
     for (i = 0; modes[i] != NULL && strcmp(mode, modes[i]) != 0; i++) {
     }
-    if (modes[i] == NULL && !is_hostops_mode(mode)
+    if (modes[i] == NULL && !is_hostops_mode(mode) && !is_board_mode(mode)
         && strcmp(mode, "queryall") != 0) {
         fprintf(stderr, "usage: run_client nodes info|fence|loop|abi|late|"
                         "reserved|directives|refence|log|jctrl|query|"
-                        "queryall\n");
+                        "queryall|board|boardmix\n");
         return 2;
+    }
+    if (is_board_mode(mode)) {
+        board_setenv(mode);
     }
     rc = PMIx_Init(&me, NULL, 0);
     if (rc != PMIX_SUCCESS) {
@@ -908,6 +911,9 @@ static int nodes_main(const char *mode)
         hostops_main(mode, size);
     } else if (strcmp(mode, "queryall") == 0) {
         query_main(size);
+    } else if (is_board_mode(mode)) {
+        board_main(size);
+        printf("rank %u of %u %s ok\n", me.rank, size, mode);
     } else if (strcmp(mode, "abi") == 0) {
         query_abi();
     } else if (strcmp(mode, "late") == 0) {

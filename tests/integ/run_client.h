@@ -26,6 +26,12 @@ const pmix_info_t *info_of(const pmix_info_t *res, size_t n, const char *key);
 bool is_hostops_mode(const char *mode);
 void hostops_main(const char *mode, unsigned size);
 
+/* run_client_board.c: run_client nodes board|boardmix */
+bool is_board_mode(const char *mode);
+/** Before PMIx_Init: what the mode needs in the environment. */
+void board_setenv(const char *mode);
+void board_main(unsigned size);
+
 /* run_client_query.c: run_client nodes queryall */
 void query_main(unsigned size);
 

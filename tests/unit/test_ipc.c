@@ -13,11 +13,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "core/ipc/bcast.h"
 #include "core/ipc/ipc.h"
 #include "core/util/alloc.h"
 
@@ -486,6 +488,100 @@ static void only_sealed_memfds_of_the_announced_size_map(void **state)
     assert_int_equal(rdp_ipc_memfd_create(text, 0, &fd), PMIX_ERR_BAD_PARAM);
 }
 
+/* An epoll instance watching @a efd edge-triggered, as a client's loop. */
+static int edge_watcher(int efd)
+{
+    struct epoll_event ev = {.events = EPOLLIN | EPOLLET};
+    int ep                = epoll_create1(EPOLL_CLOEXEC);
+
+    assert_true(ep >= 0);
+    assert_int_equal(epoll_ctl(ep, EPOLL_CTL_ADD, efd, &ev), 0);
+    return ep;
+}
+
+static int woken(int ep)
+{
+    struct epoll_event ev;
+
+    return epoll_wait(ep, &ev, 1, 0);
+}
+
+static void one_board_write_wakes_every_client_each_time(void **state)
+{
+    const uint64_t cookie[2] = {0x1234, 0x5678};
+    rdp_bcast_board_t *board;
+    const rdp_bcast_board_t *view;
+    const rdp_bcast_slot_t *slot;
+    int fd, efd, a, b;
+
+    (void)state;
+    assert_int_equal(rdp_bcast_create(cookie, &board, &fd, &efd), PMIX_SUCCESS);
+    a = edge_watcher(efd);
+    b = edge_watcher(efd);
+    assert_int_equal(woken(a), 0);
+    /* fence 0: both clients see it, and nobody reads the eventfd */
+    rdp_bcast_publish(board, efd, 0, PMIX_SUCCESS, 42, 100);
+    assert_int_equal(woken(a), 1);
+    assert_int_equal(woken(b), 1);
+    assert_int_equal(woken(a), 0); /* edge: once per write */
+    rdp_bcast_publish(board, efd, 1, PMIX_ERR_TIMEOUT, -1, 0);
+    assert_int_equal(woken(a), 1);
+    assert_int_equal(woken(b), 1);
+    /* the clients' read-only view through /proc, checked by the cookie */
+    assert_int_equal(rdp_bcast_map(getpid(), fd, cookie, &view), PMIX_SUCCESS);
+    assert_true(rdp_bcast_ready(view, 0, &slot));
+    assert_int_equal(slot->status, PMIX_SUCCESS);
+    assert_int_equal(slot->fd, 42);
+    assert_int_equal(slot->size, 100);
+    assert_true(rdp_bcast_ready(view, 1, &slot));
+    assert_int_equal(slot->status, PMIX_ERR_TIMEOUT);
+    assert_int_equal(slot->fd, -1);
+    assert_false(rdp_bcast_ready(view, 2, &slot));
+    /* a small bundle in the slot's own data area; too large a one is
+     * refused (it goes to a memfd of its own) */
+    assert_int_equal(rdp_bcast_write_data(fd, 2, "bundle two", 11),
+                     PMIX_SUCCESS);
+    rdp_bcast_publish(board, efd, 2, PMIX_SUCCESS, RDP_BCAST_FD_INLINE, 11);
+    assert_true(rdp_bcast_ready(view, 2, &slot));
+    assert_int_equal(slot->fd, RDP_BCAST_FD_INLINE);
+    assert_memory_equal(rdp_bcast_data(view, 2), "bundle two", 11);
+    assert_int_equal(rdp_bcast_write_data(fd, 3, view, RDP_BCAST_DATA + 1),
+                     PMIX_ERR_BAD_PARAM);
+    /* fence 64 reuses fence 0's slot: 0 is gone, 64 is there */
+    assert_false(rdp_bcast_ready(view, RDP_BCAST_SLOTS, &slot));
+    rdp_bcast_publish(board, efd, RDP_BCAST_SLOTS, PMIX_SUCCESS, -1, 0);
+    assert_false(rdp_bcast_ready(view, 0, &slot));
+    assert_true(rdp_bcast_ready(view, RDP_BCAST_SLOTS, &slot));
+    rdp_bcast_unmap(view);
+    close(a);
+    close(b);
+    rdp_bcast_destroy(board, fd, efd);
+}
+
+static void a_board_with_another_cookie_is_not_ours(void **state)
+{
+    const uint64_t cookie[2] = {1, 2}, other[2] = {1, 3};
+    rdp_bcast_board_t *board;
+    const rdp_bcast_board_t *view;
+    int fd, efd, tiny;
+
+    (void)state;
+    assert_int_equal(rdp_bcast_create(cookie, &board, &fd, &efd), PMIX_SUCCESS);
+    assert_int_equal(rdp_bcast_map(getpid(), fd, other, &view),
+                     PMIX_ERR_NOT_AVAILABLE);
+    /* a descriptor that is no board: too small, or absent */
+    tiny = memfd_create("tiny", MFD_CLOEXEC);
+    assert_true(tiny >= 0);
+    assert_int_equal(rdp_bcast_map(getpid(), tiny, cookie, &view),
+                     PMIX_ERR_NOT_AVAILABLE);
+    close(tiny);
+    assert_int_equal(rdp_bcast_map(getpid(), 1000000, cookie, &view),
+                     PMIX_ERR_NOT_AVAILABLE);
+    /* the board cannot shrink under a client's mapping */
+    assert_true(ftruncate(fd, 0) < 0);
+    rdp_bcast_destroy(board, fd, efd);
+}
+
 static void a_peer_that_hangs_up_mid_reply_does_not_raise_sigpipe(void **state)
 {
     srv_t *srv        = *state;
@@ -532,6 +628,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(
             descriptors_reach_the_client_with_their_message, setup, teardown),
         cmocka_unit_test(only_sealed_memfds_of_the_announced_size_map),
+        cmocka_unit_test(one_board_write_wakes_every_client_each_time),
+        cmocka_unit_test(a_board_with_another_cookie_is_not_ours),
     };
     return cmocka_run_group_tests_name("ipc", tests, NULL, NULL);
 }

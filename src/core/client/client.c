@@ -47,9 +47,32 @@ static void req_timeout(void *arg)
     req_fail(req, PMIX_ERR_TIMEOUT);
 }
 
+int rdp_client_request_pending(uint32_t tag)
+{
+    return rdp_hash_get_u64(&rdp_client.pending, tag) != NULL;
+}
+
+int rdp_client_request_complete(uint32_t tag, pmix_status_t status)
+{
+    client_req_t *req = rdp_hash_remove_u64(&rdp_client.pending, tag);
+
+    if (req == NULL) {
+        return 0;
+    }
+    req_fail(req, status);
+    return 1;
+}
+
 pmix_status_t rdp_client_request(uint16_t cmd, rdp_buf_t *payload,
                                  double timeout, rdp_client_reply_cb_t cb,
                                  void *arg)
+{
+    return rdp_client_request_tag(cmd, payload, timeout, cb, arg, NULL);
+}
+
+pmix_status_t rdp_client_request_tag(uint16_t cmd, rdp_buf_t *payload,
+                                     double timeout, rdp_client_reply_cb_t cb,
+                                     void *arg, uint32_t *tag_p)
 {
     client_req_t *req;
     pmix_status_t status;
@@ -95,6 +118,9 @@ pmix_status_t rdp_client_request(uint16_t cmd, rdp_buf_t *payload,
     }
     if (req->timer != NULL) {
         rdp_timer_start(req->timer, timeout);
+    }
+    if (tag_p != NULL) {
+        *tag_p = req->tag;
     }
     rdp_log_trace(CLIENT, "request %u (command %u) sent", req->tag,
                   (unsigned)cmd);
@@ -204,6 +230,7 @@ void rdp_client_conn_closed(rdp_ipc_conn_t *conn, pmix_status_t why, void *arg)
     int finalizing = rdp_client.finalizing;
 
     rdp_client.conn = NULL;
+    rdp_client_board_close();
     if (!finalizing) {
         rdp_log_error(CLIENT, "lost connection to the server: %s",
                       rdp_status_name(why));
@@ -342,12 +369,18 @@ static void op_start(void *arg)
 {
     rdp_client_op_t *op = arg;
     pmix_status_t status;
+    uint32_t tag;
 
-    status =
-        rdp_client_request(op->cmd, &op->payload, op->timeout, op_reply, op);
+    status = op->prepare != NULL ? op->prepare(op) : PMIX_SUCCESS;
+    if (status == PMIX_SUCCESS) {
+        status = rdp_client_request_tag(op->cmd, &op->payload, op->timeout,
+                                        op_reply, op, &tag);
+    }
     if (status != PMIX_SUCCESS) {
         op->finish(op, status, NULL);
         rdp_client_op_free(op);
+    } else if (op->sent != NULL) {
+        op->sent(op, tag); /* the reply comes on a later loop turn */
     }
 }
 

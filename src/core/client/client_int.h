@@ -73,6 +73,15 @@ typedef void (*rdp_client_reply_cb_t)(pmix_status_t status, rdp_rbuf_t *rb,
 pmix_status_t rdp_client_request(uint16_t cmd, rdp_buf_t *payload,
                                  double timeout, rdp_client_reply_cb_t cb,
                                  void *arg);
+/** rdp_client_request that also tells the request's tag. */
+pmix_status_t rdp_client_request_tag(uint16_t cmd, rdp_buf_t *payload,
+                                     double timeout, rdp_client_reply_cb_t cb,
+                                     void *arg, uint32_t *tag_p);
+/** Whether request @a tag still waits for its answer. */
+int rdp_client_request_pending(uint32_t tag);
+/** Answer request @a tag without a server message: its callback runs now
+ * with @a status and no reply to read.  0 if it was not pending. */
+int rdp_client_request_complete(uint32_t tag, pmix_status_t status);
 
 /* ---- generic request/response API plumbing ---- */
 
@@ -93,6 +102,12 @@ struct rdp_client_op {
     void *cbfunc; /* the user's callback, cast by `finish` */
     void *cbdata;
     void *extra; /* per-API data for `finish` */
+    /* optional, on the loop: before the request is packed off, and once
+     * it was sent as request @a tag */
+    pmix_status_t (*prepare)(rdp_client_op_t *op);
+    void (*sent)(rdp_client_op_t *op, uint32_t tag);
+    int on_board;     /* a whole-job fence the board may answer */
+    uint64_t board_n; /* its number (fence_board.c) */
 };
 
 /** Allocate an op with an empty payload; NULL when out of memory. */
@@ -107,6 +122,26 @@ void rdp_client_op_free(rdp_client_op_t *op);
 /** Parse PMIX_TIMEOUT (seconds, any integer type) from @a info; 0 if none.
  */
 double rdp_client_info_timeout(const pmix_info_t *info, size_t ninfo);
+
+/* ---- fence_board.c: whole-job fences answered through shared memory ---- */
+/** After connecting: ask the server for the job's fence board. */
+void rdp_client_board_open(void);
+/** Connection gone or client torn down: forget the board. */
+void rdp_client_board_close(void);
+/** A whole-job fence request is being sent: count it (*n_p) and, when the
+ * board is open, append its tail to @a payload (and make room to wait for
+ * it).  Returns 1 if it did, 0 if not, -1 when the payload is spoilt. */
+int rdp_client_board_tail(rdp_buf_t *payload, uint64_t *n_p);
+/** Fence @a n went out as request @a tag: watch the board for it. */
+void rdp_client_board_wait(uint64_t n, uint32_t tag);
+/** Fence @a n completed (either way): stop watching for it. */
+void rdp_client_board_forget(uint64_t n);
+/** fence.c: keep a fence result (mapped: a read-only memfd mapping the
+ * store then owns). */
+pmix_status_t rdp_client_fence_keep(const void *data, size_t len, int mapped);
+/** fence.c: keep the bundle in sealed memfd @a fd (closed) of @a size
+ * bytes. */
+pmix_status_t rdp_client_fence_keep_fd(int fd, size_t size);
 
 /** Check a key for Put/Get/Store_internal. */
 pmix_status_t rdp_client_check_key(const char *key);

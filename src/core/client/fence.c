@@ -21,7 +21,7 @@
  */
 
 /* Keep a fence result (its sections stay packed until looked up). */
-static pmix_status_t keep_bundle(const void *data, size_t len, int mapped)
+pmix_status_t rdp_client_fence_keep(const void *data, size_t len, int mapped)
 {
     rdp_client_backing_t *bk;
     pmix_status_t status;
@@ -38,10 +38,21 @@ static pmix_status_t keep_bundle(const void *data, size_t len, int mapped)
     return status;
 }
 
+pmix_status_t rdp_client_fence_keep_fd(int fd, size_t size)
+{
+    const void *map;
+    pmix_status_t status = rdp_ipc_memfd_map(fd, size, &map);
+
+    close(fd);
+    if (status != PMIX_SUCCESS) {
+        return status;
+    }
+    return rdp_client_fence_keep(map, size, 1);
+}
+
 /* The bundle of a FENCE_ACK in the memfd that came with it. */
 static pmix_status_t store_shm_bundle(rdp_rbuf_t *rb)
 {
-    const void *map;
     uint64_t size;
     pmix_status_t status;
     int fd = -1;
@@ -61,12 +72,7 @@ static pmix_status_t store_shm_bundle(rdp_rbuf_t *rb)
         }
         return PMIX_ERR_UNPACK_FAILURE;
     }
-    status = rdp_ipc_memfd_map(fd, (size_t)size, &map);
-    close(fd);
-    if (status != PMIX_SUCCESS) {
-        return status;
-    }
-    return keep_bundle(map, (size_t)size, 1);
+    return rdp_client_fence_keep_fd(fd, (size_t)size);
 }
 
 static void fence_finish(rdp_client_op_t *op, pmix_status_t status,
@@ -75,6 +81,9 @@ static void fence_finish(rdp_client_op_t *op, pmix_status_t status,
     pmix_op_cbfunc_t cbfunc = (pmix_op_cbfunc_t)op->cbfunc;
     uint8_t has_bundle;
 
+    if (op->on_board) {
+        rdp_client_board_forget(op->board_n);
+    }
     if (status == PMIX_SUCCESS && rb != NULL) {
         status = rdp_unpack_u8(rb, &has_bundle);
         if (status == PMIX_SUCCESS) {
@@ -82,7 +91,7 @@ static void fence_finish(rdp_client_op_t *op, pmix_status_t status,
             case RDP_FENCE_NO_BUNDLE:
                 break;
             case RDP_FENCE_BUNDLE_INLINE:
-                status = keep_bundle(rb->ptr, rb->left, 0);
+                status = rdp_client_fence_keep(rb->ptr, rb->left, 0);
                 break;
             case RDP_FENCE_BUNDLE_MEMFD:
                 status = store_shm_bundle(rb);
@@ -121,6 +130,43 @@ static int only_me(const pmix_proc_t *procs, size_t nprocs)
         }
     }
     return 1;
+}
+
+/* A fence over our whole nspace: numbered, and answered through the
+ * job's board when the server and we have one (fence_board.c). */
+static pmix_status_t whole_job_prepare(rdp_client_op_t *op)
+{
+    int r = rdp_client_board_tail(&op->payload, &op->board_n);
+
+    if (r < 0) {
+        return PMIX_ERR_NOMEM;
+    }
+    op->on_board = r;
+    return PMIX_SUCCESS;
+}
+
+static void whole_job_sent(rdp_client_op_t *op, uint32_t tag)
+{
+    if (op->on_board) {
+        rdp_client_board_wait(op->board_n, tag);
+    }
+}
+
+/* Whether the server's canonical form of @a procs is our nspace's
+ * wildcard (rdp_srv_procs_canonical): then this fence is the server's
+ * next one of that signature for us, which both sides count alike. */
+static int whole_job(const pmix_proc_t *procs, size_t nprocs)
+{
+    int wildcard = 0;
+
+    for (size_t i = 0; i < nprocs; i++) {
+        if (strncmp(procs[i].nspace, rdp_rt.myproc.nspace, PMIX_MAX_NSLEN)
+            != 0) {
+            return 0;
+        }
+        wildcard |= procs[i].rank == PMIX_RANK_WILDCARD;
+    }
+    return wildcard;
 }
 
 /* Pack @a op's request (group id @a grp, or @a procs; then @a info) and
@@ -217,6 +263,10 @@ pmix_status_t PMIx_Fence_nb(const pmix_proc_t procs[], size_t nprocs,
             rdp_client_op_free(op);
         }
         return status;
+    }
+    if (members == NULL && whole_job(procs, nprocs)) {
+        op->prepare = whole_job_prepare;
+        op->sent    = whole_job_sent;
     }
     status = fence_post(op, NULL, procs, nprocs, info, ninfo);
     rdp_free(members);

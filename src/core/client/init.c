@@ -140,10 +140,12 @@ typedef struct init_ctx {
     const pmix_info_t *info;
     size_t ninfo;
     rdp_wait_t *wait; /* the model's handlers: signalled when they are done */
+    int board;        /* a client of a server: ask for the fence board */
 } init_ctx_t;
 
 static void client_teardown(void)
 {
+    rdp_client_board_close();
     rdp_client_store_cleanup(&rdp_client.store);
     rdp_client_group_cleanup();
     rdp_kvs_destroy(rdp_client.uncommitted);
@@ -212,6 +214,9 @@ static pmix_status_t setup_on_loop(void *arg)
                        NULL);
     rdp_event_forward   = rdp_client_event_forward;
     rdp_event_chain_end = rdp_client_group_chain_end;
+    if (ctx->board) {
+        rdp_client_board_open();
+    }
     return PMIX_SUCCESS;
 
 err:
@@ -392,6 +397,7 @@ static pmix_status_t connect_to_server(const char *path, const char *hostname,
         goto err_reply;
     }
     ctx.conn     = conn;
+    ctx.board    = 1;
     ctx.hostname = hostname;
     ctx.uri      = server_uri_from_env(path);
     ctx.info     = info;

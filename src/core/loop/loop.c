@@ -311,6 +311,9 @@ pmix_status_t rdp_fdwatch_create(rdp_loop_t *loop, int fd, int events,
     if (events & RDP_FD_WRITE) {
         what |= EV_WRITE;
     }
+    if (events & RDP_FD_EDGE) {
+        what |= EV_ET;
+    }
     watch->ev = event_new(loop->base, fd, what, fdwatch_cb, watch);
     if (watch->ev == NULL) {
         rdp_free(watch);
@@ -320,6 +323,11 @@ pmix_status_t rdp_fdwatch_create(rdp_loop_t *loop, int fd, int events,
     watch->arg = arg;
     *watch_p   = watch;
     return PMIX_SUCCESS;
+}
+
+int rdp_loop_has_edge(rdp_loop_t *loop)
+{
+    return (event_base_get_features(loop->base) & EV_FEATURE_ET) != 0;
 }
 
 void rdp_fdwatch_enable(rdp_fdwatch_t *watch)

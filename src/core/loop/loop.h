@@ -52,7 +52,8 @@ void rdp_timer_destroy(rdp_timer_t *timer);
 /* ---- fd watchers (loop thread only) ---- */
 enum {
     RDP_FD_READ  = 0x1,
-    RDP_FD_WRITE = 0x2
+    RDP_FD_WRITE = 0x2,
+    RDP_FD_EDGE  = 0x4 /* edge-triggered (rdp_loop_has_edge) */
 };
 typedef struct rdp_fdwatch rdp_fdwatch_t;
 typedef void (*rdp_fdwatch_cb_t)(int fd, int events, void *arg);
@@ -62,6 +63,8 @@ pmix_status_t rdp_fdwatch_create(rdp_loop_t *loop, int fd, int events,
                                  rdp_fdwatch_cb_t cb, void *arg,
                                  rdp_fdwatch_t **watch_p);
 void rdp_fdwatch_enable(rdp_fdwatch_t *watch);
+/** Whether the loop's backend honours RDP_FD_EDGE (epoll does). */
+int rdp_loop_has_edge(rdp_loop_t *loop);
 void rdp_fdwatch_disable(rdp_fdwatch_t *watch);
 /** Disables and frees; accepts NULL. Does not close the fd. */
 void rdp_fdwatch_destroy(rdp_fdwatch_t *watch);

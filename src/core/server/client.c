@@ -4,6 +4,7 @@
 #include "core/server/group.h"
 #include "pnet/pnet.h"
 #include "core/util/alloc.h"
+#include "core/util/config_table.h"
 #include "core/util/log.h"
 #include "core/util/status.h"
 
@@ -539,6 +540,13 @@ pmix_status_t PMIx_server_setup_fork(const pmix_proc_t *proc, char ***env)
         } else {
             /* never leave a stale token from another server */
             env_unset(RDP_ENV_CLIENT_TOKEN, env);
+        }
+    }
+    if (status == PMIX_SUCCESS) {
+        if (rdp_cfg_bool(RDP_CFG_FENCE_BOARD)) {
+            status = pmix_setenv(RDP_ENV_FENCE_BOARD, "1", true, env);
+        } else {
+            env_unset(RDP_ENV_FENCE_BOARD, env);
         }
     }
     if (status == PMIX_SUCCESS) {

@@ -219,6 +219,7 @@ static void coll_finish(coll_t *coll, pmix_status_t status)
         coll_maybe_free(coll);
         return;
     }
+    rdp_srv_bcast_answer(coll, buf.data, buf.size, shm_fd);
     if (rdp_ipc_blob_create(&buf, &blob) != PMIX_SUCCESS) {
         rdp_buf_cleanup(&buf);
         if (shm_fd >= 0) {
@@ -231,8 +232,8 @@ static void coll_finish(coll_t *coll, pmix_status_t status)
     for (size_t i = 0; i < coll->nparts; i++) {
         rdp_srv_peer_t *peer;
 
-        if (!coll->parts[i].arrived) {
-            continue;
+        if (!coll->parts[i].arrived || coll->parts[i].bcast) {
+            continue; /* not here, or answered through the board */
         }
         peer = rdp_srv_peer_find(coll->parts[i].peer_id);
         if (peer == NULL || peer->state != RDP_SRV_PEER_READY) {
@@ -912,6 +913,26 @@ void rdp_srv_coll_arrive(rdp_srv_coll_t *coll, rdp_srv_peer_t *peer,
     }
 }
 
+/* The fence number a client gave is its tracker's (key ends in the
+ * 1-based per-signature sequence number). */
+static bool bcast_seq_ok(const coll_t *coll, uint64_t n)
+{
+    uint64_t seq;
+
+    if (coll->keylen < sizeof(seq)) {
+        return false;
+    }
+    memcpy(&seq, coll->key + coll->keylen - sizeof(seq), sizeof(seq));
+    if (seq != n + 1) {
+        rdp_log_error(SERVER,
+                      "client's fence number %" PRIu64 " is not the "
+                      "server's %" PRIu64 ": answered by message",
+                      n, seq - 1);
+        return false;
+    }
+    return true;
+}
+
 void rdp_srv_coll_request(rdp_srv_peer_t *peer, uint16_t cmd, uint32_t tag,
                           rdp_rbuf_t *rb)
 {
@@ -927,11 +948,17 @@ void rdp_srv_coll_request(rdp_srv_peer_t *peer, uint16_t cmd, uint32_t tag,
     rdp_srv_cnct_dirs_t dirs = {0};
     size_t keylen;
     coll_t *coll;
+    lpart_t *part;
+    bool bcast   = false;
+    uint64_t bcn = 0;
     pmix_status_t status;
 
     status = rdp_unpack_proc_array(rb, &procs, &nprocs);
     if (status == PMIX_SUCCESS) {
         status = rdp_unpack_info_array(rb, &info, &ninfo);
+    }
+    if (status == PMIX_SUCCESS && op == RDP_SRV_COLL_FENCE) {
+        status = rdp_srv_bcast_parse(client, rb, &bcast, &bcn);
     }
     if (status == PMIX_SUCCESS && rb->left != 0) {
         status = PMIX_ERR_UNPACK_FAILURE;
@@ -994,6 +1021,13 @@ void rdp_srv_coll_request(rdp_srv_peer_t *peer, uint16_t cmd, uint32_t tag,
     PMIX_INFO_FREE(info, ninfo);
     if (op != RDP_SRV_COLL_FENCE) {
         rdp_srv_connect_arrived(coll, client);
+    }
+    part = coll_part(coll, client->proc.nspace, client->proc.rank);
+    if (part != NULL && !part->arrived) {
+        /* fence_board.c checks the set is the client's whole job; the
+         * client's count of such fences must be this tracker's */
+        part->bcast   = bcast && coll->by_seq && bcast_seq_ok(coll, bcn);
+        part->bcast_n = bcn;
     }
     rdp_srv_coll_arrive(coll, peer, tag);
     return;

@@ -39,6 +39,8 @@ typedef struct rdp_srv_coll_lpart {
     bool arrived;
     uint64_t peer_id;
     uint32_t tag;
+    bool bcast; /* may be answered through the job's board (fence_board.c) */
+    uint64_t bcast_n; /* the fence's number among the client's */
 } rdp_srv_coll_lpart_t;
 
 struct rdp_srv_coll {
@@ -148,6 +150,22 @@ void rdp_srv_coll_arrive(rdp_srv_coll_t *coll, rdp_srv_peer_t *peer,
  * ranks, the client among them) and make them canonical (*nprocs_p). */
 pmix_status_t rdp_srv_coll_check_procs(const rdp_srv_client_t *client,
                                        pmix_proc_t *procs, size_t *nprocs_p);
+
+/* ---- fence_board.c: whole-job fences answered through the job's board ---- */
+/** FENCE_BOARD: open the board of @a peer's job for it. */
+void rdp_srv_handle_fence_board(rdp_srv_peer_t *peer, uint32_t tag,
+                                rdp_rbuf_t *rb);
+/** The optional tail of a FENCE request (u64 n, u64 done): *flag_p tells
+ * whether it was there; an error for a malformed one. */
+pmix_status_t rdp_srv_bcast_parse(rdp_srv_client_t *client, rdp_rbuf_t *rb,
+                                  bool *flag_p, uint64_t *n_p);
+/** Answer @a coll's flagged participants through the board with reply
+ * @a data (status first; @a shm_fd the bundle's memfd or -1).  Returns
+ * whether it did; if not, it clears every participant's flag: all of them
+ * are answered on their sockets. */
+bool rdp_srv_bcast_answer(rdp_srv_coll_t *coll, const uint8_t *data, size_t len,
+                          int shm_fd);
+void rdp_srv_bcast_destroy(rdp_srv_bcast_t *bc);
 
 /* pmix_modex_cbfunc_t / pmix_op_cbfunc_t for ops->host_call: any thread */
 void rdp_srv_coll_host_modex_cb(pmix_status_t status, const char *data,

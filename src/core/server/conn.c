@@ -1,6 +1,7 @@
 /* conn.c - client connections: accept, CONNECT handshake, dispatch, close */
 #include "config.h"
 #include "core/server/server_int.h"
+#include "core/server/coll.h"
 #include "core/server/group.h"
 #include "core/util/alloc.h"
 #include "core/util/log.h"
@@ -346,6 +347,9 @@ static void peer_msg_cb(rdp_ipc_conn_t *conn, const rdp_msg_hdr_t *hdr,
         break;
     case RDP_CMD_GET:
         rdp_srv_handle_get(peer, hdr->tag, &rb);
+        break;
+    case RDP_CMD_FENCE_BOARD:
+        rdp_srv_handle_fence_board(peer, hdr->tag, &rb);
         break;
     case RDP_CMD_FINALIZE:
         if (rdp_srv_tool_is(client)) {

@@ -1,5 +1,6 @@
 /* nspace.c - register/deregister a job: ingest, derive and pack job data */
 #include "config.h"
+#include "core/server/coll.h"
 #include "core/server/regex.h"
 #include "core/util/directive.h"
 #include "core/server/server_int.h"
@@ -130,6 +131,7 @@ void rdp_srv_nspace_destroy(rdp_srv_nspace_t *ns)
     rdp_hash_cleanup(&ns->clients);
     rdp_srv_cleanup_discard(ns);
     reset_job_data(ns);
+    rdp_srv_bcast_destroy(ns->bcast);
     rdp_kvs_destroy(ns->info);
     rdp_free(ns);
 }

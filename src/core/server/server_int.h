@@ -36,6 +36,7 @@
 
 typedef struct rdp_srv_nspace rdp_srv_nspace_t;
 typedef struct rdp_srv_client rdp_srv_client_t;
+typedef struct rdp_srv_bcast rdp_srv_bcast_t; /* fence_board.c */
 typedef struct rdp_srv_peer rdp_srv_peer_t;
 
 typedef struct rdp_srv_node {
@@ -67,6 +68,7 @@ struct rdp_srv_nspace {
     bool sections_valid;
     rdp_ipc_blob_t *connect_blob; /* CONNECT_ACK payload, same for all */
     rdp_list_t cleanups;          /* rdp_srv_cleanup_t */
+    rdp_srv_bcast_t *bcast;       /* fence board, once a client asked */
 };
 
 enum rdp_srv_client_state {
@@ -89,6 +91,8 @@ struct rdp_srv_client {
     pid_t pid;            /* from SO_PEERCRED at connect */
     rdp_hash_t coll_seq;  /* collective signature -> count */
     bool departure_told;  /* the other servers know it left (engine.c) */
+    bool bcast_open;      /* it holds its job's fence board (fence_board.c) */
+    uint64_t bcast_done;  /* whole-job fences completed for it */
 };
 
 enum rdp_srv_peer_state {

@@ -40,6 +40,9 @@ static const rdp_cfg_setting_t table[RDP_CFG_COUNT] = {
     S(SHM_MIN, UINT, "65536", 0, RDP_CFG_NUM_MAX,
       "fence data from this many bytes on goes to clients through shared "
       "memory (0: always)"),
+    S(FENCE_BOARD, BOOL, "1", 0, 0,
+      "a fence over a whole job wakes the job's local clients at once "
+      "through shared memory and one eventfd (0: one message each)"),
     S(COLL_ALG, STRING, "auto", 0, 0,
       "collective algorithm: recursive_doubling, bruck, ring or auto"),
     S(COLL_SEG_BYTES, BYTES, "0", 0, 1073741824,

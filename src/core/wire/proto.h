@@ -65,7 +65,11 @@ enum rdp_cmd {
      * u64 size: the bundle is in a sealed memfd of at least that many
      * bytes passed with this message (SCM_RIGHTS).  The bundle holds a
      * PROC section for every participant that committed data, when
-     * PMIX_COLLECT_DATA was true. */
+     * PMIX_COLLECT_DATA was true.  A client that opened the fence board
+     * (FENCE_BOARD) adds to a fence over its whole nspace u64 n (how many
+     * such fences the server counted for it before) and u64 done (how
+     * many of those have completed for it); the server may then answer it through the
+     * board instead of a FENCE_ACK (core/ipc/bcast.h). */
     RDP_CMD_FENCE     = 8,
     RDP_CMD_FENCE_ACK = 9,
 
@@ -172,6 +176,17 @@ enum rdp_cmd {
     RDP_CMD_TOOL_CONNECT     = 51,
     RDP_CMD_TOOL_CONNECT_ACK = 52,
 
+    /* A client asks for its job's fence board (core/ipc/bcast.h): no
+     * payload  ->  status, u32 server pid, i32 the board's descriptor
+     * number in the server, u64 cookie[2], u64 how many whole-job fences
+     * the server counted for this rank before (the client numbers its
+     * next ones from there: a rank that connects again goes on counting);
+     * the job's eventfd is passed
+     * with this message (SCM_RIGHTS).  PMIX_ERR_NOT_SUPPORTED when the
+     * server has none for it. */
+    RDP_CMD_FENCE_BOARD     = 71,
+    RDP_CMD_FENCE_BOARD_ACK = 72,
+
     RDP_CMD_MAX
 };
 
@@ -263,6 +278,9 @@ static inline pmix_status_t rdp_sect_unpack(rdp_rbuf_t *rb, rdp_sect_t *sect)
 #define RDP_ENV_CLIENT_TOKEN "RDPMIX_CLIENT_TOKEN"
 /* The rendezvous socket path, also encoded in PMIX_SERVER_URI. */
 #define RDP_ENV_SERVER_PATH "RDPMIX_SERVER_PATH"
+/* "1": the server answers FENCE_BOARD (a server without it would drop a
+ * client that asks). */
+#define RDP_ENV_FENCE_BOARD "RDPMIX_SERVER_FENCE_BOARD"
 
 /** The socket path in an rdpmix URI ("<id>;unix:<path>", also with
  * "unix://"); borrowed from @a uri, NULL if it names none. */

@@ -1,0 +1,49 @@
+#!/bin/sh
+# test_run_fence_board.sh - fences over a whole job answered through the
+# server's fence board (one eventfd write wakes every local client;
+# src/core/ipc/bcast.h) under rdpmix-run on 1 and 2 nodes: new data every
+# round for more rounds than the board has slots, results in a board
+# slot, in the result's memfd and in a memfd of their own, two fences in flight, a fence that times out for all;
+# with every client on the board, with half of them answered by message,
+# and with the board switched off in the servers.
+. "${top_srcdir:-.}/tests/integ/test_run_common.sh"
+
+client="$builddir/tests/integ/run_client"
+
+# board_job NODES MODE [VAR=VALUE]: run_client nodes MODE on NODES nodes
+# with VAR set; $oks = ranks that passed, $nb = fences the servers' debug
+# log says went through the board
+board_job() {
+    rm -f "$tmp"/srv.*
+    RDPMIX_LOG_LEVEL=debug RDPMIX_LOG_SUBSYS=server
+    RDPMIX_LOG_FILE="$tmp/srv.%p"
+    export RDPMIX_LOG_LEVEL RDPMIX_LOG_SUBSYS RDPMIX_LOG_FILE
+    [ -n "${3:-}" ] && export "${3?}"
+    job 180 --nodes "$1" -n 5 "$client" nodes "$2"
+    unset RDPMIX_LOG_LEVEL RDPMIX_LOG_SUBSYS RDPMIX_LOG_FILE
+    [ -n "${3:-}" ] && unset "${3%%=*}"
+    oks=$(grep -c "^rank [0-4] of 5 $2 ok$" "$tmp/out")
+    nb=$(cat "$tmp"/srv.* 2>/dev/null | grep -c "answered through the fence board")
+}
+
+for m in 1 2; do
+    board_job "$m" board
+    check_that "whole-job fences through the board on $m nodes: every round's data, two in flight, a timeout ($nb answered so)" \
+        '[ "$rc" -eq 0 ] && [ "$oks" -eq 5 ] && [ "$nb" -ge $((300 * m)) ]'
+done
+
+# results kept inline up to 1 MiB: those larger than a slot's data area
+# go to a memfd of their own
+board_job 2 board RDPMIX_SHM_MIN=1048576
+check_that "inline results larger than a board slot, through the board ($nb answered so)" \
+    '[ "$rc" -eq 0 ] && [ "$oks" -eq 5 ] && [ "$nb" -ge 600 ]'
+
+board_job 2 boardmix
+check_that "odd ranks without the board, even ranks on it: the same rounds pass ($nb answered through the board)" \
+    '[ "$rc" -eq 0 ] && [ "$oks" -eq 5 ] && [ "$nb" -ge 300 ]'
+
+board_job 2 board RDPMIX_FENCE_BOARD=0
+check_that "RDPMIX_FENCE_BOARD=0: every fence answered by message" \
+    '[ "$rc" -eq 0 ] && [ "$oks" -eq 5 ] && [ "$nb" -eq 0 ]'
+
+finish
