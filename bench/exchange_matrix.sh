@@ -10,7 +10,9 @@
 # round,config, then ucx-exchange's columns (bench/ucx_exchange.c); the
 # engine rows have only the max-over-ranks column (coll-bench's).
 # bench/summarize_exchange.py FILE makes the table.  -b adds "enginebase":
-# coll-bench -O of another build.
+# coll-bench -O of another build.  PIN=1 in the environment pins every
+# program's two processes to cores 0 and 1 (taskset; mpirun --bind-to
+# core), which takes the scheduler's placement out of the comparison.
 set -u
 ROUNDS=5
 REPS=5000
@@ -44,10 +46,13 @@ exch() { # label, then switches that override ENG's
     UCX_TLS=${TLS:-tcp} "$here/ucx_exchange.sh" -L "$label" -n "$REPS" "$@"
 }
 
+pin() { if [ -n "${PIN:-}" ]; then echo "taskset -c $1"; fi; }
+
 run_cfg() {
     case $1 in
     mpi)
-        mpirun --allow-run-as-root --oversubscribe --bind-to none -np 2 \
+        mpirun --allow-run-as-root --oversubscribe \
+            --bind-to "$([ -n "${PIN:-}" ] && echo core || echo none)" -np 2 \
             --mca pml ucx --mca pml_ucx_tls any --mca pml_ucx_devices any \
             -x UCX_TLS=tcp,self -x UCX_NET_DEVICES=lo \
             ./bench/mpi-exchange "$REPS" 1000 8 mpi 2>/dev/null | grep '^mpi,' ;;
@@ -59,6 +64,12 @@ run_cfg() {
     none) exch none "${ENG[@]}" -e none ;;
     nowake) exch nowake -s am -H 100 -E -e peer -W loop -P 1 ;;
     spin) exch spin "${ENG[@]}" -W spin ;;
+    # the same switches one at a time with spin waiting (no yield mode)
+    spintag) exch spintag "${ENG[@]}" -W spin -s tag ;;
+    spinnone) exch spinnone "${ENG[@]}" -W spin -e none ;;
+    spinnowake) exch spinnowake -s am -H 100 -E -e peer -W spin -P 1 ;;
+    spinp16) exch spinp16 -s am -H 100 -E -e peer -F -W spin ;;
+    spinself) TLS=tcp,self exch spinself "${ENG[@]}" -W spin ;;
     arm) exch arm "${ENG[@]}" -W arm ;;
     yield) exch yield "${ENG[@]}" -W yield ;;
     multi) exch multi "${ENG[@]}" -T multi ;;
@@ -73,11 +84,11 @@ run_cfg() {
         local b=. d
         [ "$1" = enginebase ] && b=$BASE
         d=$(mktemp -d "${TMPDIR:-/tmp}/exchange_matrix.XXXXXX")
-        UCX_TLS=tcp "$b/bench/coll-bench" -i 1 -n 2 -d "$d" --no-header -O \
+        UCX_TLS=tcp $(pin 1) "$b/bench/coll-bench" -i 1 -n 2 -d "$d" --no-header -O \
             -l 8 -a auto -k "$REPS" -w 1000 >/dev/null 2>"$d/err.1" &
-        UCX_TLS=tcp "$b/bench/coll-bench" -i 0 -n 2 -d "$d" --no-header -O \
+        UCX_TLS=tcp $(pin 0) "$b/bench/coll-bench" -i 0 -n 2 -d "$d" --no-header -O \
             -l 8 -a auto -k "$REPS" -w 1000 2>"$d/err.0" |
-            awk -F, -v l="$1" '$4 == 8 { print l ",8," $5 "," $6 "," $7 "," $8 }'
+            awk -F, -v l="$1" '!/^#/ && $4 == 8 { print l ",8," $5 "," $6 "," $7 "," $8 }'
         wait
         rm -rf "$d" ;;
     *) echo "unknown config $1" >&2 ;;
