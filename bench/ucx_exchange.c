@@ -80,6 +80,8 @@ typedef struct opts {
     int eager;
     const char *max_poll;
     const char *label;
+    double burn_pre;  /* us of CPU before each send (-B) */
+    double burn_post; /* us of CPU after each receive (-A) */
 } opts_t;
 
 typedef struct shared {
@@ -254,6 +256,19 @@ static void post_recv(int kind, size_t len)
     }
 }
 
+/* Spend @a us of CPU, as the engine's own work around a message */
+static void burn(double us)
+{
+    double end;
+
+    if (us <= 0) {
+        return;
+    }
+    end = now() + us;
+    while (now() < end) {
+    }
+}
+
 /* One exchange of @a kind: receive posted first (as MPI's sendrecv), send,
  * wait for the peer's.  Returns the time the send call returned. */
 static double exchange(int kind, size_t len, uint64_t n)
@@ -261,11 +276,13 @@ static double exchange(int kind, size_t len, uint64_t n)
     double ts;
 
     post_recv(kind, len);
+    burn(o.burn_pre);
     post_send(kind, len);
     ts = now();
     while (got[kind] < n) {
         wait_once();
     }
+    burn(o.burn_post);
     while (sends_done < sends_posted) {
         wait_once();
     }
@@ -525,7 +542,9 @@ static void usage(FILE *f)
                "UCP_OP_ATTR_FLAG_NO_IMM_CMPL, no callback (check + free)\n"
                "  -b ucx|shm       barrier: 0-byte exchange, or shared memory\n"
                "  -P N      UCX_TCP_MAX_POLL through ucp_config_modify\n"
-               "  -L LABEL  first CSV column\n"
+               "  -B US     CPU spent before each send (the engine's start)\n"
+            "  -A US     CPU spent after each receive (its completion)\n"
+            "  -L LABEL  first CSV column\n"
                "prints (rank 0): label,size,reps, then min,median,max of: "
                "max over ranks, rank 0, rank 1, skew, later send call, "
                "detection (us)\n");
@@ -541,7 +560,7 @@ static int parse(int argc, char **argv)
     o.size  = 8;
     o.hdr   = 100;
     o.label = "x";
-    while ((c = getopt(argc, argv, "i:d:n:w:l:s:H:EW:FT:e:c:b:P:L:h")) != -1) {
+    while ((c = getopt(argc, argv, "i:d:n:w:l:s:H:EW:FT:e:c:b:P:L:B:A:h")) != -1) {
         switch (c) {
         case 'i':
             o.me = atoi(optarg);
@@ -595,6 +614,12 @@ static int parse(int argc, char **argv)
             break;
         case 'L':
             o.label = optarg;
+            break;
+        case 'B':
+            o.burn_pre = atof(optarg);
+            break;
+        case 'A':
+            o.burn_post = atof(optarg);
             break;
         case 'h':
             usage(stdout);
