@@ -744,9 +744,9 @@ static double median_of(double *v, unsigned n)
 static int print_skew(bench_t *b, oob_t *oob, series_t *s, unsigned reps,
                       double *times)
 {
-    double *t0s = (b->me == 0) ? malloc((size_t)b->n * reps * sizeof(double))
-                               : NULL;
-    double *v   = malloc(reps * sizeof(double));
+    double *t0s =
+        (b->me == 0) ? malloc((size_t)b->n * reps * sizeof(double)) : NULL;
+    double *v = malloc(reps * sizeof(double));
 
     if (((b->me == 0) && (t0s == NULL)) || (v == NULL)
         || (oob_gather(oob, RDV_GATHER, s->t0s, reps, t0s) != 0)) {

@@ -543,8 +543,8 @@ static void usage(FILE *f)
                "  -b ucx|shm       barrier: 0-byte exchange, or shared memory\n"
                "  -P N      UCX_TCP_MAX_POLL through ucp_config_modify\n"
                "  -B US     CPU spent before each send (the engine's start)\n"
-            "  -A US     CPU spent after each receive (its completion)\n"
-            "  -L LABEL  first CSV column\n"
+               "  -A US     CPU spent after each receive (its completion)\n"
+               "  -L LABEL  first CSV column\n"
                "prints (rank 0): label,size,reps, then min,median,max of: "
                "max over ranks, rank 0, rank 1, skew, later send call, "
                "detection (us)\n");
@@ -560,7 +560,8 @@ static int parse(int argc, char **argv)
     o.size  = 8;
     o.hdr   = 100;
     o.label = "x";
-    while ((c = getopt(argc, argv, "i:d:n:w:l:s:H:EW:FT:e:c:b:P:L:B:A:h")) != -1) {
+    while ((c = getopt(argc, argv, "i:d:n:w:l:s:H:EW:FT:e:c:b:P:L:B:A:h"))
+           != -1) {
         switch (c) {
         case 'i':
             o.me = atoi(optarg);
