@@ -428,6 +428,7 @@ typedef struct series {
     uint8_t *sbuf; /* my block for this iteration, handed to the engine */
     double t0;
     double *times; /* reps */
+    double *t0s;   /* reps: absolute t0 (COLL_BENCH_SKEW), or NULL */
     enum rdp_coll_alg picked;
     pmix_status_t status;
     char err[256];
@@ -488,6 +489,9 @@ static void allgather_done(const rdp_coll_result_t *res, void *arg)
     }
     if (s->iter >= s->warm) {
         s->times[s->iter - s->warm] = t1 - s->t0;
+        if (s->t0s != NULL) {
+            s->t0s[s->iter - s->warm] = s->t0;
+        }
     }
     s->picked = res->alg;
     s->iter++;
@@ -727,6 +731,54 @@ static int parse_opts(int argc, char **argv, opts_t *o)
     return ag_opts_finish(&o->ag);
 }
 
+static double median_of(double *v, unsigned n)
+{
+    qsort(v, n, sizeof(*v), ag_cmp_double);
+    return v[n / 2];
+}
+
+/* COLL_BENCH_SKEW (a probe for issue 11): process 0 prints
+ * "# skew,M,size,<each process's median t1 - t0>,<median skew>" (us), the
+ * skew of a rep being its latest t0 minus its earliest (one clock on one
+ * machine: CLOCK_MONOTONIC).  @a times holds the gathered t1 - t0. */
+static int print_skew(bench_t *b, oob_t *oob, series_t *s, unsigned reps,
+                      double *times)
+{
+    double *t0s =
+        (b->me == 0) ? malloc((size_t)b->n * reps * sizeof(double)) : NULL;
+    double *v = malloc(reps * sizeof(double));
+
+    if (((b->me == 0) && (t0s == NULL)) || (v == NULL)
+        || (oob_gather(oob, RDV_GATHER, s->t0s, reps, t0s) != 0)) {
+        free(t0s);
+        free(v);
+        return -1;
+    }
+    if (b->me == 0) {
+        printf("# skew,%u,%zu", b->n, s->size);
+        for (uint32_t p = 0; p < b->n; p++) {
+            memcpy(v, times + (size_t)p * reps, reps * sizeof(double));
+            printf(",%.2f", median_of(v, reps) * 1e6);
+        }
+        for (unsigned j = 0; j < reps; j++) {
+            double lo = t0s[j];
+            double hi = t0s[j];
+
+            for (uint32_t p = 1; p < b->n; p++) {
+                double t = t0s[(size_t)p * reps + j];
+
+                lo = (t < lo) ? t : lo;
+                hi = (t > hi) ? t : hi;
+            }
+            v[j] = hi - lo;
+        }
+        printf(",%.2f\n", median_of(v, reps) * 1e6);
+    }
+    free(t0s);
+    free(v);
+    return 0;
+}
+
 /* Run one (algorithm, size) series and, on process 0, print its line. */
 static int run_series(bench_t *b, oob_t *oob, const opts_t *o,
                       enum rdp_coll_alg alg, uint32_t sid, size_t size,
@@ -743,6 +795,9 @@ static int run_series(bench_t *b, oob_t *oob, const opts_t *o,
 
     s.sbuf  = NULL; /* one per iteration (iter_start) */
     s.times = calloc(reps, sizeof(double));
+    if (getenv("COLL_BENCH_SKEW") != NULL) {
+        s.t0s = calloc(reps, sizeof(double));
+    }
     if (s.times == NULL) {
         fprintf(stderr, "coll-bench: out of memory\n");
         goto out_free;
@@ -768,6 +823,9 @@ static int run_series(bench_t *b, oob_t *oob, const opts_t *o,
     if (oob_gather(oob, RDV_GATHER, s.times, reps, all) != 0) {
         goto out_wait;
     }
+    if ((s.t0s != NULL) && (print_skew(b, oob, &s, reps, all) != 0)) {
+        goto out_wait;
+    }
     rc = 0;
     if (b->me == 0) {
         if (o->verbose && alg == RDP_COLL_ALG_AUTO) {
@@ -780,6 +838,7 @@ static int run_series(bench_t *b, oob_t *oob, const opts_t *o,
 out_wait:
     rdp_wait_cleanup(&s.done);
 out_free:
+    free(s.t0s);
     free(s.times);
     free(s.sbuf);
     return rc;

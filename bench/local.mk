@@ -55,6 +55,13 @@ noinst_PROGRAMS              += bench/mpi-hello
 bench_mpi_hello_SOURCES       = bench/mpi_hello.c
 bench_mpi_hello_CFLAGS        = $(AM_CFLAGS) $(MPI_CFLAGS)
 bench_mpi_hello_LDADD         = $(MPI_LIBS)
+
+# mpi-exchange: MPI_Allgather on 2 ranks with the barrier's skew, the
+# reference of ucx-exchange (below)
+noinst_PROGRAMS              += bench/mpi-exchange
+bench_mpi_exchange_SOURCES    = bench/mpi_exchange.c
+bench_mpi_exchange_CFLAGS     = $(AM_CFLAGS) $(MPI_CFLAGS)
+bench_mpi_exchange_LDADD      = $(MPI_LIBS)
 endif
 
 dist_noinst_SCRIPTS += bench/engine_compare.sh bench/summarize_coll.py \
@@ -70,6 +77,9 @@ dist_noinst_SCRIPTS += bench/progress_ab.sh bench/summarize_progress_ab.py
 # env_ab.py: the engine allgather under several settings (environment,
 # options, another build), paired round by round
 dist_noinst_SCRIPTS += bench/env_ab.py
+
+dist_noinst_SCRIPTS += bench/ucx_exchange.sh bench/exchange_matrix.sh \
+                       bench/summarize_exchange.py
 EXTRA_DIST += bench/COLL.md
 
 # launch_compare.sh: one program (mpi-hello or pmix-bench) under rdpmix-run,
@@ -83,3 +93,11 @@ dist_noinst_SCRIPTS += bench/pair_launch.py
 # mpirun with fake hosts (fake-rsh); summarize_nodes.py makes the tables
 dist_noinst_SCRIPTS += bench/compare_nodes.sh bench/fake-rsh \
                        bench/summarize_nodes.py
+
+# ucx-exchange: a 2-process allgather on raw UCP with switches for what
+# differs between src/ucx and Open MPI's pml ucx (issue 11's 2-server
+# gap); standalone, not part of make check
+noinst_PROGRAMS              += bench/ucx-exchange
+bench_ucx_exchange_SOURCES    = bench/ucx_exchange.c
+bench_ucx_exchange_CPPFLAGS  = $(AM_CPPFLAGS) $(UCX_CFLAGS)
+bench_ucx_exchange_LDADD      = $(UCX_LIBS)

@@ -399,6 +399,7 @@ struct rdp_ucx_tl {
     int in_pass;        /* inside progress_all: `progressed` follows */
     int pass_delivered; /* it delivered a message marked pass_end */
     int in_progress;  /* inside ucp_worker_progress or our deferred work */
+    int *gone;        /* set by destroy, while progress_pass runs */
     unsigned in_call; /* inside a vtable call */
     double drain_timeout;
     rdp_list_t sends;   /* ucx_sreq_t in flight */

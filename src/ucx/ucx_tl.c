@@ -521,6 +521,12 @@ static void progress_all(rdp_ucx_tl_t *tl)
              * (deferred work, then `progressed`) without a loop pass */
             budget--;
             worked = 1;
+            if (tl->pass_delivered) {
+                /* a message for the engine: its completions (progressed,
+                 * below) before the next poll, a system call over tcp */
+                run_deferred(tl);
+                break;
+            }
             continue;
         }
         if (budget == 0) {
@@ -570,9 +576,37 @@ static void progress_all(rdp_ucx_tl_t *tl)
     }
 }
 
+/* progress_all, and once more at once if the engine sent from its
+ * `progressed` upcall (a collective that finished started the next one):
+ * the peer's answer is often there already (on one machine its send
+ * carried it into our socket), and a loop pass before polling again
+ * would sit on the collective's critical path (bench/RESULTS.md, issue 11,
+ * helper iso3).  Once only, so that a chain of collectives cannot keep
+ * the loop's other events waiting; tl may be destroyed from inside the
+ * upcall (tl->gone). */
+static void progress_pass(rdp_ucx_tl_t *tl)
+{
+    uint64_t sent = tl->stats.sent;
+    int gone      = 0;
+
+    tl->gone = &gone;
+    progress_all(tl);
+    if (gone) {
+        return;
+    }
+    if ((tl->stats.sent != sent) && (tl->up != NULL)) {
+        tl->stats.repolls++;
+        progress_all(tl);
+        if (gone) {
+            return;
+        }
+    }
+    tl->gone = NULL;
+}
+
 static void on_worker_event(int fd, int events, void *arg)
 {
-    progress_all(arg);
+    progress_pass(arg);
 }
 
 static void on_kick(void *arg)
@@ -580,7 +614,7 @@ static void on_kick(void *arg)
     rdp_ucx_tl_t *tl = arg;
 
     tl->kick_armed = 0;
-    progress_all(tl);
+    progress_pass(tl);
 }
 
 /* Wait up to @a seconds for worker events, for the draining loops of
@@ -1493,6 +1527,9 @@ void rdp_ucx_tl_destroy(rdp_ucx_tl_t *tl)
 
     if (tl == NULL) {
         return;
+    }
+    if (tl->gone != NULL) {
+        *tl->gone = 1; /* from inside progress_pass: it stops touching tl */
     }
     if (tl->up != NULL) {
         rdp_log_warn(UCX, "%s: destroyed with an engine bound", tl->name);

@@ -109,6 +109,9 @@ typedef struct node {
     enum eager_mode eager_mode;
     size_t sends_done;
     size_t sends_failed;
+    size_t echo_left; /* answers still to send from `progressed` */
+    void *echoes[8];  /* ... sent (smsg_t), freed by the test */
+    size_t nechoes;
 } node_t;
 
 static node_t nodes[MAXN];
@@ -179,6 +182,8 @@ static void release_job(void *arg)
     free(f);
 }
 
+static void echo_from_progressed(node_t *n);
+
 static void t_progressed(void *arg)
 {
     node_t *n = arg;
@@ -187,6 +192,7 @@ static void t_progressed(void *arg)
     n->nprogressed++;
     pthread_cond_broadcast(&n->cond);
     pthread_mutex_unlock(&n->lock);
+    echo_from_progressed(n);
 }
 
 static enum rdp_tl_rx_disp t_recv(void *arg, const rdp_tl_rx_t *rx)
@@ -537,6 +543,23 @@ static smsg_t *send_one(node_t *n, uint32_t dst, uint32_t seq, size_t len,
 
     on_loop(n->loop, send_job, &batch);
     return m;
+}
+
+/* Loop thread, from `progressed`: answer node 0 while echo_left says so,
+ * as the engine starts its next collective from a completion. */
+static void echo_from_progressed(node_t *n)
+{
+    smsg_t *m;
+    send_batch_t batch;
+
+    if ((n->echo_left == 0) || (n->nechoes == 8)) {
+        return;
+    }
+    n->echo_left--;
+    m     = smsg_create(n, 0, (uint32_t)n->nechoes, 8, 1);
+    batch = (send_batch_t){.msgs = &m, .count = 1};
+    send_job(&batch);
+    n->echoes[n->nechoes++] = m;
 }
 
 static void check_rec(const rec_t *r, uint32_t want_src)
@@ -1392,6 +1415,40 @@ static void messages_in_a_pass_are_followed_by_progressed(void **state)
         smsg_free(m);
     }
     cluster_down();
+}
+
+static void echo_four_job(void *arg)
+{
+    ((node_t *)arg)->echo_left = 4;
+}
+
+/* A pass whose `progressed` upcall sent (the engine started its next
+ * collective) polls again at once, before a loop pass (issue 11: the
+ * peer's answer is often there already). */
+static void sends_from_progressed_are_followed_by_a_poll(void **state)
+{
+    rdp_ucx_tl_stats_t st;
+
+    (void)state;
+    cluster_up(2, TLS_TCP, NULL, 0, 0);
+    on_loop(nodes[1].loop, echo_four_job, &nodes[1]);
+    for (uint32_t k = 0; k < 4; k++) {
+        smsg_t *m = send_one(&nodes[0], 1, k, 100, 1);
+
+        assert_int_equal(wait_count(&nodes[1], &nodes[1].ncomplete, k + 1), 0);
+        assert_int_equal(wait_count(&nodes[0], &nodes[0].ncomplete, k + 1), 0);
+        wait_sent(&nodes[0], k + 1);
+        smsg_free(m);
+    }
+    wait_sent(&nodes[1], 4);
+    st = node_stats(&nodes[1]);
+    assert_int_equal(st.sent, 4);
+    assert_int_equal(st.repolls, 4);
+    assert_int_equal(node_stats(&nodes[0]).repolls, 0);
+    cluster_down();
+    for (size_t i = 0; i < nodes[1].nechoes; i++) {
+        smsg_free(nodes[1].echoes[i]);
+    }
 }
 
 /* Sealed messages framed by hand: a good one (eager and rendezvous) is
@@ -2456,6 +2513,7 @@ int main(void)
         cmocka_unit_test(create_turns_hooks_off_without_touching_environ),
         cmocka_unit_test(busy_polls_follow_the_setting_and_the_binding),
         cmocka_unit_test(messages_in_a_pass_are_followed_by_progressed),
+        cmocka_unit_test(sends_from_progressed_are_followed_by_a_poll),
     };
 
     return cmocka_run_group_tests_name("ucx_tl", tests, NULL, NULL);
