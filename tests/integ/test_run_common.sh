@@ -80,6 +80,14 @@ tmpdir_clean() {
     [ -z "$(ls -A "$TMPDIR")" ]
 }
 
+# tmpdir_clean_within SECONDS: TMPDIR empties within SECONDS; if it does
+# not, the log says what was left behind
+tmpdir_clean_within() {
+    poll_for "$1" tmpdir_clean && return 0
+    find "$TMPDIR" -mindepth 1 -printf '# left behind: %P (%y, %s bytes)\n' | head -20
+    return 1
+}
+
 # wait until N processes have exactly this command line
 wait_for() {
     _pat=$1

@@ -120,7 +120,7 @@ else
     skip "Open MPI programs are not built (no mpicc)"
 fi
 check "no step is left running" no_steps
-check "the daemons removed their directories" tmpdir_clean
+check "the daemons removed their directories" tmpdir_clean_within 10
 
 # --- a daemon that dies ------------------------------------------------------
 marker="sleep 8$$.25"
@@ -140,7 +140,7 @@ check_that "a daemon that dies fails the job, naming its node" \
     '[ "$rc" -eq 1 ] && grep -q "^rdpmix-run: lost the connection to node 1 (n2, daemon pid $dpid); terminating the job$" "$tmp/err"'
 check "... no rank is left" none_left "$marker"
 check "... no step is left running" no_steps
-check "... its directory was removed on its node" poll tmpdir_clean
+check "... its directory was removed on its node" tmpdir_clean_within 10
 reap "$marker"
 
 slurm_cluster_stop
