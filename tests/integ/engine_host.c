@@ -19,6 +19,10 @@
  *   ENGINE_HOST_KILL=s        SIGKILL server s and its clients after
  *                             ENGINE_HOST_KILL_DELAY seconds (default 2);
  *                             its exit status is then not counted
+ *   ENGINE_HOST_LATE=s        server s waits ENGINE_HOST_LATE_SECS (default
+ *                             1) between connecting its engine and
+ *                             registering the job, as a slow node does:
+ *                             the other servers' clients start meanwhile
  */
 #include "config.h"
 
@@ -45,6 +49,9 @@
 #include "host_util.h"
 
 static int nsrv, ppn;
+/* ENGINE_HOST_LATE: the server that registers the job late, and by how much */
+static int late_server    = -1;
+static unsigned late_secs = 1;
 /* servers -> parent: a server's index once its clients are done;
  * parent -> servers: closed (EOF) once every server got there */
 static int clients_done[2], release[2];
@@ -217,6 +224,9 @@ static int run_server(int me, int up, int down, const char *nspace, char **prog)
     explicit_bzero(key.bytes, key.size);
     free(key.bytes);
 
+    if (me == late_server) {
+        sleep(late_secs);
+    }
     jinfo = job_info(me, &njinfo);
     done_init(&d);
     rc = PMIx_server_register_nspace(nspace, ppn, jinfo, njinfo, done_cb, &d);
@@ -367,6 +377,12 @@ int main(int argc, char **argv)
     }
     if ((env = getenv("ENGINE_HOST_KILL_DELAY")) != NULL && atoi(env) > 0) {
         delay = atoi(env);
+    }
+    if ((env = getenv("ENGINE_HOST_LATE")) != NULL && *env != '\0') {
+        late_server = atoi(env);
+    }
+    if ((env = getenv("ENGINE_HOST_LATE_SECS")) != NULL && atoi(env) > 0) {
+        late_secs = (unsigned)atoi(env);
     }
     /* like rdpmixd: a client that dies while its server writes to it must
      * not take the server down (rdp_ipc writes with writev) */

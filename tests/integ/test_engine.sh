@@ -82,6 +82,31 @@ for tls in tcp sm,self; do
         "server 1 killed mid-fence over $tls, no fence timeout" 4
 done
 
+# a server that registers the job a second after the others started their
+# ranks (ENGINE_HOST_LATE) gets their group OPEN before it knows where the
+# members are: it keeps it until the registration (and, as the relay,
+# forwards it then).  Dropped, the others' constructs waited for its block
+# until their 30 s timeout, although its member had died (run_client's
+# "group exit": the last rank leaves at once; "conc": concurrent ones)
+run_client="$builddir/tests/integ/run_client"
+for late in 0 3; do
+    for how in exit conc; do
+        n=$((n + 1))
+        what="group $how on 4 servers, server $late registering late"
+        if ENGINE_HOST_LATE=$late RDPMIX_GROUP_OPEN_DELAY=0 timeout -k 5 60 \
+            "$host" 4 1 "$run_client" group "$how" >"$tmp/out" 2>"$tmp/err"
+        then rc=0; else rc=$?; fi
+        oks=$(grep -c "^rank [0-9]* group $how ok$" "$tmp/out")
+        if [ "$rc" -eq 0 ] && [ "$oks" -eq 3 ]; then
+            echo "ok $n - $what"
+        else
+            echo "not ok $n - $what: exit $rc, $oks of 3 ok"
+            sed 's/^/# /' "$tmp/out" "$tmp/err" | head -20
+            fail=1
+        fi
+    done
+done
+
 # the transport is a module libpmix.so.2 loads for the engine: without it
 # the server refuses to start and says why (no client is ever started)
 n=$((n + 1))

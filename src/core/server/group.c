@@ -1977,6 +1977,12 @@ typedef struct deferred_open {
     pmix_proc_t leader;
     pmix_proc_t *members;
     size_t nmembers;
+    /* early_opens only: when it is dropped (rdp_time_now()), and the
+     * OPEN as it came, to be relayed once this server knows the hosts */
+    double expires;
+    uint32_t from;
+    uint8_t *body;
+    size_t bodylen;
 } deferred_open_t;
 
 static deferred_open_t *deferred_opens; /* in arrival order */
@@ -1987,21 +1993,19 @@ static void open_tracker(uint8_t kind, const char *id, uint64_t gen,
                          const pmix_proc_t *leader, pmix_proc_t *members,
                          size_t nmembers);
 
-/* Takes @a members. */
-static void defer_open(uint8_t kind, const char *id, uint64_t gen,
-                       uint8_t flags, uint32_t timeout,
-                       const pmix_proc_t *leader, pmix_proc_t *members,
-                       size_t nmembers)
+/* Takes @a members; appends them to @a list; NULL if out of memory. */
+static deferred_open_t *keep_open(deferred_open_t **list, uint8_t kind,
+                                  const char *id, uint64_t gen, uint8_t flags,
+                                  uint32_t timeout, const pmix_proc_t *leader,
+                                  pmix_proc_t *members, size_t nmembers)
 {
-    deferred_open_t *d = rdp_calloc(1, sizeof(*d)), **tail = &deferred_opens;
+    deferred_open_t *d = rdp_calloc(1, sizeof(*d)), **tail = list;
 
     if (d == NULL) {
         rdp_log_error(SERVER, "group %s: no memory to keep an operation", id);
         rdp_free(members);
-        return;
+        return NULL;
     }
-    rdp_log_debug(SERVER, "group %s %s %llu: after the one still here", id,
-                  kind_name(kind), (unsigned long long)gen);
     d->kind = kind;
     memcpy(d->id, id, strnlen(id, PMIX_MAX_NSLEN));
     d->gen      = gen;
@@ -2014,6 +2018,21 @@ static void defer_open(uint8_t kind, const char *id, uint64_t gen,
         tail = &(*tail)->next;
     }
     *tail = d;
+    return d;
+}
+
+/* Takes @a members. */
+static void defer_open(uint8_t kind, const char *id, uint64_t gen,
+                       uint8_t flags, uint32_t timeout,
+                       const pmix_proc_t *leader, pmix_proc_t *members,
+                       size_t nmembers)
+{
+    if (keep_open(&deferred_opens, kind, id, gen, flags, timeout, leader,
+                  members, nmembers)
+        != NULL) {
+        rdp_log_debug(SERVER, "group %s %s %llu: after the one still here", id,
+                      kind_name(kind), (unsigned long long)gen);
+    }
 }
 
 /* The first kept OPEN whose previous tracker is gone, unlinked; NULL. */
@@ -2057,13 +2076,14 @@ static void deferred_opens_post(void)
     }
 }
 
-static void deferred_opens_drop(void)
+static void kept_opens_drop(deferred_open_t **list)
 {
-    while (deferred_opens != NULL) {
-        deferred_open_t *d = deferred_opens;
+    while (*list != NULL) {
+        deferred_open_t *d = *list;
 
-        deferred_opens = d->next;
+        *list = d->next;
         rdp_free(d->members);
+        rdp_free(d->body);
         rdp_free(d);
     }
 }
@@ -2167,6 +2187,123 @@ static bool open_unpack(uint32_t server, rdp_rbuf_t *rb, open_msg_t *m)
     return true;
 }
 
+/* ---- CTL_OPEN before the members' nspace is registered here ----
+ * A daemon may register its job later than the others start their ranks
+ * (a slow node).  An OPEN that reaches it before then finds none of the
+ * members local, and dropping it, as for a server that hosts none of
+ * them, would leave the other servers waiting for this one's block until
+ * their timeout, even when a member here died (its death could not be
+ * counted against an operation this server forgot).  So it waits for
+ * the registration: as long as the operation's timeout, or
+ * EARLY_OPEN_KEEP seconds for one without. */
+#define EARLY_OPEN_KEEP 300.0
+static deferred_open_t *early_opens; /* in arrival order */
+static bool early_posted;
+
+/* No member is local here and some member's nspace is not registered
+ * here (yet). */
+static bool open_awaits_nspace(const pmix_proc_t *members, size_t n)
+{
+    const rdp_srv_nspace_t *ns = NULL;
+    bool unknown               = false;
+
+    for (size_t i = 0; i < n; i++) {
+        if (ns == NULL || !PMIX_CHECK_NSPACE(ns->name, members[i].nspace)) {
+            ns = rdp_srv_nspace_find(members[i].nspace);
+        }
+        if (ns == NULL || !ns->registered) {
+            unknown = true;
+        } else if (rdp_srv_nspace_is_local(ns, members[i].rank)) {
+            return false;
+        }
+    }
+    return unknown;
+}
+
+/* Takes @a m's members; copies the OPEN's @a body from server @a from. */
+static void keep_early_open(uint32_t from, const open_msg_t *m,
+                            const uint8_t *body, size_t bodylen)
+{
+    deferred_open_t *d =
+        keep_open(&early_opens, m->kind, m->id, m->gen, m->flags, m->timeout,
+                  &m->leader, m->members, m->n);
+
+    if (d != NULL) {
+        d->expires = rdp_time_now()
+                     + (m->timeout > 0 ? (double)m->timeout : EARLY_OPEN_KEEP);
+        d->from = from;
+        d->body = rdp_malloc(bodylen + 1);
+        if (d->body != NULL) {
+            memcpy(d->body, body, bodylen);
+            d->bodylen = bodylen;
+        }
+        rdp_log_debug(SERVER,
+                      "group %s %s %llu: kept until its members' nspace is "
+                      "registered here",
+                      m->id, kind_name(m->kind), (unsigned long long)m->gen);
+    }
+}
+
+/* The first kept early OPEN that expired or can be opened now, unlinked
+ * (@a expired_p says which); NULL. */
+static deferred_open_t *early_ready(bool *expired_p)
+{
+    double now = rdp_time_now();
+
+    for (deferred_open_t **pp = &early_opens; *pp != NULL; pp = &(*pp)->next) {
+        deferred_open_t *d = *pp;
+
+        *expired_p = now >= d->expires;
+        if (*expired_p || !open_awaits_nspace(d->members, d->nmembers)) {
+            *pp = d->next;
+            return d;
+        }
+    }
+    return NULL;
+}
+
+static void early_opens_run(void *arg)
+{
+    deferred_open_t *d;
+    bool expired;
+
+    (void)arg;
+    early_posted = false;
+    while (gs.init && (d = early_ready(&expired)) != NULL) {
+        if (expired) {
+            rdp_log_warn(SERVER,
+                         "group %s %s: no member's nspace was registered "
+                         "here in time; dropped",
+                         d->id, kind_name(d->kind));
+            rdp_free(d->members);
+        } else {
+            if (d->body != NULL) {
+                relay_open(d->from, d->kind, d->id, d->gen, d->members,
+                           d->nmembers, d->body, d->bodylen);
+            }
+            open_tracker(d->kind, d->id, d->gen, d->flags, d->timeout,
+                         &d->leader, d->members, d->nmembers);
+        }
+        rdp_free(d->body);
+        rdp_free(d);
+    }
+}
+
+void rdp_srv_group_nspace_registered(void)
+{
+    /* from the loop, once the registration has answered its host */
+    if (early_opens != NULL && !early_posted
+        && rdp_loop_post(rdp_rt.loop, early_opens_run, NULL) == PMIX_SUCCESS) {
+        early_posted = true;
+    }
+}
+
+static void deferred_opens_drop(void)
+{
+    kept_opens_drop(&deferred_opens);
+    kept_opens_drop(&early_opens);
+}
+
 static void ctl_open(uint32_t server, rdp_rbuf_t *rb)
 {
     const uint8_t *body = rb->ptr;
@@ -2177,6 +2314,10 @@ static void ctl_open(uint32_t server, rdp_rbuf_t *rb)
         return;
     }
     open_heard(m.kind, m.id, m.gen, m.members, m.n);
+    if (open_awaits_nspace(m.members, m.n)) {
+        keep_early_open(server, &m, body, bodylen);
+        return;
+    }
     relay_open(server, m.kind, m.id, m.gen, m.members, m.n, body, bodylen);
     open_tracker(m.kind, m.id, m.gen, m.flags, m.timeout, &m.leader, m.members,
                  m.n);
