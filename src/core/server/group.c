@@ -101,8 +101,10 @@ typedef struct gop {
     bool collect; /* a fence with PMIX_COLLECT_DATA */
     double timeout;
     rdp_timer_t *timer;
-    rdp_timer_t *open_timer; /* the deferred CTL_OPEN (open_soon) */
-    bool open_pending;       /* not sent yet */
+    rdp_list_t open_link; /* gs.opens while its CTL_OPEN is deferred */
+    double open_at;       /* when it goes (open_soon) */
+    bool open_deferred;   /* open_soon deferred it once */
+    bool open_pending;    /* not sent yet */
     enum gop_state state;
     pmix_status_t status;
     uint64_t gen;    /* how many operations of this kind and id before */
@@ -154,6 +156,9 @@ static struct {
     rdp_hash_t dooms;  /* kind + id + gen -> status: failed elsewhere */
     rdp_hash_t culprits; /* the same key -> pmix_proc_t (owned): why */
     uint32_t counter;  /* context ids handed out */
+    rdp_list_t opens;  /* gop_t by open_at: deferred CTL_OPENs (open_soon) */
+    rdp_timer_t *open_timer; /* for the first of them */
+    bool open_armed;
 } gs;
 
 static void gop_timeout(void *arg);
@@ -187,6 +192,7 @@ static pmix_status_t gs_init(void)
     if (gs.init) {
         return PMIX_SUCCESS;
     }
+    rdp_list_init(&gs.opens);
     status = rdp_hash_init(&gs.ops, 0);
     if (status == PMIX_SUCCESS) {
         status = rdp_hash_init(&gs.groups, 0);
@@ -261,7 +267,7 @@ static void gop_free(gop_t *op)
 {
     held_free(op);
     rdp_timer_destroy(op->timer);
-    rdp_timer_destroy(op->open_timer);
+    rdp_list_del(&op->open_link);
     for (size_t i = 0; i < op->nparts; i++) {
         rdp_info_array_free(op->parts[i].ginfo, op->parts[i].nginfo);
     }
@@ -976,29 +982,40 @@ static void gop_resolve(gop_t *op, const rdp_srv_group_block_t *blocks,
 
 /* ---- every local member is here ---- */
 
-/* This server's block (without a bundle: local data is in the kvs). */
-static pmix_status_t pack_own_block(const gop_t *op, const void *bundle,
-                                    size_t bundlelen, rdp_buf_t *buf)
-{
-    rdp_srv_group_entry_t *entries =
-        rdp_calloc(op->nparts + 1, sizeof(*entries));
-    pmix_status_t status;
+static pmix_status_t pack_local_data(const gop_t *op, rdp_buf_t *buf);
 
-    if (entries == NULL) {
-        return PMIX_ERR_NOMEM;
+/* This server's block; with @a data, the remote-visible committed data
+ * of its members that arrived as the block's bundle (an exchange's
+ * block), packed in place; without, no bundle (local data is in the
+ * kvs). */
+static pmix_status_t pack_own_block(const gop_t *op, bool data, rdp_buf_t *buf)
+{
+    size_t mark          = 0;
+    pmix_status_t status = rdp_srv_group_block_pack_head(
+        buf, op->want_cid, op->kind == GOP_CONSTRUCT ? next_cid() : 0,
+        op->nparts);
+
+    for (size_t i = 0; status == PMIX_SUCCESS && i < op->nparts; i++) {
+        const gpart_t *p = &op->parts[i];
+        rdp_srv_group_entry_t e;
+
+        e.proc   = p->proc;
+        e.joined = p->arrived;
+        e.leads =
+            op->kind == GOP_CONSTRUCT && !op->invite && is_leader(op, &p->proc);
+        e.ginfo  = p->ginfo;
+        e.nginfo = p->nginfo;
+        status   = rdp_srv_group_block_pack_entry(buf, &e);
     }
-    for (size_t i = 0; i < op->nparts; i++) {
-        entries[i].proc   = op->parts[i].proc;
-        entries[i].joined = op->parts[i].arrived;
-        entries[i].leads  = op->kind == GOP_CONSTRUCT && !op->invite
-                           && is_leader(op, &op->parts[i].proc);
-        entries[i].ginfo  = op->parts[i].ginfo;
-        entries[i].nginfo = op->parts[i].nginfo;
+    if (status == PMIX_SUCCESS) {
+        status = rdp_srv_group_block_bundle_begin(buf, &mark);
     }
-    status = rdp_srv_group_block_pack(
-        buf, op->want_cid, op->kind == GOP_CONSTRUCT ? next_cid() : 0, entries,
-        op->nparts, bundle, bundlelen);
-    rdp_free(entries);
+    if (status == PMIX_SUCCESS && data) {
+        status = pack_local_data(op, buf);
+    }
+    if (status == PMIX_SUCCESS) {
+        rdp_srv_group_block_bundle_end(buf, mark);
+    }
     return status;
 }
 
@@ -1020,7 +1037,7 @@ static void gop_local(gop_t *op)
         return;
     }
     rdp_buf_init(&buf);
-    status = pack_own_block(op, NULL, 0, &buf);
+    status = pack_own_block(op, false, &buf);
     if (status == PMIX_SUCCESS) {
         status =
             rdp_srv_group_block_unpack(buf.data, buf.size, my_index(), &blk);
@@ -1111,7 +1128,9 @@ static pmix_status_t pack_proc_sets(const pmix_proc_t *procs, size_t n,
  * arrived, as a bundle. */
 static pmix_status_t pack_local_data(const gop_t *op, rdp_buf_t *buf)
 {
-    pmix_proc_t *in = rdp_calloc(op->nparts + 1, sizeof(*in));
+    pmix_proc_t few[8]; /* most nodes host a few members */
+    pmix_proc_t *in =
+        op->nparts <= 8 ? few : rdp_calloc(op->nparts, sizeof(*in));
     size_t n        = 0;
     pmix_status_t status;
 
@@ -1124,7 +1143,9 @@ static pmix_status_t pack_local_data(const gop_t *op, rdp_buf_t *buf)
         }
     }
     status = pack_proc_sets(in, n, true, buf);
-    rdp_free(in);
+    if (in != few) {
+        rdp_free(in);
+    }
     return status;
 }
 
@@ -1283,6 +1304,7 @@ static void xchg_done(pmix_status_t status, const rdp_srv_xchg_block_t *blocks,
 {
     xref_t *x                     = arg;
     gop_t *op                     = xref_find(x);
+    rdp_srv_group_block_t few[8]; /* most exchanges are over few servers */
     rdp_srv_group_block_t *parsed = NULL;
 
     rdp_free(x);
@@ -1305,7 +1327,8 @@ static void xchg_done(pmix_status_t status, const rdp_srv_xchg_block_t *blocks,
         return;
     }
     if (status == PMIX_SUCCESS) {
-        parsed = rdp_calloc(nblocks + 1, sizeof(*parsed));
+        parsed = nblocks <= 8 ? memset(few, 0, sizeof(few))
+                              : rdp_calloc(nblocks + 1, sizeof(*parsed));
         status = parsed != NULL ? unpack_blocks(blocks, nblocks, parsed)
                                 : PMIX_ERR_NOMEM;
     }
@@ -1319,7 +1342,9 @@ static void xchg_done(pmix_status_t status, const rdp_srv_xchg_block_t *blocks,
     for (size_t i = 0; parsed != NULL && i < nblocks; i++) {
         rdp_srv_group_block_clear(&parsed[i]);
     }
-    rdp_free(parsed);
+    if (parsed != few) {
+        rdp_free(parsed);
+    }
 }
 
 /* Hand this server's block to the exchange between the servers. */
@@ -1327,21 +1352,17 @@ static pmix_status_t gop_exchange(gop_t *op)
 {
     static const uint8_t headroom[RDP_COLL_HEADROOM];
     uint8_t key[XCHG_KEY_MAX];
-    rdp_buf_t data, buf;
+    rdp_buf_t buf;
     pmix_status_t status;
 
-    rdp_buf_init(&data);
     rdp_buf_init(&buf);
-    status = op->kind == GOP_CONSTRUCT || (op->kind == GOP_FENCE && op->collect)
-                 ? pack_local_data(op, &data)
-                 : PMIX_SUCCESS;
+    status = rdp_buf_append(&buf, headroom, sizeof(headroom));
     if (status == PMIX_SUCCESS) {
-        status = rdp_buf_append(&buf, headroom, sizeof(headroom));
+        status = pack_own_block(op,
+                                op->kind == GOP_CONSTRUCT
+                                    || (op->kind == GOP_FENCE && op->collect),
+                                &buf);
     }
-    if (status == PMIX_SUCCESS) {
-        status = pack_own_block(op, data.data, data.size, &buf);
-    }
-    rdp_buf_cleanup(&data);
     if (status != PMIX_SUCCESS) {
         rdp_buf_cleanup(&buf);
         return status;
@@ -1867,18 +1888,49 @@ static void open_now(gop_t *op)
 {
     if (op->open_pending) {
         op->open_pending = false;
-        rdp_timer_cancel(op->open_timer);
+        rdp_list_del(&op->open_link);
         tell_open(op);
     }
 }
 
-static void open_fired(void *arg)
-{
-    gop_t *op = arg;
+static void opens_arm(double now);
 
-    if (op->state != GOP_DONE) {
-        open_now(op);
+/* The deferred OPENs that are due go, unless their operation was
+ * answered meanwhile (then it stays pending, as nobody needs it). */
+static void opens_fired(void *arg)
+{
+    double now = rdp_time_now();
+
+    (void)arg;
+    gs.open_armed = false;
+    while (!rdp_list_is_empty(&gs.opens)) {
+        gop_t *op = rdp_container_of(gs.opens.next, gop_t, open_link);
+
+        if (op->open_at > now) {
+            break;
+        }
+        rdp_list_del(&op->open_link);
+        if (op->state != GOP_DONE) {
+            open_now(op);
+        }
     }
+    opens_arm(now);
+}
+
+/* One timer for every deferred OPEN (the first one due), not one per
+ * operation: creating, arming and destroying a timer per construct and
+ * destruct cost each server ~2 k instructions (bench/RESULTS.md, "Issue
+ * 10 ... construct vs collecting fence in the daemon"). */
+static void opens_arm(double now)
+{
+    const gop_t *first;
+
+    if (gs.open_armed || rdp_list_is_empty(&gs.opens)) {
+        return;
+    }
+    first = rdp_container_of(gs.opens.next, gop_t, open_link);
+    rdp_timer_start(gs.open_timer, first->open_at - now);
+    gs.open_armed = true;
 }
 
 static void open_soon(gop_t *op)
@@ -1887,15 +1939,22 @@ static void open_soon(gop_t *op)
     bool deferrable = (op->kind == GOP_CONSTRUCT || op->kind == GOP_DESTRUCT)
                       && !op->invite && !op->has_leader
                       && rdp_srv_xchg_me() != UINT32_MAX;
+    double now;
 
-    if (!deferrable || open_delay() <= 0 || op->open_timer != NULL
-        || rdp_timer_create(rdp_rt.loop, open_fired, op, &op->open_timer)
-               != PMIX_SUCCESS) {
+    if (!deferrable || open_delay() <= 0 || op->open_deferred
+        || (gs.open_timer == NULL
+            && rdp_timer_create(rdp_rt.loop, opens_fired, NULL, &gs.open_timer)
+                   != PMIX_SUCCESS)) {
         tell_open(op);
         return;
     }
-    op->open_pending = true;
-    rdp_timer_start(op->open_timer, open_delay());
+    /* every OPEN waits the same delay: appended, the list stays sorted */
+    now               = rdp_time_now();
+    op->open_deferred = true;
+    op->open_pending  = true;
+    op->open_at       = now + open_delay();
+    rdp_list_push_back(&gs.opens, &op->open_link);
+    opens_arm(now);
 }
 
 /* Another server's OPEN came for an operation whose OPEN is pending
@@ -1916,7 +1975,7 @@ static void open_heard(uint8_t kind, const char *id, uint64_t gen,
         open_now(op);
     } else {
         op->open_pending = false;
-        rdp_timer_cancel(op->open_timer);
+        rdp_list_del(&op->open_link);
     }
 }
 
@@ -2541,6 +2600,7 @@ static pmix_status_t gop_create(uint8_t kind, const char *id,
         rdp_free(members);
         return PMIX_ERR_NOMEM;
     }
+    rdp_list_init(&op->open_link);
     op->kind = kind;
     memcpy(op->id, id, strnlen(id, PMIX_MAX_NSLEN));
     op->members  = members;
@@ -3955,6 +4015,9 @@ void rdp_srv_group_cleanup(void)
         group_free(ent->value);
     }
     deferred_opens_drop();
+    rdp_timer_destroy(gs.open_timer);
+    gs.open_timer = NULL;
+    gs.open_armed = false;
     nearly_lefts = 0;
     rdp_hash_cleanup(&gs.groups);
     rdp_hash_cleanup(&gs.ops);
