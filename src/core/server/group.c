@@ -92,6 +92,10 @@ typedef struct gop {
     char id[PMIX_MAX_NSLEN + 1];
     pmix_proc_t *members; /* group-rank order */
     size_t nmembers;
+    /* a construct given as one proc (a whole nspace): later arrivals that
+     * give the same one need no expansion to compare (gop_for) */
+    bool given_one;
+    pmix_proc_t given;
     gpart_t *parts; /* the local members */
     size_t nparts;
     bool all_local;
@@ -263,6 +267,41 @@ static void held_free(gop_t *op)
     op->nheld = 0;
 }
 
+/* Freed trackers kept for the next ones: a gop_t is larger than what
+ * malloc's per-thread cache keeps (1032 bytes), and a fresh one took the
+ * allocator's slow path twice per construct and destruct. */
+#define GOP_SPARES 4
+static gop_t *gop_spares[GOP_SPARES];
+static size_t gop_nspares;
+
+static gop_t *gop_alloc(void)
+{
+    gop_t *op;
+
+    if (gop_nspares == 0) {
+        return rdp_calloc(1, sizeof(gop_t));
+    }
+    op = gop_spares[--gop_nspares];
+    memset(op, 0, sizeof(*op));
+    return op;
+}
+
+static void gop_release(gop_t *op)
+{
+    if (gop_nspares < GOP_SPARES) {
+        gop_spares[gop_nspares++] = op;
+    } else {
+        rdp_free(op);
+    }
+}
+
+static void gop_spares_drop(void)
+{
+    while (gop_nspares > 0) {
+        rdp_free(gop_spares[--gop_nspares]);
+    }
+}
+
 static void gop_free(gop_t *op)
 {
     held_free(op);
@@ -276,7 +315,7 @@ static void gop_free(gop_t *op)
     rdp_free(op->lost);
     rdp_free(op->answered);
     rdp_free(op->waiters);
-    rdp_free(op);
+    gop_release(op);
 }
 
 static void gop_remove(gop_t *op)
@@ -2433,20 +2472,36 @@ static gpart_t *gop_part(gop_t *op, const pmix_proc_t *proc)
     return NULL;
 }
 
+/* The local members, counted first: parts sized for every member (~300
+ * bytes each, zeroed) cost a 64-member construct more than the rest of
+ * the tracker. */
 static pmix_status_t gop_build_parts(gop_t *op)
 {
-    op->parts = rdp_calloc(op->nmembers + 1, sizeof(*op->parts));
-    if (op->parts == NULL) {
-        return PMIX_ERR_NOMEM;
-    }
-    op->all_local = true;
-    for (size_t i = 0; i < op->nmembers; i++) {
-        rdp_srv_nspace_t *ns = rdp_srv_nspace_find(op->members[i].nspace);
+    size_t nlocal = 0;
 
-        if (ns != NULL && rdp_srv_nspace_is_local(ns, op->members[i].rank)) {
-            op->parts[op->nparts++].proc = op->members[i];
-        } else {
-            op->all_local = false;
+    op->all_local = true;
+    for (int pass = 0; pass < 2; pass++) {
+        rdp_srv_nspace_t *ns = NULL;
+
+        for (size_t i = 0; i < op->nmembers; i++) {
+            const pmix_proc_t *m = &op->members[i];
+
+            if (ns == NULL || !PMIX_CHECK_NSPACE(ns->name, m->nspace)) {
+                ns = rdp_srv_nspace_find(m->nspace);
+            }
+            if (ns == NULL || !rdp_srv_nspace_is_local(ns, m->rank)) {
+                op->all_local = false;
+            } else if (pass == 0) {
+                nlocal++;
+            } else {
+                op->parts[op->nparts++].proc = *m;
+            }
+        }
+        if (pass == 0) {
+            op->parts = rdp_calloc(nlocal + 1, sizeof(*op->parts));
+            if (op->parts == NULL) {
+                return PMIX_ERR_NOMEM;
+            }
         }
     }
     return PMIX_SUCCESS;
@@ -2591,7 +2646,7 @@ static pmix_status_t gop_create(uint8_t kind, const char *id,
                                 pmix_proc_t *members, size_t nmembers,
                                 gop_t **op_p)
 {
-    gop_t *op = rdp_calloc(1, sizeof(*op));
+    gop_t *op = gop_alloc();
     uint8_t key[OP_KEY_MAX];
     size_t keylen = op_key(kind, id, key);
     pmix_status_t status;
@@ -2750,6 +2805,20 @@ static pmix_status_t gop_for(const greq_t *req, const pmix_proc_t *caller,
     gop_t *op;
     pmix_status_t status;
 
+    if (req->kind == GOP_CONSTRUCT && req->nprocs == 1) {
+        op = rdp_hash_get(&gs.ops, key, op_key(req->kind, req->id, key));
+        if (op != NULL && op->given_one && op->state != GOP_DONE
+            && op->given.rank == req->procs[0].rank
+            && PMIX_CHECK_NSPACE(op->given.nspace, req->procs[0].nspace)) {
+            /* what the first member gave: the same members */
+            if (!has_member(op->members, op->nmembers, caller)) {
+                return PMIX_ERR_BAD_PARAM;
+            }
+            *first_p = false;
+            *op_p    = op;
+            return PMIX_SUCCESS;
+        }
+    }
     if (req->kind == GOP_CONSTRUCT) {
         status = expand_members(req->procs, req->nprocs, &members, &nmembers);
     } else {
@@ -2787,6 +2856,11 @@ static pmix_status_t gop_for(const greq_t *req, const pmix_proc_t *caller,
         /* group_host.c carries constructs and destructs only */
         gop_remove(op);
         return PMIX_ERR_NOT_SUPPORTED;
+    }
+    if (status == PMIX_SUCCESS && req->kind == GOP_CONSTRUCT
+        && req->nprocs == 1) {
+        op->given_one = true;
+        op->given     = req->procs[0];
     }
     if (status == PMIX_SUCCESS) {
         op->notify_term = req->kind == GOP_DESTRUCT && notify_term;
@@ -4008,6 +4082,7 @@ void rdp_srv_group_cleanup(void)
         gop_remove(all[k]);
     }
     rdp_free(all);
+    gop_spares_drop();
     if (!gs.init) {
         return;
     }
