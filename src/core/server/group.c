@@ -2474,9 +2474,12 @@ static gpart_t *gop_part(gop_t *op, const pmix_proc_t *proc)
 
 /* The local members, counted first: parts sized for every member (~300
  * bytes each, zeroed) cost a 64-member construct more than the rest of
- * the tracker. */
+ * the tracker.  Who is local is looked up once (kept for the second
+ * pass when there are few members). */
 static pmix_status_t gop_build_parts(gop_t *op)
 {
+    bool few[64];
+    bool keep     = op->nmembers <= sizeof(few) / sizeof(few[0]);
     size_t nlocal = 0;
 
     op->all_local = true;
@@ -2485,15 +2488,25 @@ static pmix_status_t gop_build_parts(gop_t *op)
 
         for (size_t i = 0; i < op->nmembers; i++) {
             const pmix_proc_t *m = &op->members[i];
+            bool local;
 
-            if (ns == NULL || !PMIX_CHECK_NSPACE(ns->name, m->nspace)) {
-                ns = rdp_srv_nspace_find(m->nspace);
-            }
-            if (ns == NULL || !rdp_srv_nspace_is_local(ns, m->rank)) {
-                op->all_local = false;
-            } else if (pass == 0) {
-                nlocal++;
+            if (pass == 1 && keep) {
+                local = few[i];
             } else {
+                /* members come grouped by nspace: one lookup per group */
+                if (ns == NULL
+                    || strncmp(ns->name, m->nspace, PMIX_MAX_NSLEN) != 0) {
+                    ns = rdp_srv_nspace_find(m->nspace);
+                }
+                local = ns != NULL && rdp_srv_nspace_is_local(ns, m->rank);
+            }
+            if (pass == 0) {
+                if (keep) {
+                    few[i] = local;
+                }
+                nlocal += local ? 1 : 0;
+                op->all_local = op->all_local && local;
+            } else if (local) {
                 op->parts[op->nparts++].proc = *m;
             }
         }
