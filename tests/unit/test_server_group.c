@@ -115,6 +115,67 @@ static void test_roundtrip_with_info_and_bundle(void **state)
 }
 
 /* Membership keeps the order of the members given, across blocks. */
+/* A block packed piece by piece, its bundle in place, is the block
+ * rdp_srv_group_block_pack makes of the same parts, byte for byte. */
+static void test_piecewise_pack(void **state)
+{
+    rdp_srv_group_entry_t e[2];
+    const char bundle[] = "bundle packed in place";
+    rdp_buf_t whole, parts;
+    rdp_srv_group_block_t blk;
+    size_t mark = 0;
+
+    (void)state;
+    memset(e, 0, sizeof(e));
+    load(&e[0].proc, "nsA", 1);
+    e[0].joined = true;
+    load(&e[1].proc, "nsB", 7);
+    e[1].leads = true;
+    rdp_buf_init(&whole);
+    rdp_buf_init(&parts);
+    assert_int_equal(rdp_srv_group_block_pack(&whole, true, 77, e, 2, bundle,
+                                              sizeof(bundle)),
+                     PMIX_SUCCESS);
+    assert_int_equal(rdp_srv_group_block_pack_head(&parts, true, 77, 2),
+                     PMIX_SUCCESS);
+    for (size_t i = 0; i < 2; i++) {
+        assert_int_equal(rdp_srv_group_block_pack_entry(&parts, &e[i]),
+                         PMIX_SUCCESS);
+    }
+    assert_int_equal(rdp_srv_group_block_bundle_begin(&parts, &mark),
+                     PMIX_SUCCESS);
+    assert_int_equal(rdp_buf_append(&parts, bundle, sizeof(bundle)),
+                     PMIX_SUCCESS);
+    rdp_srv_group_block_bundle_end(&parts, mark);
+    assert_int_equal(parts.size, whole.size);
+    assert_memory_equal(parts.data, whole.data, whole.size);
+    assert_int_equal(
+        rdp_srv_group_block_unpack(parts.data, parts.size, 3, &blk),
+        PMIX_SUCCESS);
+    assert_int_equal(blk.nentries, 2);
+    assert_true(blk.entries[1].leads);
+    assert_int_equal(blk.bundlelen, sizeof(bundle));
+    assert_memory_equal(blk.bundle, bundle, sizeof(bundle));
+    rdp_srv_group_block_clear(&blk);
+
+    /* an empty bundle: its length 0 */
+    rdp_buf_cleanup(&parts);
+    rdp_buf_init(&parts);
+    assert_int_equal(rdp_srv_group_block_pack_head(&parts, false, 0, 0),
+                     PMIX_SUCCESS);
+    assert_int_equal(rdp_srv_group_block_bundle_begin(&parts, &mark),
+                     PMIX_SUCCESS);
+    rdp_srv_group_block_bundle_end(&parts, mark);
+    assert_int_equal(
+        rdp_srv_group_block_unpack(parts.data, parts.size, 0, &blk),
+        PMIX_SUCCESS);
+    assert_int_equal(blk.nentries, 0);
+    assert_int_equal(blk.bundlelen, 0);
+    rdp_srv_group_block_clear(&blk);
+    rdp_buf_cleanup(&parts);
+    rdp_buf_cleanup(&whole);
+}
+
 static void test_membership_order(void **state)
 {
     const pmix_rank_t r0[] = {0, 2}, r1[] = {3, 1};
@@ -384,6 +445,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cid_make),
         cmocka_unit_test(test_roundtrip_with_info_and_bundle),
+        cmocka_unit_test(test_piecewise_pack),
         cmocka_unit_test(test_membership_order),
         cmocka_unit_test(test_cid_lowest_server),
         cmocka_unit_test(test_member_missing),

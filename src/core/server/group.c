@@ -92,6 +92,10 @@ typedef struct gop {
     char id[PMIX_MAX_NSLEN + 1];
     pmix_proc_t *members; /* group-rank order */
     size_t nmembers;
+    /* a construct given as one proc (a whole nspace): later arrivals that
+     * give the same one need no expansion to compare (gop_for) */
+    bool given_one;
+    pmix_proc_t given;
     gpart_t *parts; /* the local members */
     size_t nparts;
     bool all_local;
@@ -101,8 +105,10 @@ typedef struct gop {
     bool collect; /* a fence with PMIX_COLLECT_DATA */
     double timeout;
     rdp_timer_t *timer;
-    rdp_timer_t *open_timer; /* the deferred CTL_OPEN (open_soon) */
-    bool open_pending;       /* not sent yet */
+    rdp_list_t open_link; /* gs.opens while its CTL_OPEN is deferred */
+    double open_at;       /* when it goes (open_soon) */
+    bool open_deferred;   /* open_soon deferred it once */
+    bool open_pending;    /* not sent yet */
     enum gop_state state;
     pmix_status_t status;
     uint64_t gen;    /* how many operations of this kind and id before */
@@ -154,6 +160,9 @@ static struct {
     rdp_hash_t dooms;  /* kind + id + gen -> status: failed elsewhere */
     rdp_hash_t culprits; /* the same key -> pmix_proc_t (owned): why */
     uint32_t counter;  /* context ids handed out */
+    rdp_list_t opens;  /* gop_t by open_at: deferred CTL_OPENs (open_soon) */
+    rdp_timer_t *open_timer; /* for the first of them */
+    bool open_armed;
 } gs;
 
 static void gop_timeout(void *arg);
@@ -187,6 +196,7 @@ static pmix_status_t gs_init(void)
     if (gs.init) {
         return PMIX_SUCCESS;
     }
+    rdp_list_init(&gs.opens);
     status = rdp_hash_init(&gs.ops, 0);
     if (status == PMIX_SUCCESS) {
         status = rdp_hash_init(&gs.groups, 0);
@@ -257,11 +267,46 @@ static void held_free(gop_t *op)
     op->nheld = 0;
 }
 
+/* Freed trackers kept for the next ones: a gop_t is larger than what
+ * malloc's per-thread cache keeps (1032 bytes), and a fresh one took the
+ * allocator's slow path twice per construct and destruct. */
+#define GOP_SPARES 4
+static gop_t *gop_spares[GOP_SPARES];
+static size_t gop_nspares;
+
+static gop_t *gop_alloc(void)
+{
+    gop_t *op;
+
+    if (gop_nspares == 0) {
+        return rdp_calloc(1, sizeof(gop_t));
+    }
+    op = gop_spares[--gop_nspares];
+    memset(op, 0, sizeof(*op));
+    return op;
+}
+
+static void gop_release(gop_t *op)
+{
+    if (gop_nspares < GOP_SPARES) {
+        gop_spares[gop_nspares++] = op;
+    } else {
+        rdp_free(op);
+    }
+}
+
+static void gop_spares_drop(void)
+{
+    while (gop_nspares > 0) {
+        rdp_free(gop_spares[--gop_nspares]);
+    }
+}
+
 static void gop_free(gop_t *op)
 {
     held_free(op);
     rdp_timer_destroy(op->timer);
-    rdp_timer_destroy(op->open_timer);
+    rdp_list_del(&op->open_link);
     for (size_t i = 0; i < op->nparts; i++) {
         rdp_info_array_free(op->parts[i].ginfo, op->parts[i].nginfo);
     }
@@ -270,7 +315,7 @@ static void gop_free(gop_t *op)
     rdp_free(op->lost);
     rdp_free(op->answered);
     rdp_free(op->waiters);
-    rdp_free(op);
+    gop_release(op);
 }
 
 static void gop_remove(gop_t *op)
@@ -976,29 +1021,40 @@ static void gop_resolve(gop_t *op, const rdp_srv_group_block_t *blocks,
 
 /* ---- every local member is here ---- */
 
-/* This server's block (without a bundle: local data is in the kvs). */
-static pmix_status_t pack_own_block(const gop_t *op, const void *bundle,
-                                    size_t bundlelen, rdp_buf_t *buf)
-{
-    rdp_srv_group_entry_t *entries =
-        rdp_calloc(op->nparts + 1, sizeof(*entries));
-    pmix_status_t status;
+static pmix_status_t pack_local_data(const gop_t *op, rdp_buf_t *buf);
 
-    if (entries == NULL) {
-        return PMIX_ERR_NOMEM;
+/* This server's block; with @a data, the remote-visible committed data
+ * of its members that arrived as the block's bundle (an exchange's
+ * block), packed in place; without, no bundle (local data is in the
+ * kvs). */
+static pmix_status_t pack_own_block(const gop_t *op, bool data, rdp_buf_t *buf)
+{
+    size_t mark          = 0;
+    pmix_status_t status = rdp_srv_group_block_pack_head(
+        buf, op->want_cid, op->kind == GOP_CONSTRUCT ? next_cid() : 0,
+        op->nparts);
+
+    for (size_t i = 0; status == PMIX_SUCCESS && i < op->nparts; i++) {
+        const gpart_t *p = &op->parts[i];
+        rdp_srv_group_entry_t e;
+
+        e.proc   = p->proc;
+        e.joined = p->arrived;
+        e.leads =
+            op->kind == GOP_CONSTRUCT && !op->invite && is_leader(op, &p->proc);
+        e.ginfo  = p->ginfo;
+        e.nginfo = p->nginfo;
+        status   = rdp_srv_group_block_pack_entry(buf, &e);
     }
-    for (size_t i = 0; i < op->nparts; i++) {
-        entries[i].proc   = op->parts[i].proc;
-        entries[i].joined = op->parts[i].arrived;
-        entries[i].leads  = op->kind == GOP_CONSTRUCT && !op->invite
-                           && is_leader(op, &op->parts[i].proc);
-        entries[i].ginfo  = op->parts[i].ginfo;
-        entries[i].nginfo = op->parts[i].nginfo;
+    if (status == PMIX_SUCCESS) {
+        status = rdp_srv_group_block_bundle_begin(buf, &mark);
     }
-    status = rdp_srv_group_block_pack(
-        buf, op->want_cid, op->kind == GOP_CONSTRUCT ? next_cid() : 0, entries,
-        op->nparts, bundle, bundlelen);
-    rdp_free(entries);
+    if (status == PMIX_SUCCESS && data) {
+        status = pack_local_data(op, buf);
+    }
+    if (status == PMIX_SUCCESS) {
+        rdp_srv_group_block_bundle_end(buf, mark);
+    }
     return status;
 }
 
@@ -1020,7 +1076,7 @@ static void gop_local(gop_t *op)
         return;
     }
     rdp_buf_init(&buf);
-    status = pack_own_block(op, NULL, 0, &buf);
+    status = pack_own_block(op, false, &buf);
     if (status == PMIX_SUCCESS) {
         status =
             rdp_srv_group_block_unpack(buf.data, buf.size, my_index(), &blk);
@@ -1111,7 +1167,9 @@ static pmix_status_t pack_proc_sets(const pmix_proc_t *procs, size_t n,
  * arrived, as a bundle. */
 static pmix_status_t pack_local_data(const gop_t *op, rdp_buf_t *buf)
 {
-    pmix_proc_t *in = rdp_calloc(op->nparts + 1, sizeof(*in));
+    pmix_proc_t few[8]; /* most nodes host a few members */
+    pmix_proc_t *in =
+        op->nparts <= 8 ? few : rdp_calloc(op->nparts, sizeof(*in));
     size_t n        = 0;
     pmix_status_t status;
 
@@ -1124,7 +1182,9 @@ static pmix_status_t pack_local_data(const gop_t *op, rdp_buf_t *buf)
         }
     }
     status = pack_proc_sets(in, n, true, buf);
-    rdp_free(in);
+    if (in != few) {
+        rdp_free(in);
+    }
     return status;
 }
 
@@ -1283,6 +1343,7 @@ static void xchg_done(pmix_status_t status, const rdp_srv_xchg_block_t *blocks,
 {
     xref_t *x                     = arg;
     gop_t *op                     = xref_find(x);
+    rdp_srv_group_block_t few[8]; /* most exchanges are over few servers */
     rdp_srv_group_block_t *parsed = NULL;
 
     rdp_free(x);
@@ -1305,7 +1366,8 @@ static void xchg_done(pmix_status_t status, const rdp_srv_xchg_block_t *blocks,
         return;
     }
     if (status == PMIX_SUCCESS) {
-        parsed = rdp_calloc(nblocks + 1, sizeof(*parsed));
+        parsed = nblocks <= 8 ? memset(few, 0, sizeof(few))
+                              : rdp_calloc(nblocks + 1, sizeof(*parsed));
         status = parsed != NULL ? unpack_blocks(blocks, nblocks, parsed)
                                 : PMIX_ERR_NOMEM;
     }
@@ -1319,7 +1381,9 @@ static void xchg_done(pmix_status_t status, const rdp_srv_xchg_block_t *blocks,
     for (size_t i = 0; parsed != NULL && i < nblocks; i++) {
         rdp_srv_group_block_clear(&parsed[i]);
     }
-    rdp_free(parsed);
+    if (parsed != few) {
+        rdp_free(parsed);
+    }
 }
 
 /* Hand this server's block to the exchange between the servers. */
@@ -1327,21 +1391,17 @@ static pmix_status_t gop_exchange(gop_t *op)
 {
     static const uint8_t headroom[RDP_COLL_HEADROOM];
     uint8_t key[XCHG_KEY_MAX];
-    rdp_buf_t data, buf;
+    rdp_buf_t buf;
     pmix_status_t status;
 
-    rdp_buf_init(&data);
     rdp_buf_init(&buf);
-    status = op->kind == GOP_CONSTRUCT || (op->kind == GOP_FENCE && op->collect)
-                 ? pack_local_data(op, &data)
-                 : PMIX_SUCCESS;
+    status = rdp_buf_append(&buf, headroom, sizeof(headroom));
     if (status == PMIX_SUCCESS) {
-        status = rdp_buf_append(&buf, headroom, sizeof(headroom));
+        status = pack_own_block(op,
+                                op->kind == GOP_CONSTRUCT
+                                    || (op->kind == GOP_FENCE && op->collect),
+                                &buf);
     }
-    if (status == PMIX_SUCCESS) {
-        status = pack_own_block(op, data.data, data.size, &buf);
-    }
-    rdp_buf_cleanup(&data);
     if (status != PMIX_SUCCESS) {
         rdp_buf_cleanup(&buf);
         return status;
@@ -1867,18 +1927,49 @@ static void open_now(gop_t *op)
 {
     if (op->open_pending) {
         op->open_pending = false;
-        rdp_timer_cancel(op->open_timer);
+        rdp_list_del(&op->open_link);
         tell_open(op);
     }
 }
 
-static void open_fired(void *arg)
-{
-    gop_t *op = arg;
+static void opens_arm(double now);
 
-    if (op->state != GOP_DONE) {
-        open_now(op);
+/* The deferred OPENs that are due go, unless their operation was
+ * answered meanwhile (then it stays pending, as nobody needs it). */
+static void opens_fired(void *arg)
+{
+    double now = rdp_time_now();
+
+    (void)arg;
+    gs.open_armed = false;
+    while (!rdp_list_is_empty(&gs.opens)) {
+        gop_t *op = rdp_container_of(gs.opens.next, gop_t, open_link);
+
+        if (op->open_at > now) {
+            break;
+        }
+        rdp_list_del(&op->open_link);
+        if (op->state != GOP_DONE) {
+            open_now(op);
+        }
     }
+    opens_arm(now);
+}
+
+/* One timer for every deferred OPEN (the first one due), not one per
+ * operation: creating, arming and destroying a timer per construct and
+ * destruct cost each server ~2 k instructions (bench/RESULTS.md, "Issue
+ * 10 ... construct vs collecting fence in the daemon"). */
+static void opens_arm(double now)
+{
+    const gop_t *first;
+
+    if (gs.open_armed || rdp_list_is_empty(&gs.opens)) {
+        return;
+    }
+    first = rdp_container_of(gs.opens.next, gop_t, open_link);
+    rdp_timer_start(gs.open_timer, first->open_at - now);
+    gs.open_armed = true;
 }
 
 static void open_soon(gop_t *op)
@@ -1887,15 +1978,22 @@ static void open_soon(gop_t *op)
     bool deferrable = (op->kind == GOP_CONSTRUCT || op->kind == GOP_DESTRUCT)
                       && !op->invite && !op->has_leader
                       && rdp_srv_xchg_me() != UINT32_MAX;
+    double now;
 
-    if (!deferrable || open_delay() <= 0 || op->open_timer != NULL
-        || rdp_timer_create(rdp_rt.loop, open_fired, op, &op->open_timer)
-               != PMIX_SUCCESS) {
+    if (!deferrable || open_delay() <= 0 || op->open_deferred
+        || (gs.open_timer == NULL
+            && rdp_timer_create(rdp_rt.loop, opens_fired, NULL, &gs.open_timer)
+                   != PMIX_SUCCESS)) {
         tell_open(op);
         return;
     }
-    op->open_pending = true;
-    rdp_timer_start(op->open_timer, open_delay());
+    /* every OPEN waits the same delay: appended, the list stays sorted */
+    now               = rdp_time_now();
+    op->open_deferred = true;
+    op->open_pending  = true;
+    op->open_at       = now + open_delay();
+    rdp_list_push_back(&gs.opens, &op->open_link);
+    opens_arm(now);
 }
 
 /* Another server's OPEN came for an operation whose OPEN is pending
@@ -1916,7 +2014,7 @@ static void open_heard(uint8_t kind, const char *id, uint64_t gen,
         open_now(op);
     } else {
         op->open_pending = false;
-        rdp_timer_cancel(op->open_timer);
+        rdp_list_del(&op->open_link);
     }
 }
 
@@ -2515,20 +2613,49 @@ static gpart_t *gop_part(gop_t *op, const pmix_proc_t *proc)
     return NULL;
 }
 
+/* The local members, counted first: parts sized for every member (~300
+ * bytes each, zeroed) cost a 64-member construct more than the rest of
+ * the tracker.  Who is local is looked up once (kept for the second
+ * pass when there are few members). */
 static pmix_status_t gop_build_parts(gop_t *op)
 {
-    op->parts = rdp_calloc(op->nmembers + 1, sizeof(*op->parts));
-    if (op->parts == NULL) {
-        return PMIX_ERR_NOMEM;
-    }
-    op->all_local = true;
-    for (size_t i = 0; i < op->nmembers; i++) {
-        rdp_srv_nspace_t *ns = rdp_srv_nspace_find(op->members[i].nspace);
+    bool few[64];
+    bool keep     = op->nmembers <= sizeof(few) / sizeof(few[0]);
+    size_t nlocal = 0;
 
-        if (ns != NULL && rdp_srv_nspace_is_local(ns, op->members[i].rank)) {
-            op->parts[op->nparts++].proc = op->members[i];
-        } else {
-            op->all_local = false;
+    op->all_local = true;
+    for (int pass = 0; pass < 2; pass++) {
+        rdp_srv_nspace_t *ns = NULL;
+
+        for (size_t i = 0; i < op->nmembers; i++) {
+            const pmix_proc_t *m = &op->members[i];
+            bool local;
+
+            if (pass == 1 && keep) {
+                local = few[i];
+            } else {
+                /* members come grouped by nspace: one lookup per group */
+                if (ns == NULL
+                    || strncmp(ns->name, m->nspace, PMIX_MAX_NSLEN) != 0) {
+                    ns = rdp_srv_nspace_find(m->nspace);
+                }
+                local = ns != NULL && rdp_srv_nspace_is_local(ns, m->rank);
+            }
+            if (pass == 0) {
+                if (keep) {
+                    few[i] = local;
+                }
+                nlocal += local ? 1 : 0;
+                op->all_local = op->all_local && local;
+            } else if (local) {
+                op->parts[op->nparts++].proc = *m;
+            }
+        }
+        if (pass == 0) {
+            op->parts = rdp_calloc(nlocal + 1, sizeof(*op->parts));
+            if (op->parts == NULL) {
+                return PMIX_ERR_NOMEM;
+            }
         }
     }
     return PMIX_SUCCESS;
@@ -2673,7 +2800,7 @@ static pmix_status_t gop_create(uint8_t kind, const char *id,
                                 pmix_proc_t *members, size_t nmembers,
                                 gop_t **op_p)
 {
-    gop_t *op = rdp_calloc(1, sizeof(*op));
+    gop_t *op = gop_alloc();
     uint8_t key[OP_KEY_MAX];
     size_t keylen = op_key(kind, id, key);
     pmix_status_t status;
@@ -2682,6 +2809,7 @@ static pmix_status_t gop_create(uint8_t kind, const char *id,
         rdp_free(members);
         return PMIX_ERR_NOMEM;
     }
+    rdp_list_init(&op->open_link);
     op->kind = kind;
     memcpy(op->id, id, strnlen(id, PMIX_MAX_NSLEN));
     op->members  = members;
@@ -2831,6 +2959,20 @@ static pmix_status_t gop_for(const greq_t *req, const pmix_proc_t *caller,
     gop_t *op;
     pmix_status_t status;
 
+    if (req->kind == GOP_CONSTRUCT && req->nprocs == 1) {
+        op = rdp_hash_get(&gs.ops, key, op_key(req->kind, req->id, key));
+        if (op != NULL && op->given_one && op->state != GOP_DONE
+            && op->given.rank == req->procs[0].rank
+            && PMIX_CHECK_NSPACE(op->given.nspace, req->procs[0].nspace)) {
+            /* what the first member gave: the same members */
+            if (!has_member(op->members, op->nmembers, caller)) {
+                return PMIX_ERR_BAD_PARAM;
+            }
+            *first_p = false;
+            *op_p    = op;
+            return PMIX_SUCCESS;
+        }
+    }
     if (req->kind == GOP_CONSTRUCT) {
         status = expand_members(req->procs, req->nprocs, &members, &nmembers);
     } else {
@@ -2868,6 +3010,11 @@ static pmix_status_t gop_for(const greq_t *req, const pmix_proc_t *caller,
         /* group_host.c carries constructs and destructs only */
         gop_remove(op);
         return PMIX_ERR_NOT_SUPPORTED;
+    }
+    if (status == PMIX_SUCCESS && req->kind == GOP_CONSTRUCT
+        && req->nprocs == 1) {
+        op->given_one = true;
+        op->given     = req->procs[0];
     }
     if (status == PMIX_SUCCESS) {
         op->notify_term = req->kind == GOP_DESTRUCT && notify_term;
@@ -4089,6 +4236,7 @@ void rdp_srv_group_cleanup(void)
         gop_remove(all[k]);
     }
     rdp_free(all);
+    gop_spares_drop();
     if (!gs.init) {
         return;
     }
@@ -4096,6 +4244,9 @@ void rdp_srv_group_cleanup(void)
         group_free(ent->value);
     }
     deferred_opens_drop();
+    rdp_timer_destroy(gs.open_timer);
+    gs.open_timer = NULL;
+    gs.open_armed = false;
     nearly_lefts = 0;
     rdp_hash_cleanup(&gs.groups);
     rdp_hash_cleanup(&gs.ops);

@@ -55,6 +55,15 @@ pmix_status_t rdp_srv_group_block_pack(rdp_buf_t *buf, bool want_cid,
                                        const rdp_srv_group_entry_t *entries,
                                        size_t nentries, const void *bundle,
                                        size_t bundlelen);
+/* The same block packed piece by piece (no array of entries, the bundle
+ * packed in place): the head, @a nentries entries, then the bundle
+ * between _begin and _end (_end writes its length at @a mark). */
+pmix_status_t rdp_srv_group_block_pack_head(rdp_buf_t *buf, bool want_cid,
+                                            uint64_t cid, size_t nentries);
+pmix_status_t rdp_srv_group_block_pack_entry(rdp_buf_t *buf,
+                                             const rdp_srv_group_entry_t *e);
+pmix_status_t rdp_srv_group_block_bundle_begin(rdp_buf_t *buf, size_t *mark_p);
+void rdp_srv_group_block_bundle_end(rdp_buf_t *buf, size_t mark);
 /** Unpack a block; the bundle stays in @a data. */
 pmix_status_t rdp_srv_group_block_unpack(const void *data, size_t len,
                                          uint32_t origin,

@@ -4,6 +4,7 @@
 #include "core/util/alloc.h"
 #include "core/util/value.h"
 
+#include <endian.h>
 #include <string.h>
 
 uint64_t rdp_srv_group_cid_make(uint32_t server, uint32_t counter)
@@ -24,11 +25,8 @@ static pmix_status_t pack_entry(rdp_buf_t *buf, const rdp_srv_group_entry_t *e)
     return status;
 }
 
-pmix_status_t rdp_srv_group_block_pack(rdp_buf_t *buf, bool want_cid,
-                                       uint64_t cid,
-                                       const rdp_srv_group_entry_t *entries,
-                                       size_t nentries, const void *bundle,
-                                       size_t bundlelen)
+pmix_status_t rdp_srv_group_block_pack_head(rdp_buf_t *buf, bool want_cid,
+                                            uint64_t cid, size_t nentries)
 {
     pmix_status_t status = rdp_pack_u8(buf, want_cid ? 1 : 0);
 
@@ -38,6 +36,42 @@ pmix_status_t rdp_srv_group_block_pack(rdp_buf_t *buf, bool want_cid,
     if (status == PMIX_SUCCESS) {
         status = rdp_pack_u32(buf, (uint32_t)nentries);
     }
+    return status;
+}
+
+pmix_status_t rdp_srv_group_block_pack_entry(rdp_buf_t *buf,
+                                             const rdp_srv_group_entry_t *e)
+{
+    return pack_entry(buf, e);
+}
+
+pmix_status_t rdp_srv_group_block_bundle_begin(rdp_buf_t *buf, size_t *mark_p)
+{
+    size_t mark          = buf->size;
+    pmix_status_t status = rdp_pack_u64(buf, 0);
+
+    if (status == PMIX_SUCCESS) {
+        *mark_p = mark;
+    }
+    return status;
+}
+
+void rdp_srv_group_block_bundle_end(rdp_buf_t *buf, size_t mark)
+{
+    uint64_t le = htole64((uint64_t)(buf->size - mark - sizeof(le)));
+
+    memcpy(buf->data + mark, &le, sizeof(le));
+}
+
+pmix_status_t rdp_srv_group_block_pack(rdp_buf_t *buf, bool want_cid,
+                                       uint64_t cid,
+                                       const rdp_srv_group_entry_t *entries,
+                                       size_t nentries, const void *bundle,
+                                       size_t bundlelen)
+{
+    pmix_status_t status =
+        rdp_srv_group_block_pack_head(buf, want_cid, cid, nentries);
+
     for (size_t i = 0; status == PMIX_SUCCESS && i < nentries; i++) {
         status = pack_entry(buf, &entries[i]);
     }
