@@ -121,13 +121,14 @@ static void keymem_relink(keymem_t *km)
     }
 }
 
+/* No lookup first: a key added twice (a collective run again under the
+ * same key) takes two slots, and each copy is found until it is evicted,
+ * which is all keymem_has needs.  One hash insert (and one eviction) per
+ * finished collective. */
 void rdp_coll_keymem_add(keymem_t *km, const coll_key_t *key)
 {
     size_t slot;
 
-    if (keymem_has(km, key)) {
-        return;
-    }
     if (km->count == km->size && km->size < km->cap) {
         /* not wrapped yet: slots keep their places */
         size_t nsize        = km->size == 0 ? 16 : km->size * 2;
@@ -162,8 +163,10 @@ static void keymem_remove(keymem_t *km, const coll_key_t *key)
     if (km->map.count == 0) {
         return;
     }
-    node = rdp_keytab_find(&km->map, key);
-    if (node != NULL) {
+    /* every copy: rdp_coll_keymem_add does not look for one first (a
+     * poisoned key's later messages are dropped before they could add
+     * another, but nothing depends on that here) */
+    while ((node = rdp_keytab_find(&km->map, key)) != NULL) {
         rdp_keytab_remove(&km->map, node);
     }
 }
@@ -2131,7 +2134,8 @@ pmix_status_t rdp_coll_start(rdp_coll_engine_t *engine,
     coll->cb    = cb;
     coll->cbarg = cbarg;
     rdp_list_push_back(&engine->running, &coll->link);
-    keymem_remove(&engine->finished, &coll->node.key);
+    /* no keymem_remove(&engine->finished): a running key's messages find
+     * it before the finished memory is asked (recv_msg) */
     engine->stats.started++;
     rdp_log_debug(COLL,
                   "%s %016llx:%llu: %u participants, rank %u, %s, "

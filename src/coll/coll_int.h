@@ -206,6 +206,7 @@ struct rdp_coll_engine {
     rdp_list_t spare_sends; /* finished step sends' records for reuse */
     size_t nspare_sends;
     keytab_t early; /* early_t by key (early->node) */
+    early_t *spare_early; /* an emptied queue kept for the next one */
     size_t early_msgs;
     size_t early_bytes;
     size_t early_max_msgs;
