@@ -655,6 +655,19 @@ static pmix_status_t post_step_send(coll_t *coll, uint32_t step,
     return rdp_coll_send(coll, req, &h, bytes);
 }
 
+const rdp_sched_step_t *rdp_coll_sched_step(coll_t *coll, uint32_t step)
+{
+    if (coll->memo_step != step + 1) {
+        if (rdp_sched_step(coll->alg, coll->rank, coll->n, step, &coll->memo)
+            != PMIX_SUCCESS) {
+            coll->memo_step = 0;
+            return NULL;
+        }
+        coll->memo_step = step + 1;
+    }
+    return &coll->memo;
+}
+
 /* Universe index of the peer @a coll sends to at @a step (UINT32_MAX:
  * none). */
 uint32_t rdp_coll_send_peer(const coll_t *coll, uint32_t step)
@@ -965,10 +978,10 @@ enum hdr_verdict {
 
 /* Check a DATA header against the running @a coll; on HDR_OK fill *x with
  * the receive side of that step. */
-static enum hdr_verdict
-check_data_hdr(const coll_t *coll, const rdp_coll_hdr_t *h, rdp_sched_xfer_t *x)
+static enum hdr_verdict check_data_hdr(coll_t *coll, const rdp_coll_hdr_t *h,
+                                       rdp_sched_xfer_t *x)
 {
-    rdp_sched_step_t st;
+    const rdp_sched_step_t *st = NULL;
 
     if (h->alg != coll->alg) {
         rdp_log_error(COLL,
@@ -982,10 +995,9 @@ check_data_hdr(const coll_t *coll, const rdp_coll_hdr_t *h, rdp_sched_xfer_t *x)
         return HDR_MISMATCH;
     }
     if (h->nparts != coll->n || h->step >= coll->nsteps
-        || rdp_sched_step(coll->alg, coll->rank, coll->n, h->step, &st)
-               != PMIX_SUCCESS
-        || st.recv.peer < 0 || coll->parts[st.recv.peer] != h->sender
-        || h->nblocks != rdp_sched_xfer_nblocks(&st.recv)) {
+        || (st = rdp_coll_sched_step(coll, h->step)) == NULL
+        || st->recv.peer < 0 || coll->parts[st->recv.peer] != h->sender
+        || h->nblocks != rdp_sched_xfer_nblocks(&st->recv)) {
         rdp_log_warn(COLL,
                      "%s %016llx:%llu: dropping an unexpected message from %u "
                      "(step %u, %u blocks)",
@@ -1005,16 +1017,16 @@ check_data_hdr(const coll_t *coll, const rdp_coll_hdr_t *h, rdp_sched_xfer_t *x)
         return HDR_DROP;
     }
     if (h->type == RDP_COLL_MSG_SEG
-        && coll->parts[st.recv.ranges[0].first] != h->seg_origin) {
+        && coll->parts[st->recv.ranges[0].first] != h->seg_origin) {
         rdp_log_warn(COLL,
                      "%s %016llx:%llu: dropping a piece of the block of %u "
                      "from %u at step %u, which carries the block of %u",
                      rdp_coll_kind_name(coll->kind), (unsigned long long)h->sig,
                      (unsigned long long)h->opid, h->seg_origin, h->sender,
-                     h->step, coll->parts[st.recv.ranges[0].first]);
+                     h->step, coll->parts[st->recv.ranges[0].first]);
         return HDR_DROP;
     }
-    *x = st.recv;
+    *x = st->recv;
     return HDR_OK;
 }
 
@@ -1100,21 +1112,24 @@ static int walk_blocks(coll_t *coll, const rdp_sched_xfer_t *x,
  * is malformed.  Returns 1 if the step was received. */
 static int ingest_rx(coll_t *coll, rx_t *rx)
 {
-    rdp_sched_step_t st;
+    const rdp_sched_step_t *st;
     uint32_t step = rx->hdr.step;
 
     if (rx->hdr.type == RDP_COLL_MSG_SEG) {
         return rdp_coll_ring_ingest_piece(coll, rx);
     }
-    (void)rdp_sched_step(coll->alg, coll->rank, coll->n, step, &st);
+    st = rdp_coll_sched_step(coll, step); /* checked by check_data_hdr */
+    if (st == NULL) {
+        goto err_malformed;
+    }
     if (coll->kind == RDP_COLL_BARRIER) {
         if (rx->len != 0) {
             goto err_malformed;
         }
-    } else if (!walk_blocks(coll, &st.recv, rx->data, rx->len, NULL)) {
+    } else if (!walk_blocks(coll, &st->recv, rx->data, rx->len, NULL)) {
         goto err_malformed;
     } else {
-        walk_blocks(coll, &st.recv, rx->data, rx->len, rx);
+        walk_blocks(coll, &st->recv, rx->data, rx->len, rx);
     }
     coll->steps[step] = STEP_RECEIVED;
     return 1;
@@ -1268,7 +1283,7 @@ static void fetch_done(void *arg, pmix_status_t status)
 /* Run the schedule as far as the received steps allow. */
 void rdp_coll_advance(coll_t *coll)
 {
-    rdp_sched_step_t st;
+    const rdp_sched_step_t *st;
     pmix_status_t status;
 
     while (coll->state == COLL_RUNNING) {
@@ -1276,18 +1291,21 @@ void rdp_coll_advance(coll_t *coll)
             rdp_coll_finish(coll, PMIX_SUCCESS, UINT32_MAX, 0);
             return;
         }
-        (void)rdp_sched_step(coll->alg, coll->rank, coll->n, coll->cur, &st);
+        st = rdp_coll_sched_step(coll, coll->cur); /* cur < nsteps */
         if (!coll->entered) {
+            rdp_sched_xfer_t send = st->send;
+
             coll->entered = 1;
-            if (st.send.peer >= 0) {
-                status = post_step(coll, coll->cur, &st.send);
+            if (send.peer >= 0) {
+                status = post_step(coll, coll->cur, &send);
                 if (status != PMIX_SUCCESS) {
                     rdp_coll_step_send_failed(coll, coll->cur, status);
                     return;
                 }
+                st = rdp_coll_sched_step(coll, coll->cur); /* kept */
             }
         }
-        if (st.recv.peer >= 0 && coll->steps[coll->cur] != STEP_RECEIVED) {
+        if (st->recv.peer >= 0 && coll->steps[coll->cur] != STEP_RECEIVED) {
             return;
         }
         coll->cur++;

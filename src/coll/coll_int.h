@@ -169,7 +169,15 @@ struct coll {
     uint64_t msgs_sent;
     uint64_t bytes_sent;
     int open_payload; /* payloads go and come unauthenticated (coll.h) */
+    /* the schedule of step memo_step - 1 (0: none), asked for by the
+     * sends, the header check and the ingest of the same step */
+    uint32_t memo_step;
+    rdp_sched_step_t memo;
 };
+
+/* The schedule of @a step of @a coll (borrowed until the next call), or
+ * NULL for a step it does not have. */
+const rdp_sched_step_t *rdp_coll_sched_step(coll_t *coll, uint32_t step);
 
 /* 1 if a message whose payload came open (@a payload_open) may be taken
  * by @a coll; else it is counted as refused (and dropped) with a warning. */
