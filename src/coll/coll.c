@@ -212,7 +212,23 @@ void rdp_coll_rx_free(rx_t *rx)
     }
     rdp_free(rx->buf);
     rdp_free(rx->seals);
+    if ((engine->nspare_rx < RDP_COLL_SPARE_RX)
+        && (rx->cap <= RDP_COLL_SPARE_RX_MAX)) {
+        rdp_list_push_front(&engine->spare_rx, &rx->link);
+        engine->nspare_rx++;
+        return;
+    }
     rdp_free(rx);
+}
+
+static void rx_free_spare(rdp_coll_engine_t *engine)
+{
+    rdp_list_t *item;
+
+    while ((item = rdp_list_pop_front(&engine->spare_rx)) != NULL) {
+        rdp_free(rdp_container_of(item, rx_t, link));
+    }
+    engine->nspare_rx = 0;
 }
 
 /* Free without telling the transport (after unbind). */
@@ -230,13 +246,33 @@ rx_t *rdp_coll_rx_create(rdp_coll_engine_t *engine, const rdp_coll_hdr_t *hdr,
                          const rdp_tl_rx_t *trx)
 {
     size_t room = trx->kind == RDP_TL_DATA_BORROWED ? trx->len : 0;
-    rx_t *rx    = rdp_malloc(sizeof(*rx) + room);
+    size_t cap  = room;
+    rx_t *rx    = NULL;
+    rdp_list_t *item;
 
+    /* a kept record with room enough (at most RDP_COLL_SPARE_RX looked at) */
+    for (item = engine->spare_rx.next; item != &engine->spare_rx;
+         item = item->next) {
+        rx_t *spare = rdp_container_of(item, rx_t, link);
+
+        if (spare->cap >= room) {
+            rdp_list_del(item);
+            engine->nspare_rx--;
+            engine->stats.rx_reused++;
+            rx  = spare;
+            cap = spare->cap;
+            break;
+        }
+    }
     if (rx == NULL) {
-        rdp_log_error(COLL, "cannot allocate a receive record");
-        return NULL;
+        rx = rdp_malloc(sizeof(*rx) + room);
+        if (rx == NULL) {
+            rdp_log_error(COLL, "cannot allocate a receive record");
+            return NULL;
+        }
     }
     memset(rx, 0, sizeof(*rx));
+    rx->cap  = cap;
     rx->room = room;
     rdp_list_init(&rx->link);
     rx->engine = engine;
@@ -1781,6 +1817,7 @@ pmix_status_t rdp_coll_engine_create(const rdp_coll_engine_config_t *cfg,
     rdp_list_init(&engine->zombies);
     rdp_list_init(&engine->spare);
     rdp_list_init(&engine->spare_sends);
+    rdp_list_init(&engine->spare_rx);
     rdp_list_init(&engine->sends);
     rdp_list_init(&engine->orphans);
     rdp_list_init(&engine->p2p_ready);
@@ -1902,6 +1939,7 @@ void rdp_coll_engine_destroy(rdp_coll_engine_t *engine)
     free_coll_list_unbound(&engine->zombies);
     coll_block_free_spare(engine);
     sreq_free_spare(engine);
+    rx_free_spare(engine);
     rdp_coll_early_free_unbound(engine);
     rdp_keytab_cleanup(&engine->early);
     rdp_keytab_cleanup(&engine->colls);

@@ -63,6 +63,7 @@ typedef struct rx {
     int orphan;       /* its owner went away during the fetch */
     int payload_open; /* the payload came unauthenticated (tl send_open) */
     size_t room;      /* bytes of inl */
+    size_t cap;       /* bytes of inl the allocation has (>= room) */
     uint8_t inl[];    /* a borrowed payload's copy, in the same allocation */
 } rx_t;
 
@@ -215,6 +216,8 @@ struct rdp_coll_engine {
     size_t nspare_sends;
     keytab_t early; /* early_t by key (early->node) */
     early_t *spare_early; /* an emptied queue kept for the next one */
+    rdp_list_t spare_rx;  /* freed receive records for reuse */
+    size_t nspare_rx;
     size_t early_msgs;
     size_t early_bytes;
     size_t early_max_msgs;
@@ -249,6 +252,9 @@ struct rdp_coll_engine {
 #define RDP_COLL_SPARE      8u
 /* Step send records kept for reuse, each of at least this many bytes. */
 #define RDP_COLL_SPARE_SENDS 8u
+/* Freed receive records kept per engine (the small ones only) */
+#define RDP_COLL_SPARE_RX     4u
+#define RDP_COLL_SPARE_RX_MAX 4096u
 #define RDP_COLL_SEND_ROOM   256u
 #define RDP_COLL_OWN_INLINE 1024u
 

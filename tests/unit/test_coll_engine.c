@@ -1962,8 +1962,9 @@ static void finished_key_memory_is_bounded(void **state)
 }
 
 /* An emptied early-arrival queue is kept for the next collective whose
- * message comes before its local start (no allocation per queue). */
-static void early_queues_are_reused(void **state)
+ * message comes before its local start (no allocation per queue), and a
+ * freed receive record for the next message. */
+static void early_queues_and_receive_records_are_reused(void **state)
 {
     enum {
         P   = 2,
@@ -1991,6 +1992,7 @@ static void early_queues_are_reused(void **state)
     }
     rdp_coll_engine_get_stats(sim.eng[0], &st);
     assert_int_equal(st.early_reused, OPS - 1);
+    assert_int_equal(st.rx_reused, OPS - 1); /* one message per op here */
     assert_int_equal(st.early_msgs, 0);
     sim_destroy(&sim); /* the kept queue is freed (valgrind: no leak) */
 }
@@ -2952,7 +2954,7 @@ int main(void)
         cmocka_unit_test(keytab_links_nodes_in_place_and_grows),
         cmocka_unit_test(late_message_misses_the_lookup_cache),
         cmocka_unit_test(collective_blocks_are_reused),
-        cmocka_unit_test(early_queues_are_reused),
+        cmocka_unit_test(early_queues_and_receive_records_are_reused),
         cmocka_unit_test(completions_in_a_pass_arm_no_deferred_callback),
         cmocka_unit_test_setup_teardown(
             ring_pieces_arrive_intact_for_every_size_and_mode, seg_setup,
