@@ -121,13 +121,14 @@ static void keymem_relink(keymem_t *km)
     }
 }
 
+/* No lookup first: a key added twice (a collective run again under the
+ * same key) takes two slots, and each copy is found until it is evicted,
+ * which is all keymem_has needs.  One hash insert (and one eviction) per
+ * finished collective. */
 void rdp_coll_keymem_add(keymem_t *km, const coll_key_t *key)
 {
     size_t slot;
 
-    if (keymem_has(km, key)) {
-        return;
-    }
     if (km->count == km->size && km->size < km->cap) {
         /* not wrapped yet: slots keep their places */
         size_t nsize        = km->size == 0 ? 16 : km->size * 2;
@@ -162,8 +163,10 @@ static void keymem_remove(keymem_t *km, const coll_key_t *key)
     if (km->map.count == 0) {
         return;
     }
-    node = rdp_keytab_find(&km->map, key);
-    if (node != NULL) {
+    /* every copy: rdp_coll_keymem_add does not look for one first (a
+     * poisoned key's later messages are dropped before they could add
+     * another, but nothing depends on that here) */
+    while ((node = rdp_keytab_find(&km->map, key)) != NULL) {
         rdp_keytab_remove(&km->map, node);
     }
 }
@@ -209,7 +212,23 @@ void rdp_coll_rx_free(rx_t *rx)
     }
     rdp_free(rx->buf);
     rdp_free(rx->seals);
+    if ((engine->nspare_rx < RDP_COLL_SPARE_RX)
+        && (rx->cap <= RDP_COLL_SPARE_RX_MAX)) {
+        rdp_list_push_front(&engine->spare_rx, &rx->link);
+        engine->nspare_rx++;
+        return;
+    }
     rdp_free(rx);
+}
+
+static void rx_free_spare(rdp_coll_engine_t *engine)
+{
+    rdp_list_t *item;
+
+    while ((item = rdp_list_pop_front(&engine->spare_rx)) != NULL) {
+        rdp_free(rdp_container_of(item, rx_t, link));
+    }
+    engine->nspare_rx = 0;
 }
 
 /* Free without telling the transport (after unbind). */
@@ -227,13 +246,33 @@ rx_t *rdp_coll_rx_create(rdp_coll_engine_t *engine, const rdp_coll_hdr_t *hdr,
                          const rdp_tl_rx_t *trx)
 {
     size_t room = trx->kind == RDP_TL_DATA_BORROWED ? trx->len : 0;
-    rx_t *rx    = rdp_malloc(sizeof(*rx) + room);
+    size_t cap  = room;
+    rx_t *rx    = NULL;
+    rdp_list_t *item;
 
+    /* a kept record with room enough (at most RDP_COLL_SPARE_RX looked at) */
+    for (item = engine->spare_rx.next; item != &engine->spare_rx;
+         item = item->next) {
+        rx_t *spare = rdp_container_of(item, rx_t, link);
+
+        if (spare->cap >= room) {
+            rdp_list_del(item);
+            engine->nspare_rx--;
+            engine->stats.rx_reused++;
+            rx  = spare;
+            cap = spare->cap;
+            break;
+        }
+    }
     if (rx == NULL) {
-        rdp_log_error(COLL, "cannot allocate a receive record");
-        return NULL;
+        rx = rdp_malloc(sizeof(*rx) + room);
+        if (rx == NULL) {
+            rdp_log_error(COLL, "cannot allocate a receive record");
+            return NULL;
+        }
     }
     memset(rx, 0, sizeof(*rx));
+    rx->cap  = cap;
     rx->room = room;
     rdp_list_init(&rx->link);
     rx->engine = engine;
@@ -652,6 +691,19 @@ static pmix_status_t post_step_send(coll_t *coll, uint32_t step,
     return rdp_coll_send(coll, req, &h, bytes);
 }
 
+const rdp_sched_step_t *rdp_coll_sched_step(coll_t *coll, uint32_t step)
+{
+    if (coll->memo_step != step + 1) {
+        if (rdp_sched_step(coll->alg, coll->rank, coll->n, step, &coll->memo)
+            != PMIX_SUCCESS) {
+            coll->memo_step = 0;
+            return NULL;
+        }
+        coll->memo_step = step + 1;
+    }
+    return &coll->memo;
+}
+
 /* Universe index of the peer @a coll sends to at @a step (UINT32_MAX:
  * none). */
 uint32_t rdp_coll_send_peer(const coll_t *coll, uint32_t step)
@@ -962,10 +1014,10 @@ enum hdr_verdict {
 
 /* Check a DATA header against the running @a coll; on HDR_OK fill *x with
  * the receive side of that step. */
-static enum hdr_verdict
-check_data_hdr(const coll_t *coll, const rdp_coll_hdr_t *h, rdp_sched_xfer_t *x)
+static enum hdr_verdict check_data_hdr(coll_t *coll, const rdp_coll_hdr_t *h,
+                                       rdp_sched_xfer_t *x)
 {
-    rdp_sched_step_t st;
+    const rdp_sched_step_t *st = NULL;
 
     if (h->alg != coll->alg) {
         rdp_log_error(COLL,
@@ -979,10 +1031,9 @@ check_data_hdr(const coll_t *coll, const rdp_coll_hdr_t *h, rdp_sched_xfer_t *x)
         return HDR_MISMATCH;
     }
     if (h->nparts != coll->n || h->step >= coll->nsteps
-        || rdp_sched_step(coll->alg, coll->rank, coll->n, h->step, &st)
-               != PMIX_SUCCESS
-        || st.recv.peer < 0 || coll->parts[st.recv.peer] != h->sender
-        || h->nblocks != rdp_sched_xfer_nblocks(&st.recv)) {
+        || (st = rdp_coll_sched_step(coll, h->step)) == NULL
+        || st->recv.peer < 0 || coll->parts[st->recv.peer] != h->sender
+        || h->nblocks != rdp_sched_xfer_nblocks(&st->recv)) {
         rdp_log_warn(COLL,
                      "%s %016llx:%llu: dropping an unexpected message from %u "
                      "(step %u, %u blocks)",
@@ -1002,16 +1053,16 @@ check_data_hdr(const coll_t *coll, const rdp_coll_hdr_t *h, rdp_sched_xfer_t *x)
         return HDR_DROP;
     }
     if (h->type == RDP_COLL_MSG_SEG
-        && coll->parts[st.recv.ranges[0].first] != h->seg_origin) {
+        && coll->parts[st->recv.ranges[0].first] != h->seg_origin) {
         rdp_log_warn(COLL,
                      "%s %016llx:%llu: dropping a piece of the block of %u "
                      "from %u at step %u, which carries the block of %u",
                      rdp_coll_kind_name(coll->kind), (unsigned long long)h->sig,
                      (unsigned long long)h->opid, h->seg_origin, h->sender,
-                     h->step, coll->parts[st.recv.ranges[0].first]);
+                     h->step, coll->parts[st->recv.ranges[0].first]);
         return HDR_DROP;
     }
-    *x = st.recv;
+    *x = st->recv;
     return HDR_OK;
 }
 
@@ -1097,21 +1148,24 @@ static int walk_blocks(coll_t *coll, const rdp_sched_xfer_t *x,
  * is malformed.  Returns 1 if the step was received. */
 static int ingest_rx(coll_t *coll, rx_t *rx)
 {
-    rdp_sched_step_t st;
+    const rdp_sched_step_t *st;
     uint32_t step = rx->hdr.step;
 
     if (rx->hdr.type == RDP_COLL_MSG_SEG) {
         return rdp_coll_ring_ingest_piece(coll, rx);
     }
-    (void)rdp_sched_step(coll->alg, coll->rank, coll->n, step, &st);
+    st = rdp_coll_sched_step(coll, step); /* checked by check_data_hdr */
+    if (st == NULL) {
+        goto err_malformed;
+    }
     if (coll->kind == RDP_COLL_BARRIER) {
         if (rx->len != 0) {
             goto err_malformed;
         }
-    } else if (!walk_blocks(coll, &st.recv, rx->data, rx->len, NULL)) {
+    } else if (!walk_blocks(coll, &st->recv, rx->data, rx->len, NULL)) {
         goto err_malformed;
     } else {
-        walk_blocks(coll, &st.recv, rx->data, rx->len, rx);
+        walk_blocks(coll, &st->recv, rx->data, rx->len, rx);
     }
     coll->steps[step] = STEP_RECEIVED;
     return 1;
@@ -1265,7 +1319,7 @@ static void fetch_done(void *arg, pmix_status_t status)
 /* Run the schedule as far as the received steps allow. */
 void rdp_coll_advance(coll_t *coll)
 {
-    rdp_sched_step_t st;
+    const rdp_sched_step_t *st;
     pmix_status_t status;
 
     while (coll->state == COLL_RUNNING) {
@@ -1273,18 +1327,21 @@ void rdp_coll_advance(coll_t *coll)
             rdp_coll_finish(coll, PMIX_SUCCESS, UINT32_MAX, 0);
             return;
         }
-        (void)rdp_sched_step(coll->alg, coll->rank, coll->n, coll->cur, &st);
+        st = rdp_coll_sched_step(coll, coll->cur); /* cur < nsteps */
         if (!coll->entered) {
+            rdp_sched_xfer_t send = st->send;
+
             coll->entered = 1;
-            if (st.send.peer >= 0) {
-                status = post_step(coll, coll->cur, &st.send);
+            if (send.peer >= 0) {
+                status = post_step(coll, coll->cur, &send);
                 if (status != PMIX_SUCCESS) {
                     rdp_coll_step_send_failed(coll, coll->cur, status);
                     return;
                 }
+                st = rdp_coll_sched_step(coll, coll->cur); /* kept */
             }
         }
-        if (st.recv.peer >= 0 && coll->steps[coll->cur] != STEP_RECEIVED) {
+        if (st->recv.peer >= 0 && coll->steps[coll->cur] != STEP_RECEIVED) {
             return;
         }
         coll->cur++;
@@ -1760,6 +1817,7 @@ pmix_status_t rdp_coll_engine_create(const rdp_coll_engine_config_t *cfg,
     rdp_list_init(&engine->zombies);
     rdp_list_init(&engine->spare);
     rdp_list_init(&engine->spare_sends);
+    rdp_list_init(&engine->spare_rx);
     rdp_list_init(&engine->sends);
     rdp_list_init(&engine->orphans);
     rdp_list_init(&engine->p2p_ready);
@@ -1881,6 +1939,7 @@ void rdp_coll_engine_destroy(rdp_coll_engine_t *engine)
     free_coll_list_unbound(&engine->zombies);
     coll_block_free_spare(engine);
     sreq_free_spare(engine);
+    rx_free_spare(engine);
     rdp_coll_early_free_unbound(engine);
     rdp_keytab_cleanup(&engine->early);
     rdp_keytab_cleanup(&engine->colls);
@@ -2131,7 +2190,8 @@ pmix_status_t rdp_coll_start(rdp_coll_engine_t *engine,
     coll->cb    = cb;
     coll->cbarg = cbarg;
     rdp_list_push_back(&engine->running, &coll->link);
-    keymem_remove(&engine->finished, &coll->node.key);
+    /* no keymem_remove(&engine->finished): a running key's messages find
+     * it before the finished memory is asked (recv_msg) */
     engine->stats.started++;
     rdp_log_debug(COLL,
                   "%s %016llx:%llu: %u participants, rank %u, %s, "

@@ -119,6 +119,8 @@ typedef struct rdp_coll_engine_stats {
                                   found last (no table lookup) */
     uint64_t colls_reused;   /**< collectives built in a kept block */
     uint64_t sends_reused;   /**< step sends built in a kept record */
+    uint64_t early_reused;   /**< early-arrival queues in the kept one */
+    uint64_t rx_reused;      /**< receive records built in a kept one */
     uint64_t defers_armed;   /**< deferred callbacks armed for completions
                                   (none when the transport's `progressed`
                                   follows, tl.h pass_end) */

@@ -7,6 +7,41 @@
 
 #include <pmix.h>
 
+#include <string.h>
+
+/* An empty queue for @a key (not linked yet): the kept one, or a new one;
+ * NULL without memory. */
+static early_t *early_get(rdp_coll_engine_t *engine, const coll_key_t *key)
+{
+    early_t *e = engine->spare_early;
+
+    if (e != NULL) {
+        engine->spare_early = NULL;
+        engine->stats.early_reused++;
+        memset(e, 0, sizeof(*e));
+    } else {
+        e = rdp_calloc(1, sizeof(*e));
+        if (e == NULL) {
+            return NULL;
+        }
+    }
+    e->node.key = *key;
+    rdp_list_init(&e->msgs);
+    return e;
+}
+
+/* @a e, unlinked and emptied, is kept for the next queue (about every
+ * other message of a small collective at 2 servers comes before its local
+ * start) or freed. */
+static void early_put(rdp_coll_engine_t *engine, early_t *e)
+{
+    if (engine->spare_early == NULL) {
+        engine->spare_early = e;
+    } else {
+        rdp_free(e);
+    }
+}
+
 /* Unlink and return the queue for @a key, or NULL. */
 static early_t *early_take(rdp_coll_engine_t *engine, const coll_key_t *key)
 {
@@ -37,7 +72,7 @@ void rdp_coll_early_drop(rdp_coll_engine_t *engine, const coll_key_t *key)
         engine->early_bytes -= rx->len;
         rdp_coll_rx_free(rx);
     }
-    rdp_free(e);
+    early_put(engine, e);
 }
 
 enum rdp_tl_rx_disp rdp_coll_early_enqueue(rdp_coll_engine_t *engine,
@@ -68,12 +103,10 @@ enum rdp_tl_rx_disp rdp_coll_early_enqueue(rdp_coll_engine_t *engine,
     if (node != NULL) {
         e = rdp_container_of(node, early_t, node);
     } else {
-        e = rdp_calloc(1, sizeof(*e));
+        e = early_get(engine, &key);
         if (e == NULL) {
             goto err_nomem;
         }
-        e->node.key = key;
-        rdp_list_init(&e->msgs);
         rdp_keytab_insert(&engine->early, &e->node);
     }
     rx = rdp_coll_rx_create(engine, h, trx);
@@ -115,7 +148,7 @@ void rdp_coll_early_hand_over(rdp_coll_engine_t *engine, coll_t *coll)
             engine->early_bytes -= rx->len;
             rdp_coll_attach_rx(coll, rx);
         }
-        rdp_free(early);
+        early_put(engine, early);
     }
 }
 
@@ -135,4 +168,6 @@ void rdp_coll_early_free_unbound(rdp_coll_engine_t *engine)
         }
         rdp_free(e);
     }
+    rdp_free(engine->spare_early);
+    engine->spare_early = NULL;
 }

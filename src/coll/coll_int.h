@@ -63,6 +63,7 @@ typedef struct rx {
     int orphan;       /* its owner went away during the fetch */
     int payload_open; /* the payload came unauthenticated (tl send_open) */
     size_t room;      /* bytes of inl */
+    size_t cap;       /* bytes of inl the allocation has (>= room) */
     uint8_t inl[];    /* a borrowed payload's copy, in the same allocation */
 } rx_t;
 
@@ -169,7 +170,15 @@ struct coll {
     uint64_t msgs_sent;
     uint64_t bytes_sent;
     int open_payload; /* payloads go and come unauthenticated (coll.h) */
+    /* the schedule of step memo_step - 1 (0: none), asked for by the
+     * sends, the header check and the ingest of the same step */
+    uint32_t memo_step;
+    rdp_sched_step_t memo;
 };
+
+/* The schedule of @a step of @a coll (borrowed until the next call), or
+ * NULL for a step it does not have. */
+const rdp_sched_step_t *rdp_coll_sched_step(coll_t *coll, uint32_t step);
 
 /* 1 if a message whose payload came open (@a payload_open) may be taken
  * by @a coll; else it is counted as refused (and dropped) with a warning. */
@@ -206,6 +215,9 @@ struct rdp_coll_engine {
     rdp_list_t spare_sends; /* finished step sends' records for reuse */
     size_t nspare_sends;
     keytab_t early; /* early_t by key (early->node) */
+    early_t *spare_early; /* an emptied queue kept for the next one */
+    rdp_list_t spare_rx;  /* freed receive records for reuse */
+    size_t nspare_rx;
     size_t early_msgs;
     size_t early_bytes;
     size_t early_max_msgs;
@@ -240,6 +252,9 @@ struct rdp_coll_engine {
 #define RDP_COLL_SPARE      8u
 /* Step send records kept for reuse, each of at least this many bytes. */
 #define RDP_COLL_SPARE_SENDS 8u
+/* Freed receive records kept per engine (the small ones only) */
+#define RDP_COLL_SPARE_RX     4u
+#define RDP_COLL_SPARE_RX_MAX 4096u
 #define RDP_COLL_SEND_ROOM   256u
 #define RDP_COLL_OWN_INLINE 1024u
 

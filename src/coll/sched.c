@@ -2,16 +2,6 @@
 #include "config.h"
 #include "coll/sched.h"
 
-uint32_t rdp_sched_ceil_log2(uint32_t n)
-{
-    uint32_t k = 0;
-
-    while (k < 32 && ((uint64_t)1 << k) < n) {
-        k++;
-    }
-    return k;
-}
-
 uint32_t rdp_sched_nsteps(enum rdp_coll_alg alg, uint32_t n)
 {
     switch (alg) {

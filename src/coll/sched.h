@@ -59,8 +59,12 @@ static inline uint32_t rdp_sched_xfer_nblocks(const rdp_sched_xfer_t *x)
     return total;
 }
 
-/** ceil(log2(n)) for n >= 1 (0 for n == 1). */
-uint32_t rdp_sched_ceil_log2(uint32_t n);
+/** ceil(log2(n)) for n >= 1 (0 for n <= 1): the bits of n - 1, inline
+ * because every step's schedule asks for it. */
+static inline uint32_t rdp_sched_ceil_log2(uint32_t n)
+{
+    return n <= 1 ? 0 : 32u - (uint32_t)__builtin_clz(n - 1);
+}
 
 /* Per-algorithm schedules.  nsteps(n) for n >= 1; step(r, n, s, out) for
  * r < n and s < nsteps(n) fills *out and returns PMIX_SUCCESS, otherwise

@@ -1961,6 +1961,45 @@ static void finished_key_memory_is_bounded(void **state)
     sim_destroy(&sim);
 }
 
+/* An emptied early-arrival queue is kept for the next collective whose
+ * message comes before its local start (no allocation per queue), and a
+ * freed receive record for the next message. */
+static void early_queues_and_receive_records_are_reused(void **state)
+{
+    enum {
+        P   = 2,
+        OPS = 5
+    };
+    uint32_t parts[P] = {0, 1};
+    rdp_coll_engine_stats_t st;
+    sim_t sim;
+
+    (void)state;
+    sim_create(&sim, P, base_seed, RDP_COLL_ALG_RD, 0, 0);
+    sim_reserve(&sim, P * OPS);
+    /* payloads lent for the upcall only: each record copies one, and
+     * every message is the same size */
+    rdp_tl_loopback_set_mode(sim.lb, RDP_TL_LOOPBACK_BORROWED);
+    for (uint64_t op = 0; op < OPS; op++) {
+        sim_start(&sim, 1, RDP_COLL_ALLGATHER, op, parts, P, LEN_SMALL);
+        sim_run(&sim); /* engine 1's message waits at engine 0 */
+        rdp_coll_engine_get_stats(sim.eng[0], &st);
+        assert_int_equal(st.early_msgs, 1);
+        sim_start(&sim, 0, RDP_COLL_ALLGATHER, op, parts, P, LEN_SMALL);
+        sim_run(&sim);
+    }
+    assert_int_equal(sim.ncalled, P * OPS);
+    for (size_t i = 0; i < sim.nops; i++) {
+        assert_int_equal(sim.ops[i].status, PMIX_SUCCESS);
+        assert_true(sim.ops[i].data_ok);
+    }
+    rdp_coll_engine_get_stats(sim.eng[0], &st);
+    assert_int_equal(st.early_reused, OPS - 1);
+    assert_int_equal(st.rx_reused, OPS - 1); /* one message per op here */
+    assert_int_equal(st.early_msgs, 0);
+    sim_destroy(&sim); /* the kept queue is freed (valgrind: no leak) */
+}
+
 /* ---- the key table (keytab.h) and the lookup cache ---- */
 
 static void keytab_links_nodes_in_place_and_grows(void **state)
@@ -2918,6 +2957,7 @@ int main(void)
         cmocka_unit_test(keytab_links_nodes_in_place_and_grows),
         cmocka_unit_test(late_message_misses_the_lookup_cache),
         cmocka_unit_test(collective_blocks_are_reused),
+        cmocka_unit_test(early_queues_and_receive_records_are_reused),
         cmocka_unit_test(completions_in_a_pass_arm_no_deferred_callback),
         cmocka_unit_test_setup_teardown(
             ring_pieces_arrive_intact_for_every_size_and_mode, seg_setup,
