@@ -10,6 +10,10 @@ tool="$builddir/tests/integ/run_tool"
 # every rank said who it is
 start_job() {
     rm -f "$tmp/go"
+    # emptied here, not by the job's redirection: that happens in the child,
+    # and until it does the poll below would count the previous job's ranks
+    # (a loaded machine: the tool then found no daemon of this job)
+    : >"$tmp/out"
     job_secs=${3:-120}
     # shellcheck disable=SC2086 # $job_opts: extra rdpmix-run options
     timeout -k 5 $((job_secs + 30)) "$RUN" --nodes "$1" -n "$2" $job_opts "$client" \
