@@ -192,6 +192,37 @@ static coll_t *find_running(rdp_coll_engine_t *engine, const coll_key_t *key)
     return engine->last;
 }
 
+/* ---- the engine's spare lists ----
+ * Freed collective blocks, step-send records and receive records are kept
+ * (a few of each) for the next collective instead of going back to malloc
+ * on the per-collective path.  Each kind has its own list, count and cap;
+ * these two do the keeping and the final freeing for all three. */
+
+/* Keep the record linked by @a link on @a spares, unless @a max are kept
+ * already (then the caller frees it). */
+static bool spare_keep(rdp_list_t *spares, size_t *n, size_t max,
+                       rdp_list_t *link)
+{
+    if (*n >= max) {
+        return false;
+    }
+    rdp_list_push_front(spares, link);
+    (*n)++;
+    return true;
+}
+
+/* Free every record kept on @a spares; @a link_offset is where a record's
+ * link lies in it. */
+static void spare_drain(rdp_list_t *spares, size_t *n, size_t link_offset)
+{
+    rdp_list_t *item;
+
+    while ((item = rdp_list_pop_front(spares)) != NULL) {
+        rdp_free((char *)item - link_offset);
+    }
+    *n = 0;
+}
+
 /* ---- received messages ---- */
 
 void rdp_coll_rx_free(rx_t *rx)
@@ -212,23 +243,16 @@ void rdp_coll_rx_free(rx_t *rx)
     }
     rdp_free(rx->buf);
     rdp_free(rx->seals);
-    if ((engine->nspare_rx < RDP_COLL_SPARE_RX)
-        && (rx->cap <= RDP_COLL_SPARE_RX_MAX)) {
-        rdp_list_push_front(&engine->spare_rx, &rx->link);
-        engine->nspare_rx++;
-        return;
+    if ((rx->cap > RDP_COLL_SPARE_RX_MAX)
+        || !spare_keep(&engine->spare_rx, &engine->nspare_rx,
+                       RDP_COLL_SPARE_RX, &rx->link)) {
+        rdp_free(rx);
     }
-    rdp_free(rx);
 }
 
 static void rx_free_spare(rdp_coll_engine_t *engine)
 {
-    rdp_list_t *item;
-
-    while ((item = rdp_list_pop_front(&engine->spare_rx)) != NULL) {
-        rdp_free(rdp_container_of(item, rx_t, link));
-    }
-    engine->nspare_rx = 0;
+    spare_drain(&engine->spare_rx, &engine->nspare_rx, offsetof(rx_t, link));
 }
 
 /* Free without telling the transport (after unbind). */
@@ -413,23 +437,17 @@ static sreq_t *sreq_get(rdp_coll_engine_t *engine, size_t room)
 /* Keep @a req (done, on no list) for the next step send, or free it. */
 static void sreq_put(rdp_coll_engine_t *engine, sreq_t *req)
 {
-    if ((req->cap >= RDP_COLL_SEND_ROOM)
-        && (engine->nspare_sends < RDP_COLL_SPARE_SENDS)) {
-        rdp_list_push_front(&engine->spare_sends, &req->link);
-        engine->nspare_sends++;
-        return;
+    if ((req->cap < RDP_COLL_SEND_ROOM)
+        || !spare_keep(&engine->spare_sends, &engine->nspare_sends,
+                       RDP_COLL_SPARE_SENDS, &req->link)) {
+        rdp_free(req);
     }
-    rdp_free(req);
 }
 
 static void sreq_free_spare(rdp_coll_engine_t *engine)
 {
-    rdp_list_t *item;
-
-    while ((item = rdp_list_pop_front(&engine->spare_sends)) != NULL) {
-        rdp_free(rdp_container_of(item, sreq_t, link));
-    }
-    engine->nspare_sends = 0;
+    spare_drain(&engine->spare_sends, &engine->nspare_sends,
+                offsetof(sreq_t, link));
 }
 
 static void sreq_done(void *arg, pmix_status_t status)
@@ -777,22 +795,15 @@ static coll_t *coll_block_get(rdp_coll_engine_t *engine, size_t need)
 /* Keep @a coll's block for the next collective, or free it. */
 static void coll_block_put(rdp_coll_engine_t *engine, coll_t *coll)
 {
-    if (engine->nspare < RDP_COLL_SPARE) {
-        rdp_list_push_front(&engine->spare, &coll->link);
-        engine->nspare++;
-        return;
+    if (!spare_keep(&engine->spare, &engine->nspare, RDP_COLL_SPARE,
+                    &coll->link)) {
+        rdp_free(coll);
     }
-    rdp_free(coll);
 }
 
 static void coll_block_free_spare(rdp_coll_engine_t *engine)
 {
-    rdp_list_t *item;
-
-    while ((item = rdp_list_pop_front(&engine->spare)) != NULL) {
-        rdp_free(rdp_container_of(item, coll_t, link));
-    }
-    engine->nspare = 0;
+    spare_drain(&engine->spare, &engine->nspare, offsetof(coll_t, link));
 }
 
 static void coll_free(coll_t *coll)
