@@ -7,9 +7,9 @@
  *                           "rank R log ok".  With RUN_CLIENT_SYSLOG=1
  *                           syslog must work.
  *   run_client nodes jctrl  (2 ranks or more) rank 0 signals the job
- *                           (SIGUSR1 to all, SIGUSR2 to the odd ranks,
- *                           SIGUSR1 to all again); each rank prints "rank R
- *                           usr1 U usr2 V"; then rank 0 terminates the
+ *                           (SIGUSR1 to all, SIGUSR2 to the odd ranks; after
+ *                           a fence, SIGUSR1 to all again); each rank prints
+ *                           "rank R usr1 U usr2 V"; then rank 0 terminates the
  *                           last rank and kills the one before it (3 ranks
  *                           or more), sees them "killed by cmd" in the
  *                           proc table, and the others print
@@ -203,22 +203,25 @@ static pmix_status_t jctrl(const pmix_proc_t *targets, size_t n,
     return rc;
 }
 
-static void wait_signals(int want_usr1)
+/* Wait until @a want_usr1 SIGUSR1 and @a want_usr2 SIGUSR2 have come. */
+static void wait_signals(int want_usr1, int want_usr2)
 {
-    for (int i = 0; i < WAIT_TICKS && nusr1 < want_usr1; i++) {
+    for (int i = 0; i < WAIT_TICKS && (nusr1 < want_usr1 || nusr2 < want_usr2);
+         i++) {
         usleep(10000);
     }
-    if (nusr1 < want_usr1) {
-        fail("got %d SIGUSR1, expected %d", (int)nusr1, want_usr1);
+    if (nusr1 < want_usr1 || nusr2 < want_usr2) {
+        fail("got %d SIGUSR1 and %d SIGUSR2, expected %d and %d", (int)nusr1,
+             (int)nusr2, want_usr1, want_usr2);
     }
 }
 
-static void rank0_signals(unsigned size)
+/* The first round: SIGUSR1 to the job, SIGUSR2 to the odd ranks. */
+static void rank0_signals_first(unsigned size)
 {
-    pmix_proc_t odd[64], wild, bad;
+    pmix_proc_t odd[64];
     size_t nodd = 0;
     int sig     = SIGUSR2;
-    bool yes    = true;
     pmix_info_t dir;
     nb_wait_t w = {0};
 
@@ -234,6 +237,16 @@ static void rank0_signals(unsigned size)
            PMIx_Job_control_nb(odd, nodd, &dir, 1, jctrl_cb, &w), PMIX_SUCCESS);
     expect("its callback", nb_wait(&w, "PMIx_Job_control_nb"), PMIX_SUCCESS);
     PMIX_INFO_DESTRUCT(&dir);
+}
+
+/* The second round, once every rank has seen the first (two SIGUSR1
+ * pending at once in one process would merge into one): SIGUSR1 to the
+ * job again, then the directives that must fail or do nothing. */
+static void rank0_signals_second(unsigned size)
+{
+    pmix_proc_t wild, bad;
+    bool yes = true;
+
     PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
     expect("signal the job (wildcard)",
            jctrl(&wild, 1, PMIX_JOB_CTRL_SIGNAL, &(int){SIGUSR1}, PMIX_INT),
@@ -330,9 +343,14 @@ static void mode_jctrl(unsigned size)
     signal(SIGUSR2, on_usr);
     fence_collect(0); /* every handler is in place */
     if (me.rank == 0) {
-        rank0_signals(size);
+        rank0_signals_first(size);
     }
-    wait_signals(2);
+    wait_signals(1, me.rank % 2);
+    fence_collect(0); /* every rank has taken the first SIGUSR1 */
+    if (me.rank == 0) {
+        rank0_signals_second(size);
+    }
+    wait_signals(2, me.rank % 2);
     printf("rank %u usr1 %d usr2 %d\n", me.rank, (int)nusr1, (int)nusr2);
     fflush(stdout);
     fence_collect(0);
