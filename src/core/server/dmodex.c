@@ -37,6 +37,10 @@ typedef struct want {
 typedef struct serve_req {
     uint32_t peer;
     want_t want;
+    /* early_reqs only: the next one, and when it is answered NOT_FOUND
+     * (rdp_time_now()) if the nspace is still not registered here */
+    struct serve_req *next;
+    double expires;
 } serve_req_t;
 
 
@@ -268,6 +272,102 @@ static void serve_done(pmix_status_t status, char *data, size_t ndata,
     rdp_free(req);
 }
 
+/* Serve @a req of a registered nspace; takes @a req. */
+static void serve(serve_req_t *req)
+{
+    rdp_srv_nspace_t *ns = rdp_srv_nspace_find(req->want.proc.nspace);
+
+    if (ns != NULL && ns->registered
+        && !rdp_srv_nspace_is_local(ns, req->want.proc.rank)) {
+        rdp_log_warn(SERVER,
+                     "server %u asked here for %s:%u, which "
+                     "is not on this node",
+                     req->peer, req->want.proc.nspace, req->want.proc.rank);
+        serve_done(PMIX_ERR_NOT_FOUND, NULL, 0, req);
+        return;
+    }
+    /* answers now or once the rank has committed the key */
+    rdp_srv_modex_serve(&req->want.proc, want_key(&req->want), serve_done, req);
+}
+
+/* ---- requests that arrive before the nspace is registered here ----
+ * A server may register a job later than the other servers start their
+ * ranks (a slow node).  A request for one of its ranks that arrives
+ * before then was answered NOT_FOUND at once, and the asking rank's
+ * PMIx_Get failed although the data was on its way.  It waits for the
+ * registration instead, at most EARLY_KEEP seconds (the nspace may as
+ * well be one that ended here), and is answered NOT_FOUND after that. */
+#define EARLY_KEEP 60.0
+static serve_req_t *early_reqs;  /* in arrival order, so by expiry */
+static rdp_timer_t *early_timer; /* for the first of them */
+
+static void early_expired(void *arg)
+{
+    double now = rdp_time_now();
+
+    (void)arg;
+    while (early_reqs != NULL && early_reqs->expires <= now) {
+        serve_req_t *req = early_reqs;
+
+        early_reqs = req->next;
+        rdp_log_warn(SERVER,
+                     "server %u asked for %s:%u, whose nspace was not "
+                     "registered here within %.0f s",
+                     req->peer, req->want.proc.nspace, req->want.proc.rank,
+                     EARLY_KEEP);
+        serve_done(PMIX_ERR_NOT_FOUND, NULL, 0, req);
+    }
+    if (early_reqs != NULL) {
+        rdp_timer_start(early_timer, early_reqs->expires - now);
+    }
+}
+
+/* Keep @a req until its nspace is registered here; takes @a req. */
+static void keep_early(serve_req_t *req)
+{
+    serve_req_t **tail = &early_reqs;
+
+    if (early_timer == NULL
+        && rdp_timer_create(rdp_rt.loop, early_expired, NULL, &early_timer)
+               != PMIX_SUCCESS) {
+        serve_done(PMIX_ERR_NOMEM, NULL, 0, req);
+        return;
+    }
+    while (*tail != NULL) {
+        tail = &(*tail)->next;
+    }
+    req->expires = rdp_time_now() + EARLY_KEEP;
+    req->next    = NULL;
+    *tail        = req;
+    if (early_reqs == req) {
+        rdp_timer_start(early_timer, EARLY_KEEP);
+    }
+    rdp_log_debug(SERVER,
+                  "server %u asked for %s:%u before its nspace was "
+                  "registered here: kept",
+                  req->peer, req->want.proc.nspace, req->want.proc.rank);
+}
+
+void rdp_srv_dmodex_nspace_registered(const char *nspace)
+{
+    serve_req_t **pp = &early_reqs;
+
+    while (dm_open && *pp != NULL) {
+        serve_req_t *req = *pp;
+
+        if (!PMIX_CHECK_NSPACE(req->want.proc.nspace, nspace)) {
+            pp = &req->next;
+            continue;
+        }
+        *pp = req->next;
+        serve(req);
+    }
+    /* else the timer fires for a head that is gone, and re-arms */
+    if (early_reqs == NULL && early_timer != NULL) {
+        rdp_timer_cancel(early_timer);
+    }
+}
+
 static void handle_requests(uint32_t peer, rdp_rbuf_t *rb)
 {
     uint32_t count;
@@ -289,18 +389,11 @@ static void handle_requests(uint32_t peer, rdp_rbuf_t *rb)
         }
         req->peer = peer;
         ns        = rdp_srv_nspace_find(req->want.proc.nspace);
-        if (ns != NULL && ns->registered
-            && !rdp_srv_nspace_is_local(ns, req->want.proc.rank)) {
-            rdp_log_warn(SERVER,
-                         "server %u asked here for %s:%u, which "
-                         "is not on this node",
-                         peer, req->want.proc.nspace, req->want.proc.rank);
-            serve_done(PMIX_ERR_NOT_FOUND, NULL, 0, req);
-            continue;
+        if (ns == NULL || !ns->registered) {
+            keep_early(req);
+        } else {
+            serve(req);
         }
-        /* answers now or once the rank has committed the key */
-        rdp_srv_modex_serve(&req->want.proc, want_key(&req->want), serve_done,
-                            req);
     }
     if (status != PMIX_SUCCESS || rb->left != 0) {
         rdp_log_error(SERVER, "malformed direct modex request from server %u",
@@ -391,5 +484,13 @@ void rdp_srv_dmodex_close(void)
     rdp_srv_p2p_register(RDP_SRV_CH_DMDX_REQ, NULL);
     rdp_srv_p2p_register(RDP_SRV_CH_DMDX_RSP, NULL);
     rdp_hash_cleanup(&dm_out);
-    dm_open = false;
+    while (early_reqs != NULL) {
+        serve_req_t *req = early_reqs;
+
+        early_reqs = req->next;
+        rdp_free(req);
+    }
+    rdp_timer_destroy(early_timer);
+    early_timer = NULL;
+    dm_open     = false;
 }

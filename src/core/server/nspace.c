@@ -1667,6 +1667,7 @@ static void register_on_loop(void *arg)
     rdp_log_debug(SERVER, "nspace %s registered: %u procs, %zu here", ns->name,
                   ns->size, ns->nlocal);
     rdp_srv_group_nspace_registered();
+    rdp_srv_dmodex_nspace_registered(ns->name);
 done:
     if (req->cbfunc != NULL) {
         req->cbfunc(status, req->cbdata);
