@@ -21,6 +21,11 @@
 #   slurm_cluster_reset         after a failed or hung step: cancel every
 #                               job, SIGKILL the steps' slurmstepd and tasks
 #                               left behind, wait until the nodes are idle
+#   slurm_cluster_idle [SECS]   wait (default 60 s) until no job is queued
+#                               or running and every node is idle: a new
+#                               allocation then gets the first nodes
+#                               (Slurm skips a node still completing the
+#                               previous job); 1 if not in time
 #   slurm_cluster_ps            the steps' processes still running (slurmstepd,
 #                               tasks): PID, state, kernel wait channel,
 #                               command line; for diagnosing a hung step
@@ -411,6 +416,12 @@ sc_kill_steps() {
         sleep 0.2
     done
     [ -z "$(sc_scan steps)" ]
+}
+
+slurm_cluster_idle() {
+    [ -n "$SLURM_CLUSTER_DIR" ] || return 1
+    sc_n=${SLURM_CLUSTER_NODES:-2}
+    sc_poll "${1:-60}" '[ -z "$(squeue -h -o %i 2>/dev/null)" ] && sc_all_idle'
 }
 
 slurm_cluster_reset() {

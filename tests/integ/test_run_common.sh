@@ -75,6 +75,21 @@ none_left() {
     poll '! pgrep -fx "$_pat" >/dev/null 2>&1'
 }
 
+# our_daemons [PATTERN]: the pids of this test's rdpmixd daemons whose
+# command line matches PATTERN (an extended regex, default: any daemon),
+# told apart by their TMPDIR, which is this test's: make check runs other
+# tests' jobs alongside, and other users run theirs on the machine
+our_daemons() {
+    for _p in $(pgrep -f "rdpmixd .*--daemon-nspace"); do
+        if { tr '\0' ' ' <"/proc/$_p/cmdline"; } 2>/dev/null \
+            | grep -Eq -- "${1:-.}" \
+            && { tr '\0' '\n' <"/proc/$_p/environ"; } 2>/dev/null \
+            | grep -qxF "TMPDIR=$TMPDIR"; then
+            echo "$_p"
+        fi
+    done
+}
+
 # the daemons removed their directories
 tmpdir_clean() {
     [ -z "$(ls -A "$TMPDIR")" ]

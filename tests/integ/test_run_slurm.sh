@@ -47,6 +47,15 @@ export OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader,tcp
 export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
 export RUN_CLIENT_CHECK_HOSTNAME=1
 
+# every check names the nodes it expects: an allocation starts once the
+# previous job has left every node, or Slurm would give it the nodes
+# still free (salloc -N 2 got n1 and n3 at load 15)
+wait_idle() {
+    slurm_cluster_idle 60 && return 0
+    echo "# the nodes were not idle within 60 s:"
+    sinfo -N 2>&1 | sed 's/^/#   /'
+}
+
 # alloc [SECS] SALLOC_OPTIONS... -- RDPMIX_RUN_ARGS...: rdpmix-run inside
 # an allocation; sets rc, fills $tmp/out and $tmp/err; after a failure the
 # next alloc starts from a reset cluster
@@ -64,6 +73,7 @@ alloc() {
         slurm_cluster_reset >/dev/null 2>&1
         need_reset=0
     fi
+    wait_idle
     # shellcheck disable=SC2086 # salloc options are words
     timeout -k 5 "$secs" salloc -Q $_opts "$RUN" "$@" \
         >"$tmp/out" 2>"$tmp/err" </dev/null
@@ -73,9 +83,17 @@ alloc() {
 
 # no step of ours is running (srun, slurmstepd, daemons, ranks); Slurm
 # ends a step's slurmstepd on its own time, which on a loaded machine
-# can take long after the job ended
+# can take long after the job ended.  Only this test's daemons count:
+# any rdpmixd on the machine (another test's, another user's job) made
+# this fail.  What is left is listed.
 no_steps() {
-    poll_for 60 '[ -z "$(slurm_cluster_ps)" ] && ! pgrep -f "rdpmixd .*--daemon-nspace" >/dev/null'
+    poll_for 60 '[ -z "$(slurm_cluster_ps)" ] && [ -z "$(our_daemons)" ]' \
+        && return 0
+    slurm_cluster_ps | sed 's/^/# step process left: /'
+    for _p in $(our_daemons); do
+        echo "# daemon left: $_p $({ tr '\0' ' ' <"/proc/$_p/cmdline"; } 2>/dev/null)"
+    done
+    return 1
 }
 
 # --- PMIx job info, fences and gets ------------------------------------------
@@ -124,12 +142,13 @@ check "the daemons removed their directories" tmpdir_clean_within 10
 
 # --- a daemon that dies ------------------------------------------------------
 marker="sleep 8$$.25"
+wait_idle
 timeout -k 5 60 salloc -Q -N 2 "$RUN" -n 4 sh -c "$marker; true" \
     >"$tmp/out" 2>"$tmp/err" </dev/null &
 pid=$!
 # (salloc, srun and the daemons may take long to start on a loaded machine)
 poll_for 60 '[ "$(pgrep -fx "$marker" | wc -l)" -ge 4 ]'
-dpid=$(pgrep -f "rdpmixd .*--node-id-env SLURM_NODEID" | while read -r p; do
+dpid=$(our_daemons "--node-id-env SLURM_NODEID" | while read -r p; do
     tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "SLURM_NODEID=1" \
         && echo "$p"
 done)
