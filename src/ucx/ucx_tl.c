@@ -1507,6 +1507,50 @@ static void wait_closing(rdp_ucx_tl_t *tl)
     }
 }
 
+/*
+ * Before the worker is destroyed: progress until a flush of every
+ * endpoint, UCP's own included, is done (bounded by drain_timeout).
+ * UCX 1.13 aborts the process (an assertion in ucp_request_send_state_ff,
+ * "got REP message") when it destroys an endpoint whose wireup reply still
+ * waits on a tcp lane that is connecting.  Such an endpoint is UCP's own:
+ * a peer that sent here first (endpoints to local peers are made on the
+ * first send) and got no endpoint from us; at the end of a job under load
+ * its reply can still be queued.  About 1 3-node job in 130 lost a daemon
+ * so at load 13-16.  The flush sends it while the peers are still there.
+ */
+static void flush_worker(rdp_ucx_tl_t *tl)
+{
+    ucp_request_param_t prm = {0};
+    double deadline         = rdp_time_now() + tl->drain_timeout;
+    ucs_status_ptr_t req;
+
+    if (tl->in_progress) {
+        return; /* destroyed from a callback: UCP cannot progress here */
+    }
+    req = ucp_worker_flush_nbx(tl->worker, &prm);
+    if (UCS_PTR_IS_ERR(req)) {
+        rdp_log_debug(UCX, "%s: worker flush: %s", tl->name,
+                      rdp_ucx_status_str(UCS_PTR_STATUS(req)));
+        return;
+    }
+    if (req == NULL) {
+        return;
+    }
+    tl->in_progress = 1;
+    while ((ucp_request_check_status(req) == UCS_INPROGRESS)
+           && (rdp_time_now() < deadline)) {
+        if (ucp_worker_progress(tl->worker) == 0) {
+            wait_event(tl, 0.01);
+        }
+    }
+    tl->in_progress = 0;
+    if (ucp_request_check_status(req) == UCS_INPROGRESS) {
+        rdp_log_warn(UCX, "%s: the worker did not flush in %.1fs", tl->name,
+                     tl->drain_timeout);
+    }
+    ucp_request_free(req);
+}
+
 static void free_rmsg_list(rdp_ucx_tl_t *tl, rdp_list_t *list)
 {
     rdp_list_t *item;
@@ -1539,6 +1583,7 @@ void rdp_ucx_tl_destroy(rdp_ucx_tl_t *tl)
         rdp_log_warn(UCX, "%s: %zu received messages still kept at destroy",
                      tl->name, rdp_list_length(&tl->kept));
     }
+    flush_worker(tl); /* what arrives meanwhile is freed below */
     free_rmsg_list(tl, &tl->kept);
     free_rmsg_list(tl, &tl->unbound);
     while ((item = rdp_list_pop_front(&tl->done)) != NULL) {
