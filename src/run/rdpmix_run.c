@@ -1524,6 +1524,43 @@ static void wait_desc(int wstatus, char *buf, size_t len)
     }
 }
 
+/*
+ * A launch agent that reports a failure although none of its daemons had
+ * failed, all of them gone after SHUTDOWN (srun: one of its tasks aborted
+ * or was killed; ssh: the remote daemon did): a daemon died in its
+ * shutdown, before it removed its directory.  The channel that closed
+ * after SHUTDOWN said nothing of how it ended.  As for a local daemon, the
+ * job fails, and what they may have left is removed (their ranks were
+ * all reaped: only the directories).
+ */
+static void agent_failed_after_shutdown(agent_t *agent, int wstatus)
+{
+    char how[128];
+    int said = 0;
+
+    if ((WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0) || agent->term_sent) {
+        return;
+    }
+    for (uint32_t i = agent->first; i < agent->first + agent->nnodes; i++) {
+        dnode_t *node = &L.nodes[i];
+
+        if (node->alive || !node->done || !node->shutdown || node->failed
+            || node->signalled) {
+            continue;
+        }
+        if (!said) {
+            wait_desc(wstatus, how, sizeof(how));
+            say("the launch agent of the daemons (pid %d) %s after they "
+                "were told to end: a daemon failed in its shutdown",
+                (int)agent->pid, how);
+            said = 1;
+        }
+        node->failed = 1;
+        set_status(1);
+        orphan_cleanup(node);
+    }
+}
+
 /* A launch agent ended; its nodes' daemons are gone with it (ssh ends
  * when the remote command does; srun when every task did). */
 static void agent_exited(agent_t *agent, int wstatus)
@@ -1578,6 +1615,7 @@ static void agent_exited(agent_t *agent, int wstatus)
                 node_desc(node, desc, sizeof(desc)), how);
         }
     }
+    agent_failed_after_shutdown(agent, wstatus);
     maybe_shutdown();
 }
 

@@ -162,6 +162,42 @@ check "... no step is left running" no_steps
 check "... its directory was removed on its node" tmpdir_clean_within 10
 reap "$marker"
 
+# --- a daemon that dies in its shutdown ----------------------------------------
+# The daemon of node 1 runs behind a wrapper that, once the daemon has
+# ended normally, puts its directory back and aborts: as a daemon that
+# dies in its shutdown before it removes its directory (UCX 1.13 aborted
+# so in ucp_worker_destroy).  Its channel closed after SHUTDOWN as in a
+# clean exit: the job ended with status 0 and the directory stayed.  The
+# ranks wait (bounded) until the wrapper has seen the directory.
+cat >"$tmp/dwrap" <<EOF
+#!/bin/sh
+[ "\$SLURM_NODEID" = 1 ] || exec "$builddir/src/run/rdpmixd" "\$@"
+exec 3<&0
+"$builddir/src/run/rdpmixd" "\$@" <&3 3<&- &
+d=
+i=0
+while [ -z "\$d" ] && [ \$i -lt 600 ]; do
+    d=\$(ls -d "\$TMPDIR"/rdpmixd.*/rdpmix.*.\$! 2>/dev/null)
+    [ -n "\$d" ] || sleep 0.1
+    i=\$((i + 1))
+done
+d=\${d%/*}
+echo "\$d" >"$tmp/dwrap.dir"
+wait \$!
+[ -n "\$d" ] && mkdir -p "\$d/left"
+kill -ABRT \$\$
+EOF
+chmod +x "$tmp/dwrap"
+rm -f "$tmp/dwrap.dir"
+RDPMIX_DAEMON="$tmp/dwrap" alloc -N 2 -- -n 2 sh -c \
+    'i=0; while [ ! -s "$1" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done' \
+    sh "$tmp/dwrap.dir"
+check_that "a daemon that dies in its shutdown fails the job, saying so" \
+    '[ "$rc" -eq 1 ] && grep -q "^/.*/rdpmixd\.[^/]*$" "$tmp/dwrap.dir" &&
+     grep -q "^rdpmix-run: the launch agent of the daemons (pid [0-9]*) .* after they were told to end: a daemon failed in its shutdown$" "$tmp/err"'
+check "... no step is left running" no_steps
+check "... and what it left is removed" tmpdir_clean_within 10
+
 slurm_cluster_stop
 left=$(slurm_cluster_leftovers)
 check_that "nothing of the cluster is left" '[ -z "$left" ]'
