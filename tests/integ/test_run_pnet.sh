@@ -93,8 +93,10 @@ for nodes in 1 2 3; do
     done
     wait "$(cat "$tmp/gA.pid")"; rcA=$?
     wait "$(cat "$tmp/gB.pid")"; rcB=$?
-    # what a failure shows: both jobs' messages (seen failing once in a
-    # full make check, cause unknown)
+    # what a failure shows: both jobs' messages (failed once at 3 nodes
+    # in a full make check; most likely a daemon that UCX 1.13 aborted
+    # in its shutdown, which 3 servers or more can meet: see
+    # docs/design.md, "The worker is flushed before it is destroyed")
     grep -hv ' debug: ' "$tmp/gA.err" "$tmp/gB.err" >"$tmp/err"
     rc="$rcA $rcB"
     check_that "--nodes $nodes: two concurrent jobs end normally" \
