@@ -211,8 +211,9 @@ static pmix_status_t ft_group_fence(const char *grp, const pmix_info_t *info,
     return fence_post(op, grp, NULL, 0, info, ninfo);
 }
 
-/* PMIx_Fence_nb; @a ticket: a blocking caller's (fence_board.c), for a
- * fence over the whole job. */
+/* PMIx_Fence_nb past its directive check (by name: the caller's);
+ * @a ticket: a blocking caller's (fence_board.c), for a fence over the
+ * whole job. */
 static pmix_status_t fence_nb(const pmix_proc_t procs[], size_t nprocs,
                               const pmix_info_t info[], size_t ninfo,
                               pmix_op_cbfunc_t cbfunc, void *cbdata,
@@ -223,8 +224,6 @@ static pmix_status_t fence_nb(const pmix_proc_t procs[], size_t nprocs,
     size_t nmembers = 0;
     const char *grp;
     pmix_status_t status;
-
-    RDP_CHECK_DIRECTIVES(info, ninfo);
 
     if (!rdp_client_active()) {
         return PMIX_ERR_INIT;
@@ -286,6 +285,8 @@ pmix_status_t PMIx_Fence_nb(const pmix_proc_t procs[], size_t nprocs,
                             const pmix_info_t info[], size_t ninfo,
                             pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
+    RDP_CHECK_DIRECTIVES(info, ninfo);
+
     return fence_nb(procs, nprocs, info, ninfo, cbfunc, cbdata, NULL);
 }
 
