@@ -84,6 +84,7 @@ int rdp_client_request_pending(uint32_t tag);
 int rdp_client_request_complete(uint32_t tag, pmix_status_t status);
 
 /* ---- generic request/response API plumbing ---- */
+typedef struct rdp_board_ticket rdp_board_ticket_t;
 
 /**
  * State of one non-blocking API call whose server reply decides the
@@ -108,6 +109,7 @@ struct rdp_client_op {
     void (*sent)(rdp_client_op_t *op, uint32_t tag);
     int on_board;     /* a whole-job fence the board may answer */
     uint64_t board_n; /* its number (fence_board.c) */
+    rdp_board_ticket_t *ticket; /* its caller waits on the board too */
 };
 
 /** Allocate an op with an empty payload; NULL when out of memory. */
@@ -132,8 +134,27 @@ void rdp_client_board_close(void);
  * board is open, append its tail to @a payload (and make room to wait for
  * it).  Returns 1 if it did, 0 if not, -1 when the payload is spoilt. */
 int rdp_client_board_tail(rdp_buf_t *payload, uint64_t *n_p);
-/** Fence @a n went out as request @a tag: watch the board for it. */
-void rdp_client_board_wait(uint64_t n, uint32_t tag);
+/** Fence @a n went out as request @a tag: watch the board for it
+ * (@a ticket: its blocked caller watches it too). */
+void rdp_client_board_wait(uint64_t n, uint32_t tag,
+                           rdp_board_ticket_t *ticket);
+/** Caller: a ticket to wait for a blocking fence on the board itself
+ * (NULL: no board, or RDPMIX_FENCE_BOARD_CALLER=0; wait the usual way).
+ * Post the fence with rdp_client_board_ticket_cb and the ticket. */
+rdp_board_ticket_t *rdp_client_board_ticket(void);
+/** Loop, when the fence is numbered: whether it went on the board as @a n. */
+void rdp_client_board_ticket_number(rdp_board_ticket_t *t, int on_board,
+                                    uint64_t n);
+/** Whether the caller of @a t (NULL: none) completed its fence. */
+int rdp_client_board_ticket_taken(rdp_board_ticket_t *t);
+/** The fence's op callback for a ticket. */
+void rdp_client_board_ticket_cb(pmix_status_t status, void *cbdata);
+/** Caller: wait until the fence completed (by this thread when the board
+ * shows its result first, else by the loop) and free the ticket; @a posted
+ * 0 when the fence was never posted (no callback comes). */
+pmix_status_t rdp_client_board_ticket_wait(rdp_board_ticket_t *t, int posted);
+/** Fences completed by their callers so far (tests). */
+uint64_t rdp_client_board_caller_done(void);
 /** Fence @a n completed (either way): stop watching for it. */
 void rdp_client_board_forget(uint64_t n);
 /** fence.c: keep a fence result (mapped: a read-only memfd mapping the
