@@ -80,9 +80,13 @@ static void fence_finish(rdp_client_op_t *op, pmix_status_t status,
 {
     pmix_op_cbfunc_t cbfunc = (pmix_op_cbfunc_t)op->cbfunc;
     uint8_t has_bundle;
+    int caller_took, waited;
 
-    if (status == PMIX_SUCCESS && rb != NULL
-        && !rdp_client_board_ticket_taken(op->ticket)) {
+    /* from here on the caller of a ticket cannot complete it too */
+    caller_took = rdp_client_board_ticket_claim(op->ticket);
+    if (status == PMIX_SUCCESS && rb != NULL && !caller_took) {
+        RDP_BOARD_HOOK(RDP_BOARD_AT_STORE,
+                       op->on_board ? op->board_n : UINT64_MAX);
         status = rdp_unpack_u8(rb, &has_bundle);
         if (status == PMIX_SUCCESS) {
             switch (has_bundle) {
@@ -104,12 +108,16 @@ static void fence_finish(rdp_client_op_t *op, pmix_status_t status,
                           rdp_status_name(status));
         }
     }
-    if (op->on_board) {
-        /* after the store: a later fence's caller waits for this one */
-        rdp_client_board_forget(op->board_n);
-    }
+    /* after the store (later fences wait for it) and before the callback
+     * (which may free a ticket the list points to) */
+    waited = op->on_board && rdp_client_board_forget(op->board_n);
     if (cbfunc != NULL) {
         cbfunc(status, op->cbdata);
+    }
+    if (waited) {
+        /* later fences the board shows waited for this one; their
+         * callbacks come after this one's */
+        rdp_client_board_recheck();
     }
 }
 

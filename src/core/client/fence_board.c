@@ -68,6 +68,10 @@ typedef struct board_wait {
  * completes its fence only when every earlier fence on the board is
  * stored, so results are stored in order. */
 static pthread_mutex_t bd_lock = PTHREAD_MUTEX_INITIALIZER;
+
+#ifdef RDP_TEST_HOOKS
+void (*rdp_client_board_hook)(rdp_board_point_t at, uint64_t n);
+#endif
 static uint64_t caller_done; /* fences the caller completed (bd_lock) */
 
 static struct {
@@ -157,6 +161,7 @@ static pmix_status_t take_slot(uint64_t n, const rdp_bcast_slot_t *slot)
     uint64_t size  = slot->size;
     int lfd;
 
+    RDP_BOARD_HOOK(RDP_BOARD_AT_STORE, n);
     if (status != PMIX_SUCCESS || fd == -1) {
         return status;
     }
@@ -226,26 +231,26 @@ static int loop_claims(const board_wait_t *w)
 
 static void board_check(void)
 {
-    size_t i = 0;
-
     board_reap();
-    while (i < bd.nwaits && bd.board != NULL) {
+    /* waits are in fence order: stop at the first the board does not show
+     * yet, so that results are stored in fence order (a later fence's
+     * result must not be overwritten by an earlier one's) */
+    while (bd.nwaits > 0 && bd.board != NULL) {
         const rdp_bcast_slot_t *slot;
-        board_wait_t w = bd.waits[i];
+        board_wait_t w       = bd.waits[0];
         pmix_status_t status = PMIX_SUCCESS;
 
+        RDP_BOARD_HOOK(RDP_BOARD_AT_LOOP_LOOKS, w.n);
         if (!rdp_bcast_ready(bd.board, w.n, &slot)) {
-            i++;
-            continue;
+            break;
         }
         if (rdp_client_request_pending(w.tag) && loop_claims(&w)) {
             status = take_slot(w.n, slot);
         }
-        waits_remove(i); /* after the store: later callers wait for it */
+        waits_remove(0); /* after the store: later callers wait for it */
         if (rdp_client_request_pending(w.tag)) {
             /* its callback may start fences: the list may change */
             rdp_client_request_complete(w.tag, status);
-            i = 0;
         }
     }
     if (bd.watch != NULL) {
@@ -347,16 +352,20 @@ int rdp_client_board_tail(rdp_buf_t *payload, uint64_t *n_p)
     }
     board_reap(); /* their slots are free for the server to reuse */
     if (bd.nwaits == bd.cap) {
-        size_t cap         = bd.cap == 0 ? 4 : 2 * bd.cap;
-        board_wait_t *more = rdp_realloc(bd.waits, cap * sizeof(*more));
+        size_t cap = bd.cap == 0 ? 4 : 2 * bd.cap;
+        board_wait_t *more;
 
+        /* under the lock: a caller may be reading the old array */
+        pthread_mutex_lock(&bd_lock);
+        more = rdp_realloc(bd.waits, cap * sizeof(*more));
+        if (more != NULL) {
+            bd.waits = more;
+            bd.cap   = cap;
+        }
+        pthread_mutex_unlock(&bd_lock);
         if (more == NULL) {
             return 0; /* this one by message */
         }
-        pthread_mutex_lock(&bd_lock);
-        bd.waits = more;
-        pthread_mutex_unlock(&bd_lock);
-        bd.cap = cap;
     }
     /* every fence below the oldest still waiting has completed */
     for (size_t i = 0; i < bd.nwaits; i++) {
@@ -383,17 +392,20 @@ void rdp_client_board_wait(uint64_t n, uint32_t tag, rdp_board_ticket_t *ticket)
     board_check();
 }
 
-void rdp_client_board_forget(uint64_t n)
+int rdp_client_board_forget(uint64_t n)
 {
     for (size_t i = 0; i < bd.nwaits; i++) {
         if (bd.waits[i].n == n) {
             waits_remove(i);
-            if (bd.watch != NULL) {
-                board_watch_update();
-            }
-            return;
+            return 1;
         }
     }
+    return 0;
+}
+
+void rdp_client_board_recheck(void)
+{
+    board_check();
 }
 
 /* ---- tickets: a blocking fence completed by its own thread ---- */
@@ -450,8 +462,9 @@ void rdp_client_board_ticket_number(rdp_board_ticket_t *t, int on_board,
     pthread_mutex_unlock(&bd_lock);
 }
 
-int rdp_client_board_ticket_taken(rdp_board_ticket_t *t)
+int rdp_client_board_ticket_claim(rdp_board_ticket_t *t)
 {
+    uint64_t n;
     int taken;
 
     if (t == NULL) {
@@ -459,7 +472,12 @@ int rdp_client_board_ticket_taken(rdp_board_ticket_t *t)
     }
     pthread_mutex_lock(&bd_lock);
     taken = t->state == TK_CALLER;
+    if (t->state == TK_WAITING) {
+        t->state = TK_LOOP;
+    }
+    n = t->n;
     pthread_mutex_unlock(&bd_lock);
+    RDP_BOARD_HOOK(RDP_BOARD_AT_LOOP_CLAIMED, n);
     return taken;
 }
 
@@ -492,7 +510,11 @@ pmix_status_t rdp_client_board_ticket_wait(rdp_board_ticket_t *t, int posted)
     }
     while (posted) {
         const rdp_bcast_slot_t *slot;
+        uint64_t n = t->have_n ? t->n : UINT64_MAX;
 
+        pthread_mutex_unlock(&bd_lock);
+        RDP_BOARD_HOOK(RDP_BOARD_AT_CALLER_LOOKS, n);
+        pthread_mutex_lock(&bd_lock);
         if (t->state == TK_FINAL) {
             status = t->status;
             break;
@@ -507,7 +529,9 @@ pmix_status_t rdp_client_board_ticket_wait(rdp_board_ticket_t *t, int posted)
                           t->n);
             break;
         }
+        n = t->have_n ? t->n : UINT64_MAX;
         pthread_mutex_unlock(&bd_lock);
+        RDP_BOARD_HOOK(RDP_BOARD_AT_CALLER_SLEEPS, n);
         if (epoll_wait(t->ep_fd, evs, 2, -1) < 0 && errno != EINTR) {
             usleep(1000); /* not expected: look again later */
         } else if (read(t->wake_fd, &count, sizeof(count)) < 0) {
