@@ -1189,7 +1189,9 @@ static void losing_the_server_fails_requests_and_notifies(void **state)
  * RDP_TEST_HOOKS): a gate holds the thread that reaches its point until
  * the test opens it.  The mock answers a board fence only when the test
  * publishes it; rank 1's "peer.fences" in fence n's result is 100 + n, so
- * Get shows whose result was stored last. */
+ * Get shows whose result was stored last.  Gates, fence threads and
+ * callback states are static: they outlive a failed test, whose teardown
+ * opens every gate and finalizes (which ends the fences left). */
 
 /* A gate for whichever fence (a caller may sleep before its fence is
  * numbered: UINT64_MAX in the hook). */
@@ -1423,6 +1425,15 @@ static int board_setup(void **state)
 
 static int board_teardown(void **state)
 {
+    pthread_mutex_lock(&hk.lock);
+    for (int i = 0; i < 4; i++) {
+        if (hk.gates[i] != NULL) {
+            hk.gates[i]->open = 1;
+            hk.gates[i]       = NULL;
+        }
+    }
+    pthread_cond_broadcast(&hk.cond);
+    pthread_mutex_unlock(&hk.lock);
     rdp_client_board_hook = NULL;
     pthread_mutex_lock(&mock.lock);
     mock.board_message = 0;
@@ -1435,7 +1446,7 @@ static int board_teardown(void **state)
 static void board_blocking_fence_completes_in_its_caller(void **state)
 {
     uint64_t before = rdp_client_board_caller_done(), done;
-    fcall_t f;
+    static fcall_t f;
 
     fence_start(&f);
     mock_wait_fences(1);
@@ -1489,9 +1500,9 @@ static void
 board_caller_completes_a_fence_the_loop_was_about_to_claim(void **state)
 {
     uint64_t before = rdp_client_board_caller_done();
-    gate_t sleeps, looks;
-    cb_state_t nb;
-    fcall_t f;
+    static gate_t sleeps, looks;
+    static cb_state_t nb;
+    static fcall_t f;
 
     caller_asleep_then_nb(&sleeps, &f, &nb);
     gate_arm(&looks, RDP_BOARD_AT_LOOP_LOOKS, 0);
@@ -1510,9 +1521,9 @@ board_caller_completes_a_fence_the_loop_was_about_to_claim(void **state)
 static void board_loop_completes_a_fence_whose_caller_looks_late(void **state)
 {
     uint64_t before = rdp_client_board_caller_done();
-    gate_t sleeps, next;
-    cb_state_t nb;
-    fcall_t f;
+    static gate_t sleeps, next;
+    static cb_state_t nb;
+    static fcall_t f;
 
     caller_asleep_then_nb(&sleeps, &f, &nb);
     gate_arm(&next, RDP_BOARD_AT_LOOP_LOOKS, 1);
@@ -1533,9 +1544,9 @@ static void board_loop_completes_a_fence_whose_caller_looks_late(void **state)
  * overwrite it (the race modex4's integration test found). */
 static void board_caller_waits_until_the_earlier_fence_is_stored(void **state)
 {
-    gate_t sleeps, again, looks;
-    cb_state_t nb;
-    fcall_t f;
+    static gate_t sleeps, again, looks;
+    static cb_state_t nb;
+    static fcall_t f;
 
     fence_nb_collect(&nb);
     mock_wait_fences(1);
@@ -1565,8 +1576,8 @@ static void board_caller_waits_until_the_earlier_fence_is_stored(void **state)
  * completes them in order anyway. */
 static void board_loop_stores_results_in_fence_order(void **state)
 {
-    gate_t looks;
-    cb_state_t a, b;
+    static gate_t looks;
+    static cb_state_t a, b;
     char s[64];
 
     fence_nb_collect(&a);
@@ -1592,7 +1603,7 @@ static void board_loop_stores_results_in_fence_order(void **state)
 /* A fence's error on the board is its caller's return value. */
 static void board_fence_error_reaches_the_caller_once(void **state)
 {
-    fcall_t f;
+    static fcall_t f;
 
     fence_start(&f);
     mock_wait_fences(1);
@@ -1611,7 +1622,7 @@ static void board_fence_error_reaches_the_caller_once(void **state)
 static void board_fence_answered_by_message_wakes_its_caller(void **state)
 {
     uint64_t before = rdp_client_board_caller_done();
-    fcall_t f;
+    static fcall_t f;
     uint32_t u = 0;
 
     pthread_mutex_lock(&mock.lock);
@@ -1628,9 +1639,9 @@ static void board_fence_answered_by_message_wakes_its_caller(void **state)
  * claims the fence first stores it; the other does not. */
 static void board_fence_answered_twice_is_stored_once(void **state)
 {
-    gate_t sleeps, again, claimed;
+    static gate_t sleeps, again, claimed;
     rdp_buf_t b;
-    fcall_t f;
+    static fcall_t f;
 
     gate_arm(&sleeps, RDP_BOARD_AT_CALLER_SLEEPS, ANY_FENCE);
     fence_start(&f);
@@ -1656,8 +1667,8 @@ static void board_fence_answered_twice_is_stored_once(void **state)
 /* The server goes away while the caller waits: it returns the loss. */
 static void board_lost_server_ends_a_blocking_fence(void **state)
 {
-    gate_t sleeps;
-    fcall_t f;
+    static gate_t sleeps;
+    static fcall_t f;
 
     gate_arm(&sleeps, RDP_BOARD_AT_CALLER_SLEEPS, ANY_FENCE);
     fence_start(&f);
