@@ -37,6 +37,29 @@
  * the request (its callback, ticket_cb, then does nothing); TK_LOOP, the
  * loop stores it and ticket_cb hands the status to the caller (TK_FINAL).
  * A fence answered by message, failed or timed out ends in ticket_cb.
+ *
+ * Invariants (every interleaving is forced by a test in
+ * tests/unit/test_client_api.c, board_*, through RDP_BOARD_HOOK):
+ * 1. One claim: WAITING -> CALLER or WAITING -> LOOP, only under bd_lock;
+ *    only the claimer stores (the caller under the lock), so a fence is
+ *    stored and completed exactly once.  The request ending any other way
+ *    (reply, error, timeout, lost connection) claims it for the loop too
+ *    (rdp_client_board_ticket_claim, fence_finish).
+ * 2. In order: the caller stores fence n only when no earlier waited-for
+ *    fence is unstored (earlier_open); the loop stores from the head of
+ *    bd.waits (sorted by n) and stops at the first the board does not
+ *    show; a fence leaving the list otherwise rechecks after its callback.
+ * 3. No lost wake-up: the caller's epoll holds the board's eventfd before
+ *    the fence is posted; it checks under bd_lock and sleeps after
+ *    unlocking, and everything that can let it proceed (a publish, ticket_cb,
+ *    an earlier fence leaving bd.waits: nudge_after) leaves an event in
+ *    its set.  EINTR only makes it look again.
+ * 4. A ticket in bd.waits is alive: the entry leaves the list before the
+ *    request's callback drops the request's reference.  bd.waits changes
+ *    (and grows) only under bd_lock; the loop reads it without.
+ * 5. A fence's slot is not reused while its entry is in bd.waits (the
+ *    "done" of later requests stays below it); entries leave after the
+ *    claimer's store (board_reap for the caller's).
  */
 
 enum {
