@@ -1600,6 +1600,35 @@ static void board_loop_stores_results_in_fence_order(void **state)
     stored_0_then_1();
 }
 
+/* Fence 1 is on the board before fence 0 is answered, by message: the
+ * loop waits for fence 0 (in order), and fence 0's reply must make it
+ * look at the board again (its eventfd edge is long gone). */
+static void board_fence_after_one_answered_by_message_completes(void **state)
+{
+    static cb_state_t a, b;
+    rdp_buf_t m;
+
+    mock_publish(1, PMIX_SUCCESS);
+    fence_nb_collect(&a);
+    fence_nb_collect(&b);
+    mock_wait_fences(2);
+    rdp_buf_init(&m);
+    rdp_pack_i32(&m, PMIX_SUCCESS);
+    rdp_pack_u8(&m, RDP_FENCE_BUNDLE_INLINE);
+    mock_fence_bundle(&m, 7);
+    send_msg(mock.conn_fd, RDP_CMD_FENCE_ACK, mock.board_tag[0], &m);
+    rdp_wait_wait(&a.wait);
+    for (int i = 0; !__atomic_load_n(&b.calls, __ATOMIC_ACQUIRE); i++) {
+        assert_true(i < 60000); /* a hang, not a timing */
+        usleep(1000);
+    }
+    rdp_wait_wait(&b.wait);
+    rdp_wait_cleanup(&a.wait);
+    rdp_wait_cleanup(&b.wait);
+    assert_int_equal(a.calls + b.calls, 2);
+    stored_0_then_1();
+}
+
 /* A fence's error on the board is its caller's return value. */
 static void board_fence_error_reaches_the_caller_once(void **state)
 {
@@ -1839,6 +1868,7 @@ int main(void)
         B(board_loop_completes_a_fence_whose_caller_looks_late),
         B(board_caller_waits_until_the_earlier_fence_is_stored),
         B(board_loop_stores_results_in_fence_order),
+        B(board_fence_after_one_answered_by_message_completes),
         B(board_fence_error_reaches_the_caller_once),
         B(board_fence_answered_by_message_wakes_its_caller),
         B(board_fence_answered_twice_is_stored_once),
