@@ -143,6 +143,44 @@ static void two_in_flight(unsigned size)
     board_check("rdpmix.test.bd.nb", 1001, size);
 }
 
+/* A collecting Fence_nb still in flight when a blocking collecting fence
+ * starts: the library's thread watches the board for the first while the
+ * caller watches it for the second, and either may complete the second
+ * (exactly once; its data is what Get sees afterwards). */
+static void nb_then_blocking(unsigned size)
+{
+    pmix_info_t info;
+    bool yes    = true;
+    nb_done_t a = {0};
+    pmix_status_t rc;
+
+    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
+    for (unsigned k = 0; k < 20; k++) {
+        memset(&a, 0, sizeof(a));
+        nb_order = 0;
+        board_put("rdpmix.test.bd.mix", 2000 + 2 * k);
+        rc = PMIx_Fence_nb(NULL, 0, &info, 1, nb_cb, &a);
+        if (rc != PMIX_SUCCESS) {
+            fail("PMIx_Fence_nb (mixed): %s", PMIx_Error_string(rc));
+        }
+        board_put("rdpmix.test.bd.mix", 2001 + 2 * k);
+        rc = PMIx_Fence(NULL, 0, &info, 1);
+        if (rc != PMIX_SUCCESS) {
+            fail("PMIx_Fence after a Fence_nb: %s", PMIx_Error_string(rc));
+        }
+        while (!__atomic_load_n(&a.done, __ATOMIC_ACQUIRE)) {
+            usleep(1000);
+        }
+        if (a.status != PMIX_SUCCESS) {
+            fail("Fence_nb before a PMIx_Fence: %s",
+                 PMIx_Error_string(a.status));
+        }
+        board_check("rdpmix.test.bd.mix", 2001 + 2 * k, size);
+        fence_collect(0);
+    }
+    PMIX_INFO_DESTRUCT(&info);
+}
+
 /* The last rank arrives after the others' PMIX_TIMEOUT: everybody gets
  * the timeout (the others through the board, the late one on arrival). */
 static void timed_out(unsigned size)
@@ -171,6 +209,7 @@ void board_main(unsigned size)
     }
     two_in_flight(size);
     fence_collect(0);
+    nb_then_blocking(size);
     if (size > 1) {
         timed_out(size);
     }

@@ -5,17 +5,20 @@
 # round for more rounds than the board has slots, results in a board
 # slot, in the result's memfd and in a memfd of their own, two fences in flight, a fence that times out for all;
 # with every client on the board, with half of them answered by message,
-# and with the board switched off in the servers.
+# and with the board switched off in the servers; blocking fences
+# completed by their calling thread from the board (and, with that off,
+# by the library's thread).
 . "${top_srcdir:-.}/tests/integ/test_run_common.sh"
 
 client="$builddir/tests/integ/run_client"
 
 # board_job NODES MODE [VAR=VALUE]: run_client nodes MODE on NODES nodes
 # with VAR set; $oks = ranks that passed, $nb = fences the servers' debug
-# log says went through the board
+# log says went through the board, $nc = fences the clients' log says
+# their callers completed
 board_job() {
     rm -f "$tmp"/srv.*
-    RDPMIX_LOG_LEVEL=debug RDPMIX_LOG_SUBSYS=server
+    RDPMIX_LOG_LEVEL=debug RDPMIX_LOG_SUBSYS=server,client
     RDPMIX_LOG_FILE="$tmp/srv.%p"
     export RDPMIX_LOG_LEVEL RDPMIX_LOG_SUBSYS RDPMIX_LOG_FILE
     [ -n "${3:-}" ] && export "${3?}"
@@ -24,13 +27,19 @@ board_job() {
     [ -n "${3:-}" ] && unset "${3%%=*}"
     oks=$(grep -c "^rank [0-4] of 5 $2 ok$" "$tmp/out")
     nb=$(cat "$tmp"/srv.* 2>/dev/null | grep -c "answered through the fence board")
+    nc=$(cat "$tmp"/srv.* 2>/dev/null | grep -c "completed by its caller")
 }
 
 for m in 1 2; do
     board_job "$m" board
-    check_that "whole-job fences through the board on $m nodes: every round's data, two in flight, a timeout ($nb answered so)" \
-        '[ "$rc" -eq 0 ] && [ "$oks" -eq 5 ] && [ "$nb" -ge $((300 * m)) ]'
+    check_that "whole-job fences through the board on $m nodes: every round's data, two in flight, a timeout ($nb answered so, $nc by the caller)" \
+        '[ "$rc" -eq 0 ] && [ "$oks" -eq 5 ] && [ "$nb" -ge $((300 * m)) ] && [ "$nc" -gt 0 ]'
 done
+
+board_job 2 board RDPMIX_FENCE_BOARD_CALLER=0
+check_that "RDPMIX_FENCE_BOARD_CALLER=0: the same rounds pass, no fence completed by its caller ($nb through the board)" \
+    '[ "$rc" -eq 0 ] && [ "$oks" -eq 5 ] && [ "$nb" -ge 600 ] && [ "$nc" -eq 0 ]'
+
 
 # results kept inline up to 1 MiB: those larger than a slot's data area
 # go to a memfd of their own

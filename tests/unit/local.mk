@@ -71,8 +71,13 @@ endif
 
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_client_api.t
+# fence.c and fence_board.c again, with their test hooks (RDP_TEST_HOOKS):
+# the linker takes them instead of librdp.la's
 tests_unit_test_client_api_t_SOURCES = tests/unit/test_client_api.c \
-                                       tests/unit/client_testgen.h
+                                       tests/unit/client_testgen.h \
+                                       src/core/client/fence.c \
+                                       src/core/client/fence_board.c
+tests_unit_test_client_api_t_CPPFLAGS = $(AM_CPPFLAGS) -DRDP_TEST_HOOKS
 tests_unit_test_client_api_t_CFLAGS  = $(RDP_TEST_CFLAGS)
 tests_unit_test_client_api_t_LDADD   = $(RDP_TEST_LIBS)
 TESTS += tests/unit/test_client_api.t

@@ -12,12 +12,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include <pmix.h>
 
+#include "core/client/client_int.h"
+#include "core/ipc/bcast.h"
 #include "core/ipc/ipc.h"
 #include "core/kvs/kvs.h"
 #include "core/loop/loop.h"
@@ -51,9 +54,17 @@ typedef struct mock {
     size_t last_commit_nkv;
     int fence_shm;  /* collect results go in a memfd (atomic) */
     rdp_kvs_t *kvs; /* committed data */
+    /* the fence board (RDP_ENV_FENCE_BOARD set by board tests) */
+    int conn_fd;              /* the client's connection */
+    rdp_bcast_board_t *board; /* made when the client asks */
+    int board_fd, board_efd;  /* its memfd and eventfd */
+    int board_message;        /* answer board fences by message */
+    int board_fences;         /* board fences seen */
+    uint32_t board_tag[16];   /* request tag of board fence n */
+    uint64_t board_done;      /* the last fence request's "done" */
 } mock_t;
 
-static mock_t mock;
+static mock_t mock = {.board_fd = -1, .board_efd = -1};
 
 static int read_full(int fd, void *buf, size_t len)
 {
@@ -111,13 +122,12 @@ static int send_msg(int fd, uint16_t cmd, uint32_t tag, rdp_buf_t *b)
     return rc;
 }
 
-/* A FENCE_ACK whose bundle @a bundle (status and flag not included) goes
- * in a sealed memfd passed with the message, as the server does. */
-static int send_fence_shm(int fd, uint32_t tag, rdp_buf_t *bundle)
+/* Message @a b (consumed) with descriptor @a passfd passed along. */
+static int send_msg_fd(int fd, uint16_t cmd, uint32_t tag, rdp_buf_t *b,
+                       int passfd)
 {
-    rdp_buf_t b;
-    rdp_msg_hdr_t hdr = {RDP_MSG_MAGIC, RDP_MSG_VERSION, RDP_CMD_FENCE_ACK, tag,
-                         0};
+    rdp_msg_hdr_t hdr = {RDP_MSG_MAGIC, RDP_MSG_VERSION, cmd, tag,
+                         (uint32_t)b->size};
     uint8_t raw[RDP_MSG_HDR_LEN];
     union {
         char buf[CMSG_SPACE(sizeof(int))];
@@ -126,21 +136,13 @@ static int send_fence_shm(int fd, uint32_t tag, rdp_buf_t *bundle)
     struct iovec iov[2];
     struct msghdr msg = {0};
     struct cmsghdr *cm;
-    int mfd, rc;
+    int rc;
 
-    w_end(bundle);
-    assert_int_equal(rdp_ipc_memfd_create(bundle->data, bundle->size, &mfd),
-                     PMIX_SUCCESS);
-    rdp_buf_init(&b);
-    rdp_pack_i32(&b, PMIX_SUCCESS);
-    rdp_pack_u8(&b, RDP_FENCE_BUNDLE_MEMFD);
-    rdp_pack_u64(&b, bundle->size);
-    hdr.length = (uint32_t)b.size;
     rdp_msg_hdr_encode(&hdr, raw);
     iov[0].iov_base = raw;
     iov[0].iov_len  = sizeof(raw);
-    iov[1].iov_base = b.data;
-    iov[1].iov_len  = b.size;
+    iov[1].iov_base = b->data;
+    iov[1].iov_len  = b->size;
     memset(&ctl, 0, sizeof(ctl));
     msg.msg_iov        = iov;
     msg.msg_iovlen     = 2;
@@ -150,10 +152,28 @@ static int send_fence_shm(int fd, uint32_t tag, rdp_buf_t *bundle)
     cm->cmsg_level     = SOL_SOCKET;
     cm->cmsg_type      = SCM_RIGHTS;
     cm->cmsg_len       = CMSG_LEN(sizeof(int));
-    memcpy(CMSG_DATA(cm), &mfd, sizeof(int));
-    rc = sendmsg(fd, &msg, 0) == (ssize_t)(sizeof(raw) + b.size) ? 0 : -1;
+    memcpy(CMSG_DATA(cm), &passfd, sizeof(int));
+    rc = sendmsg(fd, &msg, 0) == (ssize_t)(sizeof(raw) + b->size) ? 0 : -1;
+    rdp_buf_cleanup(b);
+    return rc;
+}
+
+/* A FENCE_ACK whose bundle @a bundle (status and flag not included) goes
+ * in a sealed memfd passed with the message, as the server does. */
+static int send_fence_shm(int fd, uint32_t tag, rdp_buf_t *bundle)
+{
+    rdp_buf_t b;
+    int mfd, rc;
+
+    w_end(bundle);
+    assert_int_equal(rdp_ipc_memfd_create(bundle->data, bundle->size, &mfd),
+                     PMIX_SUCCESS);
+    rdp_buf_init(&b);
+    rdp_pack_i32(&b, PMIX_SUCCESS);
+    rdp_pack_u8(&b, RDP_FENCE_BUNDLE_MEMFD);
+    rdp_pack_u64(&b, bundle->size);
+    rc = send_msg_fd(fd, RDP_CMD_FENCE_ACK, tag, &b, mfd);
     close(mfd);
-    rdp_buf_cleanup(&b);
     rdp_buf_cleanup(bundle);
     return rc;
 }
@@ -226,6 +246,54 @@ static void mock_fence_bundle(rdp_buf_t *b, int nfence)
     w_u32(b, "peer.fences", (uint32_t)nfence);
 }
 
+/* A whole-job fence with a board tail (n, done): recorded; returns 1 when
+ * the mock answers it by message (board_message), 0 when the test will. */
+static int mock_board_fence(rdp_rbuf_t *rb, uint32_t tag)
+{
+    uint64_t n, done;
+    int by_message;
+
+    assert_int_equal(rdp_unpack_u64(rb, &n), PMIX_SUCCESS);
+    assert_int_equal(rdp_unpack_u64(rb, &done), PMIX_SUCCESS);
+    assert_true(n < 16);
+    pthread_mutex_lock(&mock.lock);
+    mock.board_tag[n] = tag;
+    mock.board_done   = done;
+    mock.board_fences++;
+    by_message = mock.board_message;
+    pthread_mutex_unlock(&mock.lock);
+    return by_message;
+}
+
+/* FENCE_BOARD: a fresh board and eventfd for this connection. */
+static void handle_fence_board(int fd, uint32_t tag)
+{
+    uint64_t cookie[2] = {0x1234, 0x5678};
+    rdp_buf_t b;
+
+    if (getenv(RDP_ENV_FENCE_BOARD) == NULL) {
+        send_status(fd, RDP_CMD_FENCE_BOARD_ACK, tag, PMIX_ERR_NOT_SUPPORTED);
+        return;
+    }
+    pthread_mutex_lock(&mock.lock);
+    if (mock.board != NULL) {
+        rdp_bcast_destroy(mock.board, mock.board_fd, mock.board_efd);
+    }
+    assert_int_equal(
+        rdp_bcast_create(cookie, &mock.board, &mock.board_fd, &mock.board_efd),
+        PMIX_SUCCESS);
+    mock.board_fences = 0;
+    pthread_mutex_unlock(&mock.lock);
+    rdp_buf_init(&b);
+    rdp_pack_i32(&b, PMIX_SUCCESS);
+    rdp_pack_u32(&b, (uint32_t)getpid());
+    rdp_pack_i32(&b, mock.board_fd);
+    rdp_pack_u64(&b, cookie[0]);
+    rdp_pack_u64(&b, cookie[1]);
+    rdp_pack_u64(&b, 0); /* no fence before */
+    send_msg_fd(fd, RDP_CMD_FENCE_BOARD_ACK, tag, &b, mock.board_efd);
+}
+
 static void handle_fence(int fd, uint32_t tag, rdp_rbuf_t *rb)
 {
     pmix_proc_t *procs = NULL;
@@ -237,6 +305,12 @@ static void handle_fence(int fd, uint32_t tag, rdp_rbuf_t *rb)
 
     assert_int_equal(rdp_unpack_proc_array(rb, &procs, &nprocs), PMIX_SUCCESS);
     assert_int_equal(rdp_unpack_info_array(rb, &info, &ninfo), PMIX_SUCCESS);
+    if (rb->left > 0 && !mock_board_fence(rb, tag)) {
+        /* on the board: the test answers it (mock_publish) */
+        free(procs);
+        rdp_info_array_free(info, ninfo);
+        return;
+    }
     for (size_t i = 0; i < ninfo; i++) {
         if (PMIX_CHECK_KEY(&info[i], PMIX_COLLECT_DATA)) {
             collect = PMIX_INFO_TRUE(&info[i]);
@@ -370,6 +444,9 @@ static void serve(int fd)
         case RDP_CMD_FENCE:
             handle_fence(fd, hdr.tag, &rb);
             break;
+        case RDP_CMD_FENCE_BOARD:
+            handle_fence_board(fd, hdr.tag);
+            break;
         case RDP_CMD_GET:
             drop = handle_get(fd, hdr.tag, &rb) != 0;
             break;
@@ -409,6 +486,7 @@ static void *mock_main(void *arg)
             close(fd);
             return NULL;
         }
+        mock.conn_fd = fd;
         pthread_mutex_unlock(&mock.lock);
         serve(fd);
         close(fd);
@@ -458,6 +536,9 @@ static int group_teardown(void **state)
     *strrchr(dir, '/') = '\0';
     rmdir(dir);
     rdp_kvs_destroy(mock.kvs);
+    if (mock.board != NULL) {
+        rdp_bcast_destroy(mock.board, mock.board_fd, mock.board_efd);
+    }
     return 0;
 }
 
@@ -1097,6 +1178,534 @@ static void losing_the_server_fails_requests_and_notifies(void **state)
     assert_int_equal(PMIx_Finalize(NULL, 0), PMIX_SUCCESS);
 }
 
+
+/* ---- the fence board: who completes a blocking fence ----------------
+ *
+ * PMIx_Fence with the board open is completed either by its calling
+ * thread (reading the board) or by the library's thread (the board's
+ * eventfd, a reply, an error); fence_board.c says which interleavings
+ * exist.  These tests force each one with the test hooks of
+ * fence_board.c and fence.c (compiled into this test only, with
+ * RDP_TEST_HOOKS): a gate holds the thread that reaches its point until
+ * the test opens it.  The mock answers a board fence only when the test
+ * publishes it; rank 1's "peer.fences" in fence n's result is 100 + n, so
+ * Get shows whose result was stored last.  Gates, fence threads and
+ * callback states are static: they outlive a failed test, whose teardown
+ * opens every gate and finalizes (which ends the fences left). */
+
+/* A gate for whichever fence (a caller may sleep before its fence is
+ * numbered: UINT64_MAX in the hook). */
+#define ANY_FENCE (UINT64_MAX - 1)
+
+typedef struct gate {
+    rdp_board_point_t at;
+    uint64_t n;
+    int arrived, open;
+} gate_t;
+
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    gate_t *gates[4];
+    int stores[16];     /* results of fence n stored */
+    uint64_t order[32]; /* fences in the order stored */
+    int norder;
+} hk = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
+
+static void board_hook(rdp_board_point_t at, uint64_t n)
+{
+    pthread_mutex_lock(&hk.lock);
+    if (at == RDP_BOARD_AT_STORE) {
+        if (n < 16) {
+            hk.stores[n]++;
+        }
+        if (hk.norder < 32) {
+            hk.order[hk.norder++] = n;
+        }
+    }
+    for (int i = 0; i < 4; i++) {
+        gate_t *g = hk.gates[i];
+
+        if (g != NULL && g->at == at && (g->n == n || g->n == ANY_FENCE)
+            && !g->arrived) {
+            g->arrived = 1;
+            pthread_cond_broadcast(&hk.cond);
+            while (!g->open) {
+                pthread_cond_wait(&hk.cond, &hk.lock);
+            }
+        }
+    }
+    pthread_mutex_unlock(&hk.lock);
+}
+
+/* Hold the next thread that reaches @a at for fence @a n. */
+static void gate_arm(gate_t *g, rdp_board_point_t at, uint64_t n)
+{
+    pthread_mutex_lock(&hk.lock);
+    memset(g, 0, sizeof(*g));
+    g->at = at;
+    g->n  = n;
+    for (int i = 0; i < 4; i++) {
+        if (hk.gates[i] == NULL) {
+            hk.gates[i] = g;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&hk.lock);
+}
+
+/* Wait until @a g holds a thread, or *@a or (if not NULL) is set. */
+static int gate_reached(gate_t *g, const int * or)
+{
+    struct timespec ts;
+    int arrived;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += 60; /* a hang, not a timing: the interleaving is lost */
+    pthread_mutex_lock(&hk.lock);
+    while (!g->arrived && (or == NULL || !* or)
+           && pthread_cond_timedwait(&hk.cond, &hk.lock, &ts) == 0) {
+    }
+    arrived = g->arrived;
+    pthread_mutex_unlock(&hk.lock);
+    return arrived;
+}
+
+static void gate_open(gate_t *g)
+{
+    pthread_mutex_lock(&hk.lock);
+    g->open = 1;
+    for (int i = 0; i < 4; i++) {
+        if (hk.gates[i] == g) {
+            hk.gates[i] = NULL;
+        }
+    }
+    pthread_cond_broadcast(&hk.cond);
+    pthread_mutex_unlock(&hk.lock);
+}
+
+static int hk_stores(uint64_t n)
+{
+    int v;
+
+    pthread_mutex_lock(&hk.lock);
+    v = hk.stores[n];
+    pthread_mutex_unlock(&hk.lock);
+    return v;
+}
+
+/* A blocking collecting PMIx_Fence on a thread of its own. */
+typedef struct fcall {
+    pthread_t thread;
+    pmix_status_t status;
+    int done; /* hk.lock */
+} fcall_t;
+
+static void *fence_thread(void *arg)
+{
+    fcall_t *f = arg;
+    pmix_info_t info;
+    bool yes = true;
+    pmix_status_t st;
+
+    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
+    st = PMIx_Fence(NULL, 0, &info, 1);
+    PMIX_INFO_DESTRUCT(&info);
+    pthread_mutex_lock(&hk.lock);
+    f->status = st;
+    f->done   = 1;
+    pthread_cond_broadcast(&hk.cond);
+    pthread_mutex_unlock(&hk.lock);
+    return NULL;
+}
+
+static void fence_start(fcall_t *f)
+{
+    memset(f, 0, sizeof(*f));
+    assert_int_equal(pthread_create(&f->thread, NULL, fence_thread, f), 0);
+}
+
+static pmix_status_t fence_join(fcall_t *f)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += 60; /* a lost wake-up hangs: fail instead */
+    assert_int_equal(pthread_timedjoin_np(f->thread, NULL, &ts), 0);
+    return f->status;
+}
+
+static void fence_nb_collect(cb_state_t *cb)
+{
+    pmix_info_t info;
+    bool yes = true;
+
+    cb_init(cb);
+    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
+    assert_int_equal(PMIx_Fence_nb(NULL, 0, &info, 1, op_cb, cb), PMIX_SUCCESS);
+    PMIX_INFO_DESTRUCT(&info);
+}
+
+/* Wait until the mock has seen @a count board fences. */
+static void mock_wait_fences(int count)
+{
+    for (int i = 0; mock_count(&mock.board_fences) < count; i++) {
+        assert_true(i < 60000); /* a lost request, not a timing */
+        usleep(1000);
+    }
+}
+
+/* Publish fence @a n on the board: its result, or @a status. */
+static void mock_publish(uint64_t n, pmix_status_t status)
+{
+    rdp_buf_t b;
+
+    rdp_buf_init(&b);
+    if (status != PMIX_SUCCESS) {
+        rdp_bcast_publish(mock.board, mock.board_efd, n, status, -1, 0);
+        return;
+    }
+    rdp_pack_u32(&b, 1);
+    w_set(&b, NS, 1);
+    w_section(&b, RDP_SECT_PROC, 1, NULL, 1);
+    w_u32(&b, "peer.fences", (uint32_t)(100 + n));
+    w_end(&b);
+    assert_int_equal(rdp_bcast_write_data(mock.board_fd, n, b.data, b.size),
+                     PMIX_SUCCESS);
+    rdp_bcast_publish(mock.board, mock.board_efd, n, PMIX_SUCCESS,
+                      RDP_BCAST_FD_INLINE, b.size);
+    rdp_buf_cleanup(&b);
+}
+
+static uint32_t peer_fences(void)
+{
+    uint32_t u = 0;
+
+    assert_int_equal(get_u32(1, "peer.fences", &u), PMIX_SUCCESS);
+    return u;
+}
+
+/* Fences 0 and 1 were stored once each, in that order. */
+static void stored_0_then_1(void)
+{
+    uint64_t order[2];
+    int norder;
+
+    pthread_mutex_lock(&hk.lock);
+    norder   = hk.norder;
+    order[0] = hk.order[0];
+    order[1] = hk.order[1];
+    pthread_mutex_unlock(&hk.lock);
+    /* outside hk.lock: a failed assertion leaves the function */
+    assert_int_equal(norder, 2);
+    assert_int_equal(order[0], 0);
+    assert_int_equal(order[1], 1);
+    assert_int_equal(peer_fences(), 101);
+}
+
+/* Init with the board, and wait until the client holds it: the GET's
+ * reply comes after the board's. */
+static int board_setup(void **state)
+{
+    char s[64];
+
+    env_setup(state);
+    setenv(RDP_ENV_FENCE_BOARD, "1", 1);
+    pthread_mutex_lock(&hk.lock);
+    memset(hk.stores, 0, sizeof(hk.stores));
+    hk.norder = 0;
+    pthread_mutex_unlock(&hk.lock);
+    rdp_client_board_hook = board_hook;
+    if (PMIx_Init(NULL, NULL, 0) != PMIX_SUCCESS
+        || get_str(1, "late.key", NULL, 0, s, sizeof(s)) != PMIX_SUCCESS) {
+        return -1;
+    }
+    return 0;
+}
+
+static int board_teardown(void **state)
+{
+    pthread_mutex_lock(&hk.lock);
+    for (int i = 0; i < 4; i++) {
+        if (hk.gates[i] != NULL) {
+            hk.gates[i]->open = 1;
+            hk.gates[i]       = NULL;
+        }
+    }
+    pthread_cond_broadcast(&hk.cond);
+    pthread_mutex_unlock(&hk.lock);
+    rdp_client_board_hook = NULL;
+    pthread_mutex_lock(&mock.lock);
+    mock.board_message = 0;
+    pthread_mutex_unlock(&mock.lock);
+    unsetenv(RDP_ENV_FENCE_BOARD);
+    return env_clear(state);
+}
+
+/* The plain case: the caller reads its result from the board. */
+static void board_blocking_fence_completes_in_its_caller(void **state)
+{
+    uint64_t before = rdp_client_board_caller_done(), done;
+    static fcall_t f;
+
+    fence_start(&f);
+    mock_wait_fences(1);
+    mock_publish(0, PMIX_SUCCESS);
+    assert_int_equal(fence_join(&f), PMIX_SUCCESS);
+    assert_int_equal(rdp_client_board_caller_done(), before + 1);
+    assert_int_equal(hk_stores(0), 1);
+    assert_int_equal(peer_fences(), 100);
+    /* the next fence tells the server it is done with slot 0 */
+    fence_start(&f);
+    mock_wait_fences(2);
+    mock_publish(1, PMIX_SUCCESS);
+    assert_int_equal(fence_join(&f), PMIX_SUCCESS);
+    pthread_mutex_lock(&mock.lock);
+    done = mock.board_done;
+    pthread_mutex_unlock(&mock.lock);
+    assert_int_equal(done, 1);
+}
+
+/* A blocking fence (0) whose caller is held on its way to sleep (it found
+ * nothing on the board), then a Fence_nb (1): the loop watches the board. */
+static void caller_asleep_then_nb(gate_t *sleeps, fcall_t *f, cb_state_t *nb)
+{
+    gate_arm(sleeps, RDP_BOARD_AT_CALLER_SLEEPS, ANY_FENCE);
+    fence_start(f);
+    mock_wait_fences(1);
+    assert_true(gate_reached(sleeps, NULL));
+    fence_nb_collect(nb);
+    mock_wait_fences(2);
+}
+
+/* Fence_nb 1 of caller_asleep_then_nb completes once when published, and
+ * each fence was stored once. */
+static void nb_1_completes(cb_state_t *nb)
+{
+    mock_publish(1, PMIX_SUCCESS);
+    rdp_wait_wait(&nb->wait);
+    assert_int_equal(nb->status, PMIX_SUCCESS);
+    assert_int_equal(nb->calls, 1);
+    rdp_wait_cleanup(&nb->wait);
+    assert_int_equal(hk_stores(0), 1);
+    assert_int_equal(hk_stores(1), 1);
+    assert_int_equal(peer_fences(), 101);
+}
+
+/* The board shows the result while the caller is on its way to sleep and
+ * the loop is about to claim it: the caller claims it (its eventfd edge
+ * came while it was not waiting), the loop then only drops the request.
+ * Stored once. */
+static void
+board_caller_completes_a_fence_the_loop_was_about_to_claim(void **state)
+{
+    uint64_t before = rdp_client_board_caller_done();
+    static gate_t sleeps, looks;
+    static cb_state_t nb;
+    static fcall_t f;
+
+    caller_asleep_then_nb(&sleeps, &f, &nb);
+    gate_arm(&looks, RDP_BOARD_AT_LOOP_LOOKS, 0);
+    mock_publish(0, PMIX_SUCCESS);
+    assert_true(gate_reached(&looks, NULL));
+    gate_open(&sleeps);
+    /* with the loop held, the caller completes alone */
+    assert_int_equal(fence_join(&f), PMIX_SUCCESS);
+    assert_int_equal(rdp_client_board_caller_done(), before + 1);
+    gate_open(&looks);
+    nb_1_completes(&nb);
+}
+
+/* The caller looks late: the loop (woken for a Fence_nb) has stored the
+ * result and completed the fence; the caller only returns its status. */
+static void board_loop_completes_a_fence_whose_caller_looks_late(void **state)
+{
+    uint64_t before = rdp_client_board_caller_done();
+    static gate_t sleeps, next;
+    static cb_state_t nb;
+    static fcall_t f;
+
+    caller_asleep_then_nb(&sleeps, &f, &nb);
+    gate_arm(&next, RDP_BOARD_AT_LOOP_LOOKS, 1);
+    mock_publish(0, PMIX_SUCCESS);
+    /* the loop is past fence 0 when it looks at fence 1 */
+    assert_true(gate_reached(&next, NULL));
+    assert_int_equal(hk_stores(0), 1);
+    gate_open(&sleeps);
+    assert_int_equal(fence_join(&f), PMIX_SUCCESS);
+    assert_int_equal(rdp_client_board_caller_done(), before);
+    gate_open(&next);
+    nb_1_completes(&nb);
+}
+
+/* A Fence_nb (0) and then a blocking fence (1), both on the board; the
+ * loop is held before it stores fence 0.  The caller must not store
+ * fence 1 before fence 0 is stored, or fence 0's older data would
+ * overwrite it (the race modex4's integration test found). */
+static void board_caller_waits_until_the_earlier_fence_is_stored(void **state)
+{
+    static gate_t sleeps, again, looks;
+    static cb_state_t nb;
+    static fcall_t f;
+
+    fence_nb_collect(&nb);
+    mock_wait_fences(1);
+    gate_arm(&sleeps, RDP_BOARD_AT_CALLER_SLEEPS, ANY_FENCE);
+    fence_start(&f);
+    mock_wait_fences(2);
+    assert_true(gate_reached(&sleeps, NULL));
+    gate_arm(&looks, RDP_BOARD_AT_LOOP_LOOKS, 0);
+    mock_publish(0, PMIX_SUCCESS);
+    mock_publish(1, PMIX_SUCCESS);
+    assert_true(gate_reached(&looks, NULL));
+    /* the caller sees fence 1 on the board, fence 0 not stored */
+    gate_arm(&again, RDP_BOARD_AT_CALLER_SLEEPS, 1);
+    gate_open(&sleeps);
+    gate_reached(&again, &f.done);
+    assert_int_equal(hk_stores(0) + hk_stores(1), 0);
+    gate_open(&again);
+    gate_open(&looks);
+    assert_int_equal(fence_join(&f), PMIX_SUCCESS);
+    rdp_wait_wait(&nb.wait);
+    assert_int_equal(nb.status, PMIX_SUCCESS);
+    rdp_wait_cleanup(&nb.wait);
+    stored_0_then_1();
+}
+
+/* Two Fence_nb; the board shows fence 1 first.  The loop stores and
+ * completes them in order anyway. */
+static void board_loop_stores_results_in_fence_order(void **state)
+{
+    static gate_t looks;
+    static cb_state_t a, b;
+    char s[64];
+
+    fence_nb_collect(&a);
+    fence_nb_collect(&b);
+    mock_wait_fences(2);
+    gate_arm(&looks, RDP_BOARD_AT_LOOP_LOOKS, 0);
+    mock_publish(1, PMIX_SUCCESS);
+    assert_true(gate_reached(&looks, NULL));
+    gate_open(&looks);
+    /* a round trip through the loop: that pass is over */
+    assert_int_equal(get_str(1, "late.key", NULL, 0, s, sizeof(s)),
+                     PMIX_SUCCESS);
+    assert_int_equal(b.calls, 0);
+    mock_publish(0, PMIX_SUCCESS);
+    rdp_wait_wait(&a.wait);
+    rdp_wait_wait(&b.wait);
+    assert_int_equal(a.calls + b.calls, 2);
+    rdp_wait_cleanup(&a.wait);
+    rdp_wait_cleanup(&b.wait);
+    stored_0_then_1();
+}
+
+/* Fence 1 is on the board before fence 0 is answered, by message: the
+ * loop waits for fence 0 (in order), and fence 0's reply must make it
+ * look at the board again (its eventfd edge is long gone). */
+static void board_fence_after_one_answered_by_message_completes(void **state)
+{
+    static cb_state_t a, b;
+    rdp_buf_t m;
+
+    mock_publish(1, PMIX_SUCCESS);
+    fence_nb_collect(&a);
+    fence_nb_collect(&b);
+    mock_wait_fences(2);
+    rdp_buf_init(&m);
+    rdp_pack_i32(&m, PMIX_SUCCESS);
+    rdp_pack_u8(&m, RDP_FENCE_BUNDLE_INLINE);
+    mock_fence_bundle(&m, 7);
+    send_msg(mock.conn_fd, RDP_CMD_FENCE_ACK, mock.board_tag[0], &m);
+    rdp_wait_wait(&a.wait);
+    /* a hang, not a timing */
+    assert_int_equal(rdp_wait_wait_for(&b.wait, 60), PMIX_SUCCESS);
+    rdp_wait_cleanup(&a.wait);
+    rdp_wait_cleanup(&b.wait);
+    assert_int_equal(a.calls + b.calls, 2);
+    stored_0_then_1();
+}
+
+/* A fence's error on the board is its caller's return value. */
+static void board_fence_error_reaches_the_caller_once(void **state)
+{
+    static fcall_t f;
+
+    fence_start(&f);
+    mock_wait_fences(1);
+    mock_publish(0, PMIX_ERR_TIMEOUT);
+    assert_int_equal(fence_join(&f), PMIX_ERR_TIMEOUT);
+    fence_start(&f);
+    mock_wait_fences(2);
+    mock_publish(1, PMIX_SUCCESS);
+    assert_int_equal(fence_join(&f), PMIX_SUCCESS);
+    assert_int_equal(hk_stores(1), 1);
+    assert_int_equal(peer_fences(), 101);
+}
+
+/* The server answers a board fence by message (a slot a client may still
+ * read): the loop stores it and wakes the caller. */
+static void board_fence_answered_by_message_wakes_its_caller(void **state)
+{
+    uint64_t before = rdp_client_board_caller_done();
+    static fcall_t f;
+    uint32_t u = 0;
+
+    pthread_mutex_lock(&mock.lock);
+    mock.board_message = 1;
+    pthread_mutex_unlock(&mock.lock);
+    fence_start(&f);
+    assert_int_equal(fence_join(&f), PMIX_SUCCESS);
+    assert_int_equal(rdp_client_board_caller_done(), before);
+    assert_int_equal(hk_stores(0), 1);
+    assert_int_equal(get_u32(1, "peer.fences", &u), PMIX_SUCCESS);
+}
+
+/* Both answers come (a board slot and a message): whichever thread
+ * claims the fence first stores it; the other does not. */
+static void board_fence_answered_twice_is_stored_once(void **state)
+{
+    static gate_t sleeps, again, claimed;
+    rdp_buf_t b;
+    static fcall_t f;
+
+    gate_arm(&sleeps, RDP_BOARD_AT_CALLER_SLEEPS, ANY_FENCE);
+    fence_start(&f);
+    mock_wait_fences(1);
+    assert_true(gate_reached(&sleeps, NULL));
+    gate_arm(&claimed, RDP_BOARD_AT_LOOP_CLAIMED, 0);
+    mock_publish(0, PMIX_SUCCESS);
+    rdp_buf_init(&b);
+    rdp_pack_i32(&b, PMIX_SUCCESS);
+    rdp_pack_u8(&b, RDP_FENCE_BUNDLE_INLINE);
+    mock_fence_bundle(&b, 7);
+    send_msg(mock.conn_fd, RDP_CMD_FENCE_ACK, mock.board_tag[0], &b);
+    assert_true(gate_reached(&claimed, NULL));
+    gate_arm(&again, RDP_BOARD_AT_CALLER_SLEEPS, 0);
+    gate_open(&sleeps);
+    gate_reached(&again, &f.done);
+    gate_open(&again);
+    gate_open(&claimed);
+    assert_int_equal(fence_join(&f), PMIX_SUCCESS);
+    assert_int_equal(hk_stores(0), 1);
+}
+
+/* The server goes away while the caller waits: it returns the loss. */
+static void board_lost_server_ends_a_blocking_fence(void **state)
+{
+    static gate_t sleeps;
+    static fcall_t f;
+
+    gate_arm(&sleeps, RDP_BOARD_AT_CALLER_SLEEPS, ANY_FENCE);
+    fence_start(&f);
+    mock_wait_fences(1);
+    assert_true(gate_reached(&sleeps, NULL));
+    gate_open(&sleeps);
+    shutdown(mock.conn_fd, SHUT_RDWR);
+    assert_int_equal(fence_join(&f), PMIX_ERR_LOST_CONNECTION);
+    assert_int_equal(hk_stores(0), 0);
+}
+
 static pmix_status_t inside_fence, inside_get_local, inside_get_remote;
 static pmix_status_t inside_resolve;
 
@@ -1250,6 +1859,18 @@ int main(void)
         T(without_a_server_init_makes_a_singleton),
         T(unreachable_server_fails_init),
 #undef T
+#define B(f) cmocka_unit_test_setup_teardown(f, board_setup, board_teardown)
+        B(board_blocking_fence_completes_in_its_caller),
+        B(board_caller_completes_a_fence_the_loop_was_about_to_claim),
+        B(board_loop_completes_a_fence_whose_caller_looks_late),
+        B(board_caller_waits_until_the_earlier_fence_is_stored),
+        B(board_loop_stores_results_in_fence_order),
+        B(board_fence_after_one_answered_by_message_completes),
+        B(board_fence_error_reaches_the_caller_once),
+        B(board_fence_answered_by_message_wakes_its_caller),
+        B(board_fence_answered_twice_is_stored_once),
+        B(board_lost_server_ends_a_blocking_fence),
+#undef B
     };
 
     return cmocka_run_group_tests_name("client_api", tests, group_setup,

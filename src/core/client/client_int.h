@@ -84,6 +84,7 @@ int rdp_client_request_pending(uint32_t tag);
 int rdp_client_request_complete(uint32_t tag, pmix_status_t status);
 
 /* ---- generic request/response API plumbing ---- */
+typedef struct rdp_board_ticket rdp_board_ticket_t;
 
 /**
  * State of one non-blocking API call whose server reply decides the
@@ -108,6 +109,7 @@ struct rdp_client_op {
     void (*sent)(rdp_client_op_t *op, uint32_t tag);
     int on_board;     /* a whole-job fence the board may answer */
     uint64_t board_n; /* its number (fence_board.c) */
+    rdp_board_ticket_t *ticket; /* its caller waits on the board too */
 };
 
 /** Allocate an op with an empty payload; NULL when out of memory. */
@@ -132,10 +134,57 @@ void rdp_client_board_close(void);
  * board is open, append its tail to @a payload (and make room to wait for
  * it).  Returns 1 if it did, 0 if not, -1 when the payload is spoilt. */
 int rdp_client_board_tail(rdp_buf_t *payload, uint64_t *n_p);
-/** Fence @a n went out as request @a tag: watch the board for it. */
-void rdp_client_board_wait(uint64_t n, uint32_t tag);
-/** Fence @a n completed (either way): stop watching for it. */
-void rdp_client_board_forget(uint64_t n);
+/** Fence @a n went out as request @a tag: watch the board for it
+ * (@a ticket: its blocked caller watches it too). */
+void rdp_client_board_wait(uint64_t n, uint32_t tag,
+                           rdp_board_ticket_t *ticket);
+/** Caller: a ticket to wait for a blocking fence on the board itself
+ * (NULL: no board, or RDPMIX_FENCE_BOARD_CALLER=0; wait the usual way).
+ * Post the fence with rdp_client_board_ticket_cb and the ticket. */
+rdp_board_ticket_t *rdp_client_board_ticket(void);
+/** Loop, when the fence is numbered: whether it went on the board as @a n. */
+void rdp_client_board_ticket_number(rdp_board_ticket_t *t, int on_board,
+                                    uint64_t n);
+/** Loop, when the fence's request ends (reply, error, timeout): 1 if the
+ * caller of @a t completed the fence; else the ticket is the loop's from
+ * now on (its caller can no longer complete it).  0 for NULL. */
+int rdp_client_board_ticket_claim(rdp_board_ticket_t *t);
+/** The fence's op callback for a ticket. */
+void rdp_client_board_ticket_cb(pmix_status_t status, void *cbdata);
+/** Caller: wait until the fence completed (by this thread when the board
+ * shows its result first, else by the loop) and free the ticket; @a posted
+ * 0 when the fence was never posted (no callback comes). */
+pmix_status_t rdp_client_board_ticket_wait(rdp_board_ticket_t *t, int posted);
+/** Fences completed by their callers so far (tests). */
+uint64_t rdp_client_board_caller_done(void);
+/** Fence @a n completed (either way): stop watching for it.  Returns 1 if
+ * it was still watched for (then call rdp_client_board_recheck). */
+int rdp_client_board_forget(uint64_t n);
+/** Loop: complete the fences the board shows, in order (after a fence
+ * rdp_client_board_forget still waited for). */
+void rdp_client_board_recheck(void);
+#ifdef RDP_TEST_HOOKS
+/* Test builds only (tests/unit/test_client_board.c): the points of the
+ * board protocol where rdp_client_board_hook, when set, is called with the
+ * fence's number (UINT64_MAX: not numbered yet).  No lock of the library
+ * is held there but at RDP_BOARD_AT_STORE, where the hook must not block. */
+typedef enum rdp_board_point {
+    RDP_BOARD_AT_LOOP_LOOKS,    /* loop: about to look at the head fence */
+    RDP_BOARD_AT_LOOP_CLAIMED,  /* loop: a reply/error claimed the ticket */
+    RDP_BOARD_AT_CALLER_LOOKS,  /* caller: about to look at the board */
+    RDP_BOARD_AT_CALLER_SLEEPS, /* caller: about to wait in its epoll */
+    RDP_BOARD_AT_STORE          /* either: storing a result from a slot */
+} rdp_board_point_t;
+extern void (*rdp_client_board_hook)(rdp_board_point_t at, uint64_t n);
+#define RDP_BOARD_HOOK(_at, _n)                 \
+    do {                                        \
+        if (rdp_client_board_hook != NULL) {    \
+            rdp_client_board_hook((_at), (_n)); \
+        }                                       \
+    } while (0)
+#else
+#define RDP_BOARD_HOOK(_at, _n) ((void)(_n))
+#endif
 /** fence.c: keep a fence result (mapped: a read-only memfd mapping the
  * store then owns). */
 pmix_status_t rdp_client_fence_keep(const void *data, size_t len, int mapped);

@@ -80,11 +80,13 @@ static void fence_finish(rdp_client_op_t *op, pmix_status_t status,
 {
     pmix_op_cbfunc_t cbfunc = (pmix_op_cbfunc_t)op->cbfunc;
     uint8_t has_bundle;
+    int caller_took, waited;
 
-    if (op->on_board) {
-        rdp_client_board_forget(op->board_n);
-    }
-    if (status == PMIX_SUCCESS && rb != NULL) {
+    /* from here on the caller of a ticket cannot complete it too */
+    caller_took = rdp_client_board_ticket_claim(op->ticket);
+    if (status == PMIX_SUCCESS && rb != NULL && !caller_took) {
+        RDP_BOARD_HOOK(RDP_BOARD_AT_STORE,
+                       op->on_board ? op->board_n : UINT64_MAX);
         status = rdp_unpack_u8(rb, &has_bundle);
         if (status == PMIX_SUCCESS) {
             switch (has_bundle) {
@@ -106,8 +108,16 @@ static void fence_finish(rdp_client_op_t *op, pmix_status_t status,
                           rdp_status_name(status));
         }
     }
+    /* after the store (later fences wait for it) and before the callback
+     * (which may free a ticket the list points to) */
+    waited = op->on_board && rdp_client_board_forget(op->board_n);
     if (cbfunc != NULL) {
         cbfunc(status, op->cbdata);
+    }
+    if (waited) {
+        /* later fences the board shows waited for this one; their
+         * callbacks come after this one's */
+        rdp_client_board_recheck();
     }
 }
 
@@ -142,13 +152,16 @@ static pmix_status_t whole_job_prepare(rdp_client_op_t *op)
         return PMIX_ERR_NOMEM;
     }
     op->on_board = r;
+    if (op->ticket != NULL) {
+        rdp_client_board_ticket_number(op->ticket, r, op->board_n);
+    }
     return PMIX_SUCCESS;
 }
 
 static void whole_job_sent(rdp_client_op_t *op, uint32_t tag)
 {
     if (op->on_board) {
-        rdp_client_board_wait(op->board_n, tag);
+        rdp_client_board_wait(op->board_n, tag, op->ticket);
     }
 }
 
@@ -206,17 +219,19 @@ static pmix_status_t ft_group_fence(const char *grp, const pmix_info_t *info,
     return fence_post(op, grp, NULL, 0, info, ninfo);
 }
 
-pmix_status_t PMIx_Fence_nb(const pmix_proc_t procs[], size_t nprocs,
-                            const pmix_info_t info[], size_t ninfo,
-                            pmix_op_cbfunc_t cbfunc, void *cbdata)
+/* PMIx_Fence_nb past its directive check (by name: the caller's);
+ * @a ticket: a blocking caller's (fence_board.c), for a fence over the
+ * whole job. */
+static pmix_status_t fence_nb(const pmix_proc_t procs[], size_t nprocs,
+                              const pmix_info_t info[], size_t ninfo,
+                              pmix_op_cbfunc_t cbfunc, void *cbdata,
+                              rdp_board_ticket_t *ticket)
 {
     rdp_client_op_t *op;
     pmix_proc_t all, *members = NULL;
     size_t nmembers = 0;
     const char *grp;
     pmix_status_t status;
-
-    RDP_CHECK_DIRECTIVES(info, ninfo);
 
     if (!rdp_client_active()) {
         return PMIX_ERR_INIT;
@@ -267,16 +282,27 @@ pmix_status_t PMIx_Fence_nb(const pmix_proc_t procs[], size_t nprocs,
     if (members == NULL && whole_job(procs, nprocs)) {
         op->prepare = whole_job_prepare;
         op->sent    = whole_job_sent;
+        op->ticket  = ticket;
     }
     status = fence_post(op, NULL, procs, nprocs, info, ninfo);
     rdp_free(members);
     return status;
 }
 
+pmix_status_t PMIx_Fence_nb(const pmix_proc_t procs[], size_t nprocs,
+                            const pmix_info_t info[], size_t ninfo,
+                            pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    RDP_CHECK_DIRECTIVES(info, ninfo);
+
+    return fence_nb(procs, nprocs, info, ninfo, cbfunc, cbdata, NULL);
+}
+
 pmix_status_t PMIx_Fence(const pmix_proc_t procs[], size_t nprocs,
                          const pmix_info_t info[], size_t ninfo)
 {
     rdp_client_sync_t sync;
+    rdp_board_ticket_t *ticket;
     pmix_status_t status;
 
     RDP_CHECK_DIRECTIVES(info, ninfo);
@@ -284,6 +310,16 @@ pmix_status_t PMIx_Fence(const pmix_proc_t procs[], size_t nprocs,
     status = rdp_client_may_block();
     if (status != PMIX_SUCCESS) {
         return status;
+    }
+    ticket = rdp_client_active() ? rdp_client_board_ticket() : NULL;
+    if (ticket != NULL) {
+        status = fence_nb(procs, nprocs, info, ninfo,
+                          rdp_client_board_ticket_cb, ticket, ticket);
+        if (status != PMIX_SUCCESS) {
+            rdp_client_board_ticket_wait(ticket, 0);
+            return status;
+        }
+        return rdp_client_board_ticket_wait(ticket, 1);
     }
     rdp_wait_init(&sync.wait);
     status =

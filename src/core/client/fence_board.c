@@ -8,8 +8,13 @@
 #include "core/util/status.h"
 #include "core/wire/proto.h"
 
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 /*
@@ -17,13 +22,80 @@
  * eventfd and board (core/ipc/bcast.h).  The loop watches the eventfd
  * edge-triggered; each wake-up looks up the whole-job fences in flight in
  * the board.  A fence the server answered on the socket instead completes
- * the usual way and is forgotten here.  Loop thread only.
+ * the usual way and is forgotten here.  Loop thread only, but for the
+ * tickets below.
+ *
+ * A blocking PMIx_Fence waits on the board itself (a ticket): its thread
+ * watches the eventfd in an epoll set of its own (edge-triggered, so the
+ * count nobody reads does not keep it awake) with a private eventfd the
+ * loop writes when it completes the fence instead, and stores the result
+ * and returns as soon as the board shows it: one thread woken per client
+ * instead of the loop thread and then the caller.  The loop stops
+ * watching the eventfd while every fence it waits for has a ticket.
+ * Whoever claims the ticket first (under bd_lock) completes the fence:
+ * TK_CALLER, the caller stored the result, and the loop later only drops
+ * the request (its callback, ticket_cb, then does nothing); TK_LOOP, the
+ * loop stores it and ticket_cb hands the status to the caller (TK_FINAL).
+ * A fence answered by message, failed or timed out ends in ticket_cb.
+ *
+ * Invariants (every interleaving is forced by a test in
+ * tests/unit/test_client_api.c, board_*, through RDP_BOARD_HOOK):
+ * 1. One claim: WAITING -> CALLER or WAITING -> LOOP, only under bd_lock;
+ *    only the claimer stores (the caller under the lock), so a fence is
+ *    stored and completed exactly once.  The request ending any other way
+ *    (reply, error, timeout, lost connection) claims it for the loop too
+ *    (rdp_client_board_ticket_claim, fence_finish).
+ * 2. In order: the caller stores fence n only when no earlier waited-for
+ *    fence is unstored (earlier_open); the loop stores from the head of
+ *    bd.waits (sorted by n) and stops at the first the board does not
+ *    show; a fence leaving the list otherwise rechecks after its callback.
+ * 3. No lost wake-up: the caller's epoll holds the board's eventfd before
+ *    the fence is posted; it checks under bd_lock and sleeps after
+ *    unlocking, and everything that can let it proceed (a publish, ticket_cb,
+ *    an earlier fence leaving bd.waits: nudge_after) leaves an event in
+ *    its set.  EINTR only makes it look again.
+ * 4. A ticket in bd.waits is alive: the entry leaves the list before the
+ *    request's callback drops the request's reference.  bd.waits changes
+ *    (and grows) only under bd_lock; the loop reads it without.
+ * 5. A fence's slot is not reused while its entry is in bd.waits (the
+ *    "done" of later requests stays below it); entries leave after the
+ *    claimer's store (board_reap for the caller's).
  */
+
+enum {
+    TK_WAITING,
+    TK_LOOP,
+    TK_CALLER,
+    TK_FINAL
+};
+
+struct rdp_board_ticket {
+    int refs;   /* the caller's and the request's */
+    int state;  /* TK_* */
+    int have_n; /* the fence went to the server on the board as n */
+    uint64_t n;
+    pmix_status_t status; /* TK_FINAL */
+    int wake_fd;          /* written by ticket_cb */
+    int ep_fd;            /* the caller's: wake_fd and the board's eventfd */
+};
 
 typedef struct board_wait {
     uint64_t n;
     uint32_t tag;
+    rdp_board_ticket_t *ticket; /* a caller waits on the board too */
 } board_wait_t;
+
+/* bd.board, bd.efd, bd.pid, changes to bd.waits (the loop reads it
+ * without) and every ticket's fields; held while storing a result (the
+ * store's lock inside it), never taken inside the store's lock.  A caller
+ * completes its fence only when every earlier fence on the board is
+ * stored, so results are stored in order. */
+static pthread_mutex_t bd_lock = PTHREAD_MUTEX_INITIALIZER;
+
+#ifdef RDP_TEST_HOOKS
+void (*rdp_client_board_hook)(rdp_board_point_t at, uint64_t n);
+#endif
+static uint64_t caller_done; /* fences the caller completed (bd_lock) */
 
 static struct {
     const rdp_bcast_board_t *board;
@@ -38,14 +110,69 @@ static struct {
 
 void rdp_client_board_close(void)
 {
+    pthread_mutex_lock(&bd_lock);
     rdp_fdwatch_destroy(bd.watch);
     if (bd.efd >= 0) {
         close(bd.efd);
     }
     rdp_bcast_unmap(bd.board);
-    rdp_free(bd.waits);
+    rdp_free(bd.waits); /* the requests of tickets end with the connection */
     memset(&bd, 0, sizeof(bd));
     bd.efd = -1;
+    pthread_mutex_unlock(&bd_lock);
+}
+
+/* The loop watches the eventfd only for fences without a ticket. */
+static void board_watch_update(void)
+{
+    for (size_t i = 0; i < bd.nwaits; i++) {
+        if (bd.waits[i].ticket == NULL) {
+            rdp_fdwatch_enable(bd.watch);
+            return;
+        }
+    }
+    rdp_fdwatch_disable(bd.watch);
+}
+
+/* Wake the callers of fences after @a n: they may wait for it
+ * (bd_lock held). */
+static void nudge_after(uint64_t n)
+{
+    uint64_t one = 1;
+
+    for (size_t i = 0; i < bd.nwaits; i++) {
+        rdp_board_ticket_t *t = bd.waits[i].ticket;
+
+        if (t != NULL && bd.waits[i].n > n && t->state == TK_WAITING
+            && write(t->wake_fd, &one, sizeof(one)) < 0) {
+            rdp_log_error(CLIENT, "cannot wake a fence's caller: %m");
+        }
+    }
+}
+
+static void waits_remove(size_t i)
+{
+    uint64_t n = bd.waits[i].n;
+
+    pthread_mutex_lock(&bd_lock);
+    memmove(&bd.waits[i], &bd.waits[i + 1],
+            (bd.nwaits - i - 1) * sizeof(*bd.waits));
+    bd.nwaits--;
+    nudge_after(n);
+    pthread_mutex_unlock(&bd_lock);
+}
+
+/* Whether a fence before @a n on the board is not stored yet (bd_lock). */
+static int earlier_open(uint64_t n)
+{
+    for (size_t i = 0; i < bd.nwaits; i++) {
+        const rdp_board_ticket_t *t = bd.waits[i].ticket;
+
+        if (bd.waits[i].n < n && (t == NULL || t->state != TK_CALLER)) {
+            return 1;
+        }
+    }
+    return 0;
 }
 
 /* The bundle fence @a n's slot names: copied from the slot's data area,
@@ -57,6 +184,7 @@ static pmix_status_t take_slot(uint64_t n, const rdp_bcast_slot_t *slot)
     uint64_t size  = slot->size;
     int lfd;
 
+    RDP_BOARD_HOOK(RDP_BOARD_AT_STORE, n);
     if (status != PMIX_SUCCESS || fd == -1) {
         return status;
     }
@@ -81,26 +209,75 @@ static pmix_status_t take_slot(uint64_t n, const rdp_bcast_slot_t *slot)
     return rdp_client_fence_keep_fd(lfd, (size_t)size);
 }
 
-static void board_check(void)
+/* Loop: drop the requests of fences their callers completed. */
+static void board_reap(void)
 {
     size_t i = 0;
 
-    while (i < bd.nwaits && bd.board != NULL) {
-        const rdp_bcast_slot_t *slot;
+    while (i < bd.nwaits) {
         board_wait_t w = bd.waits[i];
+        int mine;
 
-        if (!rdp_bcast_ready(bd.board, w.n, &slot)) {
+        if (w.ticket == NULL) {
             i++;
             continue;
         }
-        memmove(&bd.waits[i], &bd.waits[i + 1],
-                (bd.nwaits - i - 1) * sizeof(*bd.waits));
-        bd.nwaits--;
+        pthread_mutex_lock(&bd_lock);
+        mine = w.ticket->state == TK_CALLER;
+        pthread_mutex_unlock(&bd_lock);
+        if (!mine) {
+            i++;
+            continue;
+        }
+        waits_remove(i);
+        /* ticket_cb ignores it; fence_finish forgets n (gone already) */
+        rdp_client_request_complete(w.tag, PMIX_SUCCESS);
+        i = 0;
+    }
+}
+
+/* Loop: claim fence @a w for the loop unless its caller has. */
+static int loop_claims(const board_wait_t *w)
+{
+    int ok = 1;
+
+    if (w->ticket != NULL) {
+        pthread_mutex_lock(&bd_lock);
+        ok = w->ticket->state == TK_WAITING;
+        if (ok) {
+            w->ticket->state = TK_LOOP;
+        }
+        pthread_mutex_unlock(&bd_lock);
+    }
+    return ok;
+}
+
+static void board_check(void)
+{
+    board_reap();
+    /* waits are in fence order: stop at the first the board does not show
+     * yet, so that results are stored in fence order (a later fence's
+     * result must not be overwritten by an earlier one's) */
+    while (bd.nwaits > 0 && bd.board != NULL) {
+        const rdp_bcast_slot_t *slot;
+        board_wait_t w       = bd.waits[0];
+        pmix_status_t status = PMIX_SUCCESS;
+
+        RDP_BOARD_HOOK(RDP_BOARD_AT_LOOP_LOOKS, w.n);
+        if (!rdp_bcast_ready(bd.board, w.n, &slot)) {
+            break;
+        }
+        if (rdp_client_request_pending(w.tag) && loop_claims(&w)) {
+            status = take_slot(w.n, slot);
+        }
+        waits_remove(0); /* after the store: later callers wait for it */
         if (rdp_client_request_pending(w.tag)) {
             /* its callback may start fences: the list may change */
-            rdp_client_request_complete(w.tag, take_slot(w.n, slot));
-            i = 0;
+            rdp_client_request_complete(w.tag, status);
         }
+    }
+    if (bd.watch != NULL) {
+        board_watch_update();
     }
 }
 
@@ -117,7 +294,8 @@ static void board_reply(pmix_status_t status, rdp_rbuf_t *rb, void *arg)
     uint64_t cookie[2], base;
     uint32_t pid;
     int32_t bfd;
-    int efd = -1;
+    int efd                        = -1;
+    const rdp_bcast_board_t *board = NULL;
 
     (void)arg;
     if (status == PMIX_SUCCESS && rb != NULL && rdp_client.conn != NULL) {
@@ -139,7 +317,7 @@ static void board_reply(pmix_status_t status, rdp_rbuf_t *rb, void *arg)
             status = PMIX_ERR_UNPACK_FAILURE;
         }
         if (status == PMIX_SUCCESS) {
-            status = rdp_bcast_map((pid_t)pid, bfd, cookie, &bd.board);
+            status = rdp_bcast_map((pid_t)pid, bfd, cookie, &board);
         }
         if (status == PMIX_SUCCESS) {
             status =
@@ -152,17 +330,21 @@ static void board_reply(pmix_status_t status, rdp_rbuf_t *rb, void *arg)
     if (status != PMIX_SUCCESS) {
         rdp_log_debug(CLIENT, "fences answered by message: %s",
                       rdp_status_name(status));
-        rdp_bcast_unmap(bd.board);
-        bd.board = NULL;
+        rdp_bcast_unmap(board);
+        rdp_fdwatch_destroy(bd.watch);
+        bd.watch = NULL;
         if (efd >= 0) {
             close(efd);
         }
         return;
     }
-    bd.pid  = (pid_t)pid;
-    bd.efd  = efd;
+    pthread_mutex_lock(&bd_lock);
+    bd.board = board;
+    bd.pid   = (pid_t)pid;
+    bd.efd   = efd;
+    pthread_mutex_unlock(&bd_lock);
     bd.base = base; /* the fences sent meanwhile came after the request */
-    rdp_fdwatch_enable(bd.watch);
+    board_watch_update();
 }
 
 void rdp_client_board_open(void)
@@ -191,15 +373,22 @@ int rdp_client_board_tail(rdp_buf_t *payload, uint64_t *n_p)
     if (bd.watch == NULL) {
         return 0;
     }
+    board_reap(); /* their slots are free for the server to reuse */
     if (bd.nwaits == bd.cap) {
-        size_t cap         = bd.cap == 0 ? 4 : 2 * bd.cap;
-        board_wait_t *more = rdp_realloc(bd.waits, cap * sizeof(*more));
+        size_t cap = bd.cap == 0 ? 4 : 2 * bd.cap;
+        board_wait_t *more;
 
+        /* under the lock: a caller may be reading the old array */
+        pthread_mutex_lock(&bd_lock);
+        more = rdp_realloc(bd.waits, cap * sizeof(*more));
+        if (more != NULL) {
+            bd.waits = more;
+            bd.cap   = cap;
+        }
+        pthread_mutex_unlock(&bd_lock);
         if (more == NULL) {
             return 0; /* this one by message */
         }
-        bd.waits = more;
-        bd.cap   = cap;
     }
     /* every fence below the oldest still waiting has completed */
     for (size_t i = 0; i < bd.nwaits; i++) {
@@ -214,23 +403,178 @@ int rdp_client_board_tail(rdp_buf_t *payload, uint64_t *n_p)
     return 1;
 }
 
-void rdp_client_board_wait(uint64_t n, uint32_t tag)
+void rdp_client_board_wait(uint64_t n, uint32_t tag, rdp_board_ticket_t *ticket)
 {
     /* room was made by rdp_client_board_tail */
-    bd.waits[bd.nwaits].n   = n;
-    bd.waits[bd.nwaits].tag = tag;
+    pthread_mutex_lock(&bd_lock);
+    bd.waits[bd.nwaits].n      = n;
+    bd.waits[bd.nwaits].tag    = tag;
+    bd.waits[bd.nwaits].ticket = ticket;
     bd.nwaits++;
+    pthread_mutex_unlock(&bd_lock);
     board_check();
 }
 
-void rdp_client_board_forget(uint64_t n)
+int rdp_client_board_forget(uint64_t n)
 {
     for (size_t i = 0; i < bd.nwaits; i++) {
         if (bd.waits[i].n == n) {
-            memmove(&bd.waits[i], &bd.waits[i + 1],
-                    (bd.nwaits - i - 1) * sizeof(*bd.waits));
-            bd.nwaits--;
-            return;
+            waits_remove(i);
+            return 1;
         }
     }
+    return 0;
+}
+
+void rdp_client_board_recheck(void)
+{
+    board_check();
+}
+
+/* ---- tickets: a blocking fence completed by its own thread ---- */
+
+static void ticket_unref(rdp_board_ticket_t *t)
+{
+    if (--t->refs == 0) {
+        close(t->wake_fd);
+        rdp_free(t);
+    }
+}
+
+rdp_board_ticket_t *rdp_client_board_ticket(void)
+{
+    rdp_board_ticket_t *t;
+    struct epoll_event ev = {.events = EPOLLIN};
+
+    if (!rdp_cfg_bool(RDP_CFG_FENCE_BOARD_CALLER)) {
+        return NULL;
+    }
+    t = rdp_calloc(1, sizeof(*t));
+    if (t == NULL) {
+        return NULL;
+    }
+    t->refs    = 2;
+    t->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    t->ep_fd   = epoll_create1(EPOLL_CLOEXEC);
+    pthread_mutex_lock(&bd_lock);
+    if (t->wake_fd >= 0 && t->ep_fd >= 0 && bd.board != NULL
+        && epoll_ctl(t->ep_fd, EPOLL_CTL_ADD, t->wake_fd, &ev) == 0) {
+        ev.events = EPOLLIN | EPOLLET;
+        if (epoll_ctl(t->ep_fd, EPOLL_CTL_ADD, bd.efd, &ev) == 0) {
+            pthread_mutex_unlock(&bd_lock);
+            return t;
+        }
+    }
+    pthread_mutex_unlock(&bd_lock);
+    if (t->ep_fd >= 0) {
+        close(t->ep_fd);
+    }
+    if (t->wake_fd >= 0) {
+        close(t->wake_fd);
+    }
+    rdp_free(t);
+    return NULL; /* wait the usual way */
+}
+
+void rdp_client_board_ticket_number(rdp_board_ticket_t *t, int on_board,
+                                    uint64_t n)
+{
+    pthread_mutex_lock(&bd_lock);
+    t->have_n = on_board;
+    t->n      = n;
+    pthread_mutex_unlock(&bd_lock);
+}
+
+int rdp_client_board_ticket_claim(rdp_board_ticket_t *t)
+{
+    uint64_t n;
+    int taken;
+
+    if (t == NULL) {
+        return 0;
+    }
+    pthread_mutex_lock(&bd_lock);
+    taken = t->state == TK_CALLER;
+    if (t->state == TK_WAITING) {
+        t->state = TK_LOOP;
+    }
+    n = t->n;
+    pthread_mutex_unlock(&bd_lock);
+    RDP_BOARD_HOOK(RDP_BOARD_AT_LOOP_CLAIMED, n);
+    return taken;
+}
+
+void rdp_client_board_ticket_cb(pmix_status_t status, void *cbdata)
+{
+    rdp_board_ticket_t *t = cbdata;
+    uint64_t one          = 1;
+
+    pthread_mutex_lock(&bd_lock);
+    if (t->state != TK_CALLER) {
+        t->status = status;
+        t->state  = TK_FINAL;
+        if (write(t->wake_fd, &one, sizeof(one)) < 0) {
+            rdp_log_error(CLIENT, "cannot wake a fence's caller: %m");
+        }
+    }
+    ticket_unref(t);
+    pthread_mutex_unlock(&bd_lock);
+}
+
+pmix_status_t rdp_client_board_ticket_wait(rdp_board_ticket_t *t, int posted)
+{
+    pmix_status_t status = PMIX_ERR_INIT;
+    struct epoll_event evs[2];
+    uint64_t count;
+
+    pthread_mutex_lock(&bd_lock);
+    if (!posted) {
+        t->refs--; /* no callback will come */
+    }
+    while (posted) {
+        const rdp_bcast_slot_t *slot;
+        uint64_t n = t->have_n ? t->n : UINT64_MAX;
+
+        pthread_mutex_unlock(&bd_lock);
+        RDP_BOARD_HOOK(RDP_BOARD_AT_CALLER_LOOKS, n);
+        pthread_mutex_lock(&bd_lock);
+        if (t->state == TK_FINAL) {
+            status = t->status;
+            break;
+        }
+        if (t->state == TK_WAITING && t->have_n && bd.board != NULL
+            && rdp_bcast_ready(bd.board, t->n, &slot) && !earlier_open(t->n)) {
+            t->state = TK_CALLER;
+            status   = take_slot(t->n, slot);
+            caller_done++;
+            nudge_after(t->n);
+            rdp_log_debug(CLIENT, "fence %" PRIu64 " completed by its caller",
+                          t->n);
+            break;
+        }
+        n = t->have_n ? t->n : UINT64_MAX;
+        pthread_mutex_unlock(&bd_lock);
+        RDP_BOARD_HOOK(RDP_BOARD_AT_CALLER_SLEEPS, n);
+        if (epoll_wait(t->ep_fd, evs, 2, -1) < 0 && errno != EINTR) {
+            usleep(1000); /* not expected: look again later */
+        } else if (read(t->wake_fd, &count, sizeof(count)) < 0) {
+            /* EAGAIN: the board woke us */
+        }
+        pthread_mutex_lock(&bd_lock);
+    }
+    close(t->ep_fd);
+    t->ep_fd = -1;
+    ticket_unref(t);
+    pthread_mutex_unlock(&bd_lock);
+    return status;
+}
+
+uint64_t rdp_client_board_caller_done(void)
+{
+    uint64_t n;
+
+    pthread_mutex_lock(&bd_lock);
+    n = caller_done;
+    pthread_mutex_unlock(&bd_lock);
+    return n;
 }

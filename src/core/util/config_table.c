@@ -43,6 +43,9 @@ static const rdp_cfg_setting_t table[RDP_CFG_COUNT] = {
     S(FENCE_BOARD, BOOL, "1", 0, 0,
       "a fence over a whole job wakes the job's local clients at once "
       "through shared memory and one eventfd (0: one message each)"),
+    S(FENCE_BOARD_CALLER, BOOL, "1", 0, 0,
+      "a blocking fence on the board completes in the calling thread when "
+      "the board shows its result (0: through the library's thread)"),
     S(COLL_ALG, STRING, "auto", 0, 0,
       "collective algorithm: recursive_doubling, bruck, ring or auto"),
     S(COLL_SEG_BYTES, BYTES, "0", 0, 1073741824,
