@@ -7,6 +7,7 @@
 #include "core/util/status.h"
 
 #include <endian.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -309,14 +310,75 @@ static pmix_status_t pack_deferred(deferred_t *d, sink_t *s)
     return status;
 }
 
-/* Append the bundle of the participants' committed data to @a s:
- * every participant when @a local_only is false (masks by locality),
- * else only this node's, remote-visible part (what goes to the host).
- * Packed in place: counts are patched once known, nothing is copied
- * twice.  On error the buffer is back to its size on entry when nothing
- * went into a memfd (else the caller drops the memfd). */
+/* Which participants a pass packs, and with which scopes. */
+enum pack_which {
+    PACK_ALL,      /* every participant: this node's LOCAL, others ALL */
+    PACK_CONTRIB,  /* this node's, remote-visible part (to the others) */
+    PACK_LOCAL,    /* this node's, as the result has them */
+    PACK_NONLOCAL, /* the others, as the result has them */
+};
+
+/* The sections of the participants procs[i ..) of one nspace (@a ns,
+ * NULL: unknown) that @a which selects, into @a s; *nsect_p counts them,
+ * *j_p is set past the nspace's entries. */
+static pmix_status_t pack_set_sections(const rdp_srv_coll_t *coll, size_t i,
+                                       rdp_srv_nspace_t *ns,
+                                       enum pack_which which, sink_t *s,
+                                       size_t *j_p, uint32_t *nsect_p)
+{
+    const char *nspace   = coll->procs[i].nspace;
+    pmix_status_t status = PMIX_SUCCESS;
+    size_t j             = i;
+
+    for (; j < coll->nprocs
+           && strncmp(coll->procs[j].nspace, nspace, PMIX_MAX_NSLEN) == 0;
+         j++) {
+        pmix_rank_t lo = coll->procs[j].rank, hi = lo;
+
+        if (ns == NULL) {
+            continue;
+        }
+        if (lo == PMIX_RANK_WILDCARD) {
+            if (ns->size == 0) {
+                continue;
+            }
+            lo = 0;
+            hi = ns->size - 1;
+        }
+        for (pmix_rank_t r = lo; status == PMIX_SUCCESS && r <= hi; r++) {
+            bool local    = rdp_srv_nspace_is_local(ns, r);
+            deferred_t *d = local ? NULL : defer_find(nspace, r);
+            uint32_t mask;
+
+            if ((which == PACK_NONLOCAL && local)
+                || ((which == PACK_CONTRIB || which == PACK_LOCAL) && !local)
+                || (d == NULL && !rdp_kvs_has_rank(rdp_srv.modex, nspace, r))) {
+                continue;
+            }
+            mask   = which == PACK_CONTRIB
+                         ? RDP_SCOPES_REMOTE
+                         : (local ? RDP_SCOPES_LOCAL : RDP_SCOPES_ALL);
+            status = d != NULL
+                         ? pack_deferred(d, s)
+                         : rdp_srv_pack_proc_section(nspace, r, mask, s->buf);
+            (*nsect_p)++;
+            if (status == PMIX_SUCCESS) {
+                status = sink_section_end(s);
+            }
+        }
+    }
+    *j_p = j;
+    return status;
+}
+
+/* Append the bundle of the participants' committed data to @a s: every
+ * participant (PACK_ALL; masks by locality), or only this node's,
+ * remote-visible part (PACK_CONTRIB: what goes to the host or the
+ * engine).  Packed in place: counts are patched once known, nothing is
+ * copied twice.  On error the buffer is back to its size on entry when
+ * nothing went into a memfd (else the caller drops the memfd). */
 static pmix_status_t pack_parts_bundle(const rdp_srv_coll_t *coll,
-                                       bool local_only, sink_t *s)
+                                       enum pack_which which, sink_t *s)
 {
     size_t start         = sink_pos(s);
     uint32_t nsets       = 0;
@@ -335,41 +397,10 @@ static pmix_status_t pack_parts_bundle(const rdp_srv_coll_t *coll,
         if (status == PMIX_SUCCESS) {
             status = rdp_pack_u32(s->buf, 0);
         }
-        for (; j < coll->nprocs
-               && strncmp(coll->procs[j].nspace, nspace, PMIX_MAX_NSLEN) == 0;
-             j++) {
-            pmix_rank_t lo = coll->procs[j].rank, hi = lo;
-
-            if (ns == NULL) {
-                continue;
-            }
-            if (lo == PMIX_RANK_WILDCARD) {
-                if (ns->size == 0) {
-                    continue;
-                }
-                lo = 0;
-                hi = ns->size - 1;
-            }
-            for (pmix_rank_t r = lo; status == PMIX_SUCCESS && r <= hi; r++) {
-                bool local    = rdp_srv_nspace_is_local(ns, r);
-                deferred_t *d = local ? NULL : defer_find(nspace, r);
-                uint32_t mask;
-
-                if ((local_only && !local)
-                    || (d == NULL
-                        && !rdp_kvs_has_rank(rdp_srv.modex, nspace, r))) {
-                    continue;
-                }
-                mask   = local_only ? RDP_SCOPES_REMOTE
-                                    : (local ? RDP_SCOPES_LOCAL : RDP_SCOPES_ALL);
-                status = d != NULL ? pack_deferred(d, s)
-                                   : rdp_srv_pack_proc_section(nspace, r, mask,
-                                                               s->buf);
-                nsect++;
-                if (status == PMIX_SUCCESS) {
-                    status = sink_section_end(s);
-                }
-            }
+        if (status == PMIX_SUCCESS) {
+            status = pack_set_sections(coll, i, ns, which, s, &j, &nsect);
+        } else {
+            j = coll->nprocs;
         }
         if (status == PMIX_SUCCESS && nsect == 0) {
             /* nobody of this nspace committed (nothing flushed since) */
@@ -389,6 +420,126 @@ static pmix_status_t pack_parts_bundle(const rdp_srv_coll_t *coll,
     return status;
 }
 
+/* ---- this node's part of a result, written while the servers exchange ---- */
+
+/*
+ * A collecting fence whose result will go through a memfd gets its
+ * bundle's head and this node's sections written into the memfd as soon
+ * as the engine exchange is under way (fence_prepare, coll->ctx); when
+ * the exchange is done only the other servers' sections follow.  So the
+ * half of the result that needs no other server is copied (and its
+ * shared pages allocated) while this server waits, not after: a server
+ * whose peer answered its clients first competes with those clients for
+ * the cores (bench/RESULTS.md, "Issue 8: ... modex5").  Only for a fence
+ * over one nspace (the bundle then holds one set; its section count is
+ * patched at the end).
+ */
+typedef struct {
+    int fd;
+    size_t flushed;  /* bytes in the memfd */
+    size_t nsect_at; /* where the set's section count is */
+    uint32_t nsect;  /* this node's sections */
+} prep_t;
+
+static void prep_free(void *ctx)
+{
+    prep_t *p = ctx;
+
+    if (p->fd >= 0) {
+        close(p->fd);
+    }
+    rdp_free(p);
+}
+
+static bool one_nspace(const rdp_srv_coll_t *coll)
+{
+    return coll->nprocs > 0
+           && strncmp(coll->procs[0].nspace,
+                      coll->procs[coll->nprocs - 1].nspace, PMIX_MAX_NSLEN)
+                  == 0;
+}
+
+/* The exchange runs (this server's contribution is @a contrib_len
+ * bytes): write this node's part of the result now when the result will
+ * be large enough for a memfd (estimated: every server contributes as
+ * much).  Nothing is kept on failure: the reply is then packed whole. */
+static void fence_prepare(rdp_srv_coll_t *coll, size_t contrib_len)
+{
+    size_t min = shm_min();
+    sink_t s   = {.buf = &fence_buf, .fd = -1, .shm_at = 1};
+    rdp_srv_nspace_t *ns;
+    prep_t *p;
+    size_t j;
+    pmix_status_t status;
+
+    if (!coll->collect || coll->ctx != NULL || !one_nspace(coll) || min == 0
+        || contrib_len * rdp_srv_xchg_nservers() < min
+        || !rdp_cfg_bool(RDP_CFG_FENCE_PREPARE)) {
+        return;
+    }
+    ns = rdp_srv_nspace_find(coll->procs[0].nspace);
+    p  = rdp_calloc(1, sizeof(*p));
+    if (ns == NULL || p == NULL) {
+        rdp_free(p);
+        return;
+    }
+    p->fd          = -1;
+    fence_buf.size = 0;
+    status         = rdp_pack_u32(s.buf, 1); /* one set */
+    if (status == PMIX_SUCCESS) {
+        status = rdp_pack_string(s.buf, coll->procs[0].nspace);
+    }
+    p->nsect_at = sink_pos(&s);
+    if (status == PMIX_SUCCESS) {
+        status = rdp_pack_u32(s.buf, 0);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = pack_set_sections(coll, 0, ns, PACK_LOCAL, &s, &j, &p->nsect);
+    }
+    if (status == PMIX_SUCCESS && s.fd < 0) {
+        status = PMIX_ERR_NOT_AVAILABLE; /* no section, or no memfd */
+    }
+    if (status == PMIX_SUCCESS && fence_buf.size > 0) {
+        status = sink_flush(&s);
+    }
+    fence_buf.size = 0;
+    if (status != PMIX_SUCCESS) {
+        if (s.fd >= 0) {
+            close(s.fd);
+        }
+        rdp_free(p);
+        return;
+    }
+    p->fd      = s.fd;
+    p->flushed = s.flushed;
+    coll->ctx  = p;
+    rdp_log_debug(SERVER,
+                  "fence %" PRIu64 ": %" PRIu32 " local sections (%zu bytes) "
+                  "written during the exchange",
+                  coll->id, p->nsect, p->flushed);
+}
+
+/* The rest of a prepared result: the other servers' sections after this
+ * node's, then the count patched. */
+static pmix_status_t pack_prepared(rdp_srv_coll_t *coll, prep_t *p, sink_t *s)
+{
+    rdp_srv_nspace_t *ns = rdp_srv_nspace_find(coll->procs[0].nspace);
+    uint32_t nsect       = p->nsect;
+    pmix_status_t status = PMIX_SUCCESS;
+    size_t j;
+
+    s->fd      = p->fd;
+    s->flushed = p->flushed;
+    p->fd      = -1; /* the sink's now */
+    if (ns != NULL) {
+        status = pack_set_sections(coll, 0, ns, PACK_NONLOCAL, s, &j, &nsect);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = sink_patch_u32(s, p->nsect_at, nsect);
+    }
+    return status;
+}
+
 /*
  * Append the FENCE_ACK payload of a collecting fence (after the status)
  * to @a reply: [u8 INLINE][bundle], or, from shm_min() bytes on,
@@ -396,15 +547,19 @@ static pmix_status_t pack_parts_bundle(const rdp_srv_coll_t *coll,
  * -1) that every participant maps: packed once, never copied per client.
  * Falls back to the inline form when shared memory is not available.
  */
-static pmix_status_t pack_fence_result(const rdp_srv_coll_t *coll,
-                                       rdp_buf_t *reply, int *fd_p)
+static pmix_status_t pack_fence_result(rdp_srv_coll_t *coll, rdp_buf_t *reply,
+                                       int *fd_p)
 {
     sink_t s = {.buf = &fence_buf, .fd = -1, .shm_at = shm_min()};
     pmix_status_t status;
 
     *fd_p          = -1;
     fence_buf.size = 0;
-    status         = pack_parts_bundle(coll, false, &s);
+    if (coll->ctx != NULL) {
+        status = pack_prepared(coll, coll->ctx, &s);
+    } else {
+        status = pack_parts_bundle(coll, PACK_ALL, &s);
+    }
     if (status == PMIX_SUCCESS) {
         status = sink_section_end(&s); /* a bundle without sections */
     }
@@ -519,7 +674,7 @@ static pmix_status_t fence_contribute(rdp_srv_coll_t *coll, rdp_buf_t *buf)
 {
     sink_t s = {.buf = buf, .fd = -1};
 
-    return pack_parts_bundle(coll, true, &s);
+    return pack_parts_bundle(coll, PACK_CONTRIB, &s);
 }
 
 /* Store the other servers' bundles (the host's answer: all of them). */
@@ -595,5 +750,7 @@ const rdp_srv_coll_ops_t rdp_srv_fence_ops = {
     .contribute    = fence_contribute,
     .result        = fence_result,
     .reply         = fence_reply,
+    .prepare       = fence_prepare,
+    .ctx_free      = prep_free,
     .cleanup       = fence_cleanup,
 };
