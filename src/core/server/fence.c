@@ -7,6 +7,7 @@
 #include "core/util/status.h"
 
 #include <endian.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -439,6 +440,7 @@ typedef struct {
     size_t flushed;  /* bytes in the memfd */
     size_t nsect_at; /* where the set's section count is */
     uint32_t nsect;  /* this node's sections */
+    size_t reserved; /* the memfd's pages are allocated up to here */
 } prep_t;
 
 static void prep_free(void *ctx)
@@ -469,7 +471,7 @@ static void fence_prepare(rdp_srv_coll_t *coll, size_t contrib_len)
     sink_t s   = {.buf = &fence_buf, .fd = -1, .shm_at = 1};
     rdp_srv_nspace_t *ns;
     prep_t *p;
-    size_t j;
+    size_t j, more;
     pmix_status_t status;
 
     if (!coll->collect || coll->ctx != NULL || !one_nspace(coll) || min == 0
@@ -512,11 +514,30 @@ static void fence_prepare(rdp_srv_coll_t *coll, size_t contrib_len)
     }
     p->fd      = s.fd;
     p->flushed = s.flushed;
+    p->reserved = s.flushed;
+    /* the other servers' sections get their pages now too: as many bytes
+     * as this server contributed from each (an estimate; what is left
+     * over is given back before the seal, prep_trim) */
+    more = contrib_len * (rdp_srv_xchg_nservers() - 1);
+    if (more > 0
+        && fallocate(p->fd, FALLOC_FL_KEEP_SIZE, (off_t)p->flushed, (off_t)more)
+               == 0) {
+        p->reserved = p->flushed + more;
+    }
     coll->ctx  = p;
     rdp_log_debug(SERVER,
                   "fence %" PRIu64 ": %" PRIu32 " local sections (%zu bytes) "
                   "written during the exchange",
                   coll->id, p->nsect, p->flushed);
+}
+
+/* The pages allocated beyond the result's @a len bytes given back. */
+static void prep_trim(const prep_t *p, int fd, size_t len)
+{
+    if (p->reserved > len) {
+        (void)fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                        (off_t)len, (off_t)(p->reserved - len));
+    }
 }
 
 /* The rest of a prepared result: the other servers' sections after this
@@ -566,6 +587,9 @@ static pmix_status_t pack_fence_result(rdp_srv_coll_t *coll, rdp_buf_t *reply,
     if (status == PMIX_SUCCESS && s.fd >= 0) {
         if (fence_buf.size > 0) {
             status = sink_flush(&s);
+        }
+        if (status == PMIX_SUCCESS && coll->ctx != NULL) {
+            prep_trim(coll->ctx, s.fd, s.flushed);
         }
         if (status == PMIX_SUCCESS) {
             status = rdp_ipc_memfd_seal(s.fd);
