@@ -5,8 +5,8 @@
 # round for more rounds than the board has slots, results in a board
 # slot, in the result's memfd and in a memfd of their own, two fences in flight, a fence that times out for all;
 # with every client on the board, with half of them answered by message,
-# and with the board switched off in the servers; on 2 nodes this node's
-# part of a large result written while the servers exchange, and not.
+# and with the board switched off in the servers; on 2 nodes each local
+# rank's part of a large result written as it arrives, and not.
 . "${top_srcdir:-.}/tests/integ/test_run_common.sh"
 
 client="$builddir/tests/integ/run_client"
@@ -25,7 +25,7 @@ board_job() {
     [ -n "${3:-}" ] && unset "${3%%=*}"
     oks=$(grep -c "^rank [0-4] of 5 $2 ok$" "$tmp/out")
     nb=$(cat "$tmp"/srv.* 2>/dev/null | grep -c "answered through the fence board")
-    np=$(cat "$tmp"/srv.* 2>/dev/null | grep -c "local sections .* written during the exchange")
+    np=$(cat "$tmp"/srv.* 2>/dev/null | grep -c "local sections .* written as they arrived")
 }
 
 for m in 1 2; do
@@ -33,9 +33,9 @@ for m in 1 2; do
     check_that "whole-job fences through the board on $m nodes: every round's data, two in flight, a timeout ($nb answered so)" \
         '[ "$rc" -eq 0 ] && [ "$oks" -eq 5 ] && [ "$nb" -ge $((300 * m)) ]'
 done
-# on 2 nodes the large results (memfd) had this node's part written
-# while the servers exchanged (fence.c, fence_prepare)
-check_that "2 nodes: this node's part of large results written during the exchange ($np times)" \
+# on 2 nodes the large results (memfd) had this node's part written as
+# its ranks arrived (fence.c, fence_arrived)
+check_that "2 nodes: this node's part of large results written as its ranks arrived ($np times)" \
     '[ "$np" -ge 20 ]'
 
 board_job 2 board RDPMIX_FENCE_PREPARE=0

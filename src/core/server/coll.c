@@ -920,6 +920,9 @@ void rdp_srv_coll_arrive(rdp_srv_coll_t *coll, rdp_srv_peer_t *peer,
         coll_maybe_free(coll);
         return;
     }
+    if (coll->state == COLL_GATHER && ops_of(coll)->arrived != NULL) {
+        ops_of(coll)->arrived(coll, client->proc.nspace, client->proc.rank);
+    }
     if (coll->narrived == coll->nparts && coll->state == COLL_GATHER) {
         coll_all_arrived(coll);
     }

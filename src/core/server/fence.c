@@ -421,22 +421,26 @@ static pmix_status_t pack_parts_bundle(const rdp_srv_coll_t *coll,
     return status;
 }
 
-/* ---- this node's part of a result, written while the servers exchange ---- */
+/* ---- this node's part of a result, written as its ranks arrive ---- */
 
 /*
- * A collecting fence whose result will go through a memfd gets its
- * bundle's head and this node's sections written into the memfd as soon
- * as the engine exchange is under way (fence_prepare, coll->ctx); when
- * the exchange is done only the other servers' sections follow.  So the
- * half of the result that needs no other server is copied (and its
- * shared pages allocated) while this server waits, not after: a server
- * whose peer answered its clients first competes with those clients for
- * the cores (bench/RESULTS.md, "Issue 8: ... modex5").  Only for a fence
- * over one nspace (the bundle then holds one set; its section count is
- * patched at the end).
+ * A collecting fence over one nspace whose result will go through a
+ * memfd gets its bundle's head and each local participant's section
+ * written into the memfd when that participant arrives (fence_arrived,
+ * coll->ctx: its commits came before its fence request on the same
+ * connection), and, once the engine exchange is under way, the pages for
+ * the other servers' part allocated (fence_prepare); when the exchange
+ * is done only the other servers' sections follow.  So the half of the
+ * result that needs no other server is copied while the ranks still
+ * arrive, not after: a server whose peer answered its clients first
+ * competes with those clients for the cores (bench/RESULTS.md, "Issue 8:
+ * ... modex5").  The bundle then holds one set, sections in arrival
+ * order, its count patched at the end.  Whether the result will be large
+ * enough for a memfd is estimated at the first arrival: every local
+ * participant and every server as much as it.
  */
 typedef struct {
-    int fd;
+    int fd;          /* -1: declined (small), or given to the reply */
     size_t flushed;  /* bytes in the memfd */
     size_t nsect_at; /* where the set's section count is */
     uint32_t nsect;  /* this node's sections */
@@ -461,73 +465,104 @@ static bool one_nspace(const rdp_srv_coll_t *coll)
                   == 0;
 }
 
-/* The exchange runs (this server's contribution is @a contrib_len
- * bytes): write this node's part of the result now when the result will
- * be large enough for a memfd (estimated: every server contributes as
- * much).  Nothing is kept on failure: the reply is then packed whole. */
-static void fence_prepare(rdp_srv_coll_t *coll, size_t contrib_len)
+/* The first arrival: a prep_t, with a memfd holding the bundle's head
+ * when the result promises to be large (@a sect_len: the first section's
+ * size), else declined (fd -1). */
+static prep_t *prep_start(rdp_srv_coll_t *coll, size_t sect_len)
 {
-    size_t min = shm_min();
-    sink_t s   = {.buf = &fence_buf, .fd = -1, .shm_at = 1};
-    rdp_srv_nspace_t *ns;
-    prep_t *p;
-    size_t j, more;
+    uint32_t nservers = rdp_srv_xchg_nservers();
+    prep_t *p         = rdp_calloc(1, sizeof(*p));
+    rdp_buf_t head;
     pmix_status_t status;
 
-    if (!coll->collect || coll->ctx != NULL || !one_nspace(coll) || min == 0
-        || contrib_len * rdp_srv_xchg_nservers() < min
+    if (p == NULL) {
+        return NULL;
+    }
+    p->fd     = -1;
+    coll->ctx = p;
+    if (sect_len * coll->nparts * (nservers > 0 ? nservers : 1) < shm_min()
+        || rdp_ipc_memfd_open(&p->fd) != PMIX_SUCCESS) {
+        p->fd = -1;
+        return p; /* declined */
+    }
+    rdp_buf_init(&head);
+    status = rdp_pack_u32(&head, 1); /* one set */
+    if (status == PMIX_SUCCESS) {
+        status = rdp_pack_string(&head, coll->procs[0].nspace);
+    }
+    p->nsect_at = head.size;
+    if (status == PMIX_SUCCESS) {
+        status = rdp_pack_u32(&head, 0);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_ipc_memfd_append(p->fd, head.data, head.size);
+    }
+    p->flushed = p->reserved = head.size;
+    rdp_buf_cleanup(&head);
+    if (status != PMIX_SUCCESS) {
+        close(p->fd);
+        p->fd = -1;
+    }
+    return p;
+}
+
+/* A local participant arrived: its section into the prepared memfd.  A
+ * failure declines the preparation (the reply is then packed whole). */
+static void fence_arrived(rdp_srv_coll_t *coll, const char *nspace,
+                          pmix_rank_t rank)
+{
+    prep_t *p = coll->ctx;
+    pmix_status_t status;
+
+    if (!coll->collect || (p != NULL && p->fd < 0) || !one_nspace(coll)
+        || shm_min() == 0 || !rdp_kvs_has_rank(rdp_srv.modex, nspace, rank)
         || !rdp_cfg_bool(RDP_CFG_FENCE_PREPARE)) {
         return;
     }
-    ns = rdp_srv_nspace_find(coll->procs[0].nspace);
-    p  = rdp_calloc(1, sizeof(*p));
-    if (ns == NULL || p == NULL) {
-        rdp_free(p);
+    fence_buf.size = 0;
+    status =
+        rdp_srv_pack_proc_section(nspace, rank, RDP_SCOPES_LOCAL, &fence_buf);
+    if (status == PMIX_SUCCESS && p == NULL) {
+        p = prep_start(coll, fence_buf.size);
+    }
+    if (p == NULL || p->fd < 0) {
+        fence_buf.size = 0;
         return;
     }
-    p->fd          = -1;
-    fence_buf.size = 0;
-    status         = rdp_pack_u32(s.buf, 1); /* one set */
     if (status == PMIX_SUCCESS) {
-        status = rdp_pack_string(s.buf, coll->procs[0].nspace);
-    }
-    p->nsect_at = sink_pos(&s);
-    if (status == PMIX_SUCCESS) {
-        status = rdp_pack_u32(s.buf, 0);
+        status = rdp_ipc_memfd_append(p->fd, fence_buf.data, fence_buf.size);
     }
     if (status == PMIX_SUCCESS) {
-        status = pack_set_sections(coll, 0, ns, PACK_LOCAL, &s, &j, &p->nsect);
-    }
-    if (status == PMIX_SUCCESS && s.fd < 0) {
-        status = PMIX_ERR_NOT_AVAILABLE; /* no section, or no memfd */
-    }
-    if (status == PMIX_SUCCESS && fence_buf.size > 0) {
-        status = sink_flush(&s);
+        p->flushed += fence_buf.size;
+        p->nsect++;
+    } else {
+        close(p->fd);
+        p->fd = -1;
     }
     fence_buf.size = 0;
-    if (status != PMIX_SUCCESS) {
-        if (s.fd >= 0) {
-            close(s.fd);
-        }
-        rdp_free(p);
+}
+
+/* The exchange runs (this server contributed @a contrib_len bytes): the
+ * pages for the other servers' sections allocated now, as many bytes as
+ * this server's from each (an estimate; the excess is given back before
+ * the seal, prep_trim). */
+static void fence_prepare(rdp_srv_coll_t *coll, size_t contrib_len)
+{
+    prep_t *p     = coll->ctx;
+    uint32_t nsrv = rdp_srv_xchg_nservers();
+    size_t more   = nsrv > 1 ? contrib_len * (nsrv - 1) : 0;
+
+    if (p == NULL || p->fd < 0) {
         return;
     }
-    p->fd      = s.fd;
-    p->flushed = s.flushed;
-    p->reserved = s.flushed;
-    /* the other servers' sections get their pages now too: as many bytes
-     * as this server contributed from each (an estimate; what is left
-     * over is given back before the seal, prep_trim) */
-    more = contrib_len * (rdp_srv_xchg_nservers() - 1);
     if (more > 0
         && fallocate(p->fd, FALLOC_FL_KEEP_SIZE, (off_t)p->flushed, (off_t)more)
                == 0) {
         p->reserved = p->flushed + more;
     }
-    coll->ctx  = p;
     rdp_log_debug(SERVER,
                   "fence %" PRIu64 ": %" PRIu32 " local sections (%zu bytes) "
-                  "written during the exchange",
+                  "written as they arrived",
                   coll->id, p->nsect, p->flushed);
 }
 
@@ -576,7 +611,7 @@ static pmix_status_t pack_fence_result(rdp_srv_coll_t *coll, rdp_buf_t *reply,
 
     *fd_p          = -1;
     fence_buf.size = 0;
-    if (coll->ctx != NULL) {
+    if (coll->ctx != NULL && ((prep_t *)coll->ctx)->fd >= 0) {
         status = pack_prepared(coll, coll->ctx, &s);
     } else {
         status = pack_parts_bundle(coll, PACK_ALL, &s);
@@ -774,6 +809,7 @@ const rdp_srv_coll_ops_t rdp_srv_fence_ops = {
     .contribute    = fence_contribute,
     .result        = fence_result,
     .reply         = fence_reply,
+    .arrived       = fence_arrived,
     .prepare       = fence_prepare,
     .ctx_free      = prep_free,
     .cleanup       = fence_cleanup,

@@ -44,8 +44,8 @@ static const rdp_cfg_setting_t table[RDP_CFG_COUNT] = {
       "a fence over a whole job wakes the job's local clients at once "
       "through shared memory and one eventfd (0: one message each)"),
     S(FENCE_PREPARE, BOOL, "1", 0, 0,
-      "a collecting fence across servers writes this node's part of its "
-      "result into shared memory while the servers exchange (0: after)"),
+      "a large collecting fence writes each local rank's part of its "
+      "result into shared memory as the rank arrives (0: all at the end)"),
     S(COLL_ALG, STRING, "auto", 0, 0,
       "collective algorithm: recursive_doubling, bruck, ring or auto"),
     S(COLL_SEG_BYTES, BYTES, "0", 0, 1073741824,
