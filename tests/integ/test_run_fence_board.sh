@@ -7,7 +7,8 @@
 # with every client on the board, with half of them answered by message,
 # and with the board switched off in the servers; blocking fences
 # completed by their calling thread from the board (and, with that off,
-# by the library's thread).
+# by the library's thread); on 2 nodes each local rank's part of a large
+# result written as it arrives, and not.
 . "${top_srcdir:-.}/tests/integ/test_run_common.sh"
 
 client="$builddir/tests/integ/run_client"
@@ -28,6 +29,7 @@ board_job() {
     oks=$(grep -c "^rank [0-4] of 5 $2 ok$" "$tmp/out")
     nb=$(cat "$tmp"/srv.* 2>/dev/null | grep -c "answered through the fence board")
     nc=$(cat "$tmp"/srv.* 2>/dev/null | grep -c "completed by its caller")
+    np=$(cat "$tmp"/srv.* 2>/dev/null | grep -c "local sections .* written as they arrived")
 }
 
 for m in 1 2; do
@@ -35,11 +37,18 @@ for m in 1 2; do
     check_that "whole-job fences through the board on $m nodes: every round's data, two in flight, a timeout ($nb answered so, $nc by the caller)" \
         '[ "$rc" -eq 0 ] && [ "$oks" -eq 5 ] && [ "$nb" -ge $((300 * m)) ] && [ "$nc" -gt 0 ]'
 done
+# on 2 nodes the large results (memfd) had this node's part written as
+# its ranks arrived (fence.c, fence_arrived)
+check_that "2 nodes: this node's part of large results written as its ranks arrived ($np times)" \
+    '[ "$np" -ge 20 ]'
+
+board_job 2 board RDPMIX_FENCE_PREPARE=0
+check_that "RDPMIX_FENCE_PREPARE=0: the same rounds pass, every result packed after the exchange ($np prepared)" \
+    '[ "$rc" -eq 0 ] && [ "$oks" -eq 5 ] && [ "$np" -eq 0 ]'
 
 board_job 2 board RDPMIX_FENCE_BOARD_CALLER=0
 check_that "RDPMIX_FENCE_BOARD_CALLER=0: the same rounds pass, no fence completed by its caller ($nb through the board)" \
     '[ "$rc" -eq 0 ] && [ "$oks" -eq 5 ] && [ "$nb" -ge 600 ] && [ "$nc" -eq 0 ]'
-
 
 # results kept inline up to 1 MiB: those larger than a slot's data area
 # go to a memfd of their own

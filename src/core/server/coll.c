@@ -504,6 +504,8 @@ static void coll_engine_start(coll_t *coll)
     pmix_status_t rc = PMIX_SUCCESS;
     void *own_buf    = NULL;
     size_t size      = 0;
+    size_t contrib_len = 0;
+    uint64_t id        = coll->id;
 
     rdp_buf_init(&buf);
     if (coll->collect) {
@@ -531,6 +533,8 @@ static void coll_engine_start(coll_t *coll)
             .len     = (own_buf != NULL) ? size - sizeof(headroom) : 0,
         };
 
+        contrib_len = args.len;
+
         coll->state = COLL_HOST;
         rc          = rdp_srv_xchg_start(&args, coll_xchg_done,
                                          (void *)(uintptr_t)coll->id, &coll->xchg);
@@ -538,6 +542,14 @@ static void coll_engine_start(coll_t *coll)
     if (rc != PMIX_SUCCESS) {
         coll->state = COLL_GATHER;
         coll_finish(coll, rc);
+    } else if (ops_of(coll)->prepare != NULL) {
+        /* the exchange is posted (its send under way): meanwhile, unless
+         * it already ended */
+        coll_t *c = rdp_hash_get_u64(&rdp_srv.coll_ids, id);
+
+        if (c == coll && c->state == COLL_HOST) {
+            ops_of(coll)->prepare(coll, contrib_len);
+        }
     }
 }
 
@@ -907,6 +919,9 @@ void rdp_srv_coll_arrive(rdp_srv_coll_t *coll, rdp_srv_peer_t *peer,
         rdp_srv_reply_status(peer, reply_cmd, tag, coll->status);
         coll_maybe_free(coll);
         return;
+    }
+    if (coll->state == COLL_GATHER && ops_of(coll)->arrived != NULL) {
+        ops_of(coll)->arrived(coll, client->proc.nspace, client->proc.rank);
     }
     if (coll->narrived == coll->nparts && coll->state == COLL_GATHER) {
         coll_all_arrived(coll);

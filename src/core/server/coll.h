@@ -105,6 +105,13 @@ typedef struct rdp_srv_coll_ops {
      * *fd_p (preset -1) may name a descriptor sent along to every
      * participant (closed by the caller). */
     pmix_status_t (*reply)(rdp_srv_coll_t *coll, rdp_buf_t *buf, int *fd_p);
+    /** Optional: the local participant @a nspace:@a rank arrived (the
+     * tracker still gathers). */
+    void (*arrived)(rdp_srv_coll_t *coll, const char *nspace, pmix_rank_t rank);
+    /** Optional: the engine exchange is under way (every local
+     * participant arrived; this server contributed @a contrib_len bytes):
+     * prepare what of the reply needs no other server (in coll->ctx). */
+    void (*prepare)(rdp_srv_coll_t *coll, size_t contrib_len);
     /** Optional: free coll->ctx. */
     void (*ctx_free)(void *ctx);
     /** Optional: the server finalizes (free what the operation keeps). */

@@ -7,6 +7,8 @@
 #include "core/util/status.h"
 
 #include <endian.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -309,14 +311,75 @@ static pmix_status_t pack_deferred(deferred_t *d, sink_t *s)
     return status;
 }
 
-/* Append the bundle of the participants' committed data to @a s:
- * every participant when @a local_only is false (masks by locality),
- * else only this node's, remote-visible part (what goes to the host).
- * Packed in place: counts are patched once known, nothing is copied
- * twice.  On error the buffer is back to its size on entry when nothing
- * went into a memfd (else the caller drops the memfd). */
+/* Which participants a pass packs, and with which scopes. */
+enum pack_which {
+    PACK_ALL,      /* every participant: this node's LOCAL, others ALL */
+    PACK_CONTRIB,  /* this node's, remote-visible part (to the others) */
+    PACK_LOCAL,    /* this node's, as the result has them */
+    PACK_NONLOCAL, /* the others, as the result has them */
+};
+
+/* The sections of the participants procs[i ..) of one nspace (@a ns,
+ * NULL: unknown) that @a which selects, into @a s; *nsect_p counts them,
+ * *j_p is set past the nspace's entries. */
+static pmix_status_t pack_set_sections(const rdp_srv_coll_t *coll, size_t i,
+                                       rdp_srv_nspace_t *ns,
+                                       enum pack_which which, sink_t *s,
+                                       size_t *j_p, uint32_t *nsect_p)
+{
+    const char *nspace   = coll->procs[i].nspace;
+    pmix_status_t status = PMIX_SUCCESS;
+    size_t j             = i;
+
+    for (; j < coll->nprocs
+           && strncmp(coll->procs[j].nspace, nspace, PMIX_MAX_NSLEN) == 0;
+         j++) {
+        pmix_rank_t lo = coll->procs[j].rank, hi = lo;
+
+        if (ns == NULL) {
+            continue;
+        }
+        if (lo == PMIX_RANK_WILDCARD) {
+            if (ns->size == 0) {
+                continue;
+            }
+            lo = 0;
+            hi = ns->size - 1;
+        }
+        for (pmix_rank_t r = lo; status == PMIX_SUCCESS && r <= hi; r++) {
+            bool local    = rdp_srv_nspace_is_local(ns, r);
+            deferred_t *d = local ? NULL : defer_find(nspace, r);
+            uint32_t mask;
+
+            if ((which == PACK_NONLOCAL && local)
+                || ((which == PACK_CONTRIB || which == PACK_LOCAL) && !local)
+                || (d == NULL && !rdp_kvs_has_rank(rdp_srv.modex, nspace, r))) {
+                continue;
+            }
+            mask   = which == PACK_CONTRIB
+                         ? RDP_SCOPES_REMOTE
+                         : (local ? RDP_SCOPES_LOCAL : RDP_SCOPES_ALL);
+            status = d != NULL
+                         ? pack_deferred(d, s)
+                         : rdp_srv_pack_proc_section(nspace, r, mask, s->buf);
+            (*nsect_p)++;
+            if (status == PMIX_SUCCESS) {
+                status = sink_section_end(s);
+            }
+        }
+    }
+    *j_p = j;
+    return status;
+}
+
+/* Append the bundle of the participants' committed data to @a s: every
+ * participant (PACK_ALL; masks by locality), or only this node's,
+ * remote-visible part (PACK_CONTRIB: what goes to the host or the
+ * engine).  Packed in place: counts are patched once known, nothing is
+ * copied twice.  On error the buffer is back to its size on entry when
+ * nothing went into a memfd (else the caller drops the memfd). */
 static pmix_status_t pack_parts_bundle(const rdp_srv_coll_t *coll,
-                                       bool local_only, sink_t *s)
+                                       enum pack_which which, sink_t *s)
 {
     size_t start         = sink_pos(s);
     uint32_t nsets       = 0;
@@ -335,41 +398,10 @@ static pmix_status_t pack_parts_bundle(const rdp_srv_coll_t *coll,
         if (status == PMIX_SUCCESS) {
             status = rdp_pack_u32(s->buf, 0);
         }
-        for (; j < coll->nprocs
-               && strncmp(coll->procs[j].nspace, nspace, PMIX_MAX_NSLEN) == 0;
-             j++) {
-            pmix_rank_t lo = coll->procs[j].rank, hi = lo;
-
-            if (ns == NULL) {
-                continue;
-            }
-            if (lo == PMIX_RANK_WILDCARD) {
-                if (ns->size == 0) {
-                    continue;
-                }
-                lo = 0;
-                hi = ns->size - 1;
-            }
-            for (pmix_rank_t r = lo; status == PMIX_SUCCESS && r <= hi; r++) {
-                bool local    = rdp_srv_nspace_is_local(ns, r);
-                deferred_t *d = local ? NULL : defer_find(nspace, r);
-                uint32_t mask;
-
-                if ((local_only && !local)
-                    || (d == NULL
-                        && !rdp_kvs_has_rank(rdp_srv.modex, nspace, r))) {
-                    continue;
-                }
-                mask   = local_only ? RDP_SCOPES_REMOTE
-                                    : (local ? RDP_SCOPES_LOCAL : RDP_SCOPES_ALL);
-                status = d != NULL ? pack_deferred(d, s)
-                                   : rdp_srv_pack_proc_section(nspace, r, mask,
-                                                               s->buf);
-                nsect++;
-                if (status == PMIX_SUCCESS) {
-                    status = sink_section_end(s);
-                }
-            }
+        if (status == PMIX_SUCCESS) {
+            status = pack_set_sections(coll, i, ns, which, s, &j, &nsect);
+        } else {
+            j = coll->nprocs;
         }
         if (status == PMIX_SUCCESS && nsect == 0) {
             /* nobody of this nspace committed (nothing flushed since) */
@@ -389,6 +421,181 @@ static pmix_status_t pack_parts_bundle(const rdp_srv_coll_t *coll,
     return status;
 }
 
+/* ---- this node's part of a result, written as its ranks arrive ---- */
+
+/*
+ * A collecting fence over one nspace whose result will go through a
+ * memfd gets its bundle's head and each local participant's section
+ * written into the memfd when that participant arrives (fence_arrived,
+ * coll->ctx: its commits came before its fence request on the same
+ * connection), and, once the engine exchange is under way, the pages for
+ * the other servers' part allocated (fence_prepare); when the exchange
+ * is done only the other servers' sections follow.  So the half of the
+ * result that needs no other server is copied while the ranks still
+ * arrive, not after: a server whose peer answered its clients first
+ * competes with those clients for the cores (bench/RESULTS.md, "Issue 8:
+ * ... modex5").  The bundle then holds one set, sections in arrival
+ * order, its count patched at the end.  Whether the result will be large
+ * enough for a memfd is estimated at the first arrival: every local
+ * participant and every server as much as it.
+ */
+typedef struct {
+    int fd;          /* -1: declined (small), or given to the reply */
+    size_t flushed;  /* bytes in the memfd */
+    size_t nsect_at; /* where the set's section count is */
+    uint32_t nsect;  /* this node's sections */
+    size_t reserved; /* the memfd's pages are allocated up to here */
+} prep_t;
+
+static void prep_free(void *ctx)
+{
+    prep_t *p = ctx;
+
+    if (p->fd >= 0) {
+        close(p->fd);
+    }
+    rdp_free(p);
+}
+
+static bool one_nspace(const rdp_srv_coll_t *coll)
+{
+    return coll->nprocs > 0
+           && strncmp(coll->procs[0].nspace,
+                      coll->procs[coll->nprocs - 1].nspace, PMIX_MAX_NSLEN)
+                  == 0;
+}
+
+/* The first arrival: a prep_t, with a memfd holding the bundle's head
+ * when the result promises to be large (@a sect_len: the first section's
+ * size), else declined (fd -1). */
+static prep_t *prep_start(rdp_srv_coll_t *coll, size_t sect_len)
+{
+    uint32_t nservers = rdp_srv_xchg_nservers();
+    prep_t *p         = rdp_calloc(1, sizeof(*p));
+    rdp_buf_t head;
+    pmix_status_t status;
+
+    if (p == NULL) {
+        return NULL;
+    }
+    p->fd     = -1;
+    coll->ctx = p;
+    if (sect_len * coll->nparts * (nservers > 0 ? nservers : 1) < shm_min()
+        || rdp_ipc_memfd_open(&p->fd) != PMIX_SUCCESS) {
+        p->fd = -1;
+        return p; /* declined */
+    }
+    rdp_buf_init(&head);
+    status = rdp_pack_u32(&head, 1); /* one set */
+    if (status == PMIX_SUCCESS) {
+        status = rdp_pack_string(&head, coll->procs[0].nspace);
+    }
+    p->nsect_at = head.size;
+    if (status == PMIX_SUCCESS) {
+        status = rdp_pack_u32(&head, 0);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_ipc_memfd_append(p->fd, head.data, head.size);
+    }
+    p->flushed = p->reserved = head.size;
+    rdp_buf_cleanup(&head);
+    if (status != PMIX_SUCCESS) {
+        close(p->fd);
+        p->fd = -1;
+    }
+    return p;
+}
+
+/* A local participant arrived: its section into the prepared memfd.  A
+ * failure declines the preparation (the reply is then packed whole). */
+static void fence_arrived(rdp_srv_coll_t *coll, const char *nspace,
+                          pmix_rank_t rank)
+{
+    prep_t *p = coll->ctx;
+    pmix_status_t status;
+
+    if (!coll->collect || (p != NULL && p->fd < 0) || !one_nspace(coll)
+        || shm_min() == 0 || !rdp_kvs_has_rank(rdp_srv.modex, nspace, rank)
+        || !rdp_cfg_bool(RDP_CFG_FENCE_PREPARE)) {
+        return;
+    }
+    fence_buf.size = 0;
+    status =
+        rdp_srv_pack_proc_section(nspace, rank, RDP_SCOPES_LOCAL, &fence_buf);
+    if (status == PMIX_SUCCESS && p == NULL) {
+        p = prep_start(coll, fence_buf.size);
+    }
+    if (p == NULL || p->fd < 0) {
+        fence_buf.size = 0;
+        return;
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_ipc_memfd_append(p->fd, fence_buf.data, fence_buf.size);
+    }
+    if (status == PMIX_SUCCESS) {
+        p->flushed += fence_buf.size;
+        p->nsect++;
+    } else {
+        close(p->fd);
+        p->fd = -1;
+    }
+    fence_buf.size = 0;
+}
+
+/* The exchange runs (this server contributed @a contrib_len bytes): the
+ * pages for the other servers' sections allocated now, as many bytes as
+ * this server's from each (an estimate; the excess is given back before
+ * the seal, prep_trim). */
+static void fence_prepare(rdp_srv_coll_t *coll, size_t contrib_len)
+{
+    prep_t *p     = coll->ctx;
+    uint32_t nsrv = rdp_srv_xchg_nservers();
+    size_t more   = nsrv > 1 ? contrib_len * (nsrv - 1) : 0;
+
+    if (p == NULL || p->fd < 0) {
+        return;
+    }
+    if (more > 0
+        && fallocate(p->fd, FALLOC_FL_KEEP_SIZE, (off_t)p->flushed, (off_t)more)
+               == 0) {
+        p->reserved = p->flushed + more;
+    }
+    rdp_log_debug(SERVER,
+                  "fence %" PRIu64 ": %" PRIu32 " local sections (%zu bytes) "
+                  "written as they arrived",
+                  coll->id, p->nsect, p->flushed);
+}
+
+/* The pages allocated beyond the result's @a len bytes given back. */
+static void prep_trim(const prep_t *p, int fd, size_t len)
+{
+    if (p->reserved > len) {
+        (void)fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                        (off_t)len, (off_t)(p->reserved - len));
+    }
+}
+
+/* The rest of a prepared result: the other servers' sections after this
+ * node's, then the count patched. */
+static pmix_status_t pack_prepared(rdp_srv_coll_t *coll, prep_t *p, sink_t *s)
+{
+    rdp_srv_nspace_t *ns = rdp_srv_nspace_find(coll->procs[0].nspace);
+    uint32_t nsect       = p->nsect;
+    pmix_status_t status = PMIX_SUCCESS;
+    size_t j;
+
+    s->fd      = p->fd;
+    s->flushed = p->flushed;
+    p->fd      = -1; /* the sink's now */
+    if (ns != NULL) {
+        status = pack_set_sections(coll, 0, ns, PACK_NONLOCAL, s, &j, &nsect);
+    }
+    if (status == PMIX_SUCCESS) {
+        status = sink_patch_u32(s, p->nsect_at, nsect);
+    }
+    return status;
+}
+
 /*
  * Append the FENCE_ACK payload of a collecting fence (after the status)
  * to @a reply: [u8 INLINE][bundle], or, from shm_min() bytes on,
@@ -396,21 +603,28 @@ static pmix_status_t pack_parts_bundle(const rdp_srv_coll_t *coll,
  * -1) that every participant maps: packed once, never copied per client.
  * Falls back to the inline form when shared memory is not available.
  */
-static pmix_status_t pack_fence_result(const rdp_srv_coll_t *coll,
-                                       rdp_buf_t *reply, int *fd_p)
+static pmix_status_t pack_fence_result(rdp_srv_coll_t *coll, rdp_buf_t *reply,
+                                       int *fd_p)
 {
     sink_t s = {.buf = &fence_buf, .fd = -1, .shm_at = shm_min()};
     pmix_status_t status;
 
     *fd_p          = -1;
     fence_buf.size = 0;
-    status         = pack_parts_bundle(coll, false, &s);
+    if (coll->ctx != NULL && ((prep_t *)coll->ctx)->fd >= 0) {
+        status = pack_prepared(coll, coll->ctx, &s);
+    } else {
+        status = pack_parts_bundle(coll, PACK_ALL, &s);
+    }
     if (status == PMIX_SUCCESS) {
         status = sink_section_end(&s); /* a bundle without sections */
     }
     if (status == PMIX_SUCCESS && s.fd >= 0) {
         if (fence_buf.size > 0) {
             status = sink_flush(&s);
+        }
+        if (status == PMIX_SUCCESS && coll->ctx != NULL) {
+            prep_trim(coll->ctx, s.fd, s.flushed);
         }
         if (status == PMIX_SUCCESS) {
             status = rdp_ipc_memfd_seal(s.fd);
@@ -519,7 +733,7 @@ static pmix_status_t fence_contribute(rdp_srv_coll_t *coll, rdp_buf_t *buf)
 {
     sink_t s = {.buf = buf, .fd = -1};
 
-    return pack_parts_bundle(coll, true, &s);
+    return pack_parts_bundle(coll, PACK_CONTRIB, &s);
 }
 
 /* Store the other servers' bundles (the host's answer: all of them). */
@@ -595,5 +809,8 @@ const rdp_srv_coll_ops_t rdp_srv_fence_ops = {
     .contribute    = fence_contribute,
     .result        = fence_result,
     .reply         = fence_reply,
+    .arrived       = fence_arrived,
+    .prepare       = fence_prepare,
+    .ctx_free      = prep_free,
     .cleanup       = fence_cleanup,
 };

@@ -46,6 +46,10 @@ static const rdp_cfg_setting_t table[RDP_CFG_COUNT] = {
     S(FENCE_BOARD_CALLER, BOOL, "1", 0, 0,
       "a blocking fence on the board completes in the calling thread when "
       "the board shows its result (0: through the library's thread)"),
+
+    S(FENCE_PREPARE, BOOL, "1", 0, 0,
+      "a large collecting fence writes each local rank's part of its "
+      "result into shared memory as the rank arrives (0: all at the end)"),
     S(COLL_ALG, STRING, "auto", 0, 0,
       "collective algorithm: recursive_doubling, bruck, ring or auto"),
     S(COLL_SEG_BYTES, BYTES, "0", 0, 1073741824,
