@@ -27,14 +27,13 @@
 
 #include <immintrin.h>
 
-#define FAST_TARGET __attribute__((target("aes,pclmul,ssse3,sse4.1")))
+#define FAST_TARGET __attribute__((target("avx,aes,pclmul")))
 
 int rdp_ucx_fgmac_supported(void)
 {
     __builtin_cpu_init();
     return __builtin_cpu_supports("aes") && __builtin_cpu_supports("pclmul")
-           && __builtin_cpu_supports("ssse3")
-           && __builtin_cpu_supports("sse4.1");
+           && __builtin_cpu_supports("avx");
 }
 
 FAST_TARGET static inline __m128i bswap128(__m128i x)
@@ -87,6 +86,7 @@ FAST_TARGET static void aes256_expand(const uint8_t key[32], __m128i rk[15])
 FAST_TARGET static inline __m128i aes256_block(const __m128i rk[15], __m128i x)
 {
     x = _mm_xor_si128(x, rk[0]);
+#pragma GCC unroll 13
     for (int r = 1; r < 14; r++) {
         x = _mm_aesenc_si128(x, rk[r]);
     }
@@ -154,40 +154,57 @@ FAST_TARGET int rdp_ucx_fgmac_init(rdp_ucx_fgmac_t *f, const uint8_t key[32])
 
         _mm_store_si128((__m128i *)f->hpow[i], gf_mul(p, h));
     }
+    {
+        /* [0]64 | [8 RDP_UCX_IV_LEN]64, the IV's length block, times H */
+        _Alignas(16) uint8_t l[16] = {0};
+
+        l[15] = (uint8_t)(RDP_UCX_IV_LEN * 8);
+        l[14] = (uint8_t)((RDP_UCX_IV_LEN * 8) >> 8);
+        _mm_store_si128(
+            (__m128i *)f->iv_len_h,
+            gf_mul(bswap128(_mm_load_si128((const __m128i *)l)), h));
+    }
     /* no copies of the key schedule left in this frame's spill slots
      * that matter more than the ones in f: the caller wipes f */
     return 0;
 }
 
-/* GHASH state @a x over the @a n (<= RDP_UCX_FGMAC_POWERS) blocks at @a p:
- * (((x ^ b0) H ^ b1) H ... ^ b(n-1)) H = (x ^ b0) H^n ^ b1 H^(n-1) ... */
-FAST_TARGET static inline __m128i
-ghash_blocks(const rdp_ucx_fgmac_t *f, __m128i x, const uint8_t *p, size_t n)
+/* Block @a i of the blocks at @a p (@a np of them) followed by those at
+ * @a q, as a field element */
+FAST_TARGET static inline __m128i block_at(const uint8_t *p, size_t np,
+                                           const uint8_t *q, size_t i)
 {
-    __m128i lo = _mm_setzero_si128(), hi = _mm_setzero_si128();
+    const uint8_t *b = (i < np) ? p + 16 * i : q + 16 * (i - np);
 
-    for (size_t i = 0; i < n; i++) {
-        __m128i b = bswap128(_mm_loadu_si128((const __m128i *)(p + 16 * i)));
-
-        if (i == 0) {
-            b = _mm_xor_si128(b, x);
-        }
-        clmul_add(b, _mm_load_si128((const __m128i *)f->hpow[n - 1 - i]), &lo,
-                  &hi);
-    }
-    return reduce(lo, hi);
+    return bswap128(_mm_loadu_si128((const __m128i *)b));
 }
 
+/* GHASH state @a x over the @a np blocks at @a p and then the @a nq at
+ * @a q: Horner's rule RDP_UCX_FGMAC_POWERS blocks at a time, (((x ^ b0) H
+ * ^ b1) H ... ^ b(n-1)) H = (x ^ b0) H^n ^ b1 H^(n-1) ^ ... ^ b(n-1) H,
+ * with one reduction per group. */
 FAST_TARGET static __m128i ghash(const rdp_ucx_fgmac_t *f, __m128i x,
-                                 const uint8_t *p, size_t nblocks)
+                                 const uint8_t *p, size_t np, const uint8_t *q,
+                                 size_t nq)
 {
-    while (nblocks > 0) {
-        size_t n =
-            (nblocks < RDP_UCX_FGMAC_POWERS) ? nblocks : RDP_UCX_FGMAC_POWERS;
+    size_t total = np + nq;
 
-        x = ghash_blocks(f, x, p, n);
-        p += 16 * n;
-        nblocks -= n;
+    for (size_t at = 0; at < total;) {
+        size_t n   = (total - at < RDP_UCX_FGMAC_POWERS) ? total - at
+                                                         : RDP_UCX_FGMAC_POWERS;
+        __m128i lo = _mm_setzero_si128(), hi = _mm_setzero_si128();
+
+        for (size_t i = 0; i < n; i++) {
+            __m128i b = block_at(p, np, q, at + i);
+
+            if (i == 0) {
+                b = _mm_xor_si128(b, x);
+            }
+            clmul_add(b, _mm_load_si128((const __m128i *)f->hpow[n - 1 - i]),
+                      &lo, &hi);
+        }
+        x = reduce(lo, hi);
+        at += n;
     }
     return x;
 }
@@ -197,34 +214,47 @@ FAST_TARGET void rdp_ucx_fgmac_tag(const rdp_ucx_fgmac_t *f,
                                    const rdp_iov_t *aad, size_t n,
                                    uint8_t tag[RDP_UCX_MAC_LEN])
 {
-    /* the AAD, zero-padded to whole blocks, then the length block */
-    _Alignas(16) uint8_t buf[RDP_UCX_FGMAC_MAX + 32];
-    /* IV | 0^96 | [0]64 | [160]64: three blocks */
-    _Alignas(16) uint8_t ivb[48] = {0};
-    size_t len                   = 0, nblocks;
-    __m128i j0, s;
+    _Alignas(16) uint8_t buf[RDP_UCX_FGMAC_MAX]; /* pieces joined */
+    /* the last partial block zero-padded, then [8 len]64 | [0]64 */
+    _Alignas(16) uint8_t tail[32] = {0};
+    const uint8_t *p              = buf;
+    size_t len                    = 0, nfull, rem;
+    uint64_t bits;
+    uint32_t iv_end;
+    __m128i lo = _mm_setzero_si128(), hi = _mm_setzero_si128(), j0, s;
 
-    for (size_t i = 0; i < n; i++) {
-        /* the caller keeps the sum within RDP_UCX_FGMAC_MAX */
-        if (aad[i].len > 0) {
-            memcpy(buf + len, aad[i].base, aad[i].len);
-            len += aad[i].len;
+    if (n == 1) {
+        p   = aad[0].base;
+        len = aad[0].len;
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            /* the caller keeps the sum within RDP_UCX_FGMAC_MAX */
+            if (aad[i].len > 0) {
+                memcpy(buf + len, aad[i].base, aad[i].len);
+                len += aad[i].len;
+            }
         }
     }
-    nblocks = (len + 15) / 16;
-    memset(buf + len, 0, nblocks * 16 + 16 - len);
-    for (int i = 0; i < 8; i++) {
-        buf[nblocks * 16 + 7 - i] = (uint8_t)(((uint64_t)len * 8) >> (8 * i));
+    nfull = len / 16;
+    rem   = len % 16;
+    if (rem > 0) {
+        memcpy(tail, p + 16 * nfull, rem);
     }
-    nblocks++;
+    bits = __builtin_bswap64((uint64_t)len * 8);
+    memcpy(tail + ((rem > 0) ? 16 : 0), &bits, sizeof(bits));
 
-    memcpy(ivb, iv, RDP_UCX_IV_LEN);
-    ivb[47] = (uint8_t)(RDP_UCX_IV_LEN * 8);
-    ivb[46] = (uint8_t)((RDP_UCX_IV_LEN * 8) >> 8);
-    j0      = ghash_blocks(f, _mm_setzero_si128(), ivb, 3);
-    j0      = aes256_block((const __m128i *)f->rk, bswap128(j0));
+    /* J0 = GHASH(IV[0:16] | IV[16:20] 0^96 | [0]64 [160]64)
+     *    = IV[0:16] H^3 ^ (IV[16:20] 0^96) H^2 ^ (the length block) H */
+    memcpy(&iv_end, iv + 16, sizeof(iv_end));
+    clmul_add(bswap128(_mm_loadu_si128((const __m128i *)iv)),
+              _mm_load_si128((const __m128i *)f->hpow[2]), &lo, &hi);
+    clmul_add(bswap128(_mm_cvtsi32_si128((int)iv_end)),
+              _mm_load_si128((const __m128i *)f->hpow[1]), &lo, &hi);
+    j0 = _mm_xor_si128(reduce(lo, hi),
+                       _mm_load_si128((const __m128i *)f->iv_len_h));
+    j0 = aes256_block((const __m128i *)f->rk, bswap128(j0));
 
-    s = ghash(f, _mm_setzero_si128(), buf, nblocks);
+    s = ghash(f, _mm_setzero_si128(), p, nfull, tail, (rem > 0) ? 2 : 1);
     _mm_storeu_si128((__m128i *)tag, _mm_xor_si128(bswap128(s), j0));
 }
 

@@ -210,10 +210,11 @@ typedef struct rdp_gmac rdp_gmac_t; /* one GMAC key (ucx_wire.c) */
 typedef struct rdp_ucx_fgmac {
     _Alignas(16) uint8_t rk[15][16]; /* AES-256 round keys */
     _Alignas(16) uint8_t hpow[RDP_UCX_FGMAC_POWERS][16]; /* H^1.., reversed */
+    _Alignas(16) uint8_t iv_len_h[16]; /* the IV's length block times H */
 } rdp_ucx_fgmac_t;
 
 /** 1 if this CPU has the instructions rdp_ucx_fgmac_* need (x86-64 with
- * AES-NI, PCLMULQDQ, SSSE3, SSE4.1; built with GCC or clang). */
+ * AES-NI, PCLMULQDQ and AVX; built with GCC or clang). */
 int rdp_ucx_fgmac_supported(void);
 
 /** Key @a f with the AES-256 key @a key (borrowed).  Only where
@@ -430,6 +431,7 @@ struct rdp_ucx_tl {
     unsigned in_call; /* inside a vtable call */
     double drain_timeout;
     rdp_list_t sends;   /* ucx_sreq_t in flight */
+    void *spare_sreq;   /* a small send record done with, for the next */
     rdp_list_t fetches; /* ucx_rmsg_t being fetched */
     rdp_list_t kept;    /* ucx_rmsg_t the engine keeps */
     rdp_list_t done;    /* ucx_op_t whose callback is due */
