@@ -223,8 +223,11 @@ FAST_TARGET void rdp_ucx_fgmac_tag(const rdp_ucx_fgmac_t *f,
     uint32_t iv_end;
     __m128i lo = _mm_setzero_si128(), hi = _mm_setzero_si128(), j0, s;
 
+    while ((n > 1) && (aad[n - 1].len == 0)) {
+        n--; /* empty pieces at the end (an open payload's) */
+    }
     if (n == 1) {
-        p   = aad[0].base;
+        p   = aad[0].base; /* one piece: no copy */
         len = aad[0].len;
     } else {
         for (size_t i = 0; i < n; i++) {

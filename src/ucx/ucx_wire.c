@@ -630,8 +630,10 @@ pmix_status_t rdp_ucx_auth_msg_unsealed(rdp_ucx_auth_t *auth, const void *pre,
 
     if ((pre != NULL) && (pre_len >= RDP_UCX_FIXED_LEN)
         && (len <= RDP_UCX_FGMAC_MAX) && (nseals + 2 <= FAST_PIECES)) {
-        rdp_iov_t aad[FAST_PIECES] = {{(void *)pre, pre_len}};
+        rdp_iov_t aad[FAST_PIECES];
 
+        aad[0].base = (void *)pre;
+        aad[0].len  = pre_len;
         for (size_t i = 0; i <= nseals; i++) {
             uint64_t gap_end = (i < nseals) ? seals[i].off : (uint64_t)len;
 
