@@ -93,17 +93,22 @@ FAST_TARGET static inline __m128i aes256_block(const __m128i rk[15], __m128i x)
     return _mm_aesenclast_si128(x, rk[14]);
 }
 
-/* 256-bit carry-less product a * b, added into (*lo, *hi) */
+/* The carry-less product a * b, added into three parts: the low and the
+ * high 128 bits and the middle 128 bits (which straddle them: fold()) */
 FAST_TARGET static inline void clmul_add(__m128i a, __m128i b, __m128i *lo,
-                                         __m128i *hi)
+                                         __m128i *hi, __m128i *mid)
 {
-    __m128i l = _mm_clmulepi64_si128(a, b, 0x00);
-    __m128i h = _mm_clmulepi64_si128(a, b, 0x11);
-    __m128i m = _mm_xor_si128(_mm_clmulepi64_si128(a, b, 0x01),
-                              _mm_clmulepi64_si128(a, b, 0x10));
+    *lo  = _mm_xor_si128(*lo, _mm_clmulepi64_si128(a, b, 0x00));
+    *hi  = _mm_xor_si128(*hi, _mm_clmulepi64_si128(a, b, 0x11));
+    *mid = _mm_xor_si128(*mid, _mm_clmulepi64_si128(a, b, 0x01));
+    *mid = _mm_xor_si128(*mid, _mm_clmulepi64_si128(a, b, 0x10));
+}
 
-    *lo = _mm_xor_si128(*lo, _mm_xor_si128(l, _mm_slli_si128(m, 8)));
-    *hi = _mm_xor_si128(*hi, _mm_xor_si128(h, _mm_srli_si128(m, 8)));
+/* Put the middle part into the low and high 128 bits (once per sum) */
+FAST_TARGET static inline void fold(__m128i *lo, __m128i *hi, __m128i mid)
+{
+    *lo = _mm_xor_si128(*lo, _mm_slli_si128(mid, 8));
+    *hi = _mm_xor_si128(*hi, _mm_srli_si128(mid, 8));
 }
 
 /* (hi:lo), a product of two byte-reversed elements, as one element */
@@ -133,9 +138,10 @@ FAST_TARGET static inline __m128i reduce(__m128i lo, __m128i hi)
 
 FAST_TARGET static inline __m128i gf_mul(__m128i a, __m128i b)
 {
-    __m128i lo = _mm_setzero_si128(), hi = _mm_setzero_si128();
+    __m128i lo = _mm_setzero_si128(), hi = lo, mid = lo;
 
-    clmul_add(a, b, &lo, &hi);
+    clmul_add(a, b, &lo, &hi, &mid);
+    fold(&lo, &hi, mid);
     return reduce(lo, hi);
 }
 
@@ -169,42 +175,72 @@ FAST_TARGET int rdp_ucx_fgmac_init(rdp_ucx_fgmac_t *f, const uint8_t key[32])
     return 0;
 }
 
-/* Block @a i of the blocks at @a p (@a np of them) followed by those at
- * @a q, as a field element */
-FAST_TARGET static inline __m128i block_at(const uint8_t *p, size_t np,
-                                           const uint8_t *q, size_t i)
+/* Copy @a n < 16 bytes in at most four moves */
+static inline void copy_short(uint8_t *d, const uint8_t *src, size_t n)
 {
-    const uint8_t *b = (i < np) ? p + 16 * i : q + 16 * (i - np);
-
-    return bswap128(_mm_loadu_si128((const __m128i *)b));
+    if (n & 8) {
+        memcpy(d, src, 8);
+        d += 8;
+        src += 8;
+    }
+    if (n & 4) {
+        memcpy(d, src, 4);
+        d += 4;
+        src += 4;
+    }
+    if (n & 2) {
+        memcpy(d, src, 2);
+        d += 2;
+        src += 2;
+    }
+    if (n & 1) {
+        *d = *src;
+    }
 }
 
-/* GHASH state @a x over the @a np blocks at @a p and then the @a nq at
- * @a q: Horner's rule RDP_UCX_FGMAC_POWERS blocks at a time, (((x ^ b0) H
- * ^ b1) H ... ^ b(n-1)) H = (x ^ b0) H^n ^ b1 H^(n-1) ^ ... ^ b(n-1) H,
- * with one reduction per group. */
+/* Add the @a n blocks at @a p, times H^k, H^(k-1), ... (@a *h points at
+ * H^k and moves on), into (*lo, *hi); @a *carry is added to the first
+ * block and cleared. */
+FAST_TARGET static inline void mul_blocks(const uint8_t *p, size_t n,
+                                          const __m128i **h, __m128i *carry,
+                                          __m128i *lo, __m128i *hi,
+                                          __m128i *mid)
+{
+    for (size_t i = 0; i < n; i++) {
+        __m128i b = bswap128(_mm_loadu_si128((const __m128i *)(p + 16 * i)));
+
+        clmul_add(_mm_xor_si128(b, *carry), _mm_load_si128(*h), lo, hi, mid);
+        *carry = _mm_setzero_si128();
+        (*h)--;
+    }
+}
+
+/* GHASH state @a x over the @a np blocks at @a p and then the @a nq
+ * (<= 2) at @a q: Horner's rule RDP_UCX_FGMAC_POWERS blocks at a time,
+ * (((x ^ b0) H ^ b1) H ... ^ b(n-1)) H = (x ^ b0) H^n ^ b1 H^(n-1) ^ ...
+ * ^ b(n-1) H, with one reduction per group. */
 FAST_TARGET static __m128i ghash(const rdp_ucx_fgmac_t *f, __m128i x,
                                  const uint8_t *p, size_t np, const uint8_t *q,
                                  size_t nq)
 {
-    size_t total = np + nq;
+    while (np + nq > 0) {
+        size_t tp = np, tq = nq; /* blocks of p and of q in this group */
+        __m128i lo = _mm_setzero_si128(), hi = lo, mid = lo;
+        const __m128i *h;
 
-    for (size_t at = 0; at < total;) {
-        size_t n   = (total - at < RDP_UCX_FGMAC_POWERS) ? total - at
-                                                         : RDP_UCX_FGMAC_POWERS;
-        __m128i lo = _mm_setzero_si128(), hi = _mm_setzero_si128();
-
-        for (size_t i = 0; i < n; i++) {
-            __m128i b = block_at(p, np, q, at + i);
-
-            if (i == 0) {
-                b = _mm_xor_si128(b, x);
-            }
-            clmul_add(b, _mm_load_si128((const __m128i *)f->hpow[n - 1 - i]),
-                      &lo, &hi);
+        if (np + nq > RDP_UCX_FGMAC_POWERS) {
+            tp = (np < RDP_UCX_FGMAC_POWERS) ? np : RDP_UCX_FGMAC_POWERS;
+            tq = 0;
         }
+        h = (const __m128i *)f->hpow[tp + tq - 1];
+        mul_blocks(p, tp, &h, &x, &lo, &hi, &mid);
+        mul_blocks(q, tq, &h, &x, &lo, &hi, &mid);
+        fold(&lo, &hi, mid);
         x = reduce(lo, hi);
-        at += n;
+        p += 16 * tp;
+        np -= tp;
+        q += 16 * tq;
+        nq -= tq;
     }
     return x;
 }
@@ -221,7 +257,7 @@ FAST_TARGET void rdp_ucx_fgmac_tag(const rdp_ucx_fgmac_t *f,
     size_t len                    = 0, nfull, rem;
     uint64_t bits;
     uint32_t iv_end;
-    __m128i lo = _mm_setzero_si128(), hi = _mm_setzero_si128(), j0, s;
+    __m128i lo = _mm_setzero_si128(), hi = lo, mid = lo, j0, s;
 
     while ((n > 1) && (aad[n - 1].len == 0)) {
         n--; /* empty pieces at the end (an open payload's) */
@@ -241,7 +277,7 @@ FAST_TARGET void rdp_ucx_fgmac_tag(const rdp_ucx_fgmac_t *f,
     nfull = len / 16;
     rem   = len % 16;
     if (rem > 0) {
-        memcpy(tail, p + 16 * nfull, rem);
+        copy_short(tail, p + 16 * nfull, rem);
     }
     bits = __builtin_bswap64((uint64_t)len * 8);
     memcpy(tail + ((rem > 0) ? 16 : 0), &bits, sizeof(bits));
@@ -250,9 +286,10 @@ FAST_TARGET void rdp_ucx_fgmac_tag(const rdp_ucx_fgmac_t *f,
      *    = IV[0:16] H^3 ^ (IV[16:20] 0^96) H^2 ^ (the length block) H */
     memcpy(&iv_end, iv + 16, sizeof(iv_end));
     clmul_add(bswap128(_mm_loadu_si128((const __m128i *)iv)),
-              _mm_load_si128((const __m128i *)f->hpow[2]), &lo, &hi);
+              _mm_load_si128((const __m128i *)f->hpow[2]), &lo, &hi, &mid);
     clmul_add(bswap128(_mm_cvtsi32_si128((int)iv_end)),
-              _mm_load_si128((const __m128i *)f->hpow[1]), &lo, &hi);
+              _mm_load_si128((const __m128i *)f->hpow[1]), &lo, &hi, &mid);
+    fold(&lo, &hi, mid);
     j0 = _mm_xor_si128(reduce(lo, hi),
                        _mm_load_si128((const __m128i *)f->iv_len_h));
     j0 = aes256_block((const __m128i *)f->rk, bswap128(j0));
