@@ -600,7 +600,9 @@ pmix_status_t rdp_ucx_auth_msg(rdp_ucx_auth_t *auth, const void *pre,
         && (iovcnt < FAST_PIECES)) {
         aad[0].base = (void *)pre;
         aad[0].len  = pre_len;
-        memcpy(aad + 1, iov, iovcnt * sizeof(*iov));
+        if (iovcnt > 0) {
+            memcpy(aad + 1, iov, iovcnt * sizeof(*iov));
+        }
         if (mac_fast(auth->msg, aad, iovcnt + 1, mac)) {
             return PMIX_SUCCESS;
         }
@@ -637,7 +639,8 @@ pmix_status_t rdp_ucx_auth_msg_unsealed(rdp_ucx_auth_t *auth, const void *pre,
         for (size_t i = 0; i <= nseals; i++) {
             uint64_t gap_end = (i < nseals) ? seals[i].off : (uint64_t)len;
 
-            aad[i + 1].base = (void *)(data + at);
+            /* no arithmetic on a NULL @a data (an empty payload) */
+            aad[i + 1].base = (gap_end > at) ? (void *)(data + at) : NULL;
             aad[i + 1].len  = (size_t)(gap_end - at);
             if (i < nseals) {
                 at = seals[i].off + seals[i].len;
