@@ -203,7 +203,7 @@ typedef struct rdp_gmac rdp_gmac_t; /* one GMAC key (ucx_wire.c) */
 
 /* ---- AES-256-GMAC of short inputs with AES-NI and PCLMULQDQ (ucx_gmac.c) */
 
-#define RDP_UCX_FGMAC_MAX    1024 /* AAD bytes rdp_ucx_fgmac_tag takes */
+#define RDP_UCX_FGMAC_MAX    512  /* AAD bytes rdp_ucx_fgmac_tag takes */
 #define RDP_UCX_FGMAC_POWERS 8    /* blocks per reduction */
 
 /** One key's precomputed state: secret (wiped by its owner). */
