@@ -351,7 +351,7 @@ cleanup:
  * identical tags, checked by tests/unit/test_ucx_tl.c).  Short inputs
  * (at most RDP_UCX_FGMAC_MAX bytes of AAD: headers, control, open and
  * small payloads) go through ucx_gmac.c's AES-NI/PCLMULQDQ code instead
- * where the CPU has it, ~4 x fewer instructions (same tags, checked by
+ * where the CPU has it, ~3 x fewer instructions (same tags, checked by
  * tests/unit/test_ucx_gmac.c).
  */
 struct rdp_gmac {
