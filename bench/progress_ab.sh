@@ -6,8 +6,11 @@
 # machine); bench/summarize_progress_ab.py DIR makes the table
 #
 #   bench/progress_ab.sh -b BASE_BUILD [-l L] [-m "2 4"] [-u US] [-o DIR]
-#                        [-c "base new busy mpi"] [-- coll/mpi options]
+#                        [-c "base new busy mpi"] [-e VAR=VALUE]
+#                        [-- coll/mpi options]
 #
+# Configuration "env": this build with VAR=VALUE from -e in the
+# environment (e.g. -e RDPMIX_UCX_FAST_GMAC=0).
 # Run it from the build directory; BASE_BUILD is another build directory
 # (e.g. of a worktree at the base commit).
 set -u
@@ -18,7 +21,8 @@ MLIST="2 4"
 BUSY_US=5000
 OUT=progress-ab-$(date +%Y%m%d-%H%M%S)
 CFGS="base new busy mpi"
-while getopts "b:l:m:u:o:c:h" opt; do
+ENV_AB=""
+while getopts "b:l:m:u:o:c:e:h" opt; do
     case $opt in
     b) BASE=$OPTARG ;;
     l) LAUNCHES=$OPTARG ;;
@@ -26,7 +30,8 @@ while getopts "b:l:m:u:o:c:h" opt; do
     u) BUSY_US=$OPTARG ;;
     o) OUT=$OPTARG ;;
     c) CFGS=$OPTARG ;;
-    h) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    e) ENV_AB=$OPTARG ;;
+    h) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) exit 1 ;;
     esac
 done
@@ -48,7 +53,7 @@ load() { cut -d' ' -f1-3 /proc/loadavg; }
     echo "date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
     echo "commit: $(git -C "$here" describe --always --dirty 2>/dev/null)"
     echo "base: $BASE ($(git -C "$BASE/.." describe --always --dirty 2>/dev/null))"
-    echo "command: bench/progress_ab.sh -l $LAUNCHES -m \"$MLIST\" -u $BUSY_US -c \"$CFGS\" -- ${ARGS[*]}"
+    echo "command: bench/progress_ab.sh -l $LAUNCHES -m \"$MLIST\" -u $BUSY_US -c \"$CFGS\" -e \"$ENV_AB\" -- ${ARGS[*]}"
     echo "load before: $(load)"
 } >"$OUT/meta.txt"
 
@@ -60,6 +65,9 @@ run() { # cfg M launch
     new) COLL_BENCH=./bench/coll-bench "$here/engine_compare.sh" -S open \
         -m "$m" -l 1 -z 0 -o "$o" -- "${ARGS[@]}" ;;
     busy) RDPMIX_UCX_BUSY_US=$BUSY_US COLL_BENCH=./bench/coll-bench \
+        "$here/engine_compare.sh" -S open -m "$m" -l 1 -z 0 -o "$o" -- \
+        "${ARGS[@]}" ;;
+    env) env "$ENV_AB" COLL_BENCH=./bench/coll-bench \
         "$here/engine_compare.sh" -S open -m "$m" -l 1 -z 0 -o "$o" -- \
         "${ARGS[@]}" ;;
     mpi) "$here/engine_compare.sh" -S mpi -m "$m" -l 1 -z 0 -o "$o" -- \

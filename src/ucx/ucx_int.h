@@ -201,11 +201,39 @@ int rdp_ucx_envelope_local(const rdp_ucx_envelope_t *self,
  * (the loop's).  The message counters live with the peers they count. */
 typedef struct rdp_gmac rdp_gmac_t; /* one GMAC key (ucx_wire.c) */
 
+/* ---- AES-256-GMAC of short inputs with AES-NI and PCLMULQDQ (ucx_gmac.c) */
+
+#define RDP_UCX_FGMAC_MAX    512  /* AAD bytes rdp_ucx_fgmac_tag takes */
+#define RDP_UCX_FGMAC_POWERS 8    /* blocks per reduction */
+
+/** One key's precomputed state: secret (wiped by its owner). */
+typedef struct rdp_ucx_fgmac {
+    _Alignas(16) uint8_t rk[15][16]; /* AES-256 round keys */
+    _Alignas(16) uint8_t hpow[RDP_UCX_FGMAC_POWERS][16]; /* H^1.., reversed */
+    _Alignas(16) uint8_t iv_len_h[16]; /* the IV's length block times H */
+} rdp_ucx_fgmac_t;
+
+/** 1 if this CPU has the instructions rdp_ucx_fgmac_* need (x86-64 with
+ * AES-NI, PCLMULQDQ and AVX; built with GCC or clang). */
+int rdp_ucx_fgmac_supported(void);
+
+/** Key @a f with the AES-256 key @a key (borrowed).  Only where
+ * rdp_ucx_fgmac_supported(); returns 0, or -1 when not built in. */
+int rdp_ucx_fgmac_init(rdp_ucx_fgmac_t *f, const uint8_t key[32]);
+
+/** The AES-256-GCM tag of no plaintext under the RDP_UCX_IV_LEN-byte @a iv
+ * with the @a n pieces @a aad (at most RDP_UCX_FGMAC_MAX bytes together)
+ * as AAD: the tag libcrypto's AES-256-GCM gives for the same input. */
+void rdp_ucx_fgmac_tag(const rdp_ucx_fgmac_t *f,
+                       const uint8_t iv[RDP_UCX_IV_LEN], const rdp_iov_t *aad,
+                       size_t n, uint8_t tag[RDP_UCX_MAC_LEN]);
+
 typedef struct rdp_ucx_auth {
     rdp_gmac_t *hdr;  /* keyed with K_hdr once */
     rdp_gmac_t *msg;  /* keyed with K_msg once */
     rdp_gmac_t *seal; /* keyed with K_seal once */
     uint32_t salt; /* random per keying: re-created transports differ */
+    int fast;      /* short inputs' MACs by ucx_gmac.c (RDPMIX_UCX_FAST_GMAC) */
     char fp[9];    /* key fingerprint for logs (not secret) */
 } rdp_ucx_auth_t;
 
@@ -403,6 +431,7 @@ struct rdp_ucx_tl {
     unsigned in_call; /* inside a vtable call */
     double drain_timeout;
     rdp_list_t sends;   /* ucx_sreq_t in flight */
+    void *spare_sreq;   /* a small send record done with, for the next */
     rdp_list_t fetches; /* ucx_rmsg_t being fetched */
     rdp_list_t kept;    /* ucx_rmsg_t the engine keeps */
     rdp_list_t done;    /* ucx_op_t whose callback is due */

@@ -95,9 +95,15 @@ static double busy_window(void)
 /* A send in flight; owns the UCP header until UCP is done with it. */
 typedef struct ucx_sreq {
     ucx_op_t op;
+    size_t cap; /* bytes at am */
     size_t am_len;
     uint8_t am[];
 } ucx_sreq_t;
+
+/* Header room of a send record: one that UCP completes at once (small
+ * eager sends, the usual case) is kept for the next send if it has at
+ * most this much (tl->spare_sreq), saving a malloc and a free per send. */
+#define SREQ_ROOM 256
 
 static void progress_all(rdp_ucx_tl_t *tl);
 
@@ -845,6 +851,35 @@ static size_t seal_table_fill(rdp_ucx_tl_t *tl, uint8_t *table,
     return nplain;
 }
 
+/* A record for a send with @a am_len header bytes: the kept one if it has
+ * the room, else a new one (NULL when out of memory). */
+static ucx_sreq_t *sreq_get(rdp_ucx_tl_t *tl, size_t am_len)
+{
+    ucx_sreq_t *sreq = tl->spare_sreq;
+    size_t cap       = (am_len < SREQ_ROOM) ? SREQ_ROOM : am_len;
+
+    if ((sreq != NULL) && (sreq->cap >= am_len)) {
+        tl->spare_sreq = NULL;
+        tl->stats.sreqs_reused++;
+        return sreq;
+    }
+    sreq = rdp_malloc(sizeof(*sreq) + cap);
+    if (sreq != NULL) {
+        sreq->cap = cap;
+    }
+    return sreq;
+}
+
+/* Done with @a sreq (on no list, unknown to UCP): keep it or free it. */
+static void sreq_put(rdp_ucx_tl_t *tl, ucx_sreq_t *sreq)
+{
+    if ((tl->spare_sreq == NULL) && (sreq->cap <= SREQ_ROOM)) {
+        tl->spare_sreq = sreq;
+        return;
+    }
+    rdp_free(sreq);
+}
+
 /* The UCP header of a message: framing, the engine's header, the seal
  * table and the MACs.  @a eager: the message goes eager-only, so it needs
  * no mac_hdr. */
@@ -875,14 +910,14 @@ static ucx_sreq_t *sreq_create(rdp_ucx_tl_t *tl, uint32_t peer, const void *hdr,
         != PMIX_SUCCESS) {
         return NULL;
     }
-    sreq = rdp_malloc(sizeof(*sreq) + pre_len + 2 * RDP_UCX_MAC_LEN);
+    sreq = sreq_get(tl, pre_len + 2 * RDP_UCX_MAC_LEN);
     if (sreq == NULL) {
         return NULL;
     }
     if (nseals > 0) {
         plain = (iovcnt <= 16) ? few : rdp_malloc(iovcnt * sizeof(*plain));
         if (plain == NULL) {
-            rdp_free(sreq);
+            sreq_put(tl, sreq);
             return NULL;
         }
     }
@@ -913,7 +948,7 @@ static ucx_sreq_t *sreq_create(rdp_ucx_tl_t *tl, uint32_t peer, const void *hdr,
                              (plain != NULL) ? plain : iov, nplain,
                              sreq->am + pre_len + RDP_UCX_MAC_LEN)
             != PMIX_SUCCESS)) {
-        rdp_free(sreq);
+        sreq_put(tl, sreq);
         sreq = NULL;
     }
     if (plain != few) {
@@ -980,13 +1015,13 @@ static pmix_status_t send_any(rdp_ucx_tl_t *tl, uint32_t peer, const void *hdr,
     req = ucp_am_send_nbx(p->ep, RDP_UCX_AM_ID, sreq->am, sreq->am_len, buffer,
                           count, &prm);
     if (req == NULL) {
-        rdp_free(sreq);
+        sreq_put(tl, sreq);
         tl->stats.sent++;
         status = PMIX_OPERATION_SUCCEEDED;
     } else if (UCS_PTR_IS_ERR(req)) {
         rdp_log_debug(UCX, "%s: send to server %u: %s", tl->name, peer,
                       rdp_ucx_status_str(UCS_PTR_STATUS(req)));
-        rdp_free(sreq);
+        sreq_put(tl, sreq);
         status =
             p->failed ? PMIX_ERR_UNREACH : rdp_ucx_status(UCS_PTR_STATUS(req));
     } else {
@@ -1611,6 +1646,7 @@ void rdp_ucx_tl_destroy(rdp_ucx_tl_t *tl)
         rdp_ucx_op_free(rdp_container_of(item, ucx_op_t, link));
     }
     peers_free(tl->peers, tl->npeers);
+    rdp_free(tl->spare_sreq);
     rdp_free(tl->envelope);
     rdp_ucx_auth_cleanup(&tl->auth);
     rdp_free(tl);

@@ -226,6 +226,15 @@ tests_unit_test_ucx_tl_t_LDADD   = $(RDP_TEST_LIBS)
 TESTS += tests/unit/test_ucx_tl.t
 endif
 
+# src/ucx/ucx_gmac.c: the fast AES-256-GMAC against libcrypto's AES-GCM
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_ucx_gmac.t
+tests_unit_test_ucx_gmac_t_SOURCES = tests/unit/test_ucx_gmac.c
+tests_unit_test_ucx_gmac_t_CFLAGS  = $(RDP_TEST_CFLAGS)
+tests_unit_test_ucx_gmac_t_LDADD   = $(RDP_TEST_LIBS)
+TESTS += tests/unit/test_ucx_gmac.t
+endif
+
 # the collective engine over the UCX transport (4 servers in one process)
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_ucx_coll.t
