@@ -21,7 +21,7 @@
  * the time spent on the payload's bytes alone, per message and side.
  * bench/RESULTS.md turns it into the floor of an allgather.
  *
- *   mac-floor [-c] [-j N] [max_bytes] [reps]
+ *   mac-floor [-c] [-j N] [-s] [max_bytes] [reps]
  *
  * prints CSV: bytes,reps,iterations,authenticated_us,open_us,floor_us,
  * floor_ns_per_byte (each time the median over reps of the mean over
@@ -39,6 +39,10 @@
  *         the main thread starts on (modulo the CPU count; pin the main
  *         thread with taskset), MAC 1 MiB messages without a pause (cold
  *         or not, as the main thread) while the main thread measures
+ *   -s    seals instead of mac_msg: what full mode's blocks pay per byte
+ *         (rdp_ucx_auth_seal, with the wide GHASH where the CPU has it
+ *         unless RDPMIX_UCX_WIDE_GHASH=0; docs/ucx.md); "open" is then a
+ *         seal over no bytes
  */
 
 #define PREFIX_LEN 64 /* a typical prefix: fixed part, envelope, no seals */
@@ -62,7 +66,8 @@ static int by_value(const void *a, const void *b)
 
 #define POOL_BYTES ((size_t)64 << 20) /* -c: beyond the caches */
 
-static int cold; /* -c: buffers are POOL_BYTES, walked through */
+static int cold;  /* -c: buffers are POOL_BYTES, walked through */
+static int seals; /* -s: time rdp_ucx_auth_seal, not mac_msg */
 static volatile int stop_load;
 
 /* The payload of message @a i of @a len bytes: the same bytes every time,
@@ -83,9 +88,13 @@ static double time_macs(rdp_ucx_auth_t *auth, const uint8_t *pre,
 
     for (long i = 0; i < iters; i++) {
         rdp_iov_t iov = {(void *)payload_at(buf, len, i), len};
+        static uint64_t counter;
+        rdp_tl_seal_t seal;
+        pmix_status_t rc =
+            seals ? rdp_ucx_auth_seal(auth, 0, &counter, iov.base, len, &seal)
+                  : rdp_ucx_auth_msg(auth, pre, PREFIX_LEN, &iov, len > 0, mac);
 
-        if (rdp_ucx_auth_msg(auth, pre, PREFIX_LEN, &iov, len > 0, mac)
-            != PMIX_SUCCESS) {
+        if (rc != PMIX_SUCCESS) {
             fprintf(stderr, "mac-floor: the authenticator failed\n");
             exit(1);
         }
@@ -159,9 +168,11 @@ int main(int argc, char **argv)
     long ncpu     = sysconf(_SC_NPROCESSORS_ONLN);
     int here      = sched_getcpu();
 
-    while ((opt = getopt(argc, argv, "cj:")) != -1) {
+    while ((opt = getopt(argc, argv, "cj:s")) != -1) {
         if (opt == 'c') {
             cold = 1;
+        } else if (opt == 's') {
+            seals = 1;
         } else if (opt == 'j') {
             jobs = atoi(optarg);
         } else {
@@ -179,8 +190,9 @@ int main(int argc, char **argv)
 
     if (max < 8 || max > (1u << 30) || reps < 1 || reps > 64 || jobs < 1
         || jobs > 64) {
-        fprintf(stderr, "usage: mac-floor [-c] [-j 1..64] [max_bytes 8..1G] "
-                        "[reps 1..64]\n");
+        fprintf(stderr,
+                "usage: mac-floor [-c] [-j 1..64] [-s] [max_bytes 8..1G] "
+                "[reps 1..64]\n");
         return 2;
     }
     buf = filled((cold && max < POOL_BYTES) ? POOL_BYTES : max);

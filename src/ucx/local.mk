@@ -8,6 +8,7 @@
 noinst_LTLIBRARIES     += librdp_ucx.la
 librdp_ucx_la_SOURCES   = src/ucx/ucx_tl.c src/ucx/ucx_recv.c \
                           src/ucx/ucx_wire.c src/ucx/ucx_gmac.c \
+                          src/ucx/ucx_ghash.c \
                           src/ucx/ucx_status.c
 librdp_ucx_la_CPPFLAGS  = $(AM_CPPFLAGS) $(UCX_CFLAGS) $(CRYPTO_CFLAGS)
 librdp_ucx_la_LIBADD    = $(UCX_LIBS) $(CRYPTO_LIBS)
@@ -23,4 +24,4 @@ rdpmix_ucx_la_LDFLAGS   = $(AM_LDFLAGS) -module -avoid-version -no-undefined \
 
 # finding the transport (registered, or the module): no UCX needed
 librdp_la_SOURCES += src/ucx/ucx_load.c
-noinst_HEADERS    += src/ucx/ucx.h src/ucx/ucx_int.h
+noinst_HEADERS    += src/ucx/ucx.h src/ucx/ucx_int.h src/ucx/ucx_ghash.h

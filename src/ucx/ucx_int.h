@@ -284,6 +284,9 @@ int rdp_ucx_auth_seal_ok(rdp_ucx_auth_t *auth, const rdp_tl_seal_t *seal,
 /** Constant-time comparison of two authenticators; 1 when equal. */
 int rdp_ucx_auth_equal(const uint8_t *a, const uint8_t *b);
 
+/* 1 if seals use the wide GHASH of ucx_ghash.c (tests) */
+int rdp_ucx_auth_wide_ghash(const rdp_ucx_auth_t *auth);
+
 /* ---- replay detection (ucx_wire.c) ---- */
 
 /** Sequence numbers remembered below the highest one seen from a sender.

@@ -1,7 +1,10 @@
 /* ucx_wire.c - message framing and authenticators of the UCX transport */
 #include "config.h"
 
+#include "ucx/ucx_ghash.h"
 #include "ucx/ucx_int.h"
+
+#include "core/util/config_table.h"
 
 #include "core/util/log.h"
 
@@ -359,6 +362,7 @@ struct rdp_gmac {
     GCM128_CONTEXT *gcm; /* holds H = AES(0) and the running GHASH */
     int has_fast;        /* fast is keyed: short inputs go there */
     rdp_ucx_fgmac_t fast;
+    rdp_ghash_key_t *wide; /* the seal key's own GHASH (NULL: libcrypto's) */
 };
 
 /* block128_f for CRYPTO_gcm128: one AES block; @a key is the ECB context */
@@ -380,6 +384,7 @@ static void gmac_free(rdp_gmac_t *g)
     OPENSSL_cleanse(&g->fast, sizeof(g->fast));
     CRYPTO_gcm128_release(g->gcm);
     EVP_CIPHER_CTX_free(g->aes);
+    rdp_ghash_key_free(g->wide);
     OPENSSL_free(g);
 }
 
@@ -415,6 +420,22 @@ static int fast_gmac_wanted(void)
     return (v == NULL) || (strcmp(v, "0") != 0);
 }
 
+/* Seals (whole payload blocks, the bytes per byte of full mode) use the
+ * wide GHASH of ucx_ghash.c where the CPU has it, unless
+ * RDPMIX_UCX_WIDE_GHASH=0; the tags are the same either way. */
+static pmix_status_t gmac_wide(rdp_gmac_t *g)
+{
+    uint8_t h[16] = {0};
+
+    if (!rdp_cfg_bool(RDP_CFG_UCX_WIDE_GHASH) || !rdp_ghash_wide_ok()) {
+        return PMIX_SUCCESS;
+    }
+    gmac_block(h, h, g->aes); /* H = E_K(0^128) */
+    g->wide = rdp_ghash_key_new(h);
+    OPENSSL_cleanse(h, sizeof(h));
+    return (g->wide != NULL) ? PMIX_SUCCESS : PMIX_ERR_NOMEM;
+}
+
 pmix_status_t rdp_ucx_auth_init(rdp_ucx_auth_t *auth, const uint8_t *key,
                                 size_t key_len)
 {
@@ -438,7 +459,8 @@ pmix_status_t rdp_ucx_auth_init(rdp_ucx_auth_t *auth, const uint8_t *key,
     hdr  = gmac_new(khdr, fast);
     msg  = gmac_new(kmsg, fast);
     seal = gmac_new(kseal, fast);
-    if ((hdr == NULL) || (msg == NULL) || (seal == NULL)) {
+    if ((hdr == NULL) || (msg == NULL) || (seal == NULL)
+        || (gmac_wide(seal) != PMIX_SUCCESS)) {
         rdp_log_error(UCX, "cannot key AES-256-GMAC");
         goto err;
     }
@@ -663,6 +685,34 @@ pmix_status_t rdp_ucx_auth_msg_unsealed(rdp_ucx_auth_t *auth, const void *pre,
     return (status == PMIX_SUCCESS) ? mac_end(auth->msg, mac) : status;
 }
 
+static void put_be64(uint8_t *p, uint64_t v)
+{
+    for (int i = 7; i >= 0; i--, v >>= 8) {
+        p[i] = (uint8_t)v;
+    }
+}
+
+/* AES-256-GMAC with the wide GHASH, by GCM's definition: J0 = GHASH(IV
+ * padded, 0^64, bits of IV), S = GHASH(data padded, bits of data, 0^64),
+ * tag = E_K(J0) ^ S. */
+static void wide_gmac(rdp_gmac_t *g, const uint8_t iv[RDP_UCX_IV_LEN],
+                      const void *data, size_t len, uint8_t tag[16])
+{
+    uint8_t j0[16] = {0}, s[16] = {0}, lens[16] = {0};
+
+    rdp_ghash_update(g->wide, j0, iv, RDP_UCX_IV_LEN);
+    put_be64(lens + 8, (uint64_t)RDP_UCX_IV_LEN * 8);
+    rdp_ghash_update(g->wide, j0, lens, sizeof(lens));
+    gmac_block(j0, j0, g->aes);
+    rdp_ghash_update(g->wide, s, data, len);
+    put_be64(lens, (uint64_t)len * 8);
+    put_be64(lens + 8, 0);
+    rdp_ghash_update(g->wide, s, lens, sizeof(lens));
+    for (int i = 0; i < 16; i++) {
+        tag[i] = s[i] ^ j0[i];
+    }
+}
+
 /* A seal's IV: origin | salt | counter | 0u32 (RDP_UCX_IV_LEN bytes), taken
  * from its first 16 bytes. */
 static pmix_status_t seal_mac(rdp_gmac_t *g, const uint8_t head[16],
@@ -675,6 +725,10 @@ static pmix_status_t seal_mac(rdp_gmac_t *g, const uint8_t head[16],
     memcpy(iv, head, 16);
     if (g->has_fast && (len <= RDP_UCX_FGMAC_MAX)) {
         rdp_ucx_fgmac_tag(&g->fast, iv, aad, 1, tag);
+        return PMIX_SUCCESS;
+    }
+    if (g->wide != NULL) {
+        wide_gmac(g, iv, data, len, tag);
         return PMIX_SUCCESS;
     }
     CRYPTO_gcm128_setiv(g->gcm, iv, sizeof(iv));
@@ -707,6 +761,11 @@ int rdp_ucx_auth_seal_ok(rdp_ucx_auth_t *auth, const rdp_tl_seal_t *seal,
 
     return (seal_mac(auth->seal, seal->bytes, data, len, tag) == PMIX_SUCCESS)
            && rdp_ucx_auth_equal(tag, seal->bytes + 16);
+}
+
+int rdp_ucx_auth_wide_ghash(const rdp_ucx_auth_t *auth)
+{
+    return auth->seal->wide != NULL;
 }
 
 int rdp_ucx_auth_equal(const uint8_t *a, const uint8_t *b)

@@ -22,6 +22,7 @@
 #include "coll/tl.h"
 #include "core/loop/loop.h"
 #include "ucx/ucx.h"
+#include "ucx/ucx_ghash.h"
 #include "ucx/ucx_int.h"
 
 #include "test_ucx_harness.h"
@@ -1721,13 +1722,14 @@ static void forged_messages_are_dropped(void **state)
 
 /* The reference: HKDF-SHA256 of the session key under @a label (the labels
  * are part of the protocol, docs/ucx.md), then EVP's AES-256-GCM with the
- * 20-byte IV of the prefix and prefix | payload as AAD. */
-static void evp_gmac(const uint8_t *session, const char *label,
-                     const uint8_t *pre, size_t pre_len, const uint8_t *pay,
-                     size_t pay_len, uint8_t tag[RDP_UCX_MAC_LEN])
+ * 20-byte IV @a iv and a | b as AAD. */
+static void evp_gmac_iv(const uint8_t *session, const char *label,
+                        const uint8_t iv[RDP_UCX_IV_LEN], const uint8_t *a,
+                        size_t a_len, const uint8_t *b, size_t b_len,
+                        uint8_t tag[RDP_UCX_MAC_LEN])
 {
     char digest[] = "SHA256";
-    uint8_t k[32], iv[RDP_UCX_IV_LEN], none[16];
+    uint8_t k[32], none[16];
     EVP_KDF *kdf         = EVP_KDF_fetch(NULL, "HKDF", NULL);
     EVP_KDF_CTX *kctx    = EVP_KDF_CTX_new(kdf);
     EVP_CIPHER_CTX *ctx  = EVP_CIPHER_CTX_new();
@@ -1741,20 +1743,17 @@ static void evp_gmac(const uint8_t *session, const char *label,
     int outl = 0;
 
     assert_int_equal(EVP_KDF_derive(kctx, k, sizeof(k), params), 1);
-    memcpy(iv, pre + 24, 4);
-    memcpy(iv + 4, pre + 8, 8);
-    memcpy(iv + 12, pre + 28, 8);
     assert_int_equal(
         EVP_EncryptInit_ex(ctx, EVP_aes_256_gcm(), NULL, NULL, NULL), 1);
     assert_int_equal(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_IVLEN,
                                          RDP_UCX_IV_LEN, NULL),
                      1);
     assert_int_equal(EVP_EncryptInit_ex(ctx, NULL, NULL, k, iv), 1);
-    assert_int_equal(EVP_EncryptUpdate(ctx, NULL, &outl, pre, (int)pre_len),
-                     1);
-    if (pay_len > 0) {
-        assert_int_equal(
-            EVP_EncryptUpdate(ctx, NULL, &outl, pay, (int)pay_len), 1);
+    if (a_len > 0) {
+        assert_int_equal(EVP_EncryptUpdate(ctx, NULL, &outl, a, (int)a_len), 1);
+    }
+    if (b_len > 0) {
+        assert_int_equal(EVP_EncryptUpdate(ctx, NULL, &outl, b, (int)b_len), 1);
     }
     assert_int_equal(EVP_EncryptFinal_ex(ctx, none, &outl), 1);
     assert_int_equal(
@@ -1763,6 +1762,155 @@ static void evp_gmac(const uint8_t *session, const char *label,
     EVP_CIPHER_CTX_free(ctx);
     EVP_KDF_CTX_free(kctx);
     EVP_KDF_free(kdf);
+}
+
+/* The message and header MACs: the IV from the prefix, prefix | payload as
+ * AAD. */
+static void evp_gmac(const uint8_t *session, const char *label,
+                     const uint8_t *pre, size_t pre_len, const uint8_t *pay,
+                     size_t pay_len, uint8_t tag[RDP_UCX_MAC_LEN])
+{
+    uint8_t iv[RDP_UCX_IV_LEN];
+
+    memcpy(iv, pre + 24, 4);
+    memcpy(iv + 4, pre + 8, 8);
+    memcpy(iv + 12, pre + 28, 8);
+    evp_gmac_iv(session, label, iv, pre, pre_len, pay, pay_len, tag);
+}
+
+/* GHASH by the book (SP 800-38D, algorithm 1: one bit at a time), the
+ * reference for ucx_ghash.c */
+static void ref_gf_mul(uint8_t x[16], const uint8_t h[16])
+{
+    uint8_t z[16] = {0}, v[16];
+
+    memcpy(v, h, 16);
+    for (int i = 0; i < 128; i++) {
+        int lsb = v[15] & 1;
+
+        if ((x[i / 8] >> (7 - i % 8)) & 1) {
+            for (int j = 0; j < 16; j++) {
+                z[j] ^= v[j];
+            }
+        }
+        for (int j = 15; j > 0; j--) {
+            v[j] = (uint8_t)((v[j] >> 1) | (v[j - 1] << 7));
+        }
+        v[0] >>= 1;
+        if (lsb) {
+            v[0] ^= 0xE1;
+        }
+    }
+    memcpy(x, z, 16);
+}
+
+static void ref_ghash(const uint8_t h[16], uint8_t x[16], const uint8_t *p,
+                      size_t len)
+{
+    for (size_t at = 0; at < len; at += 16) {
+        size_t n = (len - at < 16) ? len - at : 16;
+
+        for (size_t j = 0; j < n; j++) {
+            x[j] ^= p[at + j];
+        }
+        ref_gf_mul(x, h);
+    }
+}
+
+/* The wide GHASH equals the bit-by-bit one: random keys and running
+ * values, every length up to 600 bytes (the 16-block loop, single blocks,
+ * a padded tail) and a few long ones, at an odd address. */
+static void wide_ghash_matches_reference(void **state)
+{
+    const size_t big[] = {4096, 4096 + 255, 65536 + 17};
+    uint8_t *buf       = malloc(65536 + 64);
+    unsigned seed      = 12345;
+
+    (void)state;
+    if (!rdp_ghash_wide_ok()) {
+        skip();
+    }
+    assert_non_null(buf);
+    for (size_t i = 0; i < 65536 + 64; i++) {
+        buf[i] = (uint8_t)rand_r(&seed);
+    }
+    for (size_t len = 0; len < 600 + 3; len++) {
+        uint8_t h[16], x[16], want[16];
+        size_t n = (len < 600) ? len : big[len - 600];
+        rdp_ghash_key_t *k;
+
+        for (int j = 0; j < 16; j++) {
+            h[j] = (uint8_t)rand_r(&seed);
+            x[j] = (uint8_t)rand_r(&seed);
+        }
+        if (len == 1) {
+            memset(h, 0xff, 16); /* every reduction bit set */
+        }
+        memcpy(want, x, 16);
+        ref_ghash(h, want, buf + 1 + len % 7, n);
+        k = rdp_ghash_key_new(h);
+        assert_non_null(k);
+        rdp_ghash_update(k, x, buf + 1 + len % 7, n);
+        rdp_ghash_key_free(k);
+        assert_memory_equal(x, want, 16);
+    }
+    free(buf);
+}
+
+/* Seals equal AES-256-GMAC as EVP computes it (key derived under the seal
+ * label, IV = the seal's first 16 bytes and 4 zeros, the payload as AAD),
+ * with the wide GHASH (where the CPU has it) and with libcrypto's
+ * (RDPMIX_UCX_WIDE_GHASH=0), and each accepts the other's seals. */
+static void seal_matches_evp_aes_gcm(void **state)
+{
+    const size_t sizes[] = {
+        0, 1, 15, 16, 17, 255, 256, 257, 4096 + 9, 65536 + 3, (size_t)1 << 20};
+    const size_t n_max = ((size_t)1 << 20) + 1;
+    uint8_t key[RDP_UCX_KEY_LEN], iv[RDP_UCX_IV_LEN] = {0};
+    uint8_t want[RDP_UCX_MAC_LEN];
+    uint8_t *pay = malloc(n_max);
+    rdp_ucx_auth_t wide, narrow;
+    uint64_t ctr_w = 5, ctr_n = 5;
+
+    (void)state;
+    assert_non_null(pay);
+    for (size_t j = 0; j < n_max; j++) {
+        pay[j] = (uint8_t)(j * 13 + 5);
+    }
+    ucx_test_key(key, 4);
+    unsetenv("RDPMIX_UCX_WIDE_GHASH");
+    assert_int_equal(rdp_ucx_auth_init(&wide, key, sizeof(key)), PMIX_SUCCESS);
+    assert_int_equal(rdp_ucx_auth_wide_ghash(&wide), rdp_ghash_wide_ok());
+    setenv("RDPMIX_UCX_WIDE_GHASH", "0", 1);
+    assert_int_equal(rdp_ucx_auth_init(&narrow, key, sizeof(key)),
+                     PMIX_SUCCESS);
+    unsetenv("RDPMIX_UCX_WIDE_GHASH");
+    assert_int_equal(rdp_ucx_auth_wide_ghash(&narrow), 0);
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+        const uint8_t *p = pay + (i & 1); /* odd addresses too */
+        size_t n         = sizes[i];
+        rdp_tl_seal_t sw, sn;
+
+        assert_int_equal(rdp_ucx_auth_seal(&wide, 7, &ctr_w, p, n, &sw),
+                         PMIX_SUCCESS);
+        assert_int_equal(rdp_ucx_auth_seal(&narrow, 7, &ctr_n, p, n, &sn),
+                         PMIX_SUCCESS);
+        memcpy(iv, sw.bytes, 16);
+        evp_gmac_iv(key, "rdpmix ucx v3 AES-256-GMAC seal", iv, p, n, NULL, 0,
+                    want);
+        assert_memory_equal(sw.bytes + 16, want, RDP_UCX_MAC_LEN);
+        assert_true(rdp_ucx_auth_seal_ok(&narrow, &sw, p, n));
+        assert_true(rdp_ucx_auth_seal_ok(&wide, &sn, p, n));
+        if (n > 0) {
+            pay[(i & 1) + n - 1] ^= 0x40; /* the last byte forged */
+            assert_false(rdp_ucx_auth_seal_ok(&wide, &sw, p, n));
+            assert_false(rdp_ucx_auth_seal_ok(&narrow, &sw, p, n));
+            pay[(i & 1) + n - 1] ^= 0x40;
+        }
+    }
+    rdp_ucx_auth_cleanup(&wide);
+    rdp_ucx_auth_cleanup(&narrow);
+    free(pay);
 }
 
 /* Both tags equal AES-256-GMAC as EVP computes it, for payloads around the
@@ -2525,6 +2673,8 @@ int main(void)
         cmocka_unit_test(open_payloads_are_marked_not_authenticated),
         cmocka_unit_test(send_open_delivers_marked_payloads),
         cmocka_unit_test(gmac_matches_evp_aes_gcm),
+        cmocka_unit_test(wide_ghash_matches_reference),
+        cmocka_unit_test(seal_matches_evp_aes_gcm),
         cmocka_unit_test(address_envelope),
         cmocka_unit_test(replay_window),
         cmocka_unit_test(replayed_messages_are_dropped),

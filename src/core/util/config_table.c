@@ -64,6 +64,9 @@ static const rdp_cfg_setting_t table[RDP_CFG_COUNT] = {
     S(UCX_BUSY_US, NUMBER, "0", 0, 1e9,
       "microseconds the engine busy-polls, without yielding, after activity "
       "while a collective is in flight (0: never; opt-in)"),
+    S(UCX_WIDE_GHASH, BOOL, "1", 0, 0,
+      "seals' MACs use the engine's own GHASH where the CPU has VPCLMULQDQ "
+      "and AVX-512 (0: libcrypto's)"),
     S(TRUSTED_NETWORK, BOOL, "0", 0, 0,
       "the site trusts the network between servers: collective payloads "
       "travel without a MAC"),
