@@ -415,9 +415,7 @@ static rdp_gmac_t *gmac_new(const uint8_t key[32], int fast)
 /* RDPMIX_UCX_FAST_GMAC=0: libcrypto's code for every MAC (default 1) */
 static int fast_gmac_wanted(void)
 {
-    const char *v = getenv("RDPMIX_UCX_FAST_GMAC"); /* config: RDPMIX_UCX_FAST_GMAC */
-
-    return (v == NULL) || (strcmp(v, "0") != 0);
+    return rdp_cfg_bool(RDP_CFG_UCX_FAST_GMAC);
 }
 
 /* Seals (whole payload blocks, the bytes per byte of full mode) use the

@@ -67,6 +67,9 @@ static const rdp_cfg_setting_t table[RDP_CFG_COUNT] = {
     S(UCX_WIDE_GHASH, BOOL, "1", 0, 0,
       "seals' MACs use the engine's own GHASH where the CPU has VPCLMULQDQ "
       "and AVX-512 (0: libcrypto's)"),
+    S(UCX_FAST_GMAC, BOOL, "1", 0, 0,
+      "MACs over at most 512 bytes use the engine's own AES-NI/PCLMULQDQ "
+      "GMAC where the CPU has them (0: libcrypto's)"),
     S(TRUSTED_NETWORK, BOOL, "0", 0, 0,
       "the site trusts the network between servers: collective payloads "
       "travel without a MAC"),
