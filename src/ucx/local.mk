@@ -24,4 +24,5 @@ rdpmix_ucx_la_LDFLAGS   = $(AM_LDFLAGS) -module -avoid-version -no-undefined \
 
 # finding the transport (registered, or the module): no UCX needed
 librdp_la_SOURCES += src/ucx/ucx_load.c
-noinst_HEADERS    += src/ucx/ucx.h src/ucx/ucx_int.h src/ucx/ucx_ghash.h
+noinst_HEADERS    += src/ucx/ucx.h src/ucx/ucx_int.h src/ucx/ucx_ghash.h \
+                     src/ucx/ucx_gf128.h

@@ -4,22 +4,7 @@
  * polynomials over GF(2) modulo P = x^128 + x^7 + x^2 + x + 1, bit 7 of
  * byte 0 the coefficient of x^0; X_i = (X_{i-1} ^ B_i) H.
  *
- * Representation.  A block byte-reversed and read as a 128-bit integer
- * holds the coefficient of x^i at bit 127 - i.  The carry-less product of
- * two such integers holds the coefficient of x^k of the product at bit
- * 254 - k: one place short of the 256-bit form (x^k at bit 255 - k).  So
- * every multiplier is stored divided by x ("H'" = H x^-1 mod P: the
- * integer shifted left by one, and x^-1 = x^127 + x^6 + x + 1 added when
- * x^0 falls off, i.e. 0xC2000000000000000000000000000001), and the product
- * of a block with H' is the 256-bit form of the block times H.
- *
- * Reduction.  In the integers' own order (bit b: z^b) the 256-bit value is
- * R_hi z^128 + R_lo, and the result is R_hi + (R_lo + q P*) / z^128 with
- * P* = z^128 + z^127 + z^126 + z^121 + 1 (P reversed) and q the one
- * polynomial of degree < 128 that makes the sum divisible by z^128.  Since
- * P* = 1 mod z^64, two 64-bit steps do it: T -> (T >> 64) ^ (T_0 << 64) ^
- * T_0 (z^63 + z^62 + z^57), the last term one carry-less multiply by
- * 0xC200000000000000.
+ * Representation and reduction: ucx_gf128.h.
  *
  * Aggregation.  32 blocks B_1..B_32 after the value X: X' = (X ^ B_1)
  * H^32 ^ B_2 H^31 ^ ... ^ B_32 H; the 32 products are summed unreduced (4
@@ -39,7 +24,7 @@
 
 #if defined(__x86_64__) && defined(__GNUC__)
 
-#include <immintrin.h>
+#include "ucx/ucx_gf128.h"
 
 #define GH_TARGET                                                      \
     __attribute__((target("pclmul,ssse3,sse4.1,avx2,avx512f,avx512bw," \
@@ -61,61 +46,17 @@ int rdp_ghash_wide_ok(void)
            && __builtin_cpu_supports("sse4.1");
 }
 
-GH_TARGET static inline __m128i bswap128(__m128i v)
-{
-    return _mm_shuffle_epi8(
-        v, _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
-}
-
-/* hi z^128 + lo -> the reduced 128-bit value (see the head comment) */
-GH_TARGET static inline __m128i gh_reduce(__m128i lo, __m128i hi)
-{
-    const __m128i c = _mm_set_epi64x(0, (long long)0xC200000000000000ULL);
-    __m128i t       = _mm_clmulepi64_si128(lo, c, 0x00);
-
-    lo = _mm_xor_si128(_mm_shuffle_epi32(lo, 0x4E), t);
-    t  = _mm_clmulepi64_si128(lo, c, 0x00);
-    lo = _mm_xor_si128(_mm_shuffle_epi32(lo, 0x4E), t);
-    return _mm_xor_si128(hi, lo);
-}
-
-/* a H for a block @a a and a multiplier @a hp = H' (both reversed) */
-GH_TARGET static inline __m128i gh_mul(__m128i a, __m128i hp)
-{
-    __m128i lo  = _mm_clmulepi64_si128(a, hp, 0x00);
-    __m128i hi  = _mm_clmulepi64_si128(a, hp, 0x11);
-    __m128i mid = _mm_xor_si128(_mm_clmulepi64_si128(a, hp, 0x01),
-                                _mm_clmulepi64_si128(a, hp, 0x10));
-
-    lo = _mm_xor_si128(lo, _mm_slli_si128(mid, 8));
-    hi = _mm_xor_si128(hi, _mm_srli_si128(mid, 8));
-    return gh_reduce(lo, hi);
-}
-
-/* v x^-1 mod P (reversed form: shift left by one, fold x^-1 back in) */
-GH_TARGET static __m128i gh_div_x(__m128i v)
-{
-    __m128i carry = _mm_srli_epi64(v, 63);
-    __m128i out = _mm_or_si128(_mm_slli_epi64(v, 1), _mm_slli_si128(carry, 8));
-    /* all ones when bit 127 (x^0) was set, without a branch on the key */
-    __m128i top = _mm_shuffle_epi32(_mm_srai_epi32(v, 31), 0xFF);
-
-    return _mm_xor_si128(
-        out, _mm_and_si128(
-                 top, _mm_set_epi64x((long long)0xC200000000000000ULL, 1)));
-}
-
 GH_TARGET static void key_init(rdp_ghash_key_t *k, const uint8_t h[16])
 {
-    __m128i hr = bswap128(_mm_loadu_si128((const __m128i *)h));
-    __m128i h1 = gh_div_x(hr);
+    __m128i hr = gf_bswap(_mm_loadu_si128((const __m128i *)h));
+    __m128i h1 = gf_div_x(hr);
     __m128i p  = hr;
 
     for (int e = 1; e <= 32; e++) {
         if (e > 1) {
-            p = gh_mul(p, h1);
+            p = gf_mul(p, h1);
         }
-        _mm_storeu_si128((__m128i *)k->pw[32 - e], gh_div_x(p));
+        _mm_storeu_si128((__m128i *)k->pw[32 - e], gf_div_x(p));
     }
 }
 
@@ -175,14 +116,14 @@ GH_TARGET static inline __m128i gh_wide(const rdp_ghash_key_t *k, __m128i x,
     /* the middle terms into lo and hi, lane by lane, then the lanes */
     lo = _mm512_xor_si512(lo, _mm512_bslli_epi128(mid, 8));
     hi = _mm512_xor_si512(hi, _mm512_bsrli_epi128(mid, 8));
-    return gh_reduce(fold4(lo), fold4(hi));
+    return gf_reduce(fold4(lo), fold4(hi));
 }
 
 GH_TARGET void rdp_ghash_update(const rdp_ghash_key_t *k, uint8_t xb[16],
                                 const void *data, size_t len)
 {
     const uint8_t *p = data;
-    __m128i x        = bswap128(_mm_loadu_si128((const __m128i *)xb));
+    __m128i x        = gf_bswap(_mm_loadu_si128((const __m128i *)xb));
     __m128i h1       = _mm_loadu_si128((const __m128i *)k->pw[31]);
     __m512i bs       = _mm512_broadcast_i32x4(
               _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
@@ -196,19 +137,19 @@ GH_TARGET void rdp_ghash_update(const rdp_ghash_key_t *k, uint8_t xb[16],
         len -= 256;
     }
     for (; len >= 16; p += 16, len -= 16) {
-        __m128i b = bswap128(_mm_loadu_si128((const __m128i *)p));
+        __m128i b = gf_bswap(_mm_loadu_si128((const __m128i *)p));
 
-        x = gh_mul(_mm_xor_si128(x, b), h1);
+        x = gf_mul(_mm_xor_si128(x, b), h1);
     }
     if (len > 0) {
         uint8_t last[16] = {0};
 
         memcpy(last, p, len);
-        x = gh_mul(
-            _mm_xor_si128(x, bswap128(_mm_loadu_si128((const __m128i *)last))),
+        x = gf_mul(
+            _mm_xor_si128(x, gf_bswap(_mm_loadu_si128((const __m128i *)last))),
             h1);
     }
-    _mm_storeu_si128((__m128i *)xb, bswap128(x));
+    _mm_storeu_si128((__m128i *)xb, gf_bswap(x));
 }
 
 #else /* not x86-64 with GCC's intrinsics: libcrypto's GHASH only */

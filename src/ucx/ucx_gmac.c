@@ -16,16 +16,14 @@
  * of the IV and of the AAD are multiplied by the powers of H they need
  * and reduced once per 8 blocks (Horner's rule 8 blocks at a time).
  *
- * Field elements are kept byte-reversed (the block read as a big-endian
- * 128-bit number), so that GCM's bit order (x^0 is the top bit of the
- * first byte) becomes a bit-reversed polynomial: the carry-less product
- * of two such values is the reversed product shifted right by one bit,
- * which reduce() shifts back before folding by x^128 = x^7 + x^2 + x + 1.
+ * The field arithmetic (byte-reversed elements, multipliers stored as
+ * H x^-1, two carry-less multiplies per reduction) is ucx_gf128.h's,
+ * shared with the wide GHASH of ucx_ghash.c.
  */
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 
-#include <immintrin.h>
+#include "ucx/ucx_gf128.h"
 
 #define FAST_TARGET __attribute__((target("avx,aes,pclmul")))
 
@@ -34,14 +32,6 @@ int rdp_ucx_fgmac_supported(void)
     __builtin_cpu_init();
     return __builtin_cpu_supports("aes") && __builtin_cpu_supports("pclmul")
            && __builtin_cpu_supports("avx");
-}
-
-FAST_TARGET static inline __m128i bswap128(__m128i x)
-{
-    const __m128i rev =
-        _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-
-    return _mm_shuffle_epi8(x, rev);
 }
 
 /* One step of the AES-256 key schedule: @a prev is the round key two
@@ -93,72 +83,23 @@ FAST_TARGET static inline __m128i aes256_block(const __m128i rk[15], __m128i x)
     return _mm_aesenclast_si128(x, rk[14]);
 }
 
-/* The carry-less product a * b, added into three parts: the low and the
- * high 128 bits and the middle 128 bits (which straddle them: fold()) */
-FAST_TARGET static inline void clmul_add(__m128i a, __m128i b, __m128i *lo,
-                                         __m128i *hi, __m128i *mid)
-{
-    *lo  = _mm_xor_si128(*lo, _mm_clmulepi64_si128(a, b, 0x00));
-    *hi  = _mm_xor_si128(*hi, _mm_clmulepi64_si128(a, b, 0x11));
-    *mid = _mm_xor_si128(*mid, _mm_clmulepi64_si128(a, b, 0x01));
-    *mid = _mm_xor_si128(*mid, _mm_clmulepi64_si128(a, b, 0x10));
-}
-
-/* Put the middle part into the low and high 128 bits (once per sum) */
-FAST_TARGET static inline void fold(__m128i *lo, __m128i *hi, __m128i mid)
-{
-    *lo = _mm_xor_si128(*lo, _mm_slli_si128(mid, 8));
-    *hi = _mm_xor_si128(*hi, _mm_srli_si128(mid, 8));
-}
-
-/* (hi:lo), a product of two byte-reversed elements, as one element */
-FAST_TARGET static inline __m128i reduce(__m128i lo, __m128i hi)
-{
-    __m128i clo, chi, a, b;
-
-    /* shift the 256 bits left by one (the reflection's lost bit) */
-    clo = _mm_srli_epi32(lo, 31);
-    chi = _mm_srli_epi32(hi, 31);
-    lo  = _mm_slli_epi32(lo, 1);
-    hi  = _mm_slli_epi32(hi, 1);
-    hi  = _mm_or_si128(hi, _mm_srli_si128(clo, 12));
-    hi  = _mm_or_si128(hi, _mm_slli_si128(chi, 4));
-    lo  = _mm_or_si128(lo, _mm_slli_si128(clo, 4));
-    /* fold the low half into the high one, in two steps */
-    a  = _mm_xor_si128(_mm_slli_epi32(lo, 31), _mm_slli_epi32(lo, 30));
-    a  = _mm_xor_si128(a, _mm_slli_epi32(lo, 25));
-    b  = _mm_srli_si128(a, 4);
-    lo = _mm_xor_si128(lo, _mm_slli_si128(a, 12));
-    a  = _mm_xor_si128(_mm_srli_epi32(lo, 1), _mm_srli_epi32(lo, 2));
-    a  = _mm_xor_si128(a, _mm_srli_epi32(lo, 7));
-    a  = _mm_xor_si128(a, b);
-    lo = _mm_xor_si128(lo, a);
-    return _mm_xor_si128(hi, lo);
-}
-
-FAST_TARGET static inline __m128i gf_mul(__m128i a, __m128i b)
-{
-    __m128i lo = _mm_setzero_si128(), hi = lo, mid = lo;
-
-    clmul_add(a, b, &lo, &hi, &mid);
-    fold(&lo, &hi, mid);
-    return reduce(lo, hi);
-}
-
 FAST_TARGET int rdp_ucx_fgmac_init(rdp_ucx_fgmac_t *f, const uint8_t key[32])
 {
-    __m128i rk[15], h;
+    __m128i rk[15], h, h1, p;
 
     aes256_expand(key, rk);
-    h = bswap128(aes256_block(rk, _mm_setzero_si128()));
+    h  = gf_bswap(aes256_block(rk, _mm_setzero_si128()));
+    h1 = gf_div_x(h);
     for (int i = 0; i < 15; i++) {
         _mm_store_si128((__m128i *)f->rk[i], rk[i]);
     }
-    _mm_store_si128((__m128i *)f->hpow[0], h);
-    for (int i = 1; i < RDP_UCX_FGMAC_POWERS; i++) {
-        __m128i p = _mm_load_si128((const __m128i *)f->hpow[i - 1]);
-
-        _mm_store_si128((__m128i *)f->hpow[i], gf_mul(p, h));
+    /* hpow[i] = (H^(i+1))', the form products are taken with */
+    p = h;
+    for (int i = 0; i < RDP_UCX_FGMAC_POWERS; i++) {
+        if (i > 0) {
+            p = gf_mul(p, h1);
+        }
+        _mm_store_si128((__m128i *)f->hpow[i], gf_div_x(p));
     }
     {
         /* [0]64 | [8 RDP_UCX_IV_LEN]64, the IV's length block, times H */
@@ -168,7 +109,7 @@ FAST_TARGET int rdp_ucx_fgmac_init(rdp_ucx_fgmac_t *f, const uint8_t key[32])
         l[14] = (uint8_t)((RDP_UCX_IV_LEN * 8) >> 8);
         _mm_store_si128(
             (__m128i *)f->iv_len_h,
-            gf_mul(bswap128(_mm_load_si128((const __m128i *)l)), h));
+            gf_mul(gf_bswap(_mm_load_si128((const __m128i *)l)), h1));
     }
     /* no copies of the key schedule left in this frame's spill slots
      * that matter more than the ones in f: the caller wipes f */
@@ -207,9 +148,9 @@ FAST_TARGET static inline void mul_blocks(const uint8_t *p, size_t n,
                                           __m128i *mid)
 {
     for (size_t i = 0; i < n; i++) {
-        __m128i b = bswap128(_mm_loadu_si128((const __m128i *)(p + 16 * i)));
+        __m128i b = gf_bswap(_mm_loadu_si128((const __m128i *)(p + 16 * i)));
 
-        clmul_add(_mm_xor_si128(b, *carry), _mm_load_si128(*h), lo, hi, mid);
+        gf_clmul_add(_mm_xor_si128(b, *carry), _mm_load_si128(*h), lo, hi, mid);
         *carry = _mm_setzero_si128();
         (*h)--;
     }
@@ -235,8 +176,8 @@ FAST_TARGET static __m128i ghash(const rdp_ucx_fgmac_t *f, __m128i x,
         h = (const __m128i *)f->hpow[tp + tq - 1];
         mul_blocks(p, tp, &h, &x, &lo, &hi, &mid);
         mul_blocks(q, tq, &h, &x, &lo, &hi, &mid);
-        fold(&lo, &hi, mid);
-        x = reduce(lo, hi);
+        gf_fold(&lo, &hi, mid);
+        x = gf_reduce(lo, hi);
         p += 16 * tp;
         np -= tp;
         q += 16 * tq;
@@ -285,17 +226,17 @@ FAST_TARGET void rdp_ucx_fgmac_tag(const rdp_ucx_fgmac_t *f,
     /* J0 = GHASH(IV[0:16] | IV[16:20] 0^96 | [0]64 [160]64)
      *    = IV[0:16] H^3 ^ (IV[16:20] 0^96) H^2 ^ (the length block) H */
     memcpy(&iv_end, iv + 16, sizeof(iv_end));
-    clmul_add(bswap128(_mm_loadu_si128((const __m128i *)iv)),
+    gf_clmul_add(gf_bswap(_mm_loadu_si128((const __m128i *)iv)),
               _mm_load_si128((const __m128i *)f->hpow[2]), &lo, &hi, &mid);
-    clmul_add(bswap128(_mm_cvtsi32_si128((int)iv_end)),
+    gf_clmul_add(gf_bswap(_mm_cvtsi32_si128((int)iv_end)),
               _mm_load_si128((const __m128i *)f->hpow[1]), &lo, &hi, &mid);
-    fold(&lo, &hi, mid);
-    j0 = _mm_xor_si128(reduce(lo, hi),
+    gf_fold(&lo, &hi, mid);
+    j0 = _mm_xor_si128(gf_reduce(lo, hi),
                        _mm_load_si128((const __m128i *)f->iv_len_h));
-    j0 = aes256_block((const __m128i *)f->rk, bswap128(j0));
+    j0 = aes256_block((const __m128i *)f->rk, gf_bswap(j0));
 
     s = ghash(f, _mm_setzero_si128(), p, nfull, tail, (rem > 0) ? 2 : 1);
-    _mm_storeu_si128((__m128i *)tag, _mm_xor_si128(bswap128(s), j0));
+    _mm_storeu_si128((__m128i *)tag, _mm_xor_si128(gf_bswap(s), j0));
 }
 
 #else /* not x86-64 with GCC or clang: always libcrypto's code */

@@ -209,7 +209,7 @@ typedef struct rdp_gmac rdp_gmac_t; /* one GMAC key (ucx_wire.c) */
 /** One key's precomputed state: secret (wiped by its owner). */
 typedef struct rdp_ucx_fgmac {
     _Alignas(16) uint8_t rk[15][16]; /* AES-256 round keys */
-    _Alignas(16) uint8_t hpow[RDP_UCX_FGMAC_POWERS][16]; /* H^1.., reversed */
+    _Alignas(16) uint8_t hpow[RDP_UCX_FGMAC_POWERS][16]; /* (H^1)'.., ucx_gf128.h */
     _Alignas(16) uint8_t iv_len_h[16]; /* the IV's length block times H */
 } rdp_ucx_fgmac_t;
 
