@@ -97,6 +97,12 @@ tests_unit_test_server_nspace_t_SOURCES = tests/unit/test_server_nspace.c
 tests_unit_test_server_nspace_t_CFLAGS  = $(RDP_TEST_CFLAGS)
 tests_unit_test_server_nspace_t_LDADD   = $(RDP_TEST_LIBS)
 TESTS += tests/unit/test_server_nspace.t
+
+check_PROGRAMS += tests/unit/test_server_nswait.t
+tests_unit_test_server_nswait_t_SOURCES = tests/unit/test_server_nswait.c
+tests_unit_test_server_nswait_t_CFLAGS  = $(RDP_TEST_CFLAGS)
+tests_unit_test_server_nswait_t_LDADD   = $(RDP_TEST_LIBS)
+TESTS += tests/unit/test_server_nswait.t
 endif
 
 if HAVE_CMOCKA

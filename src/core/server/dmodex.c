@@ -1,5 +1,6 @@
 /* dmodex.c - direct modex between servers in engine mode */
 #include "config.h"
+#include "core/server/nswait.h"
 #include "core/server/p2p.h"
 #include "core/server/server_int.h"
 #include "core/util/alloc.h"
@@ -37,10 +38,6 @@ typedef struct want {
 typedef struct serve_req {
     uint32_t peer;
     want_t want;
-    /* early_reqs only: the next one, and when it is answered NOT_FOUND
-     * (rdp_time_now()) if the nspace is still not registered here */
-    struct serve_req *next;
-    double expires;
 } serve_req_t;
 
 
@@ -298,74 +295,49 @@ static void serve(serve_req_t *req)
  * registration instead, at most EARLY_KEEP seconds (the nspace may as
  * well be one that ended here), and is answered NOT_FOUND after that. */
 #define EARLY_KEEP 60.0
-static serve_req_t *early_reqs;  /* in arrival order, so by expiry */
-static rdp_timer_t *early_timer; /* for the first of them */
+
+/* nswait: the request's nspace is registered now */
+static bool early_try_serve(void *arg)
+{
+    serve_req_t *req           = arg;
+    const rdp_srv_nspace_t *ns = rdp_srv_nspace_find(req->want.proc.nspace);
+
+    if (!dm_open || ns == NULL || !ns->registered) {
+        return false;
+    }
+    serve(req);
+    return true;
+}
 
 static void early_expired(void *arg)
 {
-    double now = rdp_time_now();
+    serve_req_t *req = arg;
 
-    (void)arg;
-    while (early_reqs != NULL && early_reqs->expires <= now) {
-        serve_req_t *req = early_reqs;
-
-        early_reqs = req->next;
-        rdp_log_warn(SERVER,
-                     "server %u asked for %s:%u, whose nspace was not "
-                     "registered here within %.0f s",
-                     req->peer, req->want.proc.nspace, req->want.proc.rank,
-                     EARLY_KEEP);
-        serve_done(PMIX_ERR_NOT_FOUND, NULL, 0, req);
-    }
-    if (early_reqs != NULL) {
-        rdp_timer_start(early_timer, early_reqs->expires - now);
-    }
+    rdp_log_warn(SERVER,
+                 "server %u asked for %s:%u, whose nspace was not "
+                 "registered here within %.0f s",
+                 req->peer, req->want.proc.nspace, req->want.proc.rank,
+                 EARLY_KEEP);
+    serve_done(PMIX_ERR_NOT_FOUND, NULL, 0, req);
 }
+
+static const rdp_srv_nswait_ops_t early_ops = {
+    .try_run = early_try_serve,
+    .expired = early_expired,
+    .discard = rdp_free,
+};
 
 /* Keep @a req until its nspace is registered here; takes @a req. */
 static void keep_early(serve_req_t *req)
 {
-    serve_req_t **tail = &early_reqs;
-
-    if (early_timer == NULL
-        && rdp_timer_create(rdp_rt.loop, early_expired, NULL, &early_timer)
-               != PMIX_SUCCESS) {
+    if (rdp_srv_nswait_hold(&early_ops, req, EARLY_KEEP) != PMIX_SUCCESS) {
         serve_done(PMIX_ERR_NOMEM, NULL, 0, req);
         return;
-    }
-    while (*tail != NULL) {
-        tail = &(*tail)->next;
-    }
-    req->expires = rdp_time_now() + EARLY_KEEP;
-    req->next    = NULL;
-    *tail        = req;
-    if (early_reqs == req) {
-        rdp_timer_start(early_timer, EARLY_KEEP);
     }
     rdp_log_debug(SERVER,
                   "server %u asked for %s:%u before its nspace was "
                   "registered here: kept",
                   req->peer, req->want.proc.nspace, req->want.proc.rank);
-}
-
-void rdp_srv_dmodex_nspace_registered(const char *nspace)
-{
-    serve_req_t **pp = &early_reqs;
-
-    while (dm_open && *pp != NULL) {
-        serve_req_t *req = *pp;
-
-        if (!PMIX_CHECK_NSPACE(req->want.proc.nspace, nspace)) {
-            pp = &req->next;
-            continue;
-        }
-        *pp = req->next;
-        serve(req);
-    }
-    /* else the timer fires for a head that is gone, and re-arms */
-    if (early_reqs == NULL && early_timer != NULL) {
-        rdp_timer_cancel(early_timer);
-    }
 }
 
 static void handle_requests(uint32_t peer, rdp_rbuf_t *rb)
@@ -484,13 +456,6 @@ void rdp_srv_dmodex_close(void)
     rdp_srv_p2p_register(RDP_SRV_CH_DMDX_REQ, NULL);
     rdp_srv_p2p_register(RDP_SRV_CH_DMDX_RSP, NULL);
     rdp_hash_cleanup(&dm_out);
-    while (early_reqs != NULL) {
-        serve_req_t *req = early_reqs;
-
-        early_reqs = req->next;
-        rdp_free(req);
-    }
-    rdp_timer_destroy(early_timer);
-    early_timer = NULL;
+    rdp_srv_nswait_discard(&early_ops);
     dm_open     = false;
 }

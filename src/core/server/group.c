@@ -4,6 +4,7 @@
 #include "core/server/connect.h"
 #include "core/server/group_host.h"
 #include "core/server/p2p.h"
+#include "core/server/nswait.h"
 #include "core/server/xchg.h"
 #include "core/util/alloc.h"
 #include "core/util/config_table.h"
@@ -2075,9 +2076,8 @@ typedef struct deferred_open {
     pmix_proc_t leader;
     pmix_proc_t *members;
     size_t nmembers;
-    /* early_opens only: when it is dropped (rdp_time_now()), and the
-     * OPEN as it came, to be relayed once this server knows the hosts */
-    double expires;
+    /* early OPENs only (nswait): the OPEN as it came, to be relayed
+     * once this server knows the hosts */
     uint32_t from;
     uint8_t *body;
     size_t bodylen;
@@ -2295,9 +2295,6 @@ static bool open_unpack(uint32_t server, rdp_rbuf_t *rb, open_msg_t *m)
  * the registration: as long as the operation's timeout, or
  * EARLY_OPEN_KEEP seconds for one without. */
 #define EARLY_OPEN_KEEP 300.0
-static deferred_open_t *early_opens; /* in arrival order */
-static bool early_posted;
-
 /* No member is local here and some member's nspace is not registered
  * here (yet). */
 static bool open_awaits_nspace(const pmix_proc_t *members, size_t n)
@@ -2318,88 +2315,86 @@ static bool open_awaits_nspace(const pmix_proc_t *members, size_t n)
     return unknown;
 }
 
+static void early_open_free(void *arg)
+{
+    deferred_open_t *d = arg;
+
+    rdp_free(d->members);
+    rdp_free(d->body);
+    rdp_free(d);
+}
+
+/* nswait: a member's nspace was registered; open it if nothing else
+ * is missing now */
+static bool early_open_try(void *arg)
+{
+    deferred_open_t *d = arg;
+
+    if (!gs.init || open_awaits_nspace(d->members, d->nmembers)) {
+        return false;
+    }
+    if (d->body != NULL) {
+        relay_open(d->from, d->kind, d->id, d->gen, d->members, d->nmembers,
+                   d->body, d->bodylen);
+    }
+    open_tracker(d->kind, d->id, d->gen, d->flags, d->timeout, &d->leader,
+                 d->members, d->nmembers); /* takes the members */
+    rdp_free(d->body);
+    rdp_free(d);
+    return true;
+}
+
+static void early_open_expired(void *arg)
+{
+    deferred_open_t *d = arg;
+
+    rdp_log_warn(SERVER,
+                 "group %s %s: no member's nspace was registered here in "
+                 "time; dropped",
+                 d->id, kind_name(d->kind));
+    early_open_free(d);
+}
+
+static const rdp_srv_nswait_ops_t early_open_ops = {
+    .try_run = early_open_try,
+    .expired = early_open_expired,
+    .discard = early_open_free,
+};
+
 /* Takes @a m's members; copies the OPEN's @a body from server @a from. */
 static void keep_early_open(uint32_t from, const open_msg_t *m,
                             const uint8_t *body, size_t bodylen)
 {
-    deferred_open_t *d =
-        keep_open(&early_opens, m->kind, m->id, m->gen, m->flags, m->timeout,
-                  &m->leader, m->members, m->n);
+    deferred_open_t *unlisted = NULL;
+    deferred_open_t *d = keep_open(&unlisted, m->kind, m->id, m->gen, m->flags,
+                                   m->timeout, &m->leader, m->members, m->n);
+    double keep_s      = m->timeout > 0 ? (double)m->timeout : EARLY_OPEN_KEEP;
 
-    if (d != NULL) {
-        d->expires = rdp_time_now()
-                     + (m->timeout > 0 ? (double)m->timeout : EARLY_OPEN_KEEP);
-        d->from = from;
-        d->body = rdp_malloc(bodylen + 1);
-        if (d->body != NULL) {
-            memcpy(d->body, body, bodylen);
-            d->bodylen = bodylen;
-        }
-        rdp_log_debug(SERVER,
-                      "group %s %s %llu: kept until its members' nspace is "
-                      "registered here",
-                      m->id, kind_name(m->kind), (unsigned long long)m->gen);
+    if (d == NULL) {
+        return;
     }
-}
-
-/* The first kept early OPEN that expired or can be opened now, unlinked
- * (@a expired_p says which); NULL. */
-static deferred_open_t *early_ready(bool *expired_p)
-{
-    double now = rdp_time_now();
-
-    for (deferred_open_t **pp = &early_opens; *pp != NULL; pp = &(*pp)->next) {
-        deferred_open_t *d = *pp;
-
-        *expired_p = now >= d->expires;
-        if (*expired_p || !open_awaits_nspace(d->members, d->nmembers)) {
-            *pp = d->next;
-            return d;
-        }
+    d->from = from;
+    d->body = rdp_malloc(bodylen + 1);
+    if (d->body != NULL) {
+        memcpy(d->body, body, bodylen);
+        d->bodylen = bodylen;
     }
-    return NULL;
-}
-
-static void early_opens_run(void *arg)
-{
-    deferred_open_t *d;
-    bool expired;
-
-    (void)arg;
-    early_posted = false;
-    while (gs.init && (d = early_ready(&expired)) != NULL) {
-        if (expired) {
-            rdp_log_warn(SERVER,
-                         "group %s %s: no member's nspace was registered "
-                         "here in time; dropped",
-                         d->id, kind_name(d->kind));
-            rdp_free(d->members);
-        } else {
-            if (d->body != NULL) {
-                relay_open(d->from, d->kind, d->id, d->gen, d->members,
-                           d->nmembers, d->body, d->bodylen);
-            }
-            open_tracker(d->kind, d->id, d->gen, d->flags, d->timeout,
-                         &d->leader, d->members, d->nmembers);
-        }
-        rdp_free(d->body);
-        rdp_free(d);
+    if (rdp_srv_nswait_hold(&early_open_ops, d, keep_s) != PMIX_SUCCESS) {
+        rdp_log_error(SERVER, "group %s %s: no memory to keep an early OPEN",
+                      m->id, kind_name(m->kind));
+        early_open_free(d);
+        return;
     }
-}
-
-void rdp_srv_group_nspace_registered(void)
-{
-    /* from the loop, once the registration has answered its host */
-    if (early_opens != NULL && !early_posted
-        && rdp_loop_post(rdp_rt.loop, early_opens_run, NULL) == PMIX_SUCCESS) {
-        early_posted = true;
-    }
+    rdp_log_debug(SERVER,
+                  "group %s %s %llu: kept until its members' nspace is "
+                  "registered here",
+                  m->id, kind_name(m->kind), (unsigned long long)m->gen);
 }
 
 static void deferred_opens_drop(void)
 {
     kept_opens_drop(&deferred_opens);
-    kept_opens_drop(&early_opens);
+    rdp_srv_nswait_discard(&early_open_ops);
 }
 
 static void ctl_open(uint32_t server, rdp_rbuf_t *rb)

@@ -147,9 +147,6 @@ pmix_status_t rdp_srv_group_connect(rdp_srv_peer_t *peer, bool connect,
 /** A local client finalized or left: group operations waiting for it
  * fail, or go on without it where that was allowed. */
 void rdp_srv_group_client_gone(rdp_srv_client_t *client);
-/** An nspace was registered here: operations other servers opened
- * before it was (none of their members looked local) start now. */
-void rdp_srv_group_nspace_registered(void);
 /** Handle the servers' group channel (server init). */
 void rdp_srv_group_open(void);
 /** Drop every group and tracker (server finalize). */

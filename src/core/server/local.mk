@@ -15,12 +15,14 @@ librdp_la_SOURCES += src/core/server/server.c src/core/server/nspace.c \
                      src/core/server/group_host.c \
                      src/core/server/query.c \
                      src/core/server/slurmfence.c \
-                     src/core/server/fence_board.c
+                     src/core/server/fence_board.c \
+                     src/core/server/nswait.c
 noinst_HEADERS    += src/core/server/server_int.h src/core/server/regex.h \
                      src/core/server/xchg.h src/core/server/p2p.h \
                      src/core/server/coll.h src/core/server/group.h \
                      src/core/server/group_host.h \
-                     src/core/server/slurmfence.h
+                     src/core/server/slurmfence.h \
+                     src/core/server/nswait.h
 librdp_la_SOURCES += src/core/server/connect.c
 librdp_la_SOURCES += src/core/server/tool.c
 noinst_HEADERS    += src/core/server/connect.h

@@ -1,7 +1,7 @@
 /* nspace.c - register/deregister a job: ingest, derive and pack job data */
 #include "config.h"
 #include "core/server/coll.h"
-#include "core/server/group.h"
+#include "core/server/nswait.h"
 #include "core/server/regex.h"
 #include "core/util/directive.h"
 #include "core/server/server_int.h"
@@ -1666,8 +1666,8 @@ static void register_on_loop(void *arg)
     }
     rdp_log_debug(SERVER, "nspace %s registered: %u procs, %zu here", ns->name,
                   ns->size, ns->nlocal);
-    rdp_srv_group_nspace_registered();
-    rdp_srv_dmodex_nspace_registered(ns->name);
+    /* what other servers sent for it before (nswait.h) */
+    rdp_srv_nswait_registered();
 done:
     if (req->cbfunc != NULL) {
         req->cbfunc(status, req->cbdata);

@@ -375,9 +375,6 @@ pmix_status_t rdp_srv_engine_attach(const rdp_tl_ops_t *ops, void *ctx,
  * rdp_srv_modex_fail_key.  No-op without the engine. */
 void rdp_srv_dmodex_request(const char *nspace, pmix_rank_t rank,
                             const char *key);
-/** @a nspace was registered here: serve the other servers' requests for
- * its ranks that came before (kept, not answered NOT_FOUND). */
-void rdp_srv_dmodex_nspace_registered(const char *nspace);
 /** The engine is up: take the direct modex channels (engine.c). */
 pmix_status_t rdp_srv_dmodex_open(void);
 /** The engine goes down: forget outstanding requests (not failed). */
