@@ -43,6 +43,29 @@ fence tcp 8 64 block
 fence sm 4 12 slot
 check "the daemons removed their tmpdirs" tmpdir_clean
 
+# warm-up (engine.c): as the engine connects, each server sends the next
+# one a message of RDPMIX_ENGINE_WARMUP bytes, which it drops, so that the
+# first fence's exchange does not pay for the transport's first large
+# message; the barriers afterwards reach every server of 3, so each has
+# received its warm-up by the time the job ends
+warmup() {
+    if [ -n "$1" ]; then export RDPMIX_ENGINE_WARMUP="$1"; fi
+    UCX_TLS=$tls_tcp RDPMIX_LOG_LEVEL=debug RDPMIX_LOG_SUBSYS=server \
+        job 120 --nodes 3 -n 3 "$client" nodes fence
+    unset RDPMIX_ENGINE_WARMUP
+    sent=$(grep -c "engine warm-up: $2 bytes to server [0-2]: PMIX_SUCCESS" "$tmp/err")
+    got=$(grep -c "engine warm-up: $2 bytes from server [0-2] dropped" "$tmp/err")
+}
+warmup "" 65536
+check_that "each of 3 servers sent and dropped a 64 KiB warm-up message ($sent sent, $got dropped)" \
+    '[ "$rc" -eq 0 ] && [ "$sent" -eq 3 ] && [ "$got" -eq 3 ]'
+warmup 100k 102400
+check_that "RDPMIX_ENGINE_WARMUP sets its size ($sent sent, $got dropped)" \
+    '[ "$rc" -eq 0 ] && [ "$sent" -eq 3 ] && [ "$got" -eq 3 ]'
+warmup 0 "[0-9]*"
+check_that "RDPMIX_ENGINE_WARMUP=0: no warm-up ($sent sent, $got dropped)" \
+    '[ "$rc" -eq 0 ] && [ "$sent" -eq 0 ] && [ "$got" -eq 0 ]'
+
 # every algorithm, over TCP and over shared memory, with a power-of-two
 # and an odd number of servers
 for tls in tcp sm; do

@@ -4,6 +4,7 @@
 #include "core/server/server_int.h"
 #include "coll/coll.h"
 #include "core/util/alloc.h"
+#include "core/util/config_table.h"
 #include "core/util/log.h"
 #include "ucx/ucx.h"
 #include "core/util/status.h"
@@ -141,6 +142,7 @@ void rdp_srv_engine_fini(void)
     /* the channels first: nothing is handled while the engine goes */
     rdp_srv_p2p_close();
     rdp_srv_dmodex_close();
+    (void)rdp_srv_p2p_register(RDP_SRV_CH_WARMUP, NULL);
     if (eng.coll != NULL) {
         rdp_coll_engine_destroy(eng.coll);
     }
@@ -151,6 +153,52 @@ void rdp_srv_engine_fini(void)
     rdp_srv_xchg_close();
     memset(&eng, 0, sizeof(eng));
     eng.index_hint = UINT32_MAX;
+}
+
+/* ---- warm-up ----
+ *
+ * The first large message a UCX worker sends grows UCP's pool of
+ * registered buffers (128 segments of UCX_SEG_SIZE, placed in a transparent
+ * huge page where the kernel allows: ~0.35 ms to zero it, milliseconds when
+ * the kernel compacts memory for it) and reads system files; before, that
+ * happened inside the first collecting fence's exchange, on its critical
+ * path (bench/RESULTS.md, "the exchange's first-message costs").  So each
+ * server sends the next one, right after connecting, one message of
+ * RDPMIX_ENGINE_WARMUP bytes on its own channel, which the receiver drops:
+ * every server's worker then has sent and received a large message before
+ * its first fence.  It also creates that endpoint before the first
+ * collective needs it. */
+
+static void warmup_recv(uint32_t server, rdp_rbuf_t *rb)
+{
+    rdp_log_debug(SERVER, "engine warm-up: %zu bytes from server %u dropped",
+                  rb->left, server);
+}
+
+static const rdp_srv_p2p_handler_t warmup_handler = {.recv = warmup_recv};
+
+static void warmup_send(uint32_t me, uint32_t n)
+{
+    uint64_t bytes = 0;
+    rdp_buf_t buf;
+    pmix_status_t status;
+
+    /* a bad value is logged and the default taken */
+    (void)rdp_cfg_uint(RDP_CFG_ENGINE_WARMUP, &bytes);
+    if (n < 2 || bytes == 0) {
+        return;
+    }
+    rdp_buf_init(&buf);
+    status = rdp_buf_reserve(&buf, (size_t)bytes);
+    if (status == PMIX_SUCCESS) {
+        memset(buf.data, 0, (size_t)bytes);
+        buf.size = (size_t)bytes;
+        status   = rdp_srv_p2p_send((me + 1) % n, RDP_SRV_CH_WARMUP, &buf);
+    }
+    rdp_buf_cleanup(&buf);
+    /* only an optimisation: a failure costs the first fence that time */
+    rdp_log_debug(SERVER, "engine warm-up: %" PRIu64 " bytes to server %u: %s",
+                  bytes, (me + 1) % n, rdp_status_name(status));
 }
 
 /* Create the engine over the transport of eng.tl_ops/tl_ctx, then open
@@ -177,6 +225,7 @@ static pmix_status_t engine_start(uint32_t me, uint32_t n)
     eng.connected = true;
     status        = rdp_srv_xchg_open();
     if (status == PMIX_SUCCESS) {
+        (void)rdp_srv_p2p_register(RDP_SRV_CH_WARMUP, &warmup_handler);
         status = rdp_srv_p2p_open(eng.coll, me, n);
     }
     if (status == PMIX_SUCCESS) {
@@ -192,6 +241,7 @@ static pmix_status_t engine_start(uint32_t me, uint32_t n)
         return status;
     }
     rdp_srv_depart_open();
+    warmup_send(me, n);
     return PMIX_SUCCESS;
 }
 

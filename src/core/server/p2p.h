@@ -27,9 +27,10 @@ enum rdp_srv_p2p_channel {
     RDP_SRV_CH_DMDX_REQ = 1, /* batched (nspace, rank, key) wants */
     RDP_SRV_CH_DMDX_RSP = 2, /* batched answers with bundles */
     RDP_SRV_CH_DEPART   = 3, /* batched departures (depart.c) */
-    /* 4-7 reserved for connect and groups */
+    /* 4-6 reserved for connect and groups */
     RDP_SRV_CH_GROUP_INVITE = 4,
     RDP_SRV_CH_GROUP_CTL    = 5,
+    RDP_SRV_CH_WARMUP       = 7, /* one message at connect (engine.c) */
     RDP_SRV_CH_MAX          = 8 /* channels are 1 .. RDP_SRV_CH_MAX - 1 */
 };
 

@@ -50,6 +50,9 @@ static const rdp_cfg_setting_t table[RDP_CFG_COUNT] = {
     S(FENCE_PREPARE, BOOL, "1", 0, 0,
       "a large collecting fence writes each local rank's part of its "
       "result into shared memory as the rank arrives (0: all at the end)"),
+    S(ENGINE_WARMUP, BYTES, "64k", 0, 16777216,
+      "bytes each server sends the next one as the engine connects, so that "
+      "the transport's buffers exist before the first fence (0: none)"),
     S(COLL_ALG, STRING, "auto", 0, 0,
       "collective algorithm: recursive_doubling, bruck, ring or auto"),
     S(COLL_SEG_BYTES, BYTES, "0", 0, 1073741824,
