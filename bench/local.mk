@@ -88,6 +88,9 @@ EXTRA_DIST += bench/COLL.md
 dist_noinst_SCRIPTS += bench/launch_compare.sh bench/summarize_launch.py \
                        bench/summarize_short.py
 dist_noinst_SCRIPTS += bench/pair_launch.py
+# launch_ab.py: pmix-bench under rdpmix-run --nodes 2, settings (environment,
+# build) alternating launch by launch, ratios paired per round
+dist_noinst_SCRIPTS += bench/launch_ab.py
 
 # compare_nodes.sh: pmix-bench on M simulated nodes, rdpmix-run --nodes vs
 # mpirun with fake hosts (fake-rsh); summarize_nodes.py makes the tables

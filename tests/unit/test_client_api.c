@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,7 +61,7 @@ typedef struct mock {
     int board_fd, board_efd;  /* its memfd and eventfd */
     int board_message;        /* answer board fences by message */
     int board_fences;         /* board fences seen */
-    uint32_t board_tag[16];   /* request tag of board fence n */
+    uint32_t board_tag[64];   /* request tag of board fence n */
     uint64_t board_done;      /* the last fence request's "done" */
 } mock_t;
 
@@ -255,7 +256,7 @@ static int mock_board_fence(rdp_rbuf_t *rb, uint32_t tag)
 
     assert_int_equal(rdp_unpack_u64(rb, &n), PMIX_SUCCESS);
     assert_int_equal(rdp_unpack_u64(rb, &done), PMIX_SUCCESS);
-    assert_true(n < 16);
+    assert_true(n < 64);
     pthread_mutex_lock(&mock.lock);
     mock.board_tag[n] = tag;
     mock.board_done   = done;
@@ -1706,6 +1707,224 @@ static void board_lost_server_ends_a_blocking_fence(void **state)
     assert_int_equal(hk_stores(0), 0);
 }
 
+/* ---- the fence board: a thread's waiter is made once, not per fence ---- */
+
+/* Descriptors this process has open (below 4096: every one it makes). */
+static int open_fds(void)
+{
+    int n = 0;
+
+    for (int fd = 0; fd < 4096; fd++) {
+        n += fcntl(fd, F_GETFD) != -1;
+    }
+    return n;
+}
+
+/* A thread making blocking collecting fences one after the other: fence
+ * i only once the test let go i + 1 of them (hk.lock), or all of them
+ * at once with go = k. */
+typedef struct serial {
+    pthread_t thread;
+    int k, go, done;      /* hk.lock */
+    pmix_status_t status; /* the first failure */
+} serial_t;
+
+/* Wait (hk.lock held) until *@a v >= @a want: 0 after 60 s (a hang). */
+static int hk_wait_for(const int *v, int want)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += 60;
+    while (*v < want) {
+        if (pthread_cond_timedwait(&hk.cond, &hk.lock, &ts) != 0) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static void *serial_thread(void *arg)
+{
+    serial_t *s = arg;
+    pmix_info_t info;
+    bool yes = true;
+
+    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
+    for (int i = 0; i < s->k; i++) {
+        pmix_status_t st;
+        int go;
+
+        pthread_mutex_lock(&hk.lock);
+        go = hk_wait_for(&s->go, i + 1);
+        pthread_mutex_unlock(&hk.lock);
+        st = go ? PMIx_Fence(NULL, 0, &info, 1) : PMIX_ERR_TIMEOUT;
+        pthread_mutex_lock(&hk.lock);
+        if (st != PMIX_SUCCESS && s->status == PMIX_SUCCESS) {
+            s->status = st;
+        }
+        s->done++;
+        pthread_cond_broadcast(&hk.cond);
+        pthread_mutex_unlock(&hk.lock);
+        if (!go) {
+            break;
+        }
+    }
+    PMIX_INFO_DESTRUCT(&info);
+    return NULL;
+}
+
+static void serial_start(serial_t *s, int k, int go)
+{
+    memset(s, 0, sizeof(*s));
+    s->k  = k;
+    s->go = go;
+    assert_int_equal(pthread_create(&s->thread, NULL, serial_thread, s), 0);
+}
+
+static void serial_go(serial_t *s, int go)
+{
+    pthread_mutex_lock(&hk.lock);
+    s->go = go;
+    pthread_cond_broadcast(&hk.cond);
+    pthread_mutex_unlock(&hk.lock);
+}
+
+static void serial_wait_done(serial_t *s, int done)
+{
+    int ok;
+
+    pthread_mutex_lock(&hk.lock);
+    ok = hk_wait_for(&s->done, done);
+    pthread_mutex_unlock(&hk.lock);
+    assert_true(ok);
+}
+
+static pmix_status_t serial_join(serial_t *s)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += 60;
+    assert_int_equal(pthread_timedjoin_np(s->thread, NULL, &ts), 0);
+    return s->status;
+}
+
+#define SERIAL_FENCES 20
+
+/* One thread, fence after fence (its caller asleep before the result is
+ * published; the loop may still store it first): none opens a descriptor
+ * once the
+ * thread's first has made its waiter (an epoll set and an eventfd made per
+ * fence cost six calls more than the loop thread's wake-up), and the
+ * thread's exit closes the waiter's. */
+static void
+board_successive_fences_of_a_thread_open_no_descriptors(void **state)
+{
+    int before = open_fds(), steady = -1;
+    static gate_t sleeps;
+    static serial_t s;
+
+    serial_start(&s, SERIAL_FENCES, 0);
+    for (int i = 0; i < SERIAL_FENCES; i++) {
+        int between, during;
+
+        serial_wait_done(&s, i); /* fence i - 1 returned */
+        between = open_fds();
+        gate_arm(&sleeps, RDP_BOARD_AT_CALLER_SLEEPS, ANY_FENCE);
+        serial_go(&s, i + 1);
+        /* its result is not on the board yet: the caller goes to sleep */
+        assert_true(gate_reached(&sleeps, NULL));
+        during = open_fds();
+        gate_open(&sleeps);
+        mock_wait_fences(i + 1);
+        mock_publish((uint64_t)i, PMIX_SUCCESS);
+        if (i == 0) {
+            continue; /* the thread's first fence makes its waiter */
+        }
+        if (steady < 0) {
+            steady = between;
+        }
+        assert_int_equal(during, between);
+        assert_int_equal(between, steady);
+    }
+    assert_int_equal(serial_join(&s), PMIX_SUCCESS);
+    assert_int_equal(peer_fences(), 100 + SERIAL_FENCES - 1);
+    assert_int_equal(open_fds(), before);
+}
+
+#define FENCE_THREADS 4
+#define FENCES_EACH   8
+
+/* Several threads fencing at once, twice over: once they have exited this
+ * process has the descriptors it had before. */
+static void board_fences_of_several_threads_leave_no_descriptors(void **state)
+{
+    int before = open_fds();
+    static serial_t s[FENCE_THREADS];
+    uint64_t n = 0;
+
+    for (int round = 0; round < 2; round++) {
+        for (int t = 0; t < FENCE_THREADS; t++) {
+            serial_start(&s[t], FENCES_EACH, FENCES_EACH);
+        }
+        for (int i = 0; i < FENCE_THREADS * FENCES_EACH; i++, n++) {
+            mock_wait_fences((int)n + 1);
+            mock_publish(n, PMIX_SUCCESS);
+        }
+        for (int t = 0; t < FENCE_THREADS; t++) {
+            assert_int_equal(serial_join(&s[t]), PMIX_SUCCESS);
+        }
+        assert_int_equal(open_fds(), before);
+    }
+    assert_int_equal(peer_fences(), 100 + n - 1);
+}
+
+/* Publish board fence 0 once the mock has it (no assertion: not the
+ * test's thread). */
+static void *publish_first(void *arg)
+{
+    (void)arg;
+    for (int i = 0; mock_count(&mock.board_fences) < 1 && i < 60000; i++) {
+        usleep(1000);
+    }
+    rdp_bcast_publish(mock.board, mock.board_efd, 0, PMIX_SUCCESS, -1, 0);
+    return NULL;
+}
+
+/* Init and finalize again and again in one thread: PMIx_Init makes the
+ * thread's waiter, finalize closes it (and takes the board's eventfd out
+ * of it first); every cycle's blocking fence is completed by the thread
+ * from the new board. */
+static void
+board_init_cycles_keep_the_descriptors_and_the_caller_path(void **state)
+{
+    int before, secs = 60;
+    char str[64];
+    pmix_info_t tmo;
+
+    PMIX_INFO_LOAD(&tmo, PMIX_TIMEOUT, &secs, PMIX_INT);
+    PMIx_Finalize(NULL, 0);
+    before = open_fds();
+    for (int cycle = 0; cycle < 3; cycle++) {
+        uint64_t done;
+        pthread_t pub;
+
+        assert_int_equal(PMIx_Init(NULL, NULL, 0), PMIX_SUCCESS);
+        /* the GET's reply comes after the board's */
+        assert_int_equal(get_str(1, "late.key", NULL, 0, str, sizeof(str)),
+                         PMIX_SUCCESS);
+        done = rdp_client_board_caller_done();
+        assert_int_equal(pthread_create(&pub, NULL, publish_first, NULL), 0);
+        /* bounded: a caller the board does not wake would sleep on */
+        assert_int_equal(PMIx_Fence(NULL, 0, &tmo, 1), PMIX_SUCCESS);
+        assert_int_equal(pthread_join(pub, NULL), 0);
+        assert_int_equal(rdp_client_board_caller_done(), done + 1);
+        assert_int_equal(PMIx_Finalize(NULL, 0), PMIX_SUCCESS);
+        assert_int_equal(open_fds(), before);
+    }
+}
+
 static pmix_status_t inside_fence, inside_get_local, inside_get_remote;
 static pmix_status_t inside_resolve;
 
@@ -1870,6 +2089,9 @@ int main(void)
         B(board_fence_answered_by_message_wakes_its_caller),
         B(board_fence_answered_twice_is_stored_once),
         B(board_lost_server_ends_a_blocking_fence),
+        B(board_successive_fences_of_a_thread_open_no_descriptors),
+        B(board_fences_of_several_threads_leave_no_descriptors),
+        B(board_init_cycles_keep_the_descriptors_and_the_caller_path),
 #undef B
     };
 

@@ -142,6 +142,9 @@ void rdp_client_board_wait(uint64_t n, uint32_t tag,
  * (NULL: no board, or RDPMIX_FENCE_BOARD_CALLER=0; wait the usual way).
  * Post the fence with rdp_client_board_ticket_cb and the ticket. */
 rdp_board_ticket_t *rdp_client_board_ticket(void);
+/** Caller (PMIx_Init's): make this thread's means to wait on the board
+ * now, so that its first fence makes none (no-op without the board). */
+void rdp_client_board_prepare(void);
 /** Loop, when the fence is numbered: whether it went on the board as @a n. */
 void rdp_client_board_ticket_number(rdp_board_ticket_t *t, int on_board,
                                     uint64_t n);

@@ -32,6 +32,18 @@
  * and returns as soon as the board shows it: one thread woken per client
  * instead of the loop thread and then the caller.  The loop stops
  * watching the eventfd while every fence it waits for has a ticket.
+ *
+ * The epoll set and the private eventfd are the thread's (a waiter), made
+ * once: by PMIx_Init for its caller, else by the thread's first blocking
+ * fence.  The board's eventfd joins every waiter's set when the board
+ * opens (board_reply, or a waiter made later) and leaves it before it is
+ * closed (rdp_client_board_close, which also frees the idle waiters; one
+ * in use is freed by its thread when its fence ends); a thread's waiter is
+ * freed when the thread exits.  A fence so costs no descriptor and no
+ * set-up call: made per fence, they were 6 calls more than waiting for the
+ * loop thread, and the set's first wait returned at once (the eventfd's
+ * count, never read, is an edge to a new set), which made the one-shot
+ * fence slower with tickets (bench/RESULTS.md, helper board6).
  * Whoever claims the ticket first (under bd_lock) completes the fence:
  * TK_CALLER, the caller stored the result, and the loop later only drops
  * the request (its callback, ticket_cb, then does nothing); TK_LOOP, the
@@ -74,9 +86,23 @@ struct rdp_board_ticket {
     int state;  /* TK_* */
     int have_n; /* the fence went to the server on the board as n */
     uint64_t n;
-    pmix_status_t status; /* TK_FINAL */
-    int wake_fd;          /* written by ticket_cb */
-    int ep_fd;            /* the caller's: wake_fd and the board's eventfd */
+    pmix_status_t status;   /* TK_FINAL */
+    struct board_waiter *w; /* its caller's: woken by ticket_cb */
+};
+
+/* A thread's means to sleep until the board or the loop wakes it. */
+typedef struct board_waiter {
+    struct board_waiter *next; /* in waiters (bd_lock) */
+    int ep_fd;                 /* wake_fd, and efd edge-triggered */
+    int wake_fd;               /* written by the loop for its ticket */
+    int efd;                   /* the board's eventfd in ep_fd, or -1 */
+    int busy;                  /* its thread waits for a fence */
+    int orphan;                /* released while busy: its thread frees it */
+} board_waiter_t;
+
+enum {
+    EV_WAKE, /* epoll data of wake_fd */
+    EV_BOARD /* of the board's eventfd */
 };
 
 typedef struct board_wait {
@@ -97,6 +123,16 @@ void (*rdp_client_board_hook)(rdp_board_point_t at, uint64_t n);
 #endif
 static uint64_t caller_done; /* fences the caller completed (bd_lock) */
 
+/* Every thread's waiter (bd_lock); waiter_gen changes when they are all
+ * released, which makes every thread's my_waiter stale (never read then). */
+static board_waiter_t *waiters;
+static uint64_t waiter_gen = 1;
+static __thread board_waiter_t *my_waiter;
+static __thread uint64_t my_gen;
+static pthread_once_t waiter_key_once = PTHREAD_ONCE_INIT;
+static pthread_key_t waiter_key;
+static int waiter_key_ok;
+
 static struct {
     const rdp_bcast_board_t *board;
     pid_t pid;
@@ -108,9 +144,55 @@ static struct {
     size_t nwaits, cap;
 } bd = {.efd = -1};
 
+static void waiter_free(board_waiter_t *w)
+{
+    close(w->ep_fd);
+    close(w->wake_fd);
+    rdp_free(w);
+}
+
+/* Put the board's eventfd into @a w's set (bd_lock). */
+static int waiter_watch_board(board_waiter_t *w)
+{
+    struct epoll_event ev = {.events = EPOLLIN | EPOLLET, .data.u32 = EV_BOARD};
+
+    if (w->efd >= 0 || bd.efd < 0) {
+        return w->efd >= 0;
+    }
+    if (epoll_ctl(w->ep_fd, EPOLL_CTL_ADD, bd.efd, &ev) != 0) {
+        rdp_log_debug(CLIENT, "cannot watch the fence board: %m");
+        return 0;
+    }
+    w->efd = bd.efd;
+    return 1;
+}
+
+/* Release every waiter: unlink them, free those not in use (bd_lock). */
+static void waiters_release(void)
+{
+    while (waiters != NULL) {
+        board_waiter_t *w = waiters;
+
+        waiters = w->next;
+        if (w->efd >= 0) {
+            /* a set keeps a descriptor it watches while the file lives
+             * (the server holds the eventfd too): take it out first */
+            epoll_ctl(w->ep_fd, EPOLL_CTL_DEL, w->efd, NULL);
+            w->efd = -1;
+        }
+        if (w->busy > 0) {
+            w->orphan = 1;
+        } else {
+            waiter_free(w);
+        }
+    }
+    waiter_gen++;
+}
+
 void rdp_client_board_close(void)
 {
     pthread_mutex_lock(&bd_lock);
+    waiters_release();
     rdp_fdwatch_destroy(bd.watch);
     if (bd.efd >= 0) {
         close(bd.efd);
@@ -144,7 +226,7 @@ static void nudge_after(uint64_t n)
         rdp_board_ticket_t *t = bd.waits[i].ticket;
 
         if (t != NULL && bd.waits[i].n > n && t->state == TK_WAITING
-            && write(t->wake_fd, &one, sizeof(one)) < 0) {
+            && write(t->w->wake_fd, &one, sizeof(one)) < 0) {
             rdp_log_error(CLIENT, "cannot wake a fence's caller: %m");
         }
     }
@@ -342,19 +424,29 @@ static void board_reply(pmix_status_t status, rdp_rbuf_t *rb, void *arg)
     bd.board = board;
     bd.pid   = (pid_t)pid;
     bd.efd   = efd;
+    for (board_waiter_t *w = waiters; w != NULL; w = w->next) {
+        waiter_watch_board(w); /* else its thread's fences wait the usual way */
+    }
     pthread_mutex_unlock(&bd_lock);
     bd.base = base; /* the fences sent meanwhile came after the request */
     board_watch_update();
 }
 
-void rdp_client_board_open(void)
+/* Whether this client asks its server for the board. */
+static int board_wanted(void)
 {
     const char *env = getenv(RDP_ENV_FENCE_BOARD);
+
+    return env != NULL && strcmp(env, "1") == 0
+           && rdp_cfg_bool(RDP_CFG_FENCE_BOARD) && rdp_rt.loop != NULL
+           && rdp_loop_has_edge(rdp_rt.loop);
+}
+
+void rdp_client_board_open(void)
+{
     rdp_buf_t buf;
 
-    if (env == NULL || strcmp(env, "1") != 0
-        || !rdp_cfg_bool(RDP_CFG_FENCE_BOARD)
-        || !rdp_loop_has_edge(rdp_rt.loop)) {
+    if (!board_wanted()) {
         return;
     }
     rdp_buf_init(&buf);
@@ -436,15 +528,90 @@ void rdp_client_board_recheck(void)
 static void ticket_unref(rdp_board_ticket_t *t)
 {
     if (--t->refs == 0) {
-        close(t->wake_fd);
         rdp_free(t);
     }
+}
+
+/* Thread exit: free the thread's waiter unless all were released. */
+static void waiter_thread_exit(void *arg)
+{
+    pthread_mutex_lock(&bd_lock);
+    if (arg == my_waiter && my_gen == waiter_gen) {
+        board_waiter_t **pp = &waiters;
+
+        while (*pp != NULL && *pp != my_waiter) {
+            pp = &(*pp)->next;
+        }
+        if (*pp != NULL) {
+            *pp = my_waiter->next;
+            waiter_free(my_waiter);
+        }
+    }
+    my_waiter = NULL;
+    pthread_mutex_unlock(&bd_lock);
+}
+
+static void waiter_key_create(void)
+{
+    waiter_key_ok = pthread_key_create(&waiter_key, waiter_thread_exit) == 0;
+}
+
+/* The calling thread's waiter, made if it has none (bd_lock). */
+static board_waiter_t *waiter_get(void)
+{
+    struct epoll_event ev = {.events = EPOLLIN, .data.u32 = EV_WAKE};
+    board_waiter_t *w;
+
+    if (my_waiter != NULL && my_gen == waiter_gen) {
+        return my_waiter;
+    }
+    pthread_once(&waiter_key_once, waiter_key_create);
+    if (!waiter_key_ok) {
+        return NULL; /* it could not be freed when the thread exits */
+    }
+    w = rdp_calloc(1, sizeof(*w));
+    if (w == NULL) {
+        return NULL;
+    }
+    w->efd     = -1;
+    w->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    w->ep_fd   = epoll_create1(EPOLL_CLOEXEC);
+    if (w->wake_fd < 0 || w->ep_fd < 0
+        || epoll_ctl(w->ep_fd, EPOLL_CTL_ADD, w->wake_fd, &ev) != 0
+        || pthread_setspecific(waiter_key, w) != 0) {
+        rdp_log_debug(CLIENT, "no waiter for the fence board: %m");
+        if (w->ep_fd >= 0) {
+            close(w->ep_fd);
+        }
+        if (w->wake_fd >= 0) {
+            close(w->wake_fd);
+        }
+        rdp_free(w);
+        return NULL;
+    }
+    w->next   = waiters;
+    waiters   = w;
+    my_waiter = w;
+    my_gen    = waiter_gen;
+    return w;
+}
+
+void rdp_client_board_prepare(void)
+{
+    if (!board_wanted() || !rdp_cfg_bool(RDP_CFG_FENCE_BOARD_CALLER)) {
+        return;
+    }
+    pthread_mutex_lock(&bd_lock);
+    if (waiter_get() != NULL) {
+        waiter_watch_board(my_waiter);
+    }
+    pthread_mutex_unlock(&bd_lock);
 }
 
 rdp_board_ticket_t *rdp_client_board_ticket(void)
 {
     rdp_board_ticket_t *t;
-    struct epoll_event ev = {.events = EPOLLIN};
+    board_waiter_t *w;
 
     if (!rdp_cfg_bool(RDP_CFG_FENCE_BOARD_CALLER)) {
         return NULL;
@@ -453,25 +620,17 @@ rdp_board_ticket_t *rdp_client_board_ticket(void)
     if (t == NULL) {
         return NULL;
     }
-    t->refs    = 2;
-    t->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    t->ep_fd   = epoll_create1(EPOLL_CLOEXEC);
+    t->refs = 2;
     pthread_mutex_lock(&bd_lock);
-    if (t->wake_fd >= 0 && t->ep_fd >= 0 && bd.board != NULL
-        && epoll_ctl(t->ep_fd, EPOLL_CTL_ADD, t->wake_fd, &ev) == 0) {
-        ev.events = EPOLLIN | EPOLLET;
-        if (epoll_ctl(t->ep_fd, EPOLL_CTL_ADD, bd.efd, &ev) == 0) {
-            pthread_mutex_unlock(&bd_lock);
-            return t;
-        }
+    w = bd.board != NULL ? waiter_get() : NULL;
+    if (w != NULL && waiter_watch_board(w)) {
+        /* the board's eventfd is in its set before the fence is posted */
+        w->busy++;
+        t->w = w;
+        pthread_mutex_unlock(&bd_lock);
+        return t;
     }
     pthread_mutex_unlock(&bd_lock);
-    if (t->ep_fd >= 0) {
-        close(t->ep_fd);
-    }
-    if (t->wake_fd >= 0) {
-        close(t->wake_fd);
-    }
     rdp_free(t);
     return NULL; /* wait the usual way */
 }
@@ -513,7 +672,7 @@ void rdp_client_board_ticket_cb(pmix_status_t status, void *cbdata)
     if (t->state != TK_CALLER) {
         t->status = status;
         t->state  = TK_FINAL;
-        if (write(t->wake_fd, &one, sizeof(one)) < 0) {
+        if (write(t->w->wake_fd, &one, sizeof(one)) < 0) {
             rdp_log_error(CLIENT, "cannot wake a fence's caller: %m");
         }
     }
@@ -524,8 +683,10 @@ void rdp_client_board_ticket_cb(pmix_status_t status, void *cbdata)
 pmix_status_t rdp_client_board_ticket_wait(rdp_board_ticket_t *t, int posted)
 {
     pmix_status_t status = PMIX_ERR_INIT;
+    board_waiter_t *w    = t->w;
     struct epoll_event evs[2];
     uint64_t count;
+    int nev;
 
     pthread_mutex_lock(&bd_lock);
     if (!posted) {
@@ -555,15 +716,23 @@ pmix_status_t rdp_client_board_ticket_wait(rdp_board_ticket_t *t, int posted)
         n = t->have_n ? t->n : UINT64_MAX;
         pthread_mutex_unlock(&bd_lock);
         RDP_BOARD_HOOK(RDP_BOARD_AT_CALLER_SLEEPS, n);
-        if (epoll_wait(t->ep_fd, evs, 2, -1) < 0 && errno != EINTR) {
+        nev = epoll_wait(w->ep_fd, evs, 2, -1);
+        if (nev < 0 && errno != EINTR) {
             usleep(1000); /* not expected: look again later */
-        } else if (read(t->wake_fd, &count, sizeof(count)) < 0) {
-            /* EAGAIN: the board woke us */
+        }
+        for (int i = 0; i < nev; i++) {
+            /* the board's count stays (other clients' sets need it) */
+            if (evs[i].data.u32 == EV_WAKE
+                && read(w->wake_fd, &count, sizeof(count)) < 0) {
+                rdp_log_debug(CLIENT, "fence wake-up not read: %m");
+            }
         }
         pthread_mutex_lock(&bd_lock);
     }
-    close(t->ep_fd);
-    t->ep_fd = -1;
+    w->busy--;
+    if (w->orphan && w->busy == 0) {
+        waiter_free(w); /* released meanwhile (rdp_client_board_close) */
+    }
     ticket_unref(t);
     pthread_mutex_unlock(&bd_lock);
     return status;

@@ -407,6 +407,7 @@ static pmix_status_t connect_to_server(const char *path, const char *hostname,
     if (status != PMIX_SUCCESS) {
         goto err_conn;
     }
+    rdp_client_board_prepare();
     return PMIX_SUCCESS;
 
 err_reply:
