@@ -54,6 +54,11 @@ EXTRA_DIST += tests/integ/test_run_common.sh tests/integ/test_run_basic.sh \
               tests/integ/test_run_group.sh tests/integ/test_run_pnet.sh \
               tests/integ/test_run_query.sh \
               tests/integ/test_run_fence_board.sh
+# a thread that fenced outlives the library (dlopened, dlclosed: how
+# Open MPI 4.1 uses libpmix); test_run_fence_board.sh
+check_PROGRAMS += tests/integ/board_unload
+tests_integ_board_unload_SOURCES = tests/integ/board_unload.c
+tests_integ_board_unload_LDADD   = -ldl -lpthread
 # tools (RFC0010): run_tool attaches to rdpmixd / rdpmixd --system
 check_PROGRAMS += tests/integ/run_tool
 tests_integ_run_tool_SOURCES = tests/integ/run_tool.c tests/integ/run_tool_query.c \

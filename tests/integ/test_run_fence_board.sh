@@ -56,6 +56,14 @@ board_job 2 board RDPMIX_SHM_MIN=1048576
 check_that "inline results larger than a board slot, through the board ($nb answered so)" \
     '[ "$rc" -eq 0 ] && [ "$oks" -eq 5 ] && [ "$nb" -ge 600 ]'
 
+# a thread that fenced exits after the library was dlclosed (Open MPI
+# 4.1 unloads pmix/ext3x in MPI_Finalize): its waiter's cleanup must not
+# run code that is gone
+job 120 --nodes 2 -n 4 "$builddir/tests/integ/board_unload" "$builddir/.libs/libpmix.so.2"
+oks=$(grep -c "^rank [0-3] unload ok$" "$tmp/out")
+check_that "a thread that fenced exits after the library was unloaded ($oks of 4 ranks survived)" \
+    '[ "$rc" -eq 0 ] && [ "$oks" -eq 4 ]'
+
 board_job 2 boardmix
 check_that "odd ranks without the board, even ranks on it: the same rounds pass ($nb answered through the board)" \
     '[ "$rc" -eq 0 ] && [ "$oks" -eq 5 ] && [ "$nb" -ge 300 ]'

@@ -556,6 +556,18 @@ static void waiter_key_create(void)
     waiter_key_ok = pthread_key_create(&waiter_key, waiter_thread_exit) == 0;
 }
 
+/* Open MPI reaches this library through a component it dlcloses in
+ * MPI_Finalize; a thread that fenced and exits after that must not call
+ * waiter_thread_exit, which is gone with the library.  Its waiter's
+ * descriptors are left to the process. */
+__attribute__((destructor)) static void waiter_key_unload(void)
+{
+    if (waiter_key_ok) {
+        pthread_key_delete(waiter_key);
+        waiter_key_ok = 0;
+    }
+}
+
 /* The calling thread's waiter, made if it has none (bd_lock). */
 static board_waiter_t *waiter_get(void)
 {
