@@ -11,7 +11,7 @@
 # run_client is taken from the first BUILDDIR that has it (make check
 # builds it; only the daemons and the launcher differ between trees).  Prints per tree: jobs, failures, aborts
 # (failures whose stderr shows the abort), and the load average before and
-# after.  Failing stderr files are kept under $EXIT_LOOP_KEEP if set;
+# after, and the jobs' wall times (min/median/max).  Failing stderr files are kept under $EXIT_LOOP_KEEP if set;
 # EXIT_LOOP_WRAP is put before every rdpmix-run (e.g. "taskset -c 0": all
 # daemons on one core, which makes the shutdown races far more likely).
 set -u
@@ -51,9 +51,11 @@ while [ "$i" -lt "$n" ]; do
     t=0
     for b in "$@"; do
         t=$((t + 1))
+        t0=$(date +%s.%N)
         # shellcheck disable=SC2086
         timeout -k 5 120 ${EXIT_LOOP_WRAP:-} "$b/src/run/rdpmix-run" $args >"$tmp/out" 2>"$tmp/err" </dev/null
         rc=$?
+        echo "$t0 $(date +%s.%N)" | awk '{printf "%.4f\n", $2 - $1}' >>"$tmp/times.$t"
         if [ "$rc" -ne 0 ]; then
             eval "fail_$t=\$((fail_$t + 1))"
             if grep -q "got REP message\|ucp_worker_destroy" "$tmp/err"; then
@@ -71,4 +73,6 @@ t=0
 for b in "$@"; do
     t=$((t + 1))
     eval "echo \"tree $t ($b): $n jobs, \$fail_$t failed, \$abort_$t aborted in ucp_worker_destroy\""
+    sort -n "$tmp/times.$t" | awk '{v[NR] = $1} END {
+        printf "tree %d job seconds: min %.3f median %.3f max %.3f\n", t, v[1], v[int((NR + 1) / 2)], v[NR] }' t="$t"
 done
