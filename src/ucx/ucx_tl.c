@@ -330,7 +330,9 @@ static void ep_set_eager_max(rdp_ucx_tl_t *tl, ucx_peer_t *peer)
                   " bytes", tl->name, peer->index, peer->eager_max);
 }
 
-static pmix_status_t ep_create(rdp_ucx_tl_t *tl, ucx_peer_t *peer)
+/* @a quiet: a failure is logged at debug level only (the shutdown
+ * handshake: a peer that is ending may already be gone). */
+static pmix_status_t ep_create(rdp_ucx_tl_t *tl, ucx_peer_t *peer, int quiet)
 {
     ucp_ep_params_t prm = {0};
     ucs_status_t st;
@@ -358,8 +360,13 @@ static pmix_status_t ep_create(rdp_ucx_tl_t *tl, ucx_peer_t *peer)
     }
     if (st != UCS_OK) {
         peer->ep = NULL;
-        rdp_log_error(UCX, "%s: cannot create an endpoint to server %u: %s",
-                      tl->name, peer->index, rdp_ucx_status_str(st));
+        if (quiet) {
+            rdp_log_debug(UCX, "%s: cannot create an endpoint to server %u: %s",
+                          tl->name, peer->index, rdp_ucx_status_str(st));
+        } else {
+            rdp_log_error(UCX, "%s: cannot create an endpoint to server %u: %s",
+                          tl->name, peer->index, rdp_ucx_status_str(st));
+        }
         return PMIX_ERR_UNREACH;
     }
     ep_set_eager_max(tl, peer);
@@ -441,7 +448,7 @@ static void bye_send(rdp_ucx_tl_t *tl, ucx_peer_t *peer, uint8_t kind)
     if (peer->failed) {
         return;
     }
-    if ((peer->ep == NULL) && (ep_create(tl, peer) != PMIX_SUCCESS)) {
+    if ((peer->ep == NULL) && (ep_create(tl, peer, 1) != PMIX_SUCCESS)) {
         peer_mark_failed(tl, peer, PMIX_ERR_UNREACH);
         return;
     }
@@ -1102,7 +1109,7 @@ static pmix_status_t send_any(rdp_ucx_tl_t *tl, uint32_t peer, const void *hdr,
         return PMIX_ERR_UNREACH;
     }
     tl->in_call++;
-    if ((p->ep == NULL) && (ep_create(tl, p) != PMIX_SUCCESS)) {
+    if ((p->ep == NULL) && (ep_create(tl, p, 0) != PMIX_SUCCESS)) {
         peer_mark_failed(tl, p, PMIX_ERR_UNREACH);
         status = PMIX_ERR_UNREACH;
         goto out;
@@ -1625,7 +1632,7 @@ pmix_status_t rdp_ucx_tl_connect(rdp_ucx_tl_t *tl, uint32_t my_index,
             || (peers[i].exit_watch != NULL)) {
             continue;
         }
-        status = ep_create(tl, &peers[i]);
+        status = ep_create(tl, &peers[i], 0);
         if (status != PMIX_SUCCESS) {
             goto err_close_eps;
         }
