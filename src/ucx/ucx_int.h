@@ -66,6 +66,23 @@
  * the prefix alone, which says the payload is open; there is no seal.
  */
 #define RDP_UCX_AM_ID     1
+/* The shutdown handshake (rdp_ucx_tl_destroy, docs/design.md): one more
+ * active message id whose UCP header is RDP_UCX_BYE_LEN bytes,
+ *
+ *   offset  size  field (integers little-endian)
+ *        0     4  magic "RDPB"
+ *        4     1  kind: RDP_UCX_BYE (I am leaving) or RDP_UCX_BYE_ACK
+ *        5     3  zero
+ *        8     4  sender's universe index
+ *       12     4  receiver's universe index
+ *
+ * and no payload.  Not authenticated: a forged one can only change when a
+ * server that is leaving anyway stops waiting. */
+#define RDP_UCX_AM_BYE     2
+#define RDP_UCX_BYE_MAGIC  0x42504452u /* "RDPB" read as little-endian */
+#define RDP_UCX_BYE_LEN    16
+#define RDP_UCX_BYE        1
+#define RDP_UCX_BYE_ACK    2
 #define RDP_UCX_MAGIC     0x55504452u /* "RDPU" read as little-endian */
 #define RDP_UCX_VERSION   3
 #define RDP_UCX_FIXED_LEN 36
@@ -121,6 +138,14 @@ typedef struct rdp_ucx_wire {
  * say RDP_UCX_FLAG_SEALS when @a w->seals_len > 0, and RDP_UCX_FLAG_OPEN
  * when @a w->flags has it. */
 void rdp_ucx_wire_encode(const rdp_ucx_wire_t *w, uint8_t *out);
+
+/** Write a shutdown handshake header (RDP_UCX_BYE_LEN bytes, above). */
+void rdp_ucx_bye_encode(uint8_t kind, uint32_t src, uint32_t dst, uint8_t *out);
+
+/** Parse one: PMIX_ERR_BAD_PARAM unless @a len, the magic and the kind
+ * are right. */
+pmix_status_t rdp_ucx_bye_decode(const void *hdr, size_t len, uint8_t *kind_p,
+                                 uint32_t *src_p, uint32_t *dst_p);
 
 /** The prefix's length: fixed part, engine header and seal table. */
 size_t rdp_ucx_wire_pre_len(const rdp_ucx_wire_t *w);
@@ -393,6 +418,13 @@ typedef struct ucx_peer {
     uint32_t local_pid;         /* a peer on this machine: its pid, else 0 */
     int pidfd;                  /* ... and its process, watched */
     rdp_fdwatch_t *exit_watch;  /* readable once that process is gone */
+    /* shutdown handshake (rdp_ucx_tl_destroy) */
+    int bye_sent;  /* our goodbye: 1 in flight, 2 sent */
+    int bye_acked; /* it acknowledged our goodbye */
+    int bye_heard; /* it said goodbye to us ... */
+    int ack_sent;  /* ... and our acknowledgment: 1 in flight, 2 sent */
+    uint8_t bye_msg[RDP_UCX_BYE_LEN]; /* headers until sent */
+    uint8_t ack_msg[RDP_UCX_BYE_LEN];
 } ucx_peer_t;
 
 struct rdp_ucx_tl {
@@ -444,6 +476,7 @@ struct rdp_ucx_tl {
     size_t unbound_max_msgs;
     size_t unbound_max_bytes;
     size_t closing; /* endpoint close requests in flight */
+    int ack_due;    /* a peer's goodbye waits for our acknowledgment */
 
     double drop_log_time;
     uint64_t drop_suppressed;

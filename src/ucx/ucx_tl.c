@@ -330,7 +330,9 @@ static void ep_set_eager_max(rdp_ucx_tl_t *tl, ucx_peer_t *peer)
                   " bytes", tl->name, peer->index, peer->eager_max);
 }
 
-static pmix_status_t ep_create(rdp_ucx_tl_t *tl, ucx_peer_t *peer)
+/* @a quiet: a failure is logged at debug level only (the shutdown
+ * handshake: a peer that is ending may already be gone). */
+static pmix_status_t ep_create(rdp_ucx_tl_t *tl, ucx_peer_t *peer, int quiet)
 {
     ucp_ep_params_t prm = {0};
     ucs_status_t st;
@@ -358,8 +360,13 @@ static pmix_status_t ep_create(rdp_ucx_tl_t *tl, ucx_peer_t *peer)
     }
     if (st != UCS_OK) {
         peer->ep = NULL;
-        rdp_log_error(UCX, "%s: cannot create an endpoint to server %u: %s",
-                      tl->name, peer->index, rdp_ucx_status_str(st));
+        if (quiet) {
+            rdp_log_debug(UCX, "%s: cannot create an endpoint to server %u: %s",
+                          tl->name, peer->index, rdp_ucx_status_str(st));
+        } else {
+            rdp_log_error(UCX, "%s: cannot create an endpoint to server %u: %s",
+                          tl->name, peer->index, rdp_ucx_status_str(st));
+        }
         return PMIX_ERR_UNREACH;
     }
     ep_set_eager_max(tl, peer);
@@ -407,11 +414,131 @@ static void report_failures(rdp_ucx_tl_t *tl)
     }
 }
 
+/* ---- the shutdown handshake (rdp_ucx_tl_destroy; docs/design.md) ---- */
+
+static void bye_sent_cb(void *request, ucs_status_t status, void *user_data)
+{
+    ucx_peer_t *peer = user_data;
+
+    (void)status; /* a failed send fails the peer (ep_error_cb) */
+    peer->bye_sent = 2;
+    ucp_request_free(request);
+}
+
+static void ack_sent_cb(void *request, ucs_status_t status, void *user_data)
+{
+    ucx_peer_t *peer = user_data;
+
+    (void)status;
+    peer->ack_sent = 2;
+    ucp_request_free(request);
+}
+
+/* Send @a peer our goodbye or our acknowledgment of its own (@a kind),
+ * over its endpoint (made now if it has none: UCP then takes the endpoint
+ * it made for the peer's connection, if there is one). */
+static void bye_send(rdp_ucx_tl_t *tl, ucx_peer_t *peer, uint8_t kind)
+{
+    int bye                 = (kind == RDP_UCX_BYE);
+    uint8_t *hdr            = bye ? peer->bye_msg : peer->ack_msg;
+    int *state              = bye ? &peer->bye_sent : &peer->ack_sent;
+    ucp_request_param_t prm = {0};
+    ucs_status_ptr_t req;
+
+    if (peer->failed) {
+        return;
+    }
+    if ((peer->ep == NULL) && (ep_create(tl, peer, 1) != PMIX_SUCCESS)) {
+        peer_mark_failed(tl, peer, PMIX_ERR_UNREACH);
+        return;
+    }
+    rdp_ucx_bye_encode(kind, tl->me, peer->index, hdr);
+    prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA
+                       | UCP_OP_ATTR_FIELD_FLAGS;
+    prm.flags     = UCP_AM_SEND_FLAG_EAGER;
+    prm.cb.send   = bye ? bye_sent_cb : ack_sent_cb;
+    prm.user_data = peer;
+    *state        = 1;
+    req = ucp_am_send_nbx(peer->ep, RDP_UCX_AM_BYE, hdr, RDP_UCX_BYE_LEN, NULL,
+                          0, &prm);
+    if (UCS_PTR_IS_PTR(req)) {
+        return; /* the callback says when it is sent */
+    }
+    *state = 2;
+    if (UCS_PTR_IS_ERR(req)) {
+        rdp_log_debug(UCX, "%s: goodbye to server %u: %s", tl->name,
+                      peer->index, rdp_ucx_status_str(UCS_PTR_STATUS(req)));
+    }
+}
+
+/* Acknowledge the goodbyes that came since the last call. */
+static void bye_answer(rdp_ucx_tl_t *tl)
+{
+    if (!tl->ack_due) {
+        return;
+    }
+    tl->ack_due = 0;
+    for (uint32_t i = 0; i < tl->npeers; i++) {
+        ucx_peer_t *peer = &tl->peers[i];
+
+        if (peer->bye_heard && (peer->ack_sent == 0) && !peer->failed) {
+            bye_send(tl, peer, RDP_UCX_BYE_ACK);
+            tl->stats.byes_answered++;
+        }
+    }
+}
+
+/* UCP's receive callback of RDP_UCX_AM_BYE: note it, answer later (from
+ * run_deferred: no sends from inside UCP's callbacks). */
+static ucs_status_t bye_recv_cb(void *arg, const void *header,
+                                size_t header_length, void *data, size_t length,
+                                const ucp_am_recv_param_t *param)
+{
+    rdp_ucx_tl_t *tl = arg;
+    ucx_peer_t *peer;
+    uint8_t kind;
+    uint32_t src;
+    uint32_t dst;
+
+    (void)data;
+    (void)param;
+    if ((length != 0)
+        || (rdp_ucx_bye_decode(header, header_length, &kind, &src, &dst)
+            != PMIX_SUCCESS)) {
+        rdp_ucx_drop(tl, &tl->stats.malformed, RDP_TL_PEER_UNKNOWN,
+                     "malformed goodbye");
+        return UCS_OK;
+    }
+    if (!tl->connected) {
+        rdp_log_debug(UCX, "%s: goodbye from server %u before connect",
+                      tl->name, src);
+        return UCS_OK;
+    }
+    if ((src >= tl->npeers) || (src == tl->me) || (dst != tl->me)) {
+        rdp_ucx_drop(tl, &tl->stats.malformed, src,
+                     "goodbye with a wrong sender or receiver index");
+        return UCS_OK;
+    }
+    peer = &tl->peers[src];
+    if (kind == RDP_UCX_BYE_ACK) {
+        if (!peer->bye_acked) {
+            peer->bye_acked = 1;
+            tl->stats.byes_acked++;
+        }
+    } else if (!peer->bye_heard) {
+        peer->bye_heard = 1;
+        tl->ack_due     = 1;
+        rdp_ucx_kick(tl);
+    }
+    return UCS_OK;
+}
+
 /* ---- progress ---- */
 
 static void run_deferred(rdp_ucx_tl_t *tl)
 {
     close_failed_eps(tl);
+    bye_answer(tl);
     deliver_done(tl);
     report_failures(tl);
     rdp_ucx_deliver_held(tl);
@@ -438,7 +565,7 @@ static int spinning(const rdp_ucx_tl_t *tl)
 /* Whether run_deferred has callbacks or upcalls to make. */
 static int deferred_due(const rdp_ucx_tl_t *tl)
 {
-    return !rdp_list_is_empty(&tl->done) || tl->report_pending
+    return !rdp_list_is_empty(&tl->done) || tl->report_pending || tl->ack_due
            || ((tl->up != NULL) && !rdp_list_is_empty(&tl->unbound));
 }
 
@@ -982,7 +1109,7 @@ static pmix_status_t send_any(rdp_ucx_tl_t *tl, uint32_t peer, const void *hdr,
         return PMIX_ERR_UNREACH;
     }
     tl->in_call++;
-    if ((p->ep == NULL) && (ep_create(tl, p) != PMIX_SUCCESS)) {
+    if ((p->ep == NULL) && (ep_create(tl, p, 0) != PMIX_SUCCESS)) {
         peer_mark_failed(tl, p, PMIX_ERR_UNREACH);
         status = PMIX_ERR_UNREACH;
         goto out;
@@ -1200,6 +1327,12 @@ static pmix_status_t open_worker(rdp_ucx_tl_t *tl)
     am.cb    = rdp_ucx_am_recv_cb;
     am.arg   = tl;
     st       = ucp_worker_set_am_recv_handler(tl->worker, &am);
+    if (st != UCS_OK) {
+        goto err_release_address;
+    }
+    am.id = RDP_UCX_AM_BYE;
+    am.cb = bye_recv_cb;
+    st    = ucp_worker_set_am_recv_handler(tl->worker, &am);
     if (st != UCS_OK) {
         goto err_release_address;
     }
@@ -1499,7 +1632,7 @@ pmix_status_t rdp_ucx_tl_connect(rdp_ucx_tl_t *tl, uint32_t my_index,
             || (peers[i].exit_watch != NULL)) {
             continue;
         }
-        status = ep_create(tl, &peers[i]);
+        status = ep_create(tl, &peers[i], 0);
         if (status != PMIX_SUCCESS) {
             goto err_close_eps;
         }
@@ -1539,6 +1672,79 @@ static void wait_closing(rdp_ucx_tl_t *tl)
     if (tl->closing > 0) {
         rdp_log_warn(UCX, "%s: %zu endpoints did not close", tl->name,
                      tl->closing);
+    }
+}
+
+/* A peer on this machine whose process is gone (its pidfd readable):
+ * failed.  The loop's watch does not run while destroy waits. */
+static void check_local_exits(rdp_ucx_tl_t *tl)
+{
+    for (uint32_t i = 0; i < tl->npeers; i++) {
+        ucx_peer_t *peer  = &tl->peers[i];
+        struct pollfd pfd = {.fd = peer->pidfd, .events = POLLIN};
+
+        if (!peer->failed && (peer->pidfd >= 0) && (poll(&pfd, 1, 0) > 0)) {
+            peer_mark_failed(tl, peer, PMIX_ERR_LOST_CONNECTION);
+        }
+    }
+}
+
+/* Whether the handshake with @a peer is over: it acknowledged our
+ * goodbye, or said its own and has our acknowledgment, or failed. */
+static int bye_done(const ucx_peer_t *peer)
+{
+    return peer->failed || peer->bye_acked
+           || (peer->bye_heard && (peer->ack_sent == 2));
+}
+
+/*
+ * Before the worker is destroyed: tell every peer that this server
+ * leaves and progress until each has acknowledged it (or failed, or said
+ * goodbye itself and has our acknowledgment), bounded by drain_timeout.
+ * UCX 1.13 aborts the process (an assertion in ucp_request_send_state_ff,
+ * "got REP message") when a worker is destroyed, or a tcp endpoint
+ * fails, while a wire-up message still waits on a tcp connection that its
+ * peer has yet to accept (from that peer's progress).  A peer's reply to
+ * our first message, and ours to its, both go before the goodbye or the
+ * acknowledgment on the same endpoint, which UCP sends only once its
+ * wire-up is complete: so once every peer is done here, no wire-up
+ * message is queued on either side (docs/design.md).
+ */
+static void say_goodbye(rdp_ucx_tl_t *tl)
+{
+    double deadline = rdp_time_now() + tl->drain_timeout;
+    uint32_t left   = 0;
+
+    if (!tl->connected || tl->in_progress) {
+        return;
+    }
+    tl->in_progress = 1;
+    check_local_exits(tl);
+    for (uint32_t i = 0; i < tl->npeers; i++) {
+        ucx_peer_t *peer = &tl->peers[i];
+
+        if ((i != tl->me) && !peer->failed && !peer->bye_heard) {
+            bye_send(tl, peer, RDP_UCX_BYE);
+        }
+    }
+    for (;;) {
+        bye_answer(tl);
+        left = 0;
+        for (uint32_t i = 0; i < tl->npeers; i++) {
+            left += (i != tl->me) && !bye_done(&tl->peers[i]);
+        }
+        if ((left == 0) || (rdp_time_now() >= deadline)) {
+            break;
+        }
+        if (ucp_worker_progress(tl->worker) == 0) {
+            check_local_exits(tl);
+            wait_event(tl, 0.01);
+        }
+    }
+    tl->in_progress = 0;
+    if (left > 0) {
+        rdp_log_warn(UCX, "%s: %u servers did not answer our goodbye in %.1fs",
+                     tl->name, left, tl->drain_timeout);
     }
 }
 
@@ -1618,6 +1824,7 @@ void rdp_ucx_tl_destroy(rdp_ucx_tl_t *tl)
         rdp_log_warn(UCX, "%s: %zu received messages still kept at destroy",
                      tl->name, rdp_list_length(&tl->kept));
     }
+    say_goodbye(tl);
     flush_worker(tl); /* what arrives meanwhile is freed below */
     free_rmsg_list(tl, &tl->kept);
     free_rmsg_list(tl, &tl->unbound);

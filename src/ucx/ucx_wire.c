@@ -125,6 +125,31 @@ pmix_status_t rdp_ucx_wire_decode(const void *am_hdr, size_t am_len,
     return PMIX_SUCCESS;
 }
 
+void rdp_ucx_bye_encode(uint8_t kind, uint32_t src, uint32_t dst, uint8_t *out)
+{
+    memset(out, 0, RDP_UCX_BYE_LEN);
+    put_le32(out, RDP_UCX_BYE_MAGIC);
+    out[4] = kind;
+    put_le32(out + 8, src);
+    put_le32(out + 12, dst);
+}
+
+pmix_status_t rdp_ucx_bye_decode(const void *hdr, size_t len, uint8_t *kind_p,
+                                 uint32_t *src_p, uint32_t *dst_p)
+{
+    const uint8_t *p = hdr;
+
+    if ((p == NULL) || (len != RDP_UCX_BYE_LEN)
+        || (get_le32(p) != RDP_UCX_BYE_MAGIC)
+        || ((p[4] != RDP_UCX_BYE) && (p[4] != RDP_UCX_BYE_ACK))) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    *kind_p = p[4];
+    *src_p  = get_le32(p + 8);
+    *dst_p  = get_le32(p + 12);
+    return PMIX_SUCCESS;
+}
+
 size_t rdp_ucx_wire_pre_len(const rdp_ucx_wire_t *w)
 {
     return RDP_UCX_FIXED_LEN + (size_t)w->ehdr_len + w->seals_len;

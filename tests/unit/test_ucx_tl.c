@@ -117,6 +117,8 @@ typedef struct node {
 
 static node_t nodes[MAXN];
 static int nnodes;
+/* the nodes' drain timeout (seconds) when set, else 1 s */
+static double drain_timeout;
 /* nodes whose binding says it waits on no peer (bit i: node i); set before
  * cluster_up, read on the nodes' loops */
 static unsigned idle_nodes;
@@ -366,7 +368,8 @@ static void cluster_up2(int count, const char *tls, const uint8_t *keyseed,
         n->boot.params.key           = keys[i];
         n->boot.params.key_len       = RDP_UCX_KEY_LEN;
         n->boot.params.lazy_connect  = (lazy >> i) & 1;
-        n->boot.params.drain_timeout = 1.0;
+        n->boot.params.drain_timeout =
+            (drain_timeout > 0) ? drain_timeout : 1.0;
         n->boot.params.name          = names[i];
         on_loop(n->loop, ucx_boot_create, &n->boot);
         assert_int_equal(n->boot.status, PMIX_SUCCESS);
@@ -2315,6 +2318,57 @@ static void local_peer_death_follows_its_messages(void **state)
     cluster_down();
 }
 
+/* Let a hold go from another thread after a pause, while the test thread
+ * waits in a destroy (a release that comes late makes the test below
+ * pass on a transport that does not wait, never fail on one that does). */
+static void *release_later(void *arg)
+{
+    loop_hold_t *h = arg;
+
+    usleep(300000);
+    rdp_wait_signal(&h->release, PMIX_SUCCESS);
+    return NULL;
+}
+
+/*
+ * The shutdown handshake: a transport being destroyed tells every peer it
+ * leaves and waits (up to its drain timeout) for each to acknowledge, so
+ * that no UCX wire-up between them is still under way when its worker
+ * goes (UCX 1.13 aborts in ucp_worker_destroy then).  Node 0's loop is
+ * held while node 1 is destroyed: node 1's destroy returns only after
+ * node 0, let go, has answered.  Then node 0 leaves: node 1 is gone, so
+ * it does not wait (a dead peer never holds a shutdown up).
+ */
+static void destroy_waits_for_the_peers_goodbye(void **state)
+{
+    loop_hold_t hold;
+    pthread_t thr;
+
+    (void)state;
+    drain_timeout = UCX_TEST_WAIT / 2;
+    cluster_up(3, TLS_TCP, NULL, 7u, 0); /* lazy: no endpoint yet */
+    drain_timeout = 0;
+    rdp_wait_init(&hold.held);
+    rdp_wait_init(&hold.release);
+    assert_int_equal(rdp_loop_post(nodes[0].loop, hold_job, &hold),
+                     PMIX_SUCCESS);
+    assert_int_equal(rdp_wait_wait(&hold.held), PMIX_SUCCESS);
+    assert_int_equal(pthread_create(&thr, NULL, release_later, &hold), 0);
+    on_loop(nodes[1].loop, unbind_job, &nodes[1]);
+    on_loop(nodes[1].loop, ucx_boot_destroy, &nodes[1].boot);
+    /* node 0 answered before node 1's destroy returned */
+    assert_int_equal(node_stats(&nodes[0]).byes_answered, 1);
+    assert_int_equal(node_stats(&nodes[2]).byes_answered, 1);
+    assert_int_equal(pthread_join(thr, NULL), 0);
+    /* node 1 is gone: node 0 says goodbye to node 2 only, which answers */
+    on_loop(nodes[0].loop, unbind_job, &nodes[0]);
+    on_loop(nodes[0].loop, ucx_boot_destroy, &nodes[0].boot);
+    assert_int_equal(node_stats(&nodes[2]).byes_answered, 2);
+    cluster_down();
+    rdp_wait_cleanup(&hold.held);
+    rdp_wait_cleanup(&hold.release);
+}
+
 static void many_messages_in_flight(void **state)
 {
     const uint32_t per_peer = 400;
@@ -2681,6 +2735,7 @@ int main(void)
         cmocka_unit_test(destroyed_peer_is_reported),
         cmocka_unit_test(watched_peer_gets_its_endpoint_on_first_send),
         cmocka_unit_test(local_peer_death_follows_its_messages),
+        cmocka_unit_test(destroy_waits_for_the_peers_goodbye),
         cmocka_unit_test(many_messages_in_flight),
         cmocka_unit_test(messages_before_bind_are_held),
         cmocka_unit_test(messages_before_connect_wait_for_the_key),
@@ -2693,5 +2748,9 @@ int main(void)
         cmocka_unit_test(sends_from_progressed_are_followed_by_a_poll),
     };
 
+    /* e.g. RDPMIX_TEST_FILTER="destroy_waits*" to run some */
+    if (getenv("RDPMIX_TEST_FILTER") != NULL) {
+        cmocka_set_test_filter(getenv("RDPMIX_TEST_FILTER"));
+    }
     return cmocka_run_group_tests_name("ucx_tl", tests, NULL, NULL);
 }
