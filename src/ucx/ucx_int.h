@@ -418,7 +418,9 @@ typedef struct ucx_peer {
     uint32_t local_pid;         /* a peer on this machine: its pid, else 0 */
     int pidfd;                  /* ... and its process, watched */
     rdp_fdwatch_t *exit_watch;  /* readable once that process is gone */
-    /* shutdown handshake (rdp_ucx_tl_destroy) */
+    /* shutdown handshake (rdp_ucx_tl_destroy), only with peers in
+     * contact: an endpoint of ours, or a message heard from it */
+    int heard;     /* an authentic message from it was accepted */
     int bye_sent;  /* our goodbye: 1 in flight, 2 sent */
     int bye_acked; /* it acknowledged our goodbye */
     int bye_heard; /* it said goodbye to us ... */
@@ -477,6 +479,7 @@ struct rdp_ucx_tl {
     size_t unbound_max_bytes;
     size_t closing; /* endpoint close requests in flight */
     int ack_due;    /* a peer's goodbye waits for our acknowledgment */
+    uint32_t bye_all_max; /* goodbyes to every peer up to this many */
 
     double drop_log_time;
     uint64_t drop_suppressed;

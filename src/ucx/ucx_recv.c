@@ -282,6 +282,7 @@ static int nonce_fresh(rdp_ucx_tl_t *tl, const rdp_ucx_wire_t *w)
         rdp_ucx_drop(tl, &tl->stats.replayed, w->src, rdp_ucx_replay_str(v));
         return 0;
     }
+    tl->peers[w->src].heard = 1; /* in contact: part of the goodbyes */
     return 1;
 }
 

@@ -33,6 +33,16 @@ _Static_assert(offsetof(rdp_iov_t, len) == offsetof(ucp_dt_iov_t, length),
                "rdp_iov_t.len must match ucp_dt_iov_t.length");
 
 #define DEFAULT_DRAIN_TIMEOUT 5.0
+
+/* Up to this many servers, every server says goodbye to every other: a
+ * peer whose wire-up request came here before any of its messages is
+ * known to UCP only, and the goodbye is what keeps this server until its
+ * reply has gone.  Above it, only peers in contact (our endpoint, or a
+ * message or goodbye heard from them): goodbyes to all would make the
+ * full mesh of endpoints at shutdown that M servers on one machine avoid
+ * at connect (docs/ucx.md: 999,000 endpoints starved a 1000-node job),
+ * and the narrow case above stays open there. */
+#define BYE_ALL_MAX 64 /* default of rdp_ucx_params_t.bye_all_max */
 #define DEFAULT_UNBOUND_MSGS  4096u
 #define DEFAULT_UNBOUND_BYTES (64u * 1024u * 1024u)
 /* ucp_worker_progress calls per wakeup before other loop events get a turn */
@@ -1393,6 +1403,7 @@ pmix_status_t rdp_ucx_tl_create(rdp_loop_t *loop, const rdp_ucx_params_t *p,
     tl->lazy = (p->lazy_connect != 0);
     tl->drain_timeout =
         (p->drain_timeout > 0) ? p->drain_timeout : DEFAULT_DRAIN_TIMEOUT;
+    tl->bye_all_max = (p->bye_all_max > 0) ? p->bye_all_max : BYE_ALL_MAX;
     tl->busy_window = busy_window();
     tl->unbound_max_msgs =
         (p->unbound_max_msgs > 0) ? p->unbound_max_msgs : DEFAULT_UNBOUND_MSGS;
@@ -1689,17 +1700,24 @@ static void check_local_exits(rdp_ucx_tl_t *tl)
     }
 }
 
+/* Whether @a peer takes part in @a tl's handshake. */
+static int in_contact(const rdp_ucx_tl_t *tl, const ucx_peer_t *peer)
+{
+    return (tl->npeers <= tl->bye_all_max) || (peer->ep != NULL) || peer->heard
+           || peer->bye_heard;
+}
+
 /* Whether the handshake with @a peer is over: it acknowledged our
  * goodbye, or said its own and has our acknowledgment, or failed. */
-static int bye_done(const ucx_peer_t *peer)
+static int bye_done(const rdp_ucx_tl_t *tl, const ucx_peer_t *peer)
 {
-    return peer->failed || peer->bye_acked
+    return !in_contact(tl, peer) || peer->failed || peer->bye_acked
            || (peer->bye_heard && (peer->ack_sent == 2));
 }
 
 /*
- * Before the worker is destroyed: tell every peer that this server
- * leaves and progress until each has acknowledged it (or failed, or said
+ * Before the worker is destroyed: tell every peer (in contact, above
+ * BYE_ALL_MAX servers) that this server leaves and progress until each has acknowledged it (or failed, or said
  * goodbye itself and has our acknowledgment), bounded by drain_timeout.
  * UCX 1.13 aborts the process (an assertion in ucp_request_send_state_ff,
  * "got REP message") when a worker is destroyed, or a tcp endpoint
@@ -1723,7 +1741,8 @@ static void say_goodbye(rdp_ucx_tl_t *tl)
     for (uint32_t i = 0; i < tl->npeers; i++) {
         ucx_peer_t *peer = &tl->peers[i];
 
-        if ((i != tl->me) && !peer->failed && !peer->bye_heard) {
+        if ((i != tl->me) && in_contact(tl, peer) && !peer->failed
+            && !peer->bye_heard) {
             bye_send(tl, peer, RDP_UCX_BYE);
         }
     }
@@ -1731,7 +1750,7 @@ static void say_goodbye(rdp_ucx_tl_t *tl)
         bye_answer(tl);
         left = 0;
         for (uint32_t i = 0; i < tl->npeers; i++) {
-            left += (i != tl->me) && !bye_done(&tl->peers[i]);
+            left += (i != tl->me) && !bye_done(tl, &tl->peers[i]);
         }
         if ((left == 0) || (rdp_time_now() >= deadline)) {
             break;

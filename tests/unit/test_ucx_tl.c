@@ -119,6 +119,7 @@ static node_t nodes[MAXN];
 static int nnodes;
 /* the nodes' drain timeout (seconds) when set, else 1 s */
 static double drain_timeout;
+static uint32_t bye_all_max; /* 0: the transport's default */
 /* nodes whose binding says it waits on no peer (bit i: node i); set before
  * cluster_up, read on the nodes' loops */
 static unsigned idle_nodes;
@@ -370,6 +371,7 @@ static void cluster_up2(int count, const char *tls, const uint8_t *keyseed,
         n->boot.params.lazy_connect  = (lazy >> i) & 1;
         n->boot.params.drain_timeout =
             (drain_timeout > 0) ? drain_timeout : 1.0;
+        n->boot.params.bye_all_max = bye_all_max;
         n->boot.params.name          = names[i];
         on_loop(n->loop, ucx_boot_create, &n->boot);
         assert_int_equal(n->boot.status, PMIX_SUCCESS);
@@ -2369,6 +2371,35 @@ static void destroy_waits_for_the_peers_goodbye(void **state)
     rdp_wait_cleanup(&hold.release);
 }
 
+/*
+ * Above bye_all_max servers, goodbyes go only to peers in contact: with
+ * lazy endpoints and the limit at 1, node 1 has heard from node 0 only
+ * (one message), so its destroy says goodbye to node 0 and not to node 2,
+ * which it never reached (a goodbye to every peer made the full mesh of
+ * endpoints at shutdown).
+ */
+static void goodbyes_above_the_limit_go_to_peers_in_contact(void **state)
+{
+    smsg_t *m;
+    send_batch_t batch = {.msgs = &m, .count = 1};
+
+    (void)state;
+    bye_all_max = 1;
+    cluster_up(3, TLS_TCP, NULL, 7u, 0); /* lazy: no endpoint yet */
+    bye_all_max = 0;
+    m               = smsg_create(&nodes[0], 1, 0, 64, 1);
+    m->free_on_done = 1;
+    assert_int_equal(rdp_loop_post(nodes[0].loop, send_job, &batch),
+                     PMIX_SUCCESS);
+    assert_int_equal(wait_count(&nodes[1], &nodes[1].ncomplete, 1), 0);
+    wait_sent(&nodes[0], 1);
+    on_loop(nodes[1].loop, unbind_job, &nodes[1]);
+    on_loop(nodes[1].loop, ucx_boot_destroy, &nodes[1].boot);
+    assert_int_equal(node_stats(&nodes[0]).byes_answered, 1);
+    assert_int_equal(node_stats(&nodes[2]).byes_answered, 0);
+    cluster_down();
+}
+
 static void many_messages_in_flight(void **state)
 {
     const uint32_t per_peer = 400;
@@ -2736,6 +2767,7 @@ int main(void)
         cmocka_unit_test(watched_peer_gets_its_endpoint_on_first_send),
         cmocka_unit_test(local_peer_death_follows_its_messages),
         cmocka_unit_test(destroy_waits_for_the_peers_goodbye),
+        cmocka_unit_test(goodbyes_above_the_limit_go_to_peers_in_contact),
         cmocka_unit_test(many_messages_in_flight),
         cmocka_unit_test(messages_before_bind_are_held),
         cmocka_unit_test(messages_before_connect_wait_for_the_key),
