@@ -371,7 +371,7 @@ static void cluster_up2(int count, const char *tls, const uint8_t *keyseed,
         n->boot.params.lazy_connect  = (lazy >> i) & 1;
         n->boot.params.drain_timeout =
             (drain_timeout > 0) ? drain_timeout : 1.0;
-        n->boot.params.bye_all_max = bye_all_max;
+        n->boot.params.bye_all_max   = bye_all_max;
         n->boot.params.name          = names[i];
         on_loop(n->loop, ucx_boot_create, &n->boot);
         assert_int_equal(n->boot.status, PMIX_SUCCESS);
@@ -2386,7 +2386,7 @@ static void goodbyes_above_the_limit_go_to_peers_in_contact(void **state)
     (void)state;
     bye_all_max = 1;
     cluster_up(3, TLS_TCP, NULL, 7u, 0); /* lazy: no endpoint yet */
-    bye_all_max = 0;
+    bye_all_max     = 0;
     m               = smsg_create(&nodes[0], 1, 0, 64, 1);
     m->free_on_done = 1;
     assert_int_equal(rdp_loop_post(nodes[0].loop, send_job, &batch),
