@@ -418,6 +418,8 @@ struct rdp_ucx_tl {
 
     int connected;
     int lazy;
+    int local_zcopy; /* watched local peers' endpoints without UCP's peer
+                        error handling (RDPMIX_UCX_LOCAL_ZCOPY) */
     uint32_t me;
     uint32_t npeers;
     ucx_peer_t *peers;

@@ -323,11 +323,61 @@ static void ep_set_eager_max(rdp_ucx_tl_t *tl, ucx_peer_t *peer)
     if (eager_max_override(&peer->eager_max)) {
         return;
     }
-    if (ep_has_rndv_lane(peer->ep) == 0) {
+    switch (ep_has_rndv_lane(peer->ep)) {
+    case 0:
         peer->eager_max = RDP_UCX_EAGER_MAX_NO_ZCOPY;
+        break;
+    case 1:
+        tl->stats.zcopy_endpoints++;
+        break;
+    default:
+        break;
     }
     rdp_log_debug(UCX, "%s: eager ceiling towards server %u: %" PRIu64
                   " bytes", tl->name, peer->index, peer->eager_max);
+}
+
+/*
+ * Whether the endpoint to @a peer goes without UCP's peer error handling:
+ * a server on this machine, whose process we watch (watch_local_peer),
+ * needs none to learn of its death, and UCX 1.13 gives a tcp endpoint
+ * the lane of zero-copy rendezvous (the payload received straight into
+ * the engine's buffer, no copy out of UCP's) only in that mode.  Both
+ * ends of a pair must choose alike (UCP refuses to connect endpoints of
+ * different error handling), so this depends only on facts both share:
+ * that they run on one machine, the number of servers there and its
+ * CPUs, and the setting (the same everywhere).
+ */
+static int ep_without_err_handling(const rdp_ucx_tl_t *tl,
+                                   const ucx_peer_t *peer)
+{
+    return tl->local_zcopy && (peer->local_pid != 0);
+}
+
+/*
+ * RDPMIX_UCX_LOCAL_ZCOPY for @a nlocal servers on this machine (this one
+ * included): 1, 0, or auto.  A rendezvous costs two more trips between
+ * the processes than an eager message; where the servers outnumber the
+ * CPUs, each trip waits for the peer to get a CPU, and that costs more
+ * than the copy it saves (bench/RESULTS.md, helper big6: 4 servers on 2
+ * CPUs, 1 MiB allgathers 6-18 % slower; 2 on 2, 21 % faster).
+ */
+static int local_zcopy_wanted(const rdp_ucx_tl_t *tl, uint32_t nlocal)
+{
+    const char *s = rdp_cfg_string(RDP_CFG_UCX_LOCAL_ZCOPY);
+    long ncpus;
+
+    if ((s != NULL) && (strcmp(s, "auto") != 0)) {
+        if ((strcmp(s, "0") == 0) || (strcmp(s, "1") == 0)) {
+            return s[0] == '1';
+        }
+        rdp_log_warn(UCX,
+                     "%s: RDPMIX_UCX_LOCAL_ZCOPY: \"%s\" is not 0, 1 "
+                     "or auto: auto",
+                     tl->name, s);
+    }
+    ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+    return (ncpus > 0) && ((long)nlocal <= ncpus);
 }
 
 static pmix_status_t ep_create(rdp_ucx_tl_t *tl, ucx_peer_t *peer)
@@ -342,7 +392,11 @@ static pmix_status_t ep_create(rdp_ucx_tl_t *tl, ucx_peer_t *peer)
     prm.err_mode        = UCP_ERR_HANDLING_MODE_PEER;
     prm.err_handler.cb  = ep_error_cb;
     prm.err_handler.arg = peer;
-    st                  = ucp_ep_create(tl->worker, &prm, &peer->ep);
+    if (ep_without_err_handling(tl, peer)) {
+        prm.field_mask &= ~(uint64_t)UCP_EP_PARAM_FIELD_ERR_HANDLER;
+        prm.err_mode = UCP_ERR_HANDLING_MODE_NONE;
+    }
+    st = ucp_ep_create(tl->worker, &prm, &peer->ep);
     if (st == UCS_ERR_UNREACHABLE) {
         /* UCX 1.13's shared memory transports cannot detect a peer's
          * failure, so UCP refuses them in peer mode: with UCX_TLS limited
@@ -1439,6 +1493,7 @@ pmix_status_t rdp_ucx_tl_connect(rdp_ucx_tl_t *tl, uint32_t my_index,
                                  uint32_t npeers, const rdp_iov_t addrs[])
 {
     ucx_peer_t *peers;
+    uint32_t nlocal = 1; /* servers on this machine, this one included */
     pmix_status_t status;
 
     if ((tl == NULL) || (npeers == 0) || (my_index >= npeers)
@@ -1486,6 +1541,18 @@ pmix_status_t rdp_ucx_tl_connect(rdp_ucx_tl_t *tl, uint32_t my_index,
     for (uint32_t i = 0; i < npeers; i++) {
         if (peers[i].local_pid != 0) {
             watch_local_peer(tl, &peers[i]);
+            nlocal++;
+        }
+    }
+    tl->local_zcopy = local_zcopy_wanted(tl, nlocal);
+    for (uint32_t i = 0; tl->local_zcopy && (i < npeers); i++) {
+        if ((peers[i].local_pid != 0) && !peers[i].failed
+            && (peers[i].exit_watch == NULL)) {
+            rdp_log_warn(UCX,
+                         "%s: server %u, on this machine, is not "
+                         "watched and its endpoint reports no failure: its "
+                         "death shows only as timeouts",
+                         tl->name, i);
         }
     }
     /* Eager endpoints are there to report a peer's failure.  A peer whose
