@@ -315,23 +315,24 @@ static int ep_has_rndv_lane(ucp_ep_h ep)
     return has;
 }
 
-/* Eager-only up to RDP_UCX_EAGER_MAX where rendezvous is zero-copy, up to
+/* Eager-only up to RDP_UCX_EAGER_MAX where rendezvous is zero-copy (up to
+ * RDP_UCX_EAGER_MAX_LOCAL_ZCOPY on an endpoint to a local server made
+ * without error handling for it, @a local_zcopy), up to
  * RDP_UCX_EAGER_MAX_NO_ZCOPY where it is not (ucx_int.h says why). */
-static void ep_set_eager_max(rdp_ucx_tl_t *tl, ucx_peer_t *peer)
+static void ep_set_eager_max(rdp_ucx_tl_t *tl, ucx_peer_t *peer,
+                             int local_zcopy)
 {
+    int lane = ep_has_rndv_lane(peer->ep);
+
+    tl->stats.zcopy_endpoints += (lane == 1);
     peer->eager_max = RDP_UCX_EAGER_MAX;
     if (eager_max_override(&peer->eager_max)) {
         return;
     }
-    switch (ep_has_rndv_lane(peer->ep)) {
-    case 0:
+    if (lane == 0) {
         peer->eager_max = RDP_UCX_EAGER_MAX_NO_ZCOPY;
-        break;
-    case 1:
-        tl->stats.zcopy_endpoints++;
-        break;
-    default:
-        break;
+    } else if ((lane == 1) && local_zcopy) {
+        peer->eager_max = RDP_UCX_EAGER_MAX_LOCAL_ZCOPY;
     }
     rdp_log_debug(UCX, "%s: eager ceiling towards server %u: %" PRIu64
                   " bytes", tl->name, peer->index, peer->eager_max);
@@ -356,11 +357,13 @@ static int ep_without_err_handling(const rdp_ucx_tl_t *tl,
 
 /*
  * RDPMIX_UCX_LOCAL_ZCOPY for @a nlocal servers on this machine (this one
- * included): 1, 0, or auto.  A rendezvous costs two more trips between
- * the processes than an eager message; where the servers outnumber the
- * CPUs, each trip waits for the peer to get a CPU, and that costs more
- * than the copy it saves (bench/RESULTS.md, helper big6: 4 servers on 2
- * CPUs, 1 MiB allgathers 6-18 % slower; 2 on 2, 21 % faster).
+ * included): 1, 0 (the default), or auto.  A rendezvous costs two more
+ * trips between the processes than an eager message; where the servers
+ * outnumber the CPUs, each trip waits for the peer to get a CPU, and that
+ * costs more than the copy it saves (bench/RESULTS.md, helper big6: 4
+ * servers on 2 CPUs, 1 MiB allgathers 6-21 % slower, 256 KiB 50 %; 2 on
+ * 2, 1 MiB 7-21 % faster).  Off by default until a quieter machine than
+ * that run's says more.
  */
 static int local_zcopy_wanted(const rdp_ucx_tl_t *tl, uint32_t nlocal)
 {
@@ -416,7 +419,7 @@ static pmix_status_t ep_create(rdp_ucx_tl_t *tl, ucx_peer_t *peer)
                       tl->name, peer->index, rdp_ucx_status_str(st));
         return PMIX_ERR_UNREACH;
     }
-    ep_set_eager_max(tl, peer);
+    ep_set_eager_max(tl, peer, ep_without_err_handling(tl, peer));
     tl->stats.endpoints++;
     return PMIX_SUCCESS;
 }

@@ -2424,7 +2424,7 @@ static void watched_peers_receive_large_payloads_in_place(void **state)
     (void)state;
     watched_exchange(LARGE + 13, 1, 0, 0);
     watched_exchange(LARGE - 7, 1, 1, 0);
-    watched_exchange(300001, 1, 0, 1);
+    watched_exchange(LARGE + 301, 1, 0, 1);
     watched_exchange(LARGE + 13, 0, 1, 0);
 }
 
