@@ -102,9 +102,8 @@
 /* The eager ceiling of an endpoint to a server on this machine made
  * without UCP's error handling (RDPMIX_UCX_LOCAL_ZCOPY) over tcp: its
  * zero-copy rendezvous saves a copy but costs two more trips between the
- * processes, ~15 us each on loopback; 2 servers on 2 CPUs (bench/RESULTS.md,
- * helper big6): 256 KiB allgathers 19 % slower by rendezvous, 1 MiB 7-21 %
- * faster. */
+ * processes; 2 servers on 2 CPUs (bench/RESULTS.md, helper big6): 256 KiB
+ * allgathers 0.94-1.19 x by rendezvous, 512 KiB-2 MiB 0.80-0.87 x. */
 #define RDP_UCX_EAGER_MAX_LOCAL_ZCOPY (512u * 1024u)
 
 /** 1 if @a ep_info, the text ucp_ep_print_info writes for an endpoint,

@@ -2357,7 +2357,8 @@ static void cluster_up_watching_both(const pid_t child[2])
  * (sealed piece 0 when @a sealed, open when @a open); checks every byte,
  * the kind it arrived as and what was copied.  @a zcopy: what
  * RDPMIX_UCX_LOCAL_ZCOPY says. */
-static void watched_exchange(size_t len, int zcopy, int sealed, int open)
+static void watched_exchange_as(size_t len, const char *setting, int zcopy,
+                                int sealed, int open)
 {
     pid_t child[2] = {spawn_sleeper(), spawn_sleeper()};
     enum rdp_tl_data_kind want =
@@ -2365,7 +2366,9 @@ static void watched_exchange(size_t len, int zcopy, int sealed, int open)
     sealed_send_t s[2] = {{0}};
     int wstatus;
 
-    setenv("RDPMIX_UCX_LOCAL_ZCOPY", zcopy ? "1" : "0", 1);
+    if (setting != NULL) {
+        setenv("RDPMIX_UCX_LOCAL_ZCOPY", setting, 1);
+    }
     cluster_up_watching_both(child);
     unsetenv("RDPMIX_UCX_LOCAL_ZCOPY");
     for (uint32_t i = 0; i < 2; i++) {
@@ -2410,6 +2413,11 @@ static void watched_exchange(size_t len, int zcopy, int sealed, int open)
     }
 }
 
+static void watched_exchange(size_t len, int zcopy, int sealed, int open)
+{
+    watched_exchange_as(len, zcopy ? "1" : "0", zcopy, sealed, open);
+}
+
 /*
  * Servers on this machine watch each other's processes, so their
  * endpoints need no UCP peer error handling, and without it UCX gives tcp
@@ -2426,6 +2434,18 @@ static void watched_peers_receive_large_payloads_in_place(void **state)
     watched_exchange(LARGE - 7, 1, 1, 0);
     watched_exchange(LARGE + 301, 1, 0, 1);
     watched_exchange(LARGE + 13, 0, 1, 0);
+}
+
+/* By default (auto) in place as long as this machine's servers (here 2)
+ * do not outnumber its CPUs. */
+static void in_place_by_default_unless_servers_outnumber_cpus(void **state)
+{
+    (void)state;
+    unsetenv("RDPMIX_UCX_LOCAL_ZCOPY");
+    watched_exchange_as(LARGE + 5, NULL, sysconf(_SC_NPROCESSORS_ONLN) >= 2, 0,
+                        0);
+    watched_exchange_as(LARGE + 5, "auto", sysconf(_SC_NPROCESSORS_ONLN) >= 2,
+                        0, 1);
 }
 
 /* Over the zero-copy lane, a payload changed after its origin sealed it
@@ -2829,6 +2849,7 @@ int main(void)
         cmocka_unit_test(local_peer_death_follows_its_messages),
         cmocka_unit_test(watched_peers_receive_large_payloads_in_place),
         cmocka_unit_test(forged_payload_fails_in_place_too),
+        cmocka_unit_test(in_place_by_default_unless_servers_outnumber_cpus),
         cmocka_unit_test(many_messages_in_flight),
         cmocka_unit_test(messages_before_bind_are_held),
         cmocka_unit_test(messages_before_connect_wait_for_the_key),
