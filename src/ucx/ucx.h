@@ -153,6 +153,14 @@ typedef struct rdp_ucx_tl_stats {
     uint64_t sreqs_reused; /**< sends whose record was the kept one */
     uint64_t byes_acked;   /**< peers that acknowledged our goodbye */
     uint64_t byes_answered; /**< peers' goodbyes we acknowledged */
+    uint64_t zcopy_endpoints; /**< of the endpoints, those with a lane for
+                                   zero-copy rendezvous */
+    /** payload bytes that arrived eager: UCP (or the engine, for a lent
+     * payload) copied them out of the transport's receive buffers */
+    uint64_t rx_eager_bytes;
+    /** payload bytes fetched by rendezvous into the engine's buffer (over
+     * a zero-copy lane: written there straight from the network) */
+    uint64_t rx_fetched_bytes;
 } rdp_ucx_tl_stats_t;
 
 void rdp_ucx_tl_get_stats(const rdp_ucx_tl_t *tl, rdp_ucx_tl_stats_t *stats_p);

@@ -116,6 +116,13 @@
  * eager message whole before the transport can judge it. */
 #define RDP_UCX_EAGER_MAX_NO_ZCOPY (4u * 1024u * 1024u)
 
+/* The eager ceiling of an endpoint to a server on this machine made
+ * without UCP's error handling (RDPMIX_UCX_LOCAL_ZCOPY) over tcp: its
+ * zero-copy rendezvous saves a copy but costs two more trips between the
+ * processes; 2 servers on 2 CPUs (bench/RESULTS.md, helper big6): 256 KiB
+ * allgathers 0.94-1.19 x by rendezvous, 512 KiB-2 MiB 0.80-0.87 x. */
+#define RDP_UCX_EAGER_MAX_LOCAL_ZCOPY (512u * 1024u)
+
 /** 1 if @a ep_info, the text ucp_ep_print_info writes for an endpoint,
  * shows a lane for rendezvous data (a "rma_bw#" lane: zero-copy get/put),
  * 0 if it shows lanes but none for that, -1 if it shows no lane at all
@@ -452,6 +459,8 @@ struct rdp_ucx_tl {
 
     int connected;
     int lazy;
+    int local_zcopy; /* watched local peers' endpoints without UCP's peer
+                        error handling (RDPMIX_UCX_LOCAL_ZCOPY) */
     uint32_t me;
     uint32_t npeers;
     ucx_peer_t *peers;

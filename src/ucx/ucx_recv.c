@@ -384,6 +384,9 @@ ucs_status_t rdp_ucx_am_recv_cb(void *arg, const void *header,
         rdp_ucx_drop(tl, &tl->stats.malformed, w.src, why);
         return UCS_OK;
     }
+    if (!rndv) {
+        tl->stats.rx_eager_bytes += length;
+    }
     if (!tl->connected) {
         /* the session key may not be set yet (rdp_ucx_tl_set_key): hold
          * the message and authenticate it at replay */
@@ -452,6 +455,7 @@ static void fetch_cb(void *request, ucs_status_t status, size_t length,
                      "rendezvous payload of the wrong length");
         st = PMIX_ERR_BAD_PARAM;
     } else if (rmsg->op.cb != NULL) {
+        tl->stats.rx_fetched_bytes += length;
         st = rmsg_verify(tl, rmsg);
     } else {
         st = PMIX_SUCCESS; /* nobody will look at it */
@@ -515,6 +519,7 @@ pmix_status_t rdp_ucx_tl_fetch(void *ctx, void *desc, void *buf, size_t len,
     req        = ucp_am_recv_data_nbx(tl->worker, rmsg->data, buf, len, &prm);
     rmsg->data = NULL;
     if (req == NULL) {
+        tl->stats.rx_fetched_bytes += len;
         status = rmsg_verify(tl, rmsg);
         if (status == PMIX_SUCCESS) {
             status = PMIX_OPERATION_SUCCEEDED;

@@ -325,19 +325,71 @@ static int ep_has_rndv_lane(ucp_ep_h ep)
     return has;
 }
 
-/* Eager-only up to RDP_UCX_EAGER_MAX where rendezvous is zero-copy, up to
+/* Eager-only up to RDP_UCX_EAGER_MAX where rendezvous is zero-copy (up to
+ * RDP_UCX_EAGER_MAX_LOCAL_ZCOPY on an endpoint to a local server made
+ * without error handling for it, @a local_zcopy), up to
  * RDP_UCX_EAGER_MAX_NO_ZCOPY where it is not (ucx_int.h says why). */
-static void ep_set_eager_max(rdp_ucx_tl_t *tl, ucx_peer_t *peer)
+static void ep_set_eager_max(rdp_ucx_tl_t *tl, ucx_peer_t *peer,
+                             int local_zcopy)
 {
+    int lane = ep_has_rndv_lane(peer->ep);
+
+    tl->stats.zcopy_endpoints += (lane == 1);
     peer->eager_max = RDP_UCX_EAGER_MAX;
     if (eager_max_override(&peer->eager_max)) {
         return;
     }
-    if (ep_has_rndv_lane(peer->ep) == 0) {
+    if (lane == 0) {
         peer->eager_max = RDP_UCX_EAGER_MAX_NO_ZCOPY;
+    } else if ((lane == 1) && local_zcopy) {
+        peer->eager_max = RDP_UCX_EAGER_MAX_LOCAL_ZCOPY;
     }
     rdp_log_debug(UCX, "%s: eager ceiling towards server %u: %" PRIu64
                   " bytes", tl->name, peer->index, peer->eager_max);
+}
+
+/*
+ * Whether the endpoint to @a peer goes without UCP's peer error handling:
+ * a server on this machine, whose process we watch (watch_local_peer),
+ * needs none to learn of its death, and UCX 1.13 gives a tcp endpoint
+ * the lane of zero-copy rendezvous (the payload received straight into
+ * the engine's buffer, no copy out of UCP's) only in that mode.  Both
+ * ends of a pair must choose alike (UCP refuses to connect endpoints of
+ * different error handling), so this depends only on facts both share:
+ * that they run on one machine, the number of servers there and its
+ * CPUs, and the setting (the same everywhere).
+ */
+static int ep_without_err_handling(const rdp_ucx_tl_t *tl,
+                                   const ucx_peer_t *peer)
+{
+    return tl->local_zcopy && (peer->local_pid != 0);
+}
+
+/*
+ * RDPMIX_UCX_LOCAL_ZCOPY for @a nlocal servers on this machine (this one
+ * included): 1, 0, or auto (the default).  A rendezvous costs two more
+ * trips between the processes than an eager message; where the servers
+ * outnumber the CPUs, each trip waits for the peer to get a CPU, and that
+ * costs more than the copy it saves (bench/RESULTS.md, helper big6: 4
+ * servers on 2 CPUs, 1 MiB allgathers 1.13-1.21 x slower in place; 2 on
+ * 2, 512 KiB-2 MiB 0.80-0.87 x).
+ */
+static int local_zcopy_wanted(const rdp_ucx_tl_t *tl, uint32_t nlocal)
+{
+    const char *s = rdp_cfg_string(RDP_CFG_UCX_LOCAL_ZCOPY);
+    long ncpus;
+
+    if ((s != NULL) && (strcmp(s, "auto") != 0)) {
+        if ((strcmp(s, "0") == 0) || (strcmp(s, "1") == 0)) {
+            return s[0] == '1';
+        }
+        rdp_log_warn(UCX,
+                     "%s: RDPMIX_UCX_LOCAL_ZCOPY: \"%s\" is not 0, 1 "
+                     "or auto: auto",
+                     tl->name, s);
+    }
+    ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+    return (ncpus > 0) && ((long)nlocal <= ncpus);
 }
 
 /* @a quiet: a failure is logged at debug level only (the shutdown
@@ -354,7 +406,11 @@ static pmix_status_t ep_create(rdp_ucx_tl_t *tl, ucx_peer_t *peer, int quiet)
     prm.err_mode        = UCP_ERR_HANDLING_MODE_PEER;
     prm.err_handler.cb  = ep_error_cb;
     prm.err_handler.arg = peer;
-    st                  = ucp_ep_create(tl->worker, &prm, &peer->ep);
+    if (ep_without_err_handling(tl, peer)) {
+        prm.field_mask &= ~(uint64_t)UCP_EP_PARAM_FIELD_ERR_HANDLER;
+        prm.err_mode = UCP_ERR_HANDLING_MODE_NONE;
+    }
+    st = ucp_ep_create(tl->worker, &prm, &peer->ep);
     if (st == UCS_ERR_UNREACHABLE) {
         /* UCX 1.13's shared memory transports cannot detect a peer's
          * failure, so UCP refuses them in peer mode: with UCX_TLS limited
@@ -379,7 +435,7 @@ static pmix_status_t ep_create(rdp_ucx_tl_t *tl, ucx_peer_t *peer, int quiet)
         }
         return PMIX_ERR_UNREACH;
     }
-    ep_set_eager_max(tl, peer);
+    ep_set_eager_max(tl, peer, ep_without_err_handling(tl, peer));
     tl->stats.endpoints++;
     return PMIX_SUCCESS;
 }
@@ -1583,6 +1639,7 @@ pmix_status_t rdp_ucx_tl_connect(rdp_ucx_tl_t *tl, uint32_t my_index,
                                  uint32_t npeers, const rdp_iov_t addrs[])
 {
     ucx_peer_t *peers;
+    uint32_t nlocal = 1; /* servers on this machine, this one included */
     pmix_status_t status;
 
     if ((tl == NULL) || (npeers == 0) || (my_index >= npeers)
@@ -1630,6 +1687,18 @@ pmix_status_t rdp_ucx_tl_connect(rdp_ucx_tl_t *tl, uint32_t my_index,
     for (uint32_t i = 0; i < npeers; i++) {
         if (peers[i].local_pid != 0) {
             watch_local_peer(tl, &peers[i]);
+            nlocal++;
+        }
+    }
+    tl->local_zcopy = local_zcopy_wanted(tl, nlocal);
+    for (uint32_t i = 0; tl->local_zcopy && (i < npeers); i++) {
+        if ((peers[i].local_pid != 0) && !peers[i].failed
+            && (peers[i].exit_watch == NULL)) {
+            rdp_log_warn(UCX,
+                         "%s: server %u, on this machine, is not "
+                         "watched and its endpoint reports no failure: its "
+                         "death shows only as timeouts",
+                         tl->name, i);
         }
     }
     /* Eager endpoints are there to report a peer's failure.  A peer whose

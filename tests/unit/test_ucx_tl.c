@@ -2218,6 +2218,10 @@ static void cluster_up_watching(pid_t child)
     static rdp_iov_t table1[2];
     rdp_ucx_envelope_t env;
 
+    /* node 0 does not take node 1 for a local server (this process):
+     * endpoints of one kind on both ends (UCP refuses a pair with error
+     * handling on one end only) */
+    setenv("RDPMIX_UCX_LOCAL_ZCOPY", "0", 1);
     cluster_up2(2, TLS_TCP, NULL, 0, 0, 2); /* node 1 not connected yet */
     assert_int_equal(rdp_ucx_envelope_decode(table[0].base, table[0].len, &env),
                      PMIX_SUCCESS);
@@ -2229,6 +2233,7 @@ static void cluster_up_watching(pid_t child)
     table1[1]           = table[1];
     nodes[1].boot.table = table1;
     on_loop(nodes[1].loop, ucx_boot_connect, &nodes[1].boot);
+    unsetenv("RDPMIX_UCX_LOCAL_ZCOPY");
     assert_int_equal(nodes[1].boot.status, PMIX_SUCCESS);
     on_loop(nodes[1].loop, bind_job, &nodes[1]);
     assert_int_equal(nodes[1].status, PMIX_SUCCESS);
@@ -2398,6 +2403,167 @@ static void goodbyes_above_the_limit_go_to_peers_in_contact(void **state)
     assert_int_equal(node_stats(&nodes[0]).byes_answered, 1);
     assert_int_equal(node_stats(&nodes[2]).byes_answered, 0);
     cluster_down();
+}
+
+/* Two nodes, each taking the other for a server process on this machine
+ * (children @a child[0] and @a child[1] stand in: node i's table says
+ * server 1 - i is child[1 - i], which node i then watches).  Both
+ * connected and bound; endpoints come on the first send (watched). */
+static void cluster_up_watching_both(const pid_t child[2])
+{
+    static uint8_t fake[2][4096];
+    static rdp_iov_t tables[2][2];
+
+    cluster_up2(2, TLS_TCP, NULL, 0, 0, 3);
+    for (int i = 0; i < 2; i++) {
+        int other = 1 - i;
+        rdp_ucx_envelope_t env;
+
+        assert_int_equal(
+            rdp_ucx_envelope_decode(table[other].base, table[other].len, &env),
+            PMIX_SUCCESS);
+        assert_true(RDP_UCX_ENV_HDR + env.ucx_len <= sizeof(fake[i]));
+        env.pid = (uint32_t)child[other];
+        rdp_ucx_envelope_encode(&env, fake[i]);
+        tables[i][i]          = table[i];
+        tables[i][other].base = fake[i];
+        tables[i][other].len  = RDP_UCX_ENV_HDR + env.ucx_len;
+        nodes[i].boot.table   = tables[i];
+    }
+    for (int i = 0; i < 2; i++) {
+        on_loop(nodes[i].loop, ucx_boot_connect, &nodes[i].boot);
+        assert_int_equal(nodes[i].boot.status, PMIX_SUCCESS);
+        on_loop(nodes[i].loop, bind_job, &nodes[i]);
+        assert_int_equal(nodes[i].status, PMIX_SUCCESS);
+    }
+}
+
+/* One @a len-byte message in 3 pieces each way between two watching nodes
+ * (sealed piece 0 when @a sealed, open when @a open); checks every byte,
+ * the kind it arrived as and what was copied.  @a zcopy: what
+ * RDPMIX_UCX_LOCAL_ZCOPY says. */
+static void watched_exchange_as(size_t len, const char *setting, int zcopy,
+                                int sealed, int open)
+{
+    pid_t child[2] = {spawn_sleeper(), spawn_sleeper()};
+    enum rdp_tl_data_kind want =
+        zcopy ? RDP_TL_DATA_RNDV : RDP_TL_DATA_KEEPABLE;
+    sealed_send_t s[2] = {{0}};
+    int wstatus;
+
+    if (setting != NULL) {
+        setenv("RDPMIX_UCX_LOCAL_ZCOPY", setting, 1);
+    }
+    cluster_up_watching_both(child);
+    unsetenv("RDPMIX_UCX_LOCAL_ZCOPY");
+    for (uint32_t i = 0; i < 2; i++) {
+        s[i].m         = smsg_create(&nodes[i], 1 - i, 5 + i, len, 3);
+        s[i].m->open   = open;
+        s[i].seal_mask = sealed ? 1 : 0;
+        if (open) {
+            send_batch_t batch = {.msgs = &s[i].m, .count = 1};
+
+            on_loop(nodes[i].loop, send_job, &batch);
+        } else {
+            on_loop(nodes[i].loop, sealed_send_job, &s[i]);
+            assert_int_equal(s[i].st, PMIX_SUCCESS);
+        }
+    }
+    for (uint32_t i = 0; i < 2; i++) {
+        rdp_ucx_tl_stats_t st;
+
+        wait_sent(&nodes[i], 1);
+        assert_int_equal(wait_count(&nodes[i], &nodes[i].ncomplete, 1), 0);
+        pthread_mutex_lock(&nodes[i].lock);
+        assert_int_equal(nodes[i].recs[0].kind, want);
+        assert_int_equal(nodes[i].recs[0].payload_open, open);
+        assert_int_equal(nodes[i].recs[0].nseals, sealed ? 1 : 0);
+        check_rec(&nodes[i].recs[0], 1 - i);
+        pthread_mutex_unlock(&nodes[i].lock);
+        st = node_stats(&nodes[i]);
+        assert_int_equal(st.auth_failed, 0);
+        assert_int_equal(st.endpoints, 1);
+        assert_int_equal(st.zcopy_endpoints, zcopy ? 1 : 0);
+        /* received straight into the engine's buffer: nothing copied out
+         * of UCP's (all of it without the zero-copy lane) */
+        assert_int_equal(st.rx_eager_bytes, zcopy ? 0 : len);
+        assert_int_equal(st.rx_fetched_bytes, zcopy ? len : 0);
+    }
+    smsg_free(s[0].m);
+    smsg_free(s[1].m);
+    cluster_down();
+    for (int i = 0; i < 2; i++) {
+        kill(child[i], SIGKILL);
+        assert_int_equal(waitpid(child[i], &wstatus, 0), child[i]);
+    }
+}
+
+static void watched_exchange(size_t len, int zcopy, int sealed, int open)
+{
+    watched_exchange_as(len, zcopy ? "1" : "0", zcopy, sealed, open);
+}
+
+/*
+ * Servers on this machine watch each other's processes, so their
+ * endpoints need no UCP peer error handling, and without it UCX gives tcp
+ * endpoints the zero-copy rendezvous lane: a large payload is fetched
+ * straight into the receiver's buffer instead of arriving eager and being
+ * copied out of UCP's reassembly buffer.  Every byte arrives, at odd
+ * lengths and piece boundaries, authenticated (sealed and not) or open;
+ * with RDPMIX_UCX_LOCAL_ZCOPY=0 the same payloads arrive eager.
+ */
+static void watched_peers_receive_large_payloads_in_place(void **state)
+{
+    (void)state;
+    watched_exchange(LARGE + 13, 1, 0, 0);
+    watched_exchange(LARGE - 7, 1, 1, 0);
+    watched_exchange(LARGE + 301, 1, 0, 1);
+    watched_exchange(LARGE + 13, 0, 1, 0);
+}
+
+/* By default (auto) in place as long as this machine's servers (here 2)
+ * do not outnumber its CPUs. */
+static void in_place_by_default_unless_servers_outnumber_cpus(void **state)
+{
+    (void)state;
+    unsetenv("RDPMIX_UCX_LOCAL_ZCOPY");
+    watched_exchange_as(LARGE + 5, NULL, sysconf(_SC_NPROCESSORS_ONLN) >= 2, 0,
+                        0);
+    watched_exchange_as(LARGE + 5, "auto", sysconf(_SC_NPROCESSORS_ONLN) >= 2,
+                        0, 1);
+}
+
+/* Over the zero-copy lane, a payload changed after its origin sealed it
+ * still fails: the fetch completes with PMIX_ERR_INVALID_CRED. */
+static void forged_payload_fails_in_place_too(void **state)
+{
+    pid_t child[2]  = {spawn_sleeper(), spawn_sleeper()};
+    sealed_send_t s = {.seal_mask = 1, .tamper = 1};
+    rdp_ucx_tl_stats_t st;
+    int wstatus;
+
+    (void)state;
+    setenv("RDPMIX_UCX_LOCAL_ZCOPY", "1", 1);
+    cluster_up_watching_both(child);
+    unsetenv("RDPMIX_UCX_LOCAL_ZCOPY");
+    s.m = smsg_create(&nodes[0], 1, 3, LARGE + 1, 2);
+    on_loop(nodes[0].loop, sealed_send_job, &s);
+    assert_int_equal(s.st, PMIX_SUCCESS);
+    wait_sent(&nodes[0], 1);
+    assert_int_equal(wait_count(&nodes[1], &nodes[1].ncomplete, 1), 0);
+    pthread_mutex_lock(&nodes[1].lock);
+    assert_int_equal(nodes[1].recs[0].kind, RDP_TL_DATA_RNDV);
+    assert_int_equal(nodes[1].recs[0].status, PMIX_ERR_INVALID_CRED);
+    pthread_mutex_unlock(&nodes[1].lock);
+    st = node_stats(&nodes[1]);
+    assert_int_equal(st.auth_failed, 1);
+    assert_int_equal(st.rx_eager_bytes, 0);
+    smsg_free(s.m);
+    cluster_down();
+    for (int i = 0; i < 2; i++) {
+        kill(child[i], SIGKILL);
+        assert_int_equal(waitpid(child[i], &wstatus, 0), child[i]);
+    }
 }
 
 static void many_messages_in_flight(void **state)
@@ -2768,6 +2934,9 @@ int main(void)
         cmocka_unit_test(local_peer_death_follows_its_messages),
         cmocka_unit_test(destroy_waits_for_the_peers_goodbye),
         cmocka_unit_test(goodbyes_above_the_limit_go_to_peers_in_contact),
+        cmocka_unit_test(watched_peers_receive_large_payloads_in_place),
+        cmocka_unit_test(forged_payload_fails_in_place_too),
+        cmocka_unit_test(in_place_by_default_unless_servers_outnumber_cpus),
         cmocka_unit_test(many_messages_in_flight),
         cmocka_unit_test(messages_before_bind_are_held),
         cmocka_unit_test(messages_before_connect_wait_for_the_key),

@@ -73,6 +73,12 @@ static const rdp_cfg_setting_t table[RDP_CFG_COUNT] = {
     S(UCX_FAST_GMAC, BOOL, "1", 0, 0,
       "MACs over at most 512 bytes use the engine's own AES-NI/PCLMULQDQ "
       "GMAC where the CPU has them (0: libcrypto's)"),
+    S(UCX_LOCAL_ZCOPY, STRING, "auto", 0, 0,
+      "endpoints to servers on this machine, whose processes the engine "
+      "watches, leave failure detection to that watch and get UCX's "
+      "zero-copy rendezvous for payloads over 512 KiB: 1, 0 (UCX peer "
+      "error handling everywhere) or auto (1 unless this machine's "
+      "servers outnumber its CPUs, the default); the same on every server"),
     S(TRUSTED_NETWORK, BOOL, "0", 0, 0,
       "the site trusts the network between servers: collective payloads "
       "travel without a MAC"),
