@@ -148,6 +148,7 @@ typedef struct rdp_ucx_tl_stats {
     uint64_t busy_polls; /**< polls in busy slices (RDPMIX_UCX_BUSY_US) */
     uint64_t repolls;    /**< passes run again at once: `progressed` sent */
     uint64_t sreqs_reused; /**< sends whose record was the kept one */
+    uint64_t kicks;        /**< loop timers armed to progress again (kick) */
 } rdp_ucx_tl_stats_t;
 
 void rdp_ucx_tl_get_stats(const rdp_ucx_tl_t *tl, rdp_ucx_tl_stats_t *stats_p);
