@@ -2231,7 +2231,12 @@ pmix_status_t rdp_coll_start(rdp_coll_engine_t *engine,
             return PMIX_SUCCESS;
         }
     }
-    rdp_coll_early_hand_over(engine, coll);
+    /* step 0's send first: it needs nothing received, and handing the
+     * early messages over (a lookup, checks, ingest) would delay it.  A
+     * collective that ended meanwhile frees them (attach_rx). */
     rdp_coll_advance(coll);
+    if (rdp_coll_early_hand_over(engine, coll)) {
+        rdp_coll_advance(coll);
+    }
     return PMIX_SUCCESS;
 }

@@ -132,8 +132,8 @@ err_nomem:
 }
 
 /* Hand the messages queued for @a coll, which just started, over to it,
- * in arrival order. */
-void rdp_coll_early_hand_over(rdp_coll_engine_t *engine, coll_t *coll)
+ * in arrival order.  Returns whether there were any. */
+int rdp_coll_early_hand_over(rdp_coll_engine_t *engine, coll_t *coll)
 {
     early_t *early;
 
@@ -150,6 +150,7 @@ void rdp_coll_early_hand_over(rdp_coll_engine_t *engine, coll_t *coll)
         }
         early_put(engine, early);
     }
+    return early != NULL;
 }
 
 /* Free every queued message without telling the transport (after

@@ -328,8 +328,9 @@ enum rdp_tl_rx_disp rdp_coll_early_enqueue(rdp_coll_engine_t *engine,
                                            const rdp_tl_rx_t *trx);
 /** Drop the messages queued for @a key. */
 void rdp_coll_early_drop(rdp_coll_engine_t *engine, const coll_key_t *key);
-/** Hand the messages queued for @a coll, just started, over to it. */
-void rdp_coll_early_hand_over(rdp_coll_engine_t *engine, coll_t *coll);
+/** Hand the messages queued for @a coll, just started, over to it;
+ * returns whether there were any. */
+int rdp_coll_early_hand_over(rdp_coll_engine_t *engine, coll_t *coll);
 /** Free every queued message without telling the transport. */
 void rdp_coll_early_free_unbound(rdp_coll_engine_t *engine);
 

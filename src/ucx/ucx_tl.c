@@ -154,6 +154,7 @@ static void kick_after(rdp_ucx_tl_t *tl, double delay)
     if (!tl->kick_armed || (delay < tl->kick_delay)) {
         tl->kick_armed = 1;
         tl->kick_delay = delay;
+        tl->stats.kicks++;
         rdp_timer_start(tl->kick, delay);
     }
 }
@@ -705,6 +706,7 @@ static void progress_all(rdp_ucx_tl_t *tl)
 {
     unsigned budget = PROGRESS_BUDGET;
     int worked      = 0;
+    int kick        = 0; /* spinning: poll again after the upcall */
     ucs_status_t st;
 
     if (tl->in_progress) {
@@ -765,13 +767,24 @@ static void progress_all(rdp_ucx_tl_t *tl)
         if (!worked && !busy_now(tl)) {
             sched_yield();
         }
-        rdp_ucx_kick(tl);
+        kick = 1;
     } else if (ops_in_flight(tl) || (tl->closing > 0)) {
         kick_after(tl, SLOW_POLL);
     }
     /* last: what runs from here may start new sends or unbind */
     if (worked && (tl->up != NULL) && (tl->up->progressed != NULL)) {
+        int *gone = tl->gone;
+
+        /* before the kick: a collective it starts sends without waiting
+         * for the kick's timer insert (~300 instructions of libevent; the
+         * send kicks anyway).  tl may be destroyed in it (*gone). */
         tl->up->progressed(tl->up_arg);
+        if ((gone != NULL) && *gone) {
+            return;
+        }
+    }
+    if (kick) {
+        rdp_ucx_kick(tl);
     }
 }
 

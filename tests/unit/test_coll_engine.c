@@ -1961,6 +1961,67 @@ static void finished_key_memory_is_bounded(void **state)
     sim_destroy(&sim);
 }
 
+/* Engine 0's early messages when it sent its first message to peer 1
+ * (armed by setting eng). */
+static struct {
+    rdp_coll_engine_t *eng;
+    size_t early_at_send;
+    int sent;
+} first_send;
+
+static pmix_status_t first_send_spy(void *ctx, uint32_t peer, const void *hdr,
+                                    size_t hdr_len, const rdp_iov_t *iov,
+                                    size_t iovcnt, rdp_tl_done_cb_t cb,
+                                    void *cb_arg)
+{
+    if ((first_send.eng != NULL) && !first_send.sent && (peer == 1)) {
+        rdp_coll_engine_stats_t st;
+
+        rdp_coll_engine_get_stats(first_send.eng, &st);
+        first_send.early_at_send = st.early_msgs;
+        first_send.sent          = 1;
+    }
+    return rdp_tl_loopback_ops()->send(ctx, peer, hdr, hdr_len, iov, iovcnt, cb,
+                                       cb_arg);
+}
+
+/* A collective whose peer's message came before its start sends its step
+ * 0 first and takes the early message after (the send needs nothing
+ * received; issue 11: the hand-over sat on the critical path). */
+static void step_0_is_sent_before_the_early_hand_over(void **state)
+{
+    static rdp_tl_ops_t ops;
+    uint32_t parts[2]           = {0, 1};
+    enum rdp_coll_kind kinds[2] = {RDP_COLL_BARRIER, RDP_COLL_ALLGATHER};
+    rdp_coll_engine_stats_t st;
+    sim_t sim;
+
+    (void)state;
+    ops      = *rdp_tl_loopback_ops();
+    ops.send = first_send_spy;
+    sim_ops  = &ops;
+    for (int k = 0; k < 2; k++) {
+        memset(&first_send, 0, sizeof(first_send));
+        sim_create(&sim, 2, base_seed, RDP_COLL_ALG_RD, 0, 0);
+        sim_reserve(&sim, 2);
+        sim_start(&sim, 1, kinds[k], 0, parts, 2, LEN_SMALL);
+        sim_run(&sim); /* engine 1's message waits at engine 0 */
+        first_send.eng = sim.eng[0];
+        sim_start(&sim, 0, kinds[k], 0, parts, 2, LEN_SMALL);
+        sim_run(&sim);
+        assert_true(first_send.sent);
+        assert_int_equal(first_send.early_at_send, 1);
+        assert_int_equal(sim.ncalled, 2);
+        for (size_t i = 0; i < sim.nops; i++) {
+            assert_int_equal(sim.ops[i].status, PMIX_SUCCESS);
+        }
+        rdp_coll_engine_get_stats(sim.eng[0], &st);
+        assert_int_equal(st.early_msgs, 0);
+        sim_destroy(&sim);
+    }
+    sim_ops = NULL;
+}
+
 /* An emptied early-arrival queue is kept for the next collective whose
  * message comes before its local start (no allocation per queue), and a
  * freed receive record for the next message. */
@@ -2958,6 +3019,7 @@ int main(void)
         cmocka_unit_test(late_message_misses_the_lookup_cache),
         cmocka_unit_test(collective_blocks_are_reused),
         cmocka_unit_test(early_queues_and_receive_records_are_reused),
+        cmocka_unit_test(step_0_is_sent_before_the_early_hand_over),
         cmocka_unit_test(completions_in_a_pass_arm_no_deferred_callback),
         cmocka_unit_test_setup_teardown(
             ring_pieces_arrive_intact_for_every_size_and_mode, seg_setup,

@@ -103,6 +103,9 @@ typedef struct node {
     size_t cap;
     size_t ncomplete;
     size_t nprogressed; /* `progressed` upcalls */
+    size_t nprogressed_kicked; /* ... after a kick armed since a delivery */
+    uint64_t kicks_at_recv;    /* stats.kicks at the last delivery */
+    int recv_unprogressed;     /* a delivery since the last `progressed` */
     int failed[MAXN];
     pmix_status_t fail_status[MAXN];
     size_t nfailed;
@@ -194,6 +197,10 @@ static void t_progressed(void *arg)
 
     pthread_mutex_lock(&n->lock);
     n->nprogressed++;
+    if (n->recv_unprogressed && (n->boot.tl->stats.kicks != n->kicks_at_recv)) {
+        n->nprogressed_kicked++;
+    }
+    n->recv_unprogressed = 0;
     pthread_cond_broadcast(&n->cond);
     pthread_mutex_unlock(&n->lock);
     echo_from_progressed(n);
@@ -224,6 +231,8 @@ static enum rdp_tl_rx_disp t_recv(void *arg, const rdp_tl_rx_t *rx)
     r->payload_open = rx->payload_open;
     r->pass_end     = rx->pass_end;
     r->progressed_before = n->nprogressed;
+    n->kicks_at_recv     = n->boot.tl->stats.kicks;
+    n->recv_unprogressed = 1;
     memcpy(r->seals, rx->seals,
            (rx->nseals < 4 ? rx->nseals : 4) * sizeof(*rx->seals));
     r->data = malloc(rx->len > 0 ? rx->len : 1);
@@ -1425,10 +1434,10 @@ static void send_open_delivers_marked_payloads(void **state)
 /* A message delivered from the transport's progress pass is marked
  * pass_end, and the pass ends with `progressed` after it (the engine runs
  * the completions it caused from there, without a deferred callback). */
-static void messages_in_a_pass_are_followed_by_progressed(void **state)
+/* Send 5 messages from node 0 to node 1, one at a time, each delivered
+ * and followed by a `progressed` upcall before the next. */
+static void five_followed_by_progressed(void)
 {
-    (void)state;
-    cluster_up(2, TLS_TCP, NULL, 0, 0);
     for (uint32_t k = 0; k < 5; k++) {
         smsg_t *m = send_one(&nodes[0], 1, k, 100, 1);
         size_t before;
@@ -1443,6 +1452,29 @@ static void messages_in_a_pass_are_followed_by_progressed(void **state)
             wait_count(&nodes[1], &nodes[1].nprogressed, before + 1), 0);
         smsg_free(m);
     }
+}
+
+static void messages_in_a_pass_are_followed_by_progressed(void **state)
+{
+    (void)state;
+    cluster_up(2, TLS_TCP, NULL, 0, 0);
+    five_followed_by_progressed();
+    cluster_down();
+}
+
+/* A pass that delivered a message makes its `progressed` upcall before it
+ * arms the kick that polls again (a spinning pass): what the upcall starts
+ * (the engine's next collective) sends without waiting for the timer
+ * insert.  No kick is armed between a delivery and the upcall after it. */
+static void progressed_comes_before_the_kick(void **state)
+{
+    (void)state;
+    cluster_up(2, TLS_TCP, NULL, 0, 0);
+    five_followed_by_progressed();
+    pthread_mutex_lock(&nodes[1].lock);
+    assert_true(nodes[1].nprogressed >= 5);
+    assert_int_equal(nodes[1].nprogressed_kicked, 0);
+    pthread_mutex_unlock(&nodes[1].lock);
     cluster_down();
 }
 
@@ -2947,6 +2979,7 @@ int main(void)
         cmocka_unit_test(send_records_are_reused),
         cmocka_unit_test(messages_in_a_pass_are_followed_by_progressed),
         cmocka_unit_test(sends_from_progressed_are_followed_by_a_poll),
+        cmocka_unit_test(progressed_comes_before_the_kick),
     };
 
     /* e.g. RDPMIX_TEST_FILTER="destroy_waits*" to run some */
