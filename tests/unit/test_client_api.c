@@ -1720,6 +1720,21 @@ static int open_fds(void)
     return n;
 }
 
+/* Whether the open descriptors come down to at most @a want within 10 s:
+ * the mock server's thread closes a finalized client's connection on its
+ * own time, so a count taken just after a finalize can be one high (one
+ * CI run counted 10 before and 9 after).  A leak keeps it above. */
+static int fds_settle_at_most(int want)
+{
+    for (int i = 0; i < 1000; i++) {
+        if (open_fds() <= want) {
+            return 1;
+        }
+        usleep(10000);
+    }
+    return 0;
+}
+
 /* A thread making blocking collecting fences one after the other: fence
  * i only once the test let go i + 1 of them (hk.lock), or all of them
  * at once with go = k. */
@@ -1850,7 +1865,7 @@ board_successive_fences_of_a_thread_open_no_descriptors(void **state)
     }
     assert_int_equal(serial_join(&s), PMIX_SUCCESS);
     assert_int_equal(peer_fences(), 100 + SERIAL_FENCES - 1);
-    assert_int_equal(open_fds(), before);
+    assert_true(fds_settle_at_most(before));
 }
 
 #define FENCE_THREADS 4
@@ -1875,7 +1890,7 @@ static void board_fences_of_several_threads_leave_no_descriptors(void **state)
         for (int t = 0; t < FENCE_THREADS; t++) {
             assert_int_equal(serial_join(&s[t]), PMIX_SUCCESS);
         }
-        assert_int_equal(open_fds(), before);
+        assert_true(fds_settle_at_most(before));
     }
     assert_int_equal(peer_fences(), 100 + n - 1);
 }
@@ -1921,7 +1936,7 @@ board_init_cycles_keep_the_descriptors_and_the_caller_path(void **state)
         assert_int_equal(pthread_join(pub, NULL), 0);
         assert_int_equal(rdp_client_board_caller_done(), done + 1);
         assert_int_equal(PMIx_Finalize(NULL, 0), PMIX_SUCCESS);
-        assert_int_equal(open_fds(), before);
+        assert_true(fds_settle_at_most(before));
     }
 }
 
