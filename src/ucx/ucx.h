@@ -65,7 +65,7 @@ typedef struct rdp_ucx_params {
      * flight finish before forcing them; <= 0: 5. */
     double drain_timeout;
     /** Up to this many servers destroy says goodbye to every peer, above
-     * it only to peers in contact (docs/ucx.md); 0: 64. */
+     * it only to peers in contact (docs/ucx.md); 0: 16. */
     uint32_t bye_all_max;
     /** Messages (and their bytes) held for the engine while no engine is
      * bound; 0: 4096 messages, 64 MiB. */
