@@ -604,8 +604,15 @@ static void mode_cross(const char *side, unsigned other_np, const char *how)
     if (cluster[0] == '\0') {
         fail("the other job published %s, without a cluster id", theirs);
     }
-    if (a && me.rank == 0) {
-        publish_global("cn.cross.seen", "yes");
+    if (a) {
+        /* B (leave) ends once it sees "seen", and its launcher's keys go
+         * with it: every rank of A must have B's key by then, not just
+         * rank 0 (ranks 1 and 2 timed out in their lookup under ASan) */
+        expect("fence after the lookups", PMIx_Fence(NULL, 0, NULL, 0),
+               PMIX_SUCCESS);
+        if (me.rank == 0) {
+            publish_global("cn.cross.seen", "yes");
+        }
     }
     if (!a && (strcmp(how, "leave") == 0 || strcmp(how, "idle") == 0)) {
         /* B: gone once A saw it (leave), or there without joining (idle) */
