@@ -485,21 +485,12 @@ static void report_failures(rdp_ucx_tl_t *tl)
 
 /* ---- the shutdown handshake (rdp_ucx_tl_destroy; docs/design.md) ---- */
 
+/* A goodbye or acknowledgment went: @a user_data is the peer's bye_sent
+ * or ack_sent. */
 static void bye_sent_cb(void *request, ucs_status_t status, void *user_data)
 {
-    ucx_peer_t *peer = user_data;
-
     (void)status; /* a failed send fails the peer (ep_error_cb) */
-    peer->bye_sent = 2;
-    ucp_request_free(request);
-}
-
-static void ack_sent_cb(void *request, ucs_status_t status, void *user_data)
-{
-    ucx_peer_t *peer = user_data;
-
-    (void)status;
-    peer->ack_sent = 2;
+    *(int *)user_data = 2;
     ucp_request_free(request);
 }
 
@@ -525,8 +516,8 @@ static void bye_send(rdp_ucx_tl_t *tl, ucx_peer_t *peer, uint8_t kind)
     prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA
                        | UCP_OP_ATTR_FIELD_FLAGS;
     prm.flags     = UCP_AM_SEND_FLAG_EAGER;
-    prm.cb.send   = bye ? bye_sent_cb : ack_sent_cb;
-    prm.user_data = peer;
+    prm.cb.send   = bye_sent_cb;
+    prm.user_data = state;
     *state        = 1;
     req = ucp_am_send_nbx(peer->ep, RDP_UCX_AM_BYE, hdr, RDP_UCX_BYE_LEN, NULL,
                           0, &prm);
