@@ -123,6 +123,11 @@
  * allgathers 0.94-1.19 x by rendezvous, 512 KiB-2 MiB 0.80-0.87 x. */
 #define RDP_UCX_EAGER_MAX_LOCAL_ZCOPY (512u * 1024u)
 
+/* The piece size of eager messages over tcp (UCX_TCP_RX_SEG_SIZE, UCX's
+ * syntax) that the transport asks UCX for unless the user set one
+ * (ucx_tl.c, context_init, says why). */
+#define RDP_UCX_TCP_RX_SEG_SIZE "256K"
+
 /** 1 if @a ep_info, the text ucp_ep_print_info writes for an endpoint,
  * shows a lane for rendezvous data (a "rma_bw#" lane: zero-copy get/put),
  * 0 if it shows lanes but none for that, -1 if it shows no lane at all

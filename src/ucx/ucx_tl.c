@@ -1312,14 +1312,43 @@ void rdp_ucx_tl_get_stats(const rdp_ucx_tl_t *tl, rdp_ucx_tl_stats_t *stats_p)
 
 /* ---- lifecycle ---- */
 
+/* Sets one setting of UCX's tcp transport in @a cfg unless the user set
+ * it (@a env): UCP hands keys it does not know to every transport's table
+ * by field name (@a field), and warns when none has it; both fields set
+ * here are tcp's alone (ucx_info -c). */
+static void tcp_default(rdp_ucx_tl_t *tl, ucp_config_t *cfg, const char *env,
+                        const char *field, const char *value)
+{
+    ucs_status_t st;
+
+    if (getenv(env) != NULL) {
+        return;
+    }
+    st = ucp_config_modify(cfg, field, value);
+    if (st != UCS_OK) {
+        rdp_log_warn(UCX, "%s: cannot set %s=%s: %s", tl->name, env, value,
+                     rdp_ucx_status_str(st));
+    }
+}
+
 /* UCX 1.13's tcp transport handles a batch of up to UCX_TCP_MAX_POLL
  * socket events per progress call; when one event fails a peer, UCP closes
  * that peer's other tcp endpoints, and an event of theirs still in the
  * same batch trips an assertion that aborts the process
  * (tcp_iface.c:307, "conn_state != CLOSED"; seen in 7% of
  * test_ucx_coll.t runs under load).  One event per call cannot hold a
- * stale one; the loop progresses until idle anyway.  A user's own
- * UCX_TCP_MAX_POLL wins. */
+ * stale one; the loop progresses until idle anyway.
+ *
+ * UCX_TCP_RX_SEG_SIZE (64 KiB by default) is the largest piece an eager
+ * message travels in over tcp: a 1 MiB block is 17 pieces, each its own
+ * sendmsg, socket event, recvfrom and pass of UCP's reassembly.  In 256
+ * KiB pieces a server makes a third of those calls (4 servers, 1 MiB
+ * allgathers: 1757 sendmsg, 2939 epoll_wait in 105 of them, against 5465
+ * and 9455), and 4 servers' 1 MiB allgathers on 2 CPUs take 0.87-0.91 x
+ * the time (bench/RESULTS.md, helper big7; 128 KiB 0.97, 512 KiB 0.95,
+ * 16 KiB 1.22).  Every server
+ * must use the same value: a sender sizes its pieces by its own receive
+ * buffers.  A user's own settings win. */
 static ucs_status_t context_init(rdp_ucx_tl_t *tl, const ucp_params_t *cprm)
 {
     ucp_config_t *cfg = NULL;
@@ -1329,16 +1358,9 @@ static ucs_status_t context_init(rdp_ucx_tl_t *tl, const ucp_params_t *cprm)
     if (st != UCS_OK) {
         return st;
     }
-    if (getenv("UCX_TCP_MAX_POLL") == NULL) {
-        /* the tcp table's own name for UCX_TCP_MAX_POLL: UCP hands keys it
-         * does not know to every transport's table by field name, and
-         * warns when none has it (only tcp's is called just MAX_POLL) */
-        st = ucp_config_modify(cfg, "MAX_POLL", "1");
-        if (st != UCS_OK) {
-            rdp_log_warn(UCX, "%s: cannot set UCX_TCP_MAX_POLL=1: %s",
-                         tl->name, rdp_ucx_status_str(st));
-        }
-    }
+    tcp_default(tl, cfg, "UCX_TCP_MAX_POLL", "MAX_POLL", "1");
+    tcp_default(tl, cfg, "UCX_TCP_RX_SEG_SIZE", "RX_SEG_SIZE",
+                RDP_UCX_TCP_RX_SEG_SIZE);
     st = ucp_init(cprm, cfg, &tl->context);
     ucp_config_release(cfg);
     return st;

@@ -43,6 +43,7 @@
 /* above RDP_UCX_EAGER_MAX_NO_ZCOPY: rendezvous over every transport */
 #define BIG     ((4u << 20) + 4096u)
 #define LARGE   (1u << 20) /* eager over tcp, rendezvous over shm */
+#define MID     (150u * 1024u) /* one eager piece over tcp, not four */
 
 /* ---- payload pattern: every byte is a function of (src, seq, offset) ---- */
 
@@ -713,6 +714,21 @@ static void eager_ceiling_follows_the_lanes(void **state)
              RDP_TL_DATA_KEEPABLE);
     exchange(TLS_SHM, LARGE, 2, RNDV_FETCH_LATER, EAGER_COPY,
              RDP_TL_DATA_RNDV);
+}
+
+/* Eager messages over tcp travel in pieces of RDP_UCX_TCP_RX_SEG_SIZE (256
+ * KiB), not UCX's default 64 KiB: one of 150 KiB arrives in one piece,
+ * which UCP lends for the upcall; in 64 KiB pieces (a user's own
+ * UCX_TCP_RX_SEG_SIZE wins) UCP reassembles it in a buffer of its own,
+ * which the engine may keep. */
+static void eager_pieces_over_tcp_are_256k(void **state)
+{
+    exchange(TLS_TCP, MID, 3, RNDV_FETCH_IN_UPCALL, EAGER_COPY,
+             RDP_TL_DATA_BORROWED);
+    assert_int_equal(setenv("UCX_TCP_RX_SEG_SIZE", "64K", 1), 0);
+    exchange(TLS_TCP, MID, 3, RNDV_FETCH_IN_UPCALL, EAGER_COPY,
+             RDP_TL_DATA_KEEPABLE);
+    assert_int_equal(unsetenv("UCX_TCP_RX_SEG_SIZE"), 0);
 }
 
 /* The lane printout of ucp_ep_print_info (UCX 1.13), as parsed to choose
@@ -2942,6 +2958,7 @@ int main(void)
         cmocka_unit_test(rendezvous_4mib_iov_over_tcp),
         cmocka_unit_test(rendezvous_4mib_iov_over_shm),
         cmocka_unit_test(eager_ceiling_follows_the_lanes),
+        cmocka_unit_test(eager_pieces_over_tcp_are_256k),
         cmocka_unit_test(rndv_lane_is_read_from_the_printout),
         cmocka_unit_test(sealed_runs_are_forwarded_without_a_new_mac),
         cmocka_unit_test(forged_seals_are_dropped),
