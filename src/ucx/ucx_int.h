@@ -119,9 +119,14 @@
 /* The eager ceiling of an endpoint to a server on this machine made
  * without UCP's error handling (RDPMIX_UCX_LOCAL_ZCOPY) over tcp: its
  * zero-copy rendezvous saves a copy but costs two more trips between the
- * processes; 2 servers on 2 CPUs (bench/RESULTS.md, helper big6): 256 KiB
- * allgathers 0.94-1.19 x by rendezvous, 512 KiB-2 MiB 0.80-0.87 x. */
-#define RDP_UCX_EAGER_MAX_LOCAL_ZCOPY (512u * 1024u)
+ * processes, and UCX's tcp receiver copies the start of each put that it
+ * read into its receive buffer with the put's header (up to
+ * RDP_UCX_TCP_RX_SEG_SIZE).  In 256 KiB pieces eager wins on 2 servers
+ * on 2 CPUs too (bench/RESULTS.md, helper big7: 512 KiB-2 MiB 0.77-0.81 x
+ * the rendezvous in place, which in 64 KiB pieces had been 0.80-0.87 x
+ * eager), so such endpoints go eager as far as the others and fetch in
+ * place only above that. */
+#define RDP_UCX_EAGER_MAX_LOCAL_ZCOPY RDP_UCX_EAGER_MAX_NO_ZCOPY
 
 /* The piece size of eager messages over tcp (UCX_TCP_RX_SEG_SIZE, UCX's
  * syntax) that the transport asks UCX for unless the user set one

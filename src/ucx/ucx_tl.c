@@ -375,7 +375,9 @@ static int ep_without_err_handling(const rdp_ucx_tl_t *tl,
  * outnumber the CPUs, each trip waits for the peer to get a CPU, and that
  * costs more than the copy it saves (bench/RESULTS.md, helper big6: 4
  * servers on 2 CPUs, 1 MiB allgathers 1.13-1.21 x slower in place; 2 on
- * 2, 512 KiB-2 MiB 0.80-0.87 x).
+ * 2, 512 KiB-2 MiB 0.80-0.87 x).  Since eager messages travel in 256 KiB
+ * pieces, such endpoints fetch in place only above the eager ceiling of
+ * the others (RDP_UCX_EAGER_MAX_LOCAL_ZCOPY says why).
  */
 static int local_zcopy_wanted(const rdp_ucx_tl_t *tl, uint32_t nlocal)
 {
