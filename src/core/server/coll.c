@@ -487,6 +487,11 @@ static bool engine_handles(const coll_t *coll)
            && rdp_srv_engine_active();
 }
 
+bool rdp_srv_coll_engine_handles(const rdp_srv_coll_t *coll)
+{
+    return engine_handles(coll);
+}
+
 /* Append this server's contribution, if the operation collects one. */
 static pmix_status_t coll_contribute(coll_t *coll, rdp_buf_t *buf)
 {

@@ -122,6 +122,10 @@ typedef struct rdp_srv_coll_ops {
     void (*cleanup)(void);
 } rdp_srv_coll_ops_t;
 
+/** True when the engine (not the host) will run @a coll's inter-server
+ * part, as things stand. */
+bool rdp_srv_coll_engine_handles(const rdp_srv_coll_t *coll);
+
 /* the operations (their files) */
 extern const rdp_srv_coll_ops_t rdp_srv_fence_ops;      /* fence.c */
 extern const rdp_srv_coll_ops_t rdp_srv_connect_ops;    /* conndisc.c */

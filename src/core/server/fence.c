@@ -589,7 +589,11 @@ static void fence_arrived(rdp_srv_coll_t *coll, const char *nspace,
     if (status == PMIX_SUCCESS && p == NULL) {
         p = prep_start(coll, fence_buf.size);
         if (p != NULL && p->fd >= 0) {
-            contrib_start(coll, p, fence_buf.size);
+            if (rdp_srv_coll_engine_handles(coll)) {
+                contrib_start(coll, p, fence_buf.size);
+            } else {
+                p->contrib_bad = true; /* the host takes it: packed then */
+            }
         }
     }
     if (p == NULL || p->fd < 0) {
