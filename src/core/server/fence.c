@@ -494,6 +494,10 @@ static void contrib_start(const rdp_srv_coll_t *coll, prep_t *p,
         status = rdp_pack_u32(b, 0);
     }
     p->contrib_bad = status != PMIX_SUCCESS;
+    rdp_log_debug(SERVER,
+                  "fence %" PRIu64 ": contribution to the exchange started "
+                  "at the first arrival",
+                  coll->id);
 }
 
 /* How many sections the whole packing of the contribution would hold:
