@@ -8,7 +8,8 @@
 # and with the board switched off in the servers; blocking fences
 # completed by their calling thread from the board (and, with that off,
 # by the library's thread); on 2 nodes each local rank's part of a large
-# result written as it arrives, and not.
+# result written as it arrives, and not, and the server's contribution to
+# the exchange built as the ranks arrive (also on 3 nodes).
 . "${top_srcdir:-.}/tests/integ/test_run_common.sh"
 
 client="$builddir/tests/integ/run_client"
@@ -16,7 +17,8 @@ client="$builddir/tests/integ/run_client"
 # board_job NODES MODE [VAR=VALUE]: run_client nodes MODE on NODES nodes
 # with VAR set; $oks = ranks that passed, $nb = fences the servers' debug
 # log says went through the board, $nc = fences the clients' log says
-# their callers completed
+# their callers completed, $np = results whose local part was written as
+# the ranks arrived, $nk = contributions built as the ranks arrived
 board_job() {
     rm -f "$tmp"/srv.*
     RDPMIX_LOG_LEVEL=debug RDPMIX_LOG_SUBSYS=server,client
@@ -30,21 +32,30 @@ board_job() {
     nb=$(cat "$tmp"/srv.* 2>/dev/null | grep -c "answered through the fence board")
     nc=$(cat "$tmp"/srv.* 2>/dev/null | grep -c "completed by its caller")
     np=$(cat "$tmp"/srv.* 2>/dev/null | grep -c "local sections .* written as they arrived")
+    nk=$(cat "$tmp"/srv.* 2>/dev/null | grep -c "contribution of .* built as they arrived")
 }
 
-for m in 1 2; do
+for m in 1 2 3; do
     board_job "$m" board
     check_that "whole-job fences through the board on $m nodes: every round's data, two in flight, a timeout ($nb answered so, $nc by the caller)" \
         '[ "$rc" -eq 0 ] && [ "$oks" -eq 5 ] && [ "$nb" -ge $((300 * m)) ] && [ "$nc" -gt 0 ]'
+    # across nodes the exchange took each server's large contribution as
+    # its ranks' arrivals built it (fence.c, fence_take_contribution)
+    if [ "$m" -gt 1 ]; then
+        check_that "$m nodes: the servers' contributions to large results built as the ranks arrived ($nk times)" \
+            '[ "$nk" -ge 20 ]'
+    fi
+    # the large results (memfd) had this node's part written as its ranks
+    # arrived (fence.c, fence_arrived)
+    if [ "$m" -eq 2 ]; then
+        check_that "2 nodes: this node's part of large results written as its ranks arrived ($np times)" \
+            '[ "$np" -ge 20 ]'
+    fi
 done
-# on 2 nodes the large results (memfd) had this node's part written as
-# its ranks arrived (fence.c, fence_arrived)
-check_that "2 nodes: this node's part of large results written as its ranks arrived ($np times)" \
-    '[ "$np" -ge 20 ]'
 
 board_job 2 board RDPMIX_FENCE_PREPARE=0
-check_that "RDPMIX_FENCE_PREPARE=0: the same rounds pass, every result packed after the exchange ($np prepared)" \
-    '[ "$rc" -eq 0 ] && [ "$oks" -eq 5 ] && [ "$np" -eq 0 ]'
+check_that "RDPMIX_FENCE_PREPARE=0: the same rounds pass, every result packed after the exchange ($np prepared, $nk contributions built early)" \
+    '[ "$rc" -eq 0 ] && [ "$oks" -eq 5 ] && [ "$np" -eq 0 ] && [ "$nk" -eq 0 ]'
 
 board_job 2 board RDPMIX_FENCE_BOARD_CALLER=0
 check_that "RDPMIX_FENCE_BOARD_CALLER=0: the same rounds pass, no fence completed by its caller ($nb through the board)" \

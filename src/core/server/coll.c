@@ -487,6 +487,11 @@ static bool engine_handles(const coll_t *coll)
            && rdp_srv_engine_active();
 }
 
+bool rdp_srv_coll_engine_handles(const rdp_srv_coll_t *coll)
+{
+    return engine_handles(coll);
+}
+
 /* Append this server's contribution, if the operation collects one. */
 static pmix_status_t coll_contribute(coll_t *coll, rdp_buf_t *buf)
 {
@@ -512,9 +517,12 @@ static void coll_engine_start(coll_t *coll)
         /* the same contribution the host-delegated path hands to the
          * host, behind room for the engine's block header: the engine
          * sends it from this very buffer */
-        rc = rdp_buf_append(&buf, headroom, sizeof(headroom));
-        if (rc == PMIX_SUCCESS) {
-            rc = coll_contribute(coll, &buf);
+        if (ops_of(coll)->take_contribution == NULL
+            || !ops_of(coll)->take_contribution(coll, &buf)) {
+            rc = rdp_buf_append(&buf, headroom, sizeof(headroom));
+            if (rc == PMIX_SUCCESS) {
+                rc = coll_contribute(coll, &buf);
+            }
         }
         own_buf = rdp_buf_take(&buf, &size);
     }

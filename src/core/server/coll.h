@@ -90,6 +90,10 @@ typedef struct rdp_srv_coll_ops {
     /** Optional: append this server's contribution (all local
      * participants arrived; only when coll->collect). */
     pmix_status_t (*contribute)(rdp_srv_coll_t *coll, rdp_buf_t *buf);
+    /** Optional: move the contribution to the engine, already built
+     * behind RDP_COLL_HEADROOM bytes of room, into the empty @a buf
+     * (true), else false (then contribute packs it). */
+    bool (*take_contribution)(rdp_srv_coll_t *coll, rdp_buf_t *buf);
     /** Optional: this node's part failed with @a status before reaching
      * the host (pass_failure): append what the host should carry to the
      * other nodes instead of no data (nothing appended: no data). */
@@ -117,6 +121,10 @@ typedef struct rdp_srv_coll_ops {
     /** Optional: the server finalizes (free what the operation keeps). */
     void (*cleanup)(void);
 } rdp_srv_coll_ops_t;
+
+/** True when the engine (not the host) will run @a coll's inter-server
+ * part, as things stand. */
+bool rdp_srv_coll_engine_handles(const rdp_srv_coll_t *coll);
 
 /* the operations (their files) */
 extern const rdp_srv_coll_ops_t rdp_srv_fence_ops;      /* fence.c */

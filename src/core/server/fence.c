@@ -1,5 +1,6 @@
 /* fence.c - the fence operation of the collective trackers (coll.h) */
 #include "config.h"
+#include "coll/coll.h"
 #include "core/server/coll.h"
 #include "core/util/alloc.h"
 #include "core/util/config_table.h"
@@ -438,6 +439,13 @@ static pmix_status_t pack_parts_bundle(const rdp_srv_coll_t *coll,
  * order, its count patched at the end.  Whether the result will be large
  * enough for a memfd is estimated at the first arrival: every local
  * participant and every server as much as it.
+ *
+ * The same arrivals build this server's contribution to the exchange
+ * (its remote-visible sections, behind the engine's headroom), so that
+ * when the last participant arrives the exchange starts without packing
+ * them all (fence_take_contribution); it is used only if it holds every
+ * local participant the whole packing would (a participant that left
+ * without arriving still counts there: then it is packed at the end).
  */
 typedef struct {
     int fd;          /* -1: declined (small), or given to the reply */
@@ -445,6 +453,10 @@ typedef struct {
     size_t nsect_at; /* where the set's section count is */
     uint32_t nsect;  /* this node's sections */
     size_t reserved; /* the memfd's pages are allocated up to here */
+    rdp_buf_t contrib;       /* the contribution so far (headroom first) */
+    size_t contrib_nsect_at; /* where its section count is */
+    uint32_t contrib_nsect;  /* its sections */
+    bool contrib_bad;        /* incomplete: packed at the end instead */
 } prep_t;
 
 static void prep_free(void *ctx)
@@ -454,7 +466,63 @@ static void prep_free(void *ctx)
     if (p->fd >= 0) {
         close(p->fd);
     }
+    rdp_buf_cleanup(&p->contrib);
     rdp_free(p);
+}
+
+/* The contribution's head (headroom, one set of @a coll's nspace, its
+ * count to patch), with room for @a nparts sections of @a sect_len. */
+static void contrib_start(const rdp_srv_coll_t *coll, prep_t *p,
+                          size_t sect_len)
+{
+    static const uint8_t headroom[RDP_COLL_HEADROOM];
+    rdp_buf_t *b         = &p->contrib;
+    pmix_status_t status = rdp_buf_reserve(
+        b, sizeof(headroom) + 64 + PMIX_MAX_NSLEN + sect_len * coll->nparts);
+
+    if (status == PMIX_SUCCESS) {
+        status = rdp_buf_append(b, headroom, sizeof(headroom));
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_pack_u32(b, 1); /* one set */
+    }
+    if (status == PMIX_SUCCESS) {
+        status = rdp_pack_string(b, coll->procs[0].nspace);
+    }
+    p->contrib_nsect_at = b->size;
+    if (status == PMIX_SUCCESS) {
+        status = rdp_pack_u32(b, 0);
+    }
+    p->contrib_bad = status != PMIX_SUCCESS;
+    rdp_log_debug(SERVER,
+                  "fence %" PRIu64 ": contribution to the exchange started "
+                  "at the first arrival",
+                  coll->id);
+}
+
+/* How many sections the whole packing of the contribution would hold:
+ * the local participants with committed data (one nspace). */
+static uint32_t contrib_expected(const rdp_srv_coll_t *coll)
+{
+    rdp_srv_nspace_t *ns = rdp_srv_nspace_find(coll->procs[0].nspace);
+    uint32_t n           = 0;
+
+    for (size_t j = 0; ns != NULL && j < coll->nprocs; j++) {
+        pmix_rank_t lo = coll->procs[j].rank, hi = lo;
+
+        if (lo == PMIX_RANK_WILDCARD) {
+            if (ns->size == 0) {
+                continue;
+            }
+            lo = 0;
+            hi = ns->size - 1;
+        }
+        for (pmix_rank_t r = lo; r <= hi; r++) {
+            n += rdp_srv_nspace_is_local(ns, r)
+                 && rdp_kvs_has_rank(rdp_srv.modex, ns->name, r);
+        }
+    }
+    return n;
 }
 
 static bool one_nspace(const rdp_srv_coll_t *coll)
@@ -524,6 +592,13 @@ static void fence_arrived(rdp_srv_coll_t *coll, const char *nspace,
         rdp_srv_pack_proc_section(nspace, rank, RDP_SCOPES_LOCAL, &fence_buf);
     if (status == PMIX_SUCCESS && p == NULL) {
         p = prep_start(coll, fence_buf.size);
+        if (p != NULL && p->fd >= 0) {
+            if (rdp_srv_coll_engine_handles(coll)) {
+                contrib_start(coll, p, fence_buf.size);
+            } else {
+                p->contrib_bad = true; /* the host takes it: packed then */
+            }
+        }
     }
     if (p == NULL || p->fd < 0) {
         fence_buf.size = 0;
@@ -531,6 +606,12 @@ static void fence_arrived(rdp_srv_coll_t *coll, const char *nspace,
     }
     if (status == PMIX_SUCCESS) {
         status = rdp_ipc_memfd_append(p->fd, fence_buf.data, fence_buf.size);
+    }
+    if (status == PMIX_SUCCESS && !p->contrib_bad) {
+        p->contrib_bad = rdp_srv_pack_proc_section(
+                             nspace, rank, RDP_SCOPES_REMOTE, &p->contrib)
+                         != PMIX_SUCCESS;
+        p->contrib_nsect++;
     }
     if (status == PMIX_SUCCESS) {
         p->flushed += fence_buf.size;
@@ -736,6 +817,32 @@ static pmix_status_t fence_contribute(rdp_srv_coll_t *coll, rdp_buf_t *buf)
     return pack_parts_bundle(coll, PACK_CONTRIB, &s);
 }
 
+/* The contribution built as the participants arrived, moved into the
+ * empty @a buf, if it is whole; else false (pack it now). */
+static bool fence_take_contribution(rdp_srv_coll_t *coll, rdp_buf_t *buf)
+{
+    prep_t *p = coll->ctx;
+    sink_t s;
+
+    if (p == NULL || p->contrib.size == 0 || p->contrib_bad
+        || p->contrib_nsect != contrib_expected(coll)) {
+        return false;
+    }
+    s = (sink_t){.buf = &p->contrib, .fd = -1};
+    if (sink_patch_u32(&s, p->contrib_nsect_at, p->contrib_nsect)
+        != PMIX_SUCCESS) {
+        return false;
+    }
+    rdp_buf_cleanup(buf);
+    *buf = p->contrib;
+    rdp_buf_init(&p->contrib);
+    rdp_log_debug(SERVER,
+                  "fence %" PRIu64 ": contribution of %" PRIu32 " sections "
+                  "(%zu bytes) built as they arrived",
+                  coll->id, p->contrib_nsect, buf->size - RDP_COLL_HEADROOM);
+    return true;
+}
+
 /* Store the other servers' bundles (the host's answer: all of them). */
 static pmix_status_t fence_result(rdp_srv_coll_t *coll,
                                   const rdp_srv_xchg_block_t *blocks,
@@ -800,17 +907,18 @@ static void fence_cleanup(void)
 }
 
 const rdp_srv_coll_ops_t rdp_srv_fence_ops = {
-    .upcall        = "fence_nb",
-    .reply_cmd     = RDP_CMD_FENCE_ACK,
-    .engine        = true,
-    .pass_failure  = true,
-    .host_provides = fence_host_provides,
-    .host_call     = fence_host_call,
-    .contribute    = fence_contribute,
-    .result        = fence_result,
-    .reply         = fence_reply,
-    .arrived       = fence_arrived,
-    .prepare       = fence_prepare,
-    .ctx_free      = prep_free,
-    .cleanup       = fence_cleanup,
+    .upcall            = "fence_nb",
+    .reply_cmd         = RDP_CMD_FENCE_ACK,
+    .engine            = true,
+    .pass_failure      = true,
+    .host_provides     = fence_host_provides,
+    .host_call         = fence_host_call,
+    .contribute        = fence_contribute,
+    .take_contribution = fence_take_contribution,
+    .result            = fence_result,
+    .reply             = fence_reply,
+    .arrived           = fence_arrived,
+    .prepare           = fence_prepare,
+    .ctx_free          = prep_free,
+    .cleanup           = fence_cleanup,
 };
