@@ -104,22 +104,11 @@ static int keymem_has(const keymem_t *km, const coll_key_t *key)
     return km->map.count > 0 && rdp_keytab_find(&km->map, key) != NULL;
 }
 
-/* Buckets per slot of the key memory.  The oldest key, evicted at every
- * finished collective, sits at the tail of its chain (inserts go to the
- * head), so with one bucket per key its removal walked the newer keys of
- * its bucket: ring slots last touched thousands of collectives ago, cache
- * misses on the path from a received message to the next send (8-17 % of
- * its time: bench/RESULTS.md, issue 11, helper iso8).  With four the
- * evicted key is mostly alone in its bucket. */
-#define KEYMEM_BUCKETS_PER_SLOT 4u
-
-/* The ring grew (and may have moved): link its nodes again, with
- * KEYMEM_BUCKETS_PER_SLOT buckets per slot. */
+/* The ring moved: link its nodes again (only while it grows). */
 static void keymem_relink(keymem_t *km)
 {
     rdp_keytab_cleanup(&km->map);
-    if (rdp_keytab_init(&km->map, KEYMEM_BUCKETS_PER_SLOT * km->size)
-        != PMIX_SUCCESS) {
+    if (rdp_keytab_init(&km->map, km->size) != PMIX_SUCCESS) {
         for (size_t i = 0; i < km->count; i++) {
             km->ring[i].linked = 0;
         }
@@ -151,8 +140,10 @@ void rdp_coll_keymem_add(keymem_t *km, const coll_key_t *key)
             return; /* the key is simply not remembered */
         }
         km->size = nsize;
-        km->ring = ring;
-        keymem_relink(km);
+        if (ring != km->ring) {
+            km->ring = ring;
+            keymem_relink(km);
+        }
     }
     slot = km->next;
     if (km->count == km->size) {
@@ -163,6 +154,12 @@ void rdp_coll_keymem_add(keymem_t *km, const coll_key_t *key)
     km->ring[slot].key = *key;
     rdp_keytab_insert(&km->map, &km->ring[slot]);
     km->next = (slot + 1 == km->cap) ? 0 : slot + 1;
+    if (km->count == km->cap) {
+        /* the next key to evict (its slot was last written cap
+         * collectives ago): into the cache while the next one runs.  Its
+         * removal touches nothing else it must wait for (keytab.h) */
+        __builtin_prefetch(&km->ring[km->next], 1);
+    }
 }
 
 static void keymem_remove(keymem_t *km, const coll_key_t *key)

@@ -20,6 +20,10 @@ typedef struct coll_key {
  * a remembered key); the owner fills key before inserting it. */
 typedef struct keytab_node {
     struct keytab_node *next;
+    /* what points at this node (its bucket, or the previous node's next):
+     * removal unlinks without walking the chain, whose nodes may be cold
+     * (the finished-key memory's are) */
+    struct keytab_node **pprev;
     coll_key_t key;
     int linked; /* in a table */
 } keytab_node_t;
