@@ -2203,6 +2203,9 @@ pmix_status_t rdp_coll_start(rdp_coll_engine_t *engine,
         return PMIX_ERR_EXISTS;
     }
     rdp_keytab_insert(&engine->colls, &coll->node);
+    /* the bucket its key goes to in the finished-key memory when it ends
+     * (a table too big to stay in the cache) */
+    rdp_keytab_prefetch(&engine->finished.map, &coll->node.key);
     engine->last = coll; /* its messages come next */
     coll->cb    = cb;
     coll->cbarg = cbarg;

@@ -125,6 +125,13 @@ void rdp_keytab_remove(keytab_t *t, keytab_node_t *node)
     node->linked = 0;
 }
 
+void rdp_keytab_prefetch(const keytab_t *t, const coll_key_t *key)
+{
+    if (t->nbuckets > 0) {
+        __builtin_prefetch(&t->buckets[key_hash(key) & (t->nbuckets - 1)], 1);
+    }
+}
+
 keytab_node_t *rdp_keytab_any(const keytab_t *t)
 {
     if (t->count == 0) {

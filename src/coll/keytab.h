@@ -52,6 +52,9 @@ keytab_node_t *rdp_keytab_find(const keytab_t *t, const coll_key_t *key);
 void rdp_keytab_insert(keytab_t *t, keytab_node_t *node);
 /** Unlink @a node if it is linked. */
 void rdp_keytab_remove(keytab_t *t, keytab_node_t *node);
+/** Start loading into the cache the bucket @a key would go to (nothing
+ * else happens): for an insert known in advance. */
+void rdp_keytab_prefetch(const keytab_t *t, const coll_key_t *key);
 /** Some linked node (borrowed), or NULL when empty: for draining. */
 keytab_node_t *rdp_keytab_any(const keytab_t *t);
 

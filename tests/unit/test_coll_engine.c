@@ -2134,7 +2134,11 @@ static void keytab_removes_from_any_place_in_a_chain(void **state)
         }
     }
     assert_int_equal(t.count, N / 2);
+    /* a prefetch changes nothing, in a table or an empty one */
+    rdp_keytab_prefetch(&t, &nodes[0].key);
+    assert_int_equal(t.count, N / 2);
     rdp_keytab_cleanup(&t);
+    rdp_keytab_prefetch(&t, &nodes[0].key);
     free(nodes);
 }
 
