@@ -82,6 +82,11 @@ dist_noinst_SCRIPTS += bench/ucx_exchange.sh bench/exchange_matrix.sh \
                        bench/summarize_exchange.py
 EXTRA_DIST += bench/COLL.md
 
+# call_timeline: an LD_PRELOAD library that times a process's socket,
+# epoll and yield calls (built by hand: see its header), and its summary
+EXTRA_DIST          += bench/call_timeline.c
+dist_noinst_SCRIPTS += bench/call_timeline.py
+
 # launch_compare.sh: one program (mpi-hello or pmix-bench) under rdpmix-run,
 # mpirun, srun --mpi=pmix with OpenPMIx or rdpmix, rdpmix-run in a Slurm
 # allocation; summarize_launch.py makes the tables and plots

@@ -154,6 +154,12 @@ void rdp_coll_keymem_add(keymem_t *km, const coll_key_t *key)
     km->ring[slot].key = *key;
     rdp_keytab_insert(&km->map, &km->ring[slot]);
     km->next = (slot + 1 == km->cap) ? 0 : slot + 1;
+    if (km->count == km->cap) {
+        /* the next key to evict (its slot was last written cap
+         * collectives ago): into the cache while the next one runs.  Its
+         * removal touches nothing else it must wait for (keytab.h) */
+        __builtin_prefetch(&km->ring[km->next], 1);
+    }
 }
 
 static void keymem_remove(keymem_t *km, const coll_key_t *key)
@@ -2197,6 +2203,9 @@ pmix_status_t rdp_coll_start(rdp_coll_engine_t *engine,
         return PMIX_ERR_EXISTS;
     }
     rdp_keytab_insert(&engine->colls, &coll->node);
+    /* the bucket its key goes to in the finished-key memory when it ends
+     * (a table too big to stay in the cache) */
+    rdp_keytab_prefetch(&engine->finished.map, &coll->node.key);
     engine->last = coll; /* its messages come next */
     coll->cb    = cb;
     coll->cbarg = cbarg;

@@ -56,6 +56,17 @@ keytab_node_t *rdp_keytab_find(const keytab_t *t, const coll_key_t *key)
     return n;
 }
 
+/* Link @a node at the head of @a bucket. */
+static void link_head(keytab_node_t **bucket, keytab_node_t *node)
+{
+    node->next = *bucket;
+    if (node->next != NULL) {
+        node->next->pprev = &node->next;
+    }
+    node->pprev = bucket;
+    *bucket     = node;
+}
+
 /* Twice the buckets; on failure the table keeps its size. */
 static void grow(keytab_t *t)
 {
@@ -70,11 +81,9 @@ static void grow(keytab_t *t)
 
         while (n != NULL) {
             keytab_node_t *next = n->next;
-            size_t b            = key_hash(&n->key) & (nb - 1);
 
-            n->next    = buckets[b];
-            buckets[b] = n;
-            n          = next;
+            link_head(&buckets[key_hash(&n->key) & (nb - 1)], n);
+            n = next;
         }
     }
     rdp_free(t->buckets);
@@ -95,30 +104,32 @@ void rdp_keytab_insert(keytab_t *t, keytab_node_t *node)
     if (t->count >= t->nbuckets) {
         grow(t);
     }
-    b             = key_hash(&node->key) & (t->nbuckets - 1);
-    node->next    = t->buckets[b];
-    node->linked  = 1;
-    t->buckets[b] = node;
+    b = key_hash(&node->key) & (t->nbuckets - 1);
+    link_head(&t->buckets[b], node);
+    node->linked = 1;
     t->count++;
 }
 
 void rdp_keytab_remove(keytab_t *t, keytab_node_t *node)
 {
-    keytab_node_t **pp;
-
     if (!node->linked) {
         return;
     }
-    pp = &t->buckets[key_hash(&node->key) & (t->nbuckets - 1)];
-    while (*pp != NULL && *pp != node) {
-        pp = &(*pp)->next;
+    *node->pprev = node->next;
+    if (node->next != NULL) {
+        node->next->pprev = node->pprev;
     }
-    if (*pp == node) {
-        *pp = node->next;
-        t->count--;
-    }
+    t->count--;
     node->next   = NULL;
+    node->pprev  = NULL;
     node->linked = 0;
+}
+
+void rdp_keytab_prefetch(const keytab_t *t, const coll_key_t *key)
+{
+    if (t->nbuckets > 0) {
+        __builtin_prefetch(&t->buckets[key_hash(key) & (t->nbuckets - 1)], 1);
+    }
 }
 
 keytab_node_t *rdp_keytab_any(const keytab_t *t)

@@ -20,6 +20,10 @@ typedef struct coll_key {
  * a remembered key); the owner fills key before inserting it. */
 typedef struct keytab_node {
     struct keytab_node *next;
+    /* what points at this node (its bucket, or the previous node's next):
+     * removal unlinks without walking the chain, whose nodes may be cold
+     * (the finished-key memory's are) */
+    struct keytab_node **pprev;
     coll_key_t key;
     int linked; /* in a table */
 } keytab_node_t;
@@ -48,6 +52,9 @@ keytab_node_t *rdp_keytab_find(const keytab_t *t, const coll_key_t *key);
 void rdp_keytab_insert(keytab_t *t, keytab_node_t *node);
 /** Unlink @a node if it is linked. */
 void rdp_keytab_remove(keytab_t *t, keytab_node_t *node);
+/** Start loading into the cache the bucket @a key would go to (nothing
+ * else happens): for an insert known in advance. */
+void rdp_keytab_prefetch(const keytab_t *t, const coll_key_t *key);
 /** Some linked node (borrowed), or NULL when empty: for draining. */
 keytab_node_t *rdp_keytab_any(const keytab_t *t);
 

@@ -162,6 +162,7 @@ typedef struct rdp_ucx_tl_stats {
      * a zero-copy lane: written there straight from the network) */
     uint64_t rx_fetched_bytes;
     uint64_t kicks;        /**< loop timers armed to progress again (kick) */
+    uint64_t clock_reads;  /**< clock reads of the progress passes */
 } rdp_ucx_tl_stats_t;
 
 void rdp_ucx_tl_get_stats(const rdp_ucx_tl_t *tl, rdp_ucx_tl_stats_t *stats_p);

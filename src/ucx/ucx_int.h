@@ -482,6 +482,8 @@ struct rdp_ucx_tl {
 
     int in_pass;        /* inside progress_all: `progressed` follows */
     int pass_delivered; /* it delivered a message marked pass_end */
+    int pass_active;    /* a round of this pass found work: last_activity
+                           is the time of that round */
     int in_progress;  /* inside ucp_worker_progress or our deferred work */
     int *gone;        /* set by destroy, while progress_pass runs */
     unsigned in_call; /* inside a vtable call */

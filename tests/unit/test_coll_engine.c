@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "coll/coll.h"
+#include "coll/coll_int.h"
 #include "coll/keytab.h"
 #include "coll/loopback.h"
 #include "coll/msg.h"
@@ -2063,6 +2064,84 @@ static void early_queues_and_receive_records_are_reused(void **state)
 
 /* ---- the key table (keytab.h) and the lookup cache ---- */
 
+/* The memory of finished keys keeps the newest cap keys: each add past
+ * cap evicts the oldest. */
+static void key_memory_keeps_the_newest_cap_keys(void **state)
+{
+    enum {
+        CAP = 64,
+        ADDS = 100
+    };
+    keymem_t km;
+    coll_key_t key = {.sig = 0x1234, .kind = 1};
+
+    (void)state;
+    memset(&km, 0, sizeof(km));
+    km.cap = CAP;
+    assert_int_equal(rdp_keytab_init(&km.map, 0), PMIX_SUCCESS);
+    for (uint32_t i = 0; i < ADDS; i++) {
+        key.opid = i;
+        rdp_coll_keymem_add(&km, &key);
+    }
+    assert_int_equal(km.size, CAP);
+    assert_int_equal(km.map.count, CAP);
+    for (uint32_t i = 0; i < ADDS; i++) {
+        key.opid = i;
+        assert_int_equal(rdp_keytab_find(&km.map, &key) != NULL,
+                         i >= ADDS - CAP);
+    }
+    rdp_keytab_cleanup(&km.map);
+    free(km.ring);
+}
+
+/* Nodes leave their chains from any place (head, middle, tail: removal
+ * unlinks through the node's back pointer, without a walk), also across
+ * growths, and the others stay findable. */
+static void keytab_removes_from_any_place_in_a_chain(void **state)
+{
+    enum {
+        N = 300
+    };
+    keytab_node_t *nodes = calloc(N, sizeof(*nodes));
+    uint32_t order[N];
+    keytab_t t;
+
+    (void)state;
+    assert_non_null(nodes);
+    assert_int_equal(rdp_keytab_init(&t, 0), PMIX_SUCCESS);
+    for (uint32_t i = 0; i < N; i++) {
+        nodes[i].key.sig  = 0x99;
+        nodes[i].key.opid = i;
+        order[i]          = (i * 7919u) % N; /* a permutation: 7919 is prime */
+        if (i < N / 2) {
+            rdp_keytab_insert(&t, &nodes[i]);
+        }
+    }
+    for (uint32_t k = 0; k < N; k++) {
+        uint32_t gone = order[k];
+
+        if (gone >= N / 2) {
+            rdp_keytab_insert(&t, &nodes[gone]); /* grows on the way */
+            continue;
+        }
+        rdp_keytab_remove(&t, &nodes[gone]);
+        assert_null(rdp_keytab_find(&t, &nodes[gone].key));
+        for (uint32_t i = 0; i < N; i++) {
+            if (nodes[i].linked) {
+                assert_ptr_equal(rdp_keytab_find(&t, &nodes[i].key),
+                                 &nodes[i]);
+            }
+        }
+    }
+    assert_int_equal(t.count, N / 2);
+    /* a prefetch changes nothing, in a table or an empty one */
+    rdp_keytab_prefetch(&t, &nodes[0].key);
+    assert_int_equal(t.count, N / 2);
+    rdp_keytab_cleanup(&t);
+    rdp_keytab_prefetch(&t, &nodes[0].key);
+    free(nodes);
+}
+
 static void keytab_links_nodes_in_place_and_grows(void **state)
 {
     enum {
@@ -3016,6 +3095,8 @@ int main(void)
         cmocka_unit_test(cancel_fails_here_only_and_later),
         cmocka_unit_test(finished_key_memory_is_bounded),
         cmocka_unit_test(keytab_links_nodes_in_place_and_grows),
+        cmocka_unit_test(keytab_removes_from_any_place_in_a_chain),
+        cmocka_unit_test(key_memory_keeps_the_newest_cap_keys),
         cmocka_unit_test(late_message_misses_the_lookup_cache),
         cmocka_unit_test(collective_blocks_are_reused),
         cmocka_unit_test(early_queues_and_receive_records_are_reused),

@@ -106,6 +106,9 @@ typedef struct node {
     size_t nprogressed; /* `progressed` upcalls */
     size_t nprogressed_kicked; /* ... after a kick armed since a delivery */
     uint64_t kicks_at_recv;    /* stats.kicks at the last delivery */
+    uint64_t clocks_at_recv;   /* stats.clock_reads at the last delivery */
+    uint64_t clocks_to_progressed; /* most clock reads from a delivery to
+                                      the `progressed` upcall after it */
     int recv_unprogressed;     /* a delivery since the last `progressed` */
     int failed[MAXN];
     pmix_status_t fail_status[MAXN];
@@ -201,6 +204,12 @@ static void t_progressed(void *arg)
     if (n->recv_unprogressed && (n->boot.tl->stats.kicks != n->kicks_at_recv)) {
         n->nprogressed_kicked++;
     }
+    if (n->recv_unprogressed
+        && (n->boot.tl->stats.clock_reads - n->clocks_at_recv
+            > n->clocks_to_progressed)) {
+        n->clocks_to_progressed = n->boot.tl->stats.clock_reads
+                                  - n->clocks_at_recv;
+    }
     n->recv_unprogressed = 0;
     pthread_cond_broadcast(&n->cond);
     pthread_mutex_unlock(&n->lock);
@@ -233,6 +242,7 @@ static enum rdp_tl_rx_disp t_recv(void *arg, const rdp_tl_rx_t *rx)
     r->pass_end     = rx->pass_end;
     r->progressed_before = n->nprogressed;
     n->kicks_at_recv     = n->boot.tl->stats.kicks;
+    n->clocks_at_recv    = n->boot.tl->stats.clock_reads;
     n->recv_unprogressed = 1;
     memcpy(r->seals, rx->seals,
            (rx->nseals < 4 ? rx->nseals : 4) * sizeof(*rx->seals));
@@ -1481,7 +1491,8 @@ static void messages_in_a_pass_are_followed_by_progressed(void **state)
 /* A pass that delivered a message makes its `progressed` upcall before it
  * arms the kick that polls again (a spinning pass): what the upcall starts
  * (the engine's next collective) sends without waiting for the timer
- * insert.  No kick is armed between a delivery and the upcall after it. */
+ * insert.  No kick is armed between a delivery and the upcall after it,
+ * and the clock is read once (stats.clock_reads). */
 static void progressed_comes_before_the_kick(void **state)
 {
     (void)state;
@@ -1490,6 +1501,9 @@ static void progressed_comes_before_the_kick(void **state)
     pthread_mutex_lock(&nodes[1].lock);
     assert_true(nodes[1].nprogressed >= 5);
     assert_int_equal(nodes[1].nprogressed_kicked, 0);
+    /* and reads the clock once on that path: the time of the round that
+     * delivered also says that the pass is spinning (it read it 3 times) */
+    assert_int_equal(nodes[1].clocks_to_progressed, 1);
     pthread_mutex_unlock(&nodes[1].lock);
     cluster_down();
 }
