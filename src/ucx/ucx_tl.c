@@ -1369,9 +1369,8 @@ static void tcp_default(rdp_ucx_tl_t *tl, ucp_config_t *cfg, const char *env,
  * allgathers: 1757 sendmsg, 2939 epoll_wait in 105 of them, against 5465
  * and 9455), and 4 servers' 1 MiB allgathers on 2 CPUs take 0.87-0.91 x
  * the time (bench/RESULTS.md, helper big7; 128 KiB 0.97, 512 KiB 0.95,
- * 16 KiB 1.22).  Every server
- * must use the same value: a sender sizes its pieces by its own receive
- * buffers.  A user's own settings win. */
+ * 16 KiB 1.22).  Every server must use the same value: a sender sizes its
+ * pieces by its own receive buffers.  A user's own settings win. */
 static ucs_status_t context_init(rdp_ucx_tl_t *tl, const ucp_params_t *cprm)
 {
     ucp_config_t *cfg = NULL;

@@ -376,14 +376,12 @@ static bool host_handles(uint8_t op)
     return coll_ops[op]->host_provides();
 }
 
-static bool engine_handles(const coll_t *coll);
-
 /* True when the host runs the inter-node part of an operation that passes
  * failures up to it (fences). */
 static bool host_runs_fence(const coll_t *coll)
 {
     return ops_of(coll)->pass_failure && !coll->all_local
-           && host_handles(coll->op) && !engine_handles(coll);
+           && host_handles(coll->op) && !rdp_srv_coll_engine_handles(coll);
 }
 
 /* The info of @a coll plus PMIX_LOCAL_COLLECTIVE_STATUS = @a status, as a
@@ -481,15 +479,10 @@ static void host_pass_failure(coll_t *coll, pmix_status_t status)
 /* True when the engine runs this collective's inter-server part: an
  * operation the engine can run, over processes on other nodes, while the
  * engine is connected (it wins over the host's upcall, rdpmix.h). */
-static bool engine_handles(const coll_t *coll)
+bool rdp_srv_coll_engine_handles(const coll_t *coll)
 {
     return ops_of(coll)->engine && !coll->all_local && !coll->foreign
            && rdp_srv_engine_active();
-}
-
-bool rdp_srv_coll_engine_handles(const rdp_srv_coll_t *coll)
-{
-    return engine_handles(coll);
 }
 
 /* Append this server's contribution, if the operation collects one. */
@@ -567,7 +560,7 @@ static void coll_all_arrived(coll_t *coll)
     coll_hop_t *hop;
     pmix_status_t rc;
 
-    if (engine_handles(coll)) {
+    if (rdp_srv_coll_engine_handles(coll)) {
         coll_engine_start(coll);
         return;
     }
@@ -729,7 +722,8 @@ pmix_status_t rdp_srv_coll_create(uint8_t op, pmix_proc_t *procs, size_t nprocs,
     }
 
     /* decided now for everyone: not possible, or already doomed */
-    if (!coll->all_local && !host_handles(op) && !engine_handles(coll)) {
+    if (!coll->all_local && !host_handles(op)
+        && !rdp_srv_coll_engine_handles(coll)) {
         rdp_log_error(SERVER,
                       "collective over processes on other nodes "
                       "needs the host's %s upcall, which it does "
