@@ -2,6 +2,7 @@
 #include "config.h"
 #include "core/wire/wire.h"
 #include "core/kvs/kvs.h"
+#include "core/util/alloc.h"
 #include "core/util/value.h"
 
 #include "wire_testgen.h"
@@ -14,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -254,6 +257,42 @@ static void a_64_kib_byte_object_round_trips(void **state)
     rdp_buf_cleanup(&buf);
     assert_value_round_trips(&v);
     rdp_value_destruct(&v);
+}
+
+/* Values copied out to a caller (PMIx_Get) go into rdp_malloc_to_fill's
+ * memory: a large block has its pages mapped before the copy writes it,
+ * in one call rather than a fault per page.  1 MiB is above glibc's mmap
+ * threshold, so the block is fresh and unmapped without the call. */
+static void memory_to_fill_has_its_pages_mapped_before_the_copy(void **state)
+{
+    const size_t size  = 1024 * 1024;
+    long page          = sysconf(_SC_PAGESIZE);
+    uint8_t *p         = rdp_malloc_to_fill(size);
+    uintptr_t lo       = (uintptr_t)p & ~(uintptr_t)(page - 1);
+    size_t npages      = (size + ((uintptr_t)p - lo) + page - 1) / page;
+    unsigned char *vec = calloc(npages, 1);
+    size_t mapped      = 0;
+    void *probe        = mmap(NULL, page, PROT_READ | PROT_WRITE,
+                              MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+    (void)state;
+    assert_non_null(p);
+    assert_non_null(vec);
+    assert_true(probe != MAP_FAILED);
+    if (madvise(probe, page, MADV_POPULATE_WRITE) != 0) {
+        munmap(probe, page);
+        free(vec);
+        free(p);
+        skip(); /* a kernel before 5.14 */
+    }
+    munmap(probe, page);
+    assert_int_equal(mincore((void *)lo, npages * page, vec), 0);
+    for (size_t i = 0; i < npages; i++) {
+        mapped += vec[i] & 1;
+    }
+    assert_int_equal(mapped, npages);
+    free(vec);
+    free(p);
 }
 
 /* ---- the Standard's types ---- */
@@ -1274,6 +1313,7 @@ int main(void)
         cmocka_unit_test(string_into_rejects_strings_longer_than_the_array),
         cmocka_unit_test(bytes_round_trip_copied_and_as_a_view),
         cmocka_unit_test(a_64_kib_byte_object_round_trips),
+        cmocka_unit_test(memory_to_fill_has_its_pages_mapped_before_the_copy),
         cmocka_unit_test(every_value_type_round_trips),
         cmocka_unit_test(an_undef_value_round_trips_with_no_payload),
         cmocka_unit_test(scalar_values_keep_their_exact_contents),

@@ -96,7 +96,7 @@ static pmix_status_t bytes_dup(const void *src, size_t n, void **dst_p)
     if (src == NULL || n == 0) {
         return PMIX_SUCCESS;
     }
-    *dst_p = rdp_malloc(n);
+    *dst_p = rdp_malloc_to_fill(n);
     if (*dst_p == NULL) {
         return PMIX_ERR_NOMEM;
     }

@@ -519,7 +519,7 @@ static pmix_status_t unpack_bytes(rdp_rbuf_t *rb, void **data_p, size_t *len_p)
         return st;
     }
     if (n != 0) {
-        copy = rdp_malloc(n);
+        copy = rdp_malloc_to_fill(n);
         if (copy == NULL) {
             return PMIX_ERR_NOMEM;
         }
