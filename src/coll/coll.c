@@ -1004,7 +1004,12 @@ static void engine_progressed(void *arg)
         && rdp_list_is_empty(&engine->p2p_ready)) {
         return;
     }
+    /* what the callbacks start is dated by the transport's pass */
+    engine->pass_time = engine->ops->pass_time != NULL
+                            ? engine->ops->pass_time(engine->ctx)
+                            : 0;
     engine->stats.completed_at_pass_end += run_done(engine);
+    engine->pass_time = 0;
     run_p2p(engine);
 }
 
@@ -1081,6 +1086,13 @@ static void coll_timeout(void *arg)
     rdp_coll_finish(coll, PMIX_ERR_TIMEOUT, UINT32_MAX, 1);
 }
 
+/* The clock, for deadlines (counted: stats.clock_reads). */
+static double engine_now(rdp_coll_engine_t *engine)
+{
+    engine->stats.clock_reads++;
+    return rdp_time_now();
+}
+
 /* Time out the running collectives whose deadline has passed (@a now). */
 static void time_out_due(rdp_coll_engine_t *engine, double now)
 {
@@ -1111,7 +1123,7 @@ static void watchdog_arm(rdp_coll_engine_t *engine, double deadline, double now)
 static void watchdog_fired(void *arg)
 {
     rdp_coll_engine_t *engine = arg;
-    double now                = rdp_time_now();
+    double now                = engine_now(engine);
     double next               = 0;
     coll_t *coll;
 
@@ -2109,7 +2121,7 @@ size_t rdp_coll_engine_progress(rdp_coll_engine_t *engine)
     }
     ENGINE_ASSERT_OWNER(engine);
     if (!rdp_list_is_empty(&engine->running)) {
-        time_out_due(engine, rdp_time_now());
+        time_out_due(engine, engine_now(engine));
     }
     return run_done(engine) + run_p2p(engine);
 }
@@ -2298,7 +2310,10 @@ static pmix_status_t coll_create(rdp_coll_engine_t *engine,
         seal_own_block(coll, args->len);
     }
     if (args->timeout > 0) {
-        double now = rdp_time_now();
+        /* inside the transport's `progressed`: its pass's time, a few
+         * microseconds old at most, which moves the deadline as much */
+        double now =
+            engine->pass_time > 0 ? engine->pass_time : engine_now(engine);
 
         coll->deadline = now + args->timeout;
         if (engine->watchdog != NULL) {
@@ -2348,16 +2363,8 @@ pmix_status_t rdp_coll_start(rdp_coll_engine_t *engine,
         coll_free(coll);
         return PMIX_ERR_EXISTS;
     }
-    rdp_keytab_insert(&engine->colls, &coll->node);
-    /* the bucket its key goes to in the finished-key memory when it ends
-     * (a table too big to stay in the cache) */
-    rdp_keytab_prefetch(&engine->finished.map, &coll->node.key);
-    engine->last = coll; /* its messages come next */
     coll->cb    = cb;
     coll->cbarg = cbarg;
-    rdp_list_push_back(&engine->running, &coll->link);
-    /* no keymem_remove(&engine->finished): a running key's messages find
-     * it before the finished memory is asked (recv_msg) */
     engine->stats.started++;
     rdp_log_debug(COLL,
                   "%s %016llx:%llu: %u participants, rank %u, %s, "
@@ -2397,6 +2404,20 @@ pmix_status_t rdp_coll_start(rdp_coll_engine_t *engine,
         }
     } else {
         rdp_coll_advance(coll);
+    }
+    /* into the running table and list after that send too: no message
+     * can find it before the transport's next upcall, and the insert
+     * waits on a bucket that may be cold (a collective that ended in the
+     * send, or had no step, finished without them) */
+    if (coll->state == COLL_RUNNING) {
+        rdp_keytab_insert(&engine->colls, &coll->node);
+        /* the bucket its key goes to in the finished-key memory when it
+         * ends (a table too big to stay in the cache) */
+        rdp_keytab_prefetch(&engine->finished.map, &coll->node.key);
+        engine->last = coll; /* its messages come next */
+        rdp_list_push_back(&engine->running, &coll->link);
+        /* no keymem_remove(&engine->finished): a running key's messages
+         * find it before the finished memory is asked (recv_msg) */
     }
     if (rdp_coll_early_hand_over(engine, coll)) {
         rdp_coll_advance(coll);

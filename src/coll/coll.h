@@ -133,6 +133,10 @@ typedef struct rdp_coll_engine_stats {
     uint64_t fast_completed; /**< 2-participant collectives completed by
                                   the fast path (their one message taken
                                   without the generic step machinery) */
+    uint64_t clock_reads;    /**< the engine's reads of the clock (a
+                                  start with a timeout inside the
+                                  transport's `progressed` takes its
+                                  pass_time instead) */
 } rdp_coll_engine_stats_t;
 
 void rdp_coll_engine_get_stats(const rdp_coll_engine_t *engine,

@@ -242,6 +242,8 @@ struct rdp_coll_engine {
      * completions need no deferred callback */
     int pass_end;
     int in_callback; /* run_done is inside a completion callback */
+    /* inside engine_progressed: the transport's pass_time (0: none) */
+    double pass_time;
     /* one timer for every running collective's timeout, armed for the
      * earliest deadline (or later: it re-arms itself when it fires) */
     rdp_timer_t *watchdog;

@@ -1215,6 +1215,12 @@ static void completions_in_a_pass_arm_no_deferred_callback(void **state)
         assert_int_equal(p->st[1][i].defers_armed, 1);
         assert_int_equal(p->st[1][i].completed_at_pass_end, 1 + extra);
     }
+    /* every start (timeout 30 s) read the clock once, except the one that
+     * engine 0's callback made from `progressed`: it took the pass's time
+     * (tl.h pass_time) */
+    assert_int_equal(p->st[0][0].clock_reads, 2);
+    assert_int_equal(p->st[1][0].clock_reads - p->st[0][0].clock_reads, 1);
+    assert_int_equal(p->st[1][1].clock_reads, 2);
     free(p);
 }
 
