@@ -190,6 +190,9 @@ static coll_t *find_running(rdp_coll_engine_t *engine, const coll_key_t *key)
         engine->stats.lookup_hits++;
         return engine->last;
     }
+    if (engine->colls.count == 0) {
+        return NULL;
+    }
     node = rdp_keytab_find(&engine->colls, key);
     if (node == NULL) {
         return NULL;
@@ -769,13 +772,116 @@ static pmix_status_t post_step(coll_t *coll, uint32_t step,
     return post_step_send(coll, step, x);
 }
 
+/* ---- the 2-participant fast path ----
+ * A collective of 2 participants has one step whatever its algorithm:
+ * each sends its block (an allgather; nothing for a barrier) to the other
+ * and receives the other's.  For the common case -- the message of that
+ * step, whole, for the collective running or started next -- the three
+ * functions below stand in for the schedule (rdp_coll_sched_step), the
+ * generic step send (post_step_send), the header and payload walk
+ * (check_data_hdr, walk_blocks), the receive record (rx_t) and
+ * rdp_coll_advance, between the transport's receive upcall and the next
+ * send (bench/RESULTS.md, issue 11, helper iso9).  Whatever does not fit
+ * exactly goes the generic way, which logs, drops and fails as always. */
+
+_Static_assert(RDP_COLL_OWN_INLINE < RDP_COLL_SEAL_MIN,
+               "a fast2 allgather's own block is never sealed");
+
+/* Whether a collective of @a args with @a nsteps steps may take the fast
+ * path: 2 participants, one step, a barrier or an allgather whose own
+ * block is small (never sealed; coll_create rules out pieces). */
+static int fast2_shape(const rdp_coll_engine_t *engine,
+                       const rdp_coll_args_t *args, uint32_t nsteps)
+{
+    return !engine->generic_only && (args->nparts == 2) && (nsteps == 1)
+           && ((args->kind == RDP_COLL_BARRIER)
+               || ((uint64_t)args->len <= RDP_COLL_OWN_INLINE));
+}
+
+/* The one step's send of a fast2 @a coll, the message post_step_send
+ * makes for this shape: my block (header and bytes, in place) to the
+ * other participant, or no payload for a barrier. */
+static pmix_status_t fast2_post(coll_t *coll)
+{
+    int allgather = coll->kind == RDP_COLL_ALLGATHER;
+    sreq_t *req   = sreq_get(coll->engine, sizeof(sreq_t) + sizeof(rdp_iov_t));
+    rdp_coll_hdr_t h;
+    uint64_t bytes = 0;
+
+    if (req == NULL) {
+        rdp_log_error(COLL, "cannot allocate a send of %d blocks", allgather);
+        return PMIX_ERR_NOMEM;
+    }
+    req->engine = coll->engine;
+    req->coll   = coll;
+    req->peer   = coll->parts[1 - coll->rank];
+    if (allgather) {
+        bytes            = RDP_COLL_BLK_HDR_LEN + coll->blocks[coll->rank].len;
+        req->iov[0].base = coll->own;
+        req->iov[0].len  = (size_t)bytes;
+        req->iovcnt      = 1;
+    }
+    rdp_coll_fill_hdr(&h, coll, RDP_COLL_MSG_DATA);
+    h.nblocks = (uint32_t)allgather; /* step 0 */
+    coll->engine->stats.fast_sent++;
+    return rdp_coll_send(coll, req, &h, bytes);
+}
+
+/* Whether the message with header @a h (which found the fast2 @a coll by
+ * its key), @a nseals seals and the @a len payload bytes at @a data (NULL:
+ * not here yet) is exactly the one @a coll waits for, and at most @a max
+ * bytes: the step-0 DATA of the other participant carrying its block
+ * whole, as check_data_hdr and walk_blocks would accept it. */
+static int fast2_fits(const coll_t *coll, const rdp_coll_hdr_t *h,
+                      int payload_open, size_t nseals, const uint8_t *data,
+                      size_t len, size_t max)
+{
+    uint32_t other = 1 - coll->rank;
+
+    if ((h->type != RDP_COLL_MSG_DATA) || (coll->state != COLL_RUNNING)
+        || (coll->cur != 0) || !coll->entered
+        || (coll->steps[0] != STEP_WAITING) || (h->alg != coll->alg)
+        || (h->nparts != 2) || (h->step != 0)
+        || (h->sender != coll->parts[other]) || (nseals != 0)
+        || (payload_open && !coll->open_payload)) {
+        return 0;
+    }
+    if (coll->kind == RDP_COLL_BARRIER) {
+        return (h->nblocks == 0) && (len == 0);
+    }
+    return (h->nblocks == 1) && (data != NULL) && (len >= RDP_COLL_BLK_HDR_LEN)
+           && (len <= max) && (rdp_coll_get_u32(data) == coll->parts[other])
+           && (rdp_coll_get_u64(data + 4) == len - RDP_COLL_BLK_HDR_LEN)
+           && (coll->blocks[other].data == NULL);
+}
+
+/* The message fast2_fits accepted was received: the other's block is at
+ * @a blk ([header][bytes], kept as long as @a coll; NULL for a barrier),
+ * and @a coll is complete. */
+static void fast2_complete(coll_t *coll, const uint8_t *blk)
+{
+    if (blk != NULL) {
+        uint32_t other = 1 - coll->rank;
+
+        coll->blocks[other].data = blk + RDP_COLL_BLK_HDR_LEN;
+        coll->blocks[other].len  = rdp_coll_get_u64(blk + 4);
+    }
+    coll->steps[0] = STEP_RECEIVED;
+    coll->cur      = 1;
+    coll->entered  = 0;
+    coll->engine->stats.fast_completed++;
+    rdp_coll_finish(coll, PMIX_SUCCESS, UINT32_MAX, 0);
+}
+
 /* ---- completion ---- */
 
 #define COLL_ALIGN(_n) (((_n) + 7u) & ~(size_t)7u)
 
-/* A zeroed collective block of at least @a need bytes: a kept one when
- * one fits, else a new one; NULL when out of memory. */
-static coll_t *coll_block_get(rdp_coll_engine_t *engine, size_t need)
+/* A collective block of at least @a need bytes whose first @a zero bytes
+ * are zeroed (the rest is written before it is read): a kept one when one
+ * fits, else a new one; NULL when out of memory. */
+static coll_t *coll_block_get(rdp_coll_engine_t *engine, size_t need,
+                              size_t zero)
 {
     coll_t *coll;
 
@@ -786,7 +892,7 @@ static coll_t *coll_block_get(rdp_coll_engine_t *engine, size_t need)
             rdp_list_del(&coll->link);
             engine->nspare--;
             engine->stats.colls_reused++;
-            memset(coll, 0, need);
+            memset(coll, 0, zero);
             coll->cap = cap;
             return coll;
         }
@@ -898,7 +1004,12 @@ static void engine_progressed(void *arg)
         && rdp_list_is_empty(&engine->p2p_ready)) {
         return;
     }
+    /* what the callbacks start is dated by the transport's pass */
+    engine->pass_time = engine->ops->pass_time != NULL
+                            ? engine->ops->pass_time(engine->ctx)
+                            : 0;
     engine->stats.completed_at_pass_end += run_done(engine);
+    engine->pass_time = 0;
     run_p2p(engine);
 }
 
@@ -975,6 +1086,13 @@ static void coll_timeout(void *arg)
     rdp_coll_finish(coll, PMIX_ERR_TIMEOUT, UINT32_MAX, 1);
 }
 
+/* The clock, for deadlines (counted: stats.clock_reads). */
+static double engine_now(rdp_coll_engine_t *engine)
+{
+    engine->stats.clock_reads++;
+    return rdp_time_now();
+}
+
 /* Time out the running collectives whose deadline has passed (@a now). */
 static void time_out_due(rdp_coll_engine_t *engine, double now)
 {
@@ -1005,7 +1123,7 @@ static void watchdog_arm(rdp_coll_engine_t *engine, double deadline, double now)
 static void watchdog_fired(void *arg)
 {
     rdp_coll_engine_t *engine = arg;
-    double now                = rdp_time_now();
+    double now                = engine_now(engine);
     double next               = 0;
     coll_t *coll;
 
@@ -1260,6 +1378,15 @@ void rdp_coll_attach_rx(coll_t *coll, rx_t *rx)
     if (rx->hdr.type == RDP_COLL_MSG_ABORT) {
         apply_abort(coll, &rx->hdr);
         rdp_coll_rx_free(rx);
+        return;
+    }
+    if (coll->fast2 && !rx->fetching
+        && fast2_fits(coll, &rx->hdr, rx->payload_open, rx->nseals, rx->data,
+                      rx->len, SIZE_MAX)) {
+        rx->coll = coll; /* it keeps the block */
+        rdp_list_push_back(&coll->segs, &rx->link);
+        fast2_complete(coll,
+                       coll->kind == RDP_COLL_ALLGATHER ? rx->data : NULL);
         return;
     }
     if (!rdp_coll_open_ok(coll, rx->payload_open, rx->hdr.sender)) {
@@ -1701,8 +1828,26 @@ static enum rdp_tl_rx_disp recv_msg(rdp_coll_engine_t *engine,
     if (h.type == RDP_COLL_MSG_P2P) {
         return p2p_recv(engine, &h, trx);
     }
-    rdp_coll_make_key(&key, h.kind, h.sig, h.opid);
-    coll = find_running(engine, &key);
+    coll = engine->last; /* find_running's cache, without making a key */
+    if ((coll != NULL) && (coll->node.key.opid == h.opid)
+        && (coll->node.key.sig == h.sig) && (coll->node.key.kind == h.kind)) {
+        engine->stats.lookup_hits++;
+        if (coll->fast2
+            && fast2_fits(coll, &h, trx->payload_open, trx->nseals,
+                          trx->kind == RDP_TL_DATA_RNDV ? NULL : trx->data,
+                          trx->len, coll->room_len)) {
+            /* a borrowed (or keepable) payload: copied into the room */
+            if (coll->kind == RDP_COLL_ALLGATHER) {
+                memcpy(coll->room, trx->data, trx->len);
+            }
+            fast2_complete(coll, coll->kind == RDP_COLL_ALLGATHER ? coll->room
+                                                                  : NULL);
+            return RDP_TL_RX_DONE;
+        }
+    } else {
+        rdp_coll_make_key(&key, h.kind, h.sig, h.opid);
+        coll = find_running(engine, &key);
+    }
     if (coll == NULL) {
         if (keymem_has(&engine->finished, &key)
             || keymem_has(&engine->poisoned, &key)) {
@@ -1840,6 +1985,7 @@ pmix_status_t rdp_coll_engine_create(const rdp_coll_engine_config_t *cfg,
     rdp_list_init(&engine->p2p_ready);
     rdp_list_init(&engine->p2p_fetching);
     engine->forced = cfg->alg;
+    engine->generic_only = cfg->generic_only;
     if (engine->forced == RDP_COLL_ALG_AUTO) {
         status = rdp_coll_alg_from_env(&engine->forced);
         if (status != PMIX_SUCCESS) {
@@ -1975,7 +2121,7 @@ size_t rdp_coll_engine_progress(rdp_coll_engine_t *engine)
     }
     ENGINE_ASSERT_OWNER(engine);
     if (!rdp_list_is_empty(&engine->running)) {
-        time_out_due(engine, rdp_time_now());
+        time_out_due(engine, engine_now(engine));
     }
     return run_done(engine) + run_p2p(engine);
 }
@@ -2086,11 +2232,17 @@ static pmix_status_t coll_create(rdp_coll_engine_t *engine,
         + (allgather ? (size_t)args->nparts * sizeof(rdp_coll_block_t) : 0);
     size_t at_own = COLL_ALIGN(at_steps + nsteps + 1);
     /* own bytes rounded up, so that blocks of similar sizes share */
-    size_t need = at_own
-                  + (own_inline
-                         ? (RDP_COLL_BLK_HDR_LEN + args->len + 63u) & ~(size_t)63u
-                         : 0);
-    coll_t *coll  = coll_block_get(engine, need);
+    size_t own_room =
+        own_inline ? (RDP_COLL_BLK_HDR_LEN + args->len + 63u) & ~(size_t)63u
+                   : 0;
+    int fast2 = fast2_shape(engine, args, nsteps);
+    /* room for the other's block, as long as mine and 64 bytes more */
+    size_t room_len =
+        (fast2 && allgather)
+            ? ((RDP_COLL_BLK_HDR_LEN + args->len + 63u) & ~(size_t)63u) + 64u
+            : 0;
+    size_t need  = at_own + own_room + room_len;
+    coll_t *coll = coll_block_get(engine, need, at_own);
 
     if (coll == NULL) {
         rdp_free(args->own_buf);
@@ -2098,6 +2250,11 @@ static pmix_status_t coll_create(rdp_coll_engine_t *engine,
     }
     coll->parts = (uint32_t *)(void *)((uint8_t *)coll + at_parts);
     coll->steps = (uint8_t *)coll + at_steps;
+    coll->fast2 = fast2;
+    if (room_len > 0) {
+        coll->room     = (uint8_t *)coll + at_own + own_room;
+        coll->room_len = room_len;
+    }
     if (allgather) {
         coll->blocks = (rdp_coll_block_t *)(void *)((uint8_t *)coll + at_blocks);
         if (own_inline) {
@@ -2148,11 +2305,15 @@ static pmix_status_t coll_create(rdp_coll_engine_t *engine,
             coll->seg_bytes  = engine->seg_bytes;
             coll->own_pieces = coll->seg_bytes > 0 && coll->n > 1
                                && (uint64_t)args->len > coll->seg_bytes;
+            coll->fast2 = coll->fast2 && !coll->own_pieces;
         }
         seal_own_block(coll, args->len);
     }
     if (args->timeout > 0) {
-        double now = rdp_time_now();
+        /* inside the transport's `progressed`: its pass's time, a few
+         * microseconds old at most, which moves the deadline as much */
+        double now =
+            engine->pass_time > 0 ? engine->pass_time : engine_now(engine);
 
         coll->deadline = now + args->timeout;
         if (engine->watchdog != NULL) {
@@ -2202,16 +2363,8 @@ pmix_status_t rdp_coll_start(rdp_coll_engine_t *engine,
         coll_free(coll);
         return PMIX_ERR_EXISTS;
     }
-    rdp_keytab_insert(&engine->colls, &coll->node);
-    /* the bucket its key goes to in the finished-key memory when it ends
-     * (a table too big to stay in the cache) */
-    rdp_keytab_prefetch(&engine->finished.map, &coll->node.key);
-    engine->last = coll; /* its messages come next */
     coll->cb    = cb;
     coll->cbarg = cbarg;
-    rdp_list_push_back(&engine->running, &coll->link);
-    /* no keymem_remove(&engine->finished): a running key's messages find
-     * it before the finished memory is asked (recv_msg) */
     engine->stats.started++;
     rdp_log_debug(COLL,
                   "%s %016llx:%llu: %u participants, rank %u, %s, "
@@ -2243,7 +2396,29 @@ pmix_status_t rdp_coll_start(rdp_coll_engine_t *engine,
     /* step 0's send first: it needs nothing received, and handing the
      * early messages over (a lookup, checks, ingest) would delay it.  A
      * collective that ended meanwhile frees them (attach_rx). */
-    rdp_coll_advance(coll);
+    if (coll->fast2) {
+        coll->entered = 1;
+        status        = fast2_post(coll);
+        if (status != PMIX_SUCCESS) {
+            rdp_coll_step_send_failed(coll, 0, status);
+        }
+    } else {
+        rdp_coll_advance(coll);
+    }
+    /* into the running table and list after that send too: no message
+     * can find it before the transport's next upcall, and the insert
+     * waits on a bucket that may be cold (a collective that ended in the
+     * send, or had no step, finished without them) */
+    if (coll->state == COLL_RUNNING) {
+        rdp_keytab_insert(&engine->colls, &coll->node);
+        /* the bucket its key goes to in the finished-key memory when it
+         * ends (a table too big to stay in the cache) */
+        rdp_keytab_prefetch(&engine->finished.map, &coll->node.key);
+        engine->last = coll; /* its messages come next */
+        rdp_list_push_back(&engine->running, &coll->link);
+        /* no keymem_remove(&engine->finished): a running key's messages
+         * find it before the finished memory is asked (recv_msg) */
+    }
     if (rdp_coll_early_hand_over(engine, coll)) {
         rdp_coll_advance(coll);
     }

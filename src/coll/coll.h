@@ -81,6 +81,10 @@ typedef struct rdp_coll_engine_config {
     /** AUTO: read RDPMIX_COLL_ALG; anything else forces that allgather
      * algorithm (tests). */
     enum rdp_coll_alg alg;
+    /** Run every collective through the generic schedule, without the
+     * 2-participant fast path (tests comparing the two; results and
+     * messages are the same either way). */
+    bool generic_only;
 } rdp_coll_engine_config_t;
 
 /** Create an engine and bind it to the transport.  PMIX_ERR_BAD_PARAM for a
@@ -124,6 +128,15 @@ typedef struct rdp_coll_engine_stats {
     uint64_t defers_armed;   /**< deferred callbacks armed for completions
                                   (none when the transport's `progressed`
                                   follows, tl.h pass_end) */
+    uint64_t fast_sent;      /**< step sends of 2-participant collectives
+                                  posted by the fast path */
+    uint64_t fast_completed; /**< 2-participant collectives completed by
+                                  the fast path (their one message taken
+                                  without the generic step machinery) */
+    uint64_t clock_reads;    /**< the engine's reads of the clock (a
+                                  start with a timeout inside the
+                                  transport's `progressed` takes its
+                                  pass_time instead) */
 } rdp_coll_engine_stats_t;
 
 void rdp_coll_engine_get_stats(const rdp_coll_engine_t *engine,

@@ -174,6 +174,16 @@ struct coll {
      * sends, the header check and the ingest of the same step */
     uint32_t memo_step;
     rdp_sched_step_t memo;
+    /* two participants, one step, no pieces, no seal of my own block: the
+     * message of that step may be taken by the fast path (coll.c: fast2)
+     * instead of the generic schedule; a message it does not fit (a
+     * different shape, a payload too large for room, seals, rendezvous)
+     * goes the generic way, which is always correct */
+    int fast2;
+    /* an allgather's room in its block for a copy of the other
+     * participant's block ([header][bytes], room_len bytes; 0: none) */
+    uint8_t *room;
+    size_t room_len;
 };
 
 /* The schedule of @a step of @a coll (borrowed until the next call), or
@@ -232,11 +242,14 @@ struct rdp_coll_engine {
      * completions need no deferred callback */
     int pass_end;
     int in_callback; /* run_done is inside a completion callback */
+    /* inside engine_progressed: the transport's pass_time (0: none) */
+    double pass_time;
     /* one timer for every running collective's timeout, armed for the
      * earliest deadline (or later: it re-arms itself when it fires) */
     rdp_timer_t *watchdog;
     double watch_at; /* deadline it is armed for, 0: not armed */
     rdp_coll_engine_stats_t stats;
+    int generic_only; /* config: no 2-participant fast path (tests) */
     const rdp_coll_p2p_ops_t *p2p_ops;
     void *p2p_arg;
     rdp_list_t p2p_ready;    /* p2p_ev_t due for the handler */

@@ -1,6 +1,7 @@
 /* loopback.c - in-process tl.h transport between P simulated servers */
 #include "config.h"
 #include "coll/loopback.h"
+#include "core/loop/loop.h"
 #include "core/util/alloc.h"
 #include "core/util/list.h"
 #include "core/util/log.h"
@@ -54,6 +55,7 @@ typedef struct lb_ep {
     int bound;
     int dead;
     uint64_t sent;
+    double pass_time; /* inside its `progressed` upcall: the delivery's */
 } lb_ep_t;
 
 typedef struct lb_drop {
@@ -300,7 +302,9 @@ int rdp_tl_loopback_progress(rdp_tl_loopback_t *lb)
         deliver(lb, ev->msg);
         if (lb->pass_end && dst->bound && (dst->up != NULL)
             && (dst->up->progressed != NULL)) {
+            dst->pass_time = rdp_time_now();
             dst->up->progressed(dst->arg);
+            dst->pass_time = 0;
         }
         break;
     }
@@ -531,14 +535,20 @@ static void lb_release(void *ctx, void *desc)
     consume(ep->lb, msg);
 }
 
+static double lb_pass_time(void *ctx)
+{
+    return ((const lb_ep_t *)ctx)->pass_time;
+}
+
 static const rdp_tl_ops_t lb_ops = {
-    .name    = "loopback",
-    .bind    = lb_bind,
-    .unbind  = lb_unbind,
+    .name      = "loopback",
+    .bind      = lb_bind,
+    .unbind    = lb_unbind,
     .send      = lb_send,
     .fetch     = lb_fetch,
     .release   = lb_release,
     .send_open = lb_send_open,
+    .pass_time = lb_pass_time,
 };
 
 const rdp_tl_ops_t *rdp_tl_loopback_ops(void)

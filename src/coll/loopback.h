@@ -88,7 +88,8 @@ void rdp_tl_loopback_set_all_open(rdp_tl_loopback_t *lb, int on);
 
 /** @a on: a message rdp_tl_loopback_progress delivers is marked pass_end
  * (tl.h), and the receiver's `progressed` upcall follows the delivery, as
- * the UCX transport does inside its progress pass. */
+ * the UCX transport does inside its progress pass; pass_time gives the
+ * time read at that delivery during the upcall. */
 void rdp_tl_loopback_set_pass_end(rdp_tl_loopback_t *lb, int on);
 
 /** Messages endpoint @a peer handed to send (accepted ones). */

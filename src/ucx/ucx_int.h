@@ -484,6 +484,10 @@ struct rdp_ucx_tl {
     int pass_delivered; /* it delivered a message marked pass_end */
     int pass_active;    /* a round of this pass found work: last_activity
                            is the time of that round */
+    double pass_time;   /* the time this pass read after its last work
+                           (0: none yet) */
+    double progressed_time; /* pass_time, during the `progressed` upcall
+                               (tl.h pass_time); 0 elsewhere */
     int in_progress;  /* inside ucp_worker_progress or our deferred work */
     int *gone;        /* set by destroy, while progress_pass runs */
     unsigned in_call; /* inside a vtable call */

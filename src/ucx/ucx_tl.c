@@ -675,6 +675,7 @@ static int progress_round(rdp_ucx_tl_t *tl, unsigned *budget)
     if (worked) {
         tl->last_activity = tl_now(tl);
         tl->pass_active   = 1;
+        tl->pass_time     = tl->last_activity;
     }
     if (deferred_due(tl)) {
         worked = 1;
@@ -703,6 +704,7 @@ static int busy_slice(rdp_ucx_tl_t *tl)
         if ((ucp_worker_progress(tl->worker) != 0)
             || (tl->stats.delivered != delivered)) {
             tl->last_activity = rdp_time_now();
+            tl->pass_time     = tl->last_activity;
             return 1;
         }
         now = rdp_time_now();
@@ -729,6 +731,7 @@ static void progress_all(rdp_ucx_tl_t *tl)
     tl->in_pass        = 1;
     tl->pass_delivered = 0;
     tl->pass_active    = 0;
+    tl->pass_time      = 0;
     for (;;) {
         worked |= progress_round(tl, &budget);
         if (!worked && (budget > 0) && busy_slice(tl)) {
@@ -794,10 +797,12 @@ static void progress_all(rdp_ucx_tl_t *tl)
         /* before the kick: a collective it starts sends without waiting
          * for the kick's timer insert (~300 instructions of libevent; the
          * send kicks anyway).  tl may be destroyed in it (*gone). */
+        tl->progressed_time = tl->pass_time; /* tl_pass_time */
         tl->up->progressed(tl->up_arg);
         if ((gone != NULL) && *gone) {
             return;
         }
+        tl->progressed_time = 0;
     }
     if (kick) {
         rdp_ucx_kick(tl);
@@ -1306,6 +1311,15 @@ static pmix_status_t tl_seal(void *ctx, const void *data, size_t len,
     return status;
 }
 
+/* tl.h pass_time: the time of the pass whose `progressed` upcall runs,
+ * so that a collective it starts reads no clock for its deadline. */
+static double tl_pass_time(void *ctx)
+{
+    const rdp_ucx_tl_t *tl = ctx;
+
+    return tl->progressed_time;
+}
+
 static const rdp_tl_ops_t ucx_tl_ops = {
     .name        = "ucx",
     .bind        = tl_bind,
@@ -1316,6 +1330,7 @@ static const rdp_tl_ops_t ucx_tl_ops = {
     .seal        = tl_seal,
     .send_sealed = tl_send_sealed,
     .send_open   = tl_send_open,
+    .pass_time   = tl_pass_time,
 };
 
 const rdp_tl_ops_t *rdp_ucx_tl_ops(void)

@@ -124,6 +124,8 @@ static int sim_open;
  * and fetches complete inline. */
 static enum rdp_tl_loopback_mode sim_mode = RDP_TL_LOOPBACK_MIXED;
 static int sim_inline;
+/* What sim_create puts in rdp_coll_engine_config_t.generic_only. */
+static bool sim_generic;
 /* When set, engine i of sim_create gets the piece size sim_seg_of(i)
  * (test_seg is restored for later engines). */
 static uint64_t (*sim_seg_of)(uint32_t i);
@@ -184,6 +186,7 @@ static void sim_create(sim_t *sim, uint32_t P, uint64_t seed,
         cfg.alg             = alg;
         cfg.early_max_msgs  = early_msgs;
         cfg.early_max_bytes = early_bytes;
+        cfg.generic_only    = sim_generic;
         assert_int_equal(rdp_coll_engine_create(&cfg, &sim->eng[i]),
                          PMIX_SUCCESS);
     }
@@ -1212,6 +1215,12 @@ static void completions_in_a_pass_arm_no_deferred_callback(void **state)
         assert_int_equal(p->st[1][i].defers_armed, 1);
         assert_int_equal(p->st[1][i].completed_at_pass_end, 1 + extra);
     }
+    /* every start (timeout 30 s) read the clock once, except the one that
+     * engine 0's callback made from `progressed`: it took the pass's time
+     * (tl.h pass_time) */
+    assert_int_equal(p->st[0][0].clock_reads, 2);
+    assert_int_equal(p->st[1][0].clock_reads - p->st[0][0].clock_reads, 1);
+    assert_int_equal(p->st[1][1].clock_reads, 2);
     free(p);
 }
 
@@ -2228,6 +2237,273 @@ static void late_message_misses_the_lookup_cache(void **state)
     sim_destroy(&sim);
 }
 
+
+/* ---- the 2-participant fast path (coll.c: fast2) ---- */
+
+/* Per sending engine, a digest of everything it sent (peer, header and
+ * payload bytes, in order), through send and send_open. */
+static uint64_t sent_digest[2];
+static const void *digest_ctx[2]; /* the engines' transport contexts */
+
+static void digest_send(const void *ctx, uint32_t peer, const void *hdr,
+                        size_t hdr_len, const rdp_iov_t *iov, size_t iovcnt)
+{
+    uint32_t me = 0;
+    uint64_t *d;
+
+    while (me < 2 && digest_ctx[me] != ctx) {
+        me++;
+    }
+    if (me == 2) {
+        return; /* not this test's engines */
+    }
+    d  = &sent_digest[me];
+    *d = mix(*d ^ peer);
+    for (size_t i = 0; i < hdr_len; i++) {
+        *d = (*d ^ ((const uint8_t *)hdr)[i]) * 1099511628211ULL;
+    }
+    *d = mix(*d ^ 0xabcdu);
+    for (size_t k = 0; k < iovcnt; k++) {
+        for (size_t i = 0; i < iov[k].len; i++) {
+            *d = (*d ^ ((const uint8_t *)iov[k].base)[i]) * 1099511628211ULL;
+        }
+    }
+    *d = mix(*d);
+}
+
+static pmix_status_t digest_send_plain(void *ctx, uint32_t peer,
+                                       const void *hdr, size_t hdr_len,
+                                       const rdp_iov_t *iov, size_t iovcnt,
+                                       rdp_tl_done_cb_t cb, void *cb_arg)
+{
+    digest_send(ctx, peer, hdr, hdr_len, iov, iovcnt);
+    return rdp_tl_loopback_ops()->send(ctx, peer, hdr, hdr_len, iov, iovcnt, cb,
+                                       cb_arg);
+}
+
+static pmix_status_t digest_send_open(void *ctx, uint32_t peer, const void *hdr,
+                                      size_t hdr_len, const rdp_iov_t *iov,
+                                      size_t iovcnt, rdp_tl_done_cb_t cb,
+                                      void *cb_arg)
+{
+    digest_send(ctx, peer, hdr, hdr_len, iov, iovcnt);
+    return rdp_tl_loopback_ops()->send_open(ctx, peer, hdr, hdr_len, iov,
+                                            iovcnt, cb, cb_arg);
+}
+
+/* Barriers and allgathers in turn over parts[0..P): @a nops collectives,
+ * both start orders, some messages delivered between the starts (early
+ * arrivals); every result checked. */
+static void run_series(sim_t *sim, uint32_t P, size_t nops, enum len_policy pol)
+{
+    uint32_t parts[3] = {0, 1, 2};
+
+    for (uint64_t op = 0; op < nops; op++) {
+        enum rdp_coll_kind kind =
+            (op % 2 == 0) ? RDP_COLL_BARRIER : RDP_COLL_ALLGATHER;
+
+        for (uint32_t i = 0; i < P; i++) {
+            uint32_t u = (uint32_t)((op / 2 % 2 == 0) ? i : P - 1 - i);
+
+            sim_start(sim, u, kind, op, parts, P, pol);
+            if (op % 3 == 0) {
+                sim_run(sim); /* the others' messages come first */
+            }
+        }
+        sim_run(sim);
+    }
+    assert_int_equal(sim->ncalled, nops * P);
+    for (size_t i = 0; i < sim->nops; i++) {
+        op_t *o = &sim->ops[i];
+
+        if (!o->called || o->status != PMIX_SUCCESS || !o->data_ok
+            || o->nsteps != rdp_sched_nsteps(o->alg, P)) {
+            fail_msg("op %llu on %u: called %d status %d data %d",
+                     (unsigned long long)o->opid, o->me, o->called, o->status,
+                     o->data_ok);
+        }
+    }
+}
+
+/* Collectives of 2 participants are sent and completed by the fast path,
+ * both for a message of the running collective and for one that came
+ * before the local start; collectives of 3 never are. */
+static void two_participants_take_the_fast_path_three_do_not(void **state)
+{
+    enum {
+        NOPS = 12
+    };
+    rdp_coll_engine_stats_t st;
+    sim_t sim;
+
+    (void)state;
+    sim_mode = RDP_TL_LOOPBACK_BORROWED;
+    for (uint32_t P = 2; P <= 3; P++) {
+        sim_create(&sim, P, base_seed + P, RDP_COLL_ALG_AUTO, 0, 0);
+        sim_reserve(&sim, NOPS * P);
+        run_series(&sim, P, NOPS, LEN_SMALL);
+        for (uint32_t i = 0; i < P; i++) {
+            rdp_coll_engine_get_stats(sim.eng[i], &st);
+            assert_int_equal(st.dropped, 0);
+            assert_int_equal(st.early_msgs, 0);
+            if (P == 2) {
+                /* every send, and every message (each fits, none came in
+                 * pieces or by rendezvous) */
+                assert_int_equal(st.fast_sent, NOPS);
+                assert_int_equal(st.fast_completed, NOPS);
+                /* among them some that came before the start */
+                assert_true(st.early_reused + st.rx_reused > 0);
+            } else {
+                assert_int_equal(st.fast_sent, 0);
+                assert_int_equal(st.fast_completed, 0);
+            }
+        }
+        sim_destroy(&sim);
+    }
+    /* every delivery mode: rendezvous payloads go the generic way, the
+     * others do not */
+    sim_mode = RDP_TL_LOOPBACK_MIXED;
+    sim_create(&sim, 2, base_seed, RDP_COLL_ALG_AUTO, 0, 0);
+    sim_reserve(&sim, NOPS * 2);
+    run_series(&sim, 2, NOPS, LEN_SMALL);
+    rdp_coll_engine_get_stats(sim.eng[0], &st);
+    assert_int_equal(st.fast_sent, NOPS);
+    assert_true(st.fast_completed > 0);
+    sim_destroy(&sim);
+}
+
+/* The fast path sends the very bytes the generic path sends, and the
+ * results are the same, with and without open payloads, for blocks that
+ * fit its shape and for blocks that do not (larger than the inline
+ * limit, or larger than the room kept for the other's block). */
+static void fast_path_sends_and_results_match_the_generic_path(void **state)
+{
+    enum {
+        NOPS = 16
+    };
+    static rdp_tl_ops_t ops;
+    const enum rdp_tl_loopback_mode modes[] = {RDP_TL_LOOPBACK_BORROWED,
+                                               RDP_TL_LOOPBACK_KEEPABLE,
+                                               RDP_TL_LOOPBACK_MIXED};
+    const enum len_policy pols[]            = {LEN_SMALL, LEN_SEG};
+    uint64_t digest[2][2];
+    uint64_t fast[2];
+    op_t ops_seen[2][NOPS * 2];
+    sim_t sim;
+
+    (void)state;
+    ops           = *rdp_tl_loopback_ops();
+    ops.send      = digest_send_plain;
+    ops.send_open = digest_send_open;
+    sim_ops       = &ops;
+    set_seg(0);
+    for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
+        for (size_t p = 0; p < sizeof(pols) / sizeof(pols[0]); p++) {
+            for (int open = 0; open <= 1; open++) {
+                sim_mode = modes[m];
+                sim_open = open;
+                for (int g = 0; g <= 1; g++) {
+                    rdp_coll_engine_stats_t st;
+
+                    sim_generic = g;
+                    memset(sent_digest, 0, sizeof(sent_digest));
+                    sim_create(&sim, 2, base_seed + m, RDP_COLL_ALG_AUTO, 0, 0);
+                    digest_ctx[0] = rdp_tl_loopback_ctx(sim.lb, 0);
+                    digest_ctx[1] = rdp_tl_loopback_ctx(sim.lb, 1);
+                    sim_reserve(&sim, NOPS * 2);
+                    run_series(&sim, 2, NOPS, pols[p]);
+                    memcpy(ops_seen[g], sim.ops, sizeof(ops_seen[g]));
+                    digest[g][0] = sent_digest[0];
+                    digest[g][1] = sent_digest[1];
+                    rdp_coll_engine_get_stats(sim.eng[0], &st);
+                    fast[g] = st.fast_completed;
+                    sim_destroy(&sim);
+                }
+                assert_int_equal(fast[1], 0);
+                assert_true(fast[0] > 0);
+                assert_int_equal(digest[0][0], digest[1][0]);
+                assert_int_equal(digest[0][1], digest[1][1]);
+                for (size_t i = 0; i < NOPS * 2; i++) {
+                    assert_int_equal(ops_seen[0][i].me, ops_seen[1][i].me);
+                    assert_int_equal(ops_seen[0][i].opid, ops_seen[1][i].opid);
+                    assert_int_equal(ops_seen[0][i].status,
+                                     ops_seen[1][i].status);
+                    assert_int_equal(ops_seen[0][i].nsteps,
+                                     ops_seen[1][i].nsteps);
+                    assert_int_equal(ops_seen[0][i].msgs_sent,
+                                     ops_seen[1][i].msgs_sent);
+                    assert_int_equal(ops_seen[0][i].alg, ops_seen[1][i].alg);
+                    assert_int_equal(ops_seen[0][i].data_ok, 1);
+                    assert_int_equal(ops_seen[1][i].data_ok, 1);
+                }
+            }
+        }
+    }
+    sim_generic = false;
+    sim_open    = 0;
+    sim_mode    = RDP_TL_LOOPBACK_MIXED;
+    sim_ops     = NULL;
+}
+
+/* Inject a message of header @a hdr from server 1 to server 0. */
+static void inject_1_to_0(sim_t *sim, const uint8_t *hdr, const uint8_t *pay,
+                          size_t len)
+{
+    assert_int_equal(
+        rdp_tl_loopback_inject(sim->lb, 1, 0, hdr, RDP_COLL_HDR_LEN, pay, len),
+        PMIX_SUCCESS);
+}
+
+/* Messages for a running 2-participant collective that are not exactly
+ * its step (a wrong origin or length in the block header, a wrong block
+ * count, a wrong step or sender) are dropped as before, and the
+ * collective still completes with the right data; a valid block larger
+ * than the room kept for it is taken (the generic way). */
+static void fast_path_leaves_odd_messages_to_the_generic_checks(void **state)
+{
+    uint32_t parts[2] = {0, 1};
+    uint64_t sig      = rdp_coll_signature(parts, 2);
+    uint8_t hdr[RDP_COLL_HDR_LEN];
+    uint8_t pay[16];
+    rdp_coll_engine_stats_t st;
+    sim_t sim;
+
+    (void)state;
+    sim_mode = RDP_TL_LOOPBACK_BORROWED;
+    sim_create(&sim, 2, base_seed, RDP_COLL_ALG_RD, 0, 0);
+    sim_reserve(&sim, 2);
+    sim_start(&sim, 0, RDP_COLL_ALLGATHER, 3, parts, 2, LEN_SMALL);
+    memset(pay, 0, sizeof(pay));
+    /* origin 0, not 1 */
+    encode(hdr, RDP_COLL_MSG_DATA, RDP_COLL_ALLGATHER, RDP_COLL_ALG_RD, sig, 3,
+           2, 1, 0, 1);
+    put_block(pay, 0, 4);
+    inject_1_to_0(&sim, hdr, pay, 16);
+    /* a length that is not the payload's */
+    put_block(pay, 1, 5);
+    inject_1_to_0(&sim, hdr, pay, 16);
+    /* no block */
+    encode(hdr, RDP_COLL_MSG_DATA, RDP_COLL_ALLGATHER, RDP_COLL_ALG_RD, sig, 3,
+           2, 1, 0, 0);
+    inject_1_to_0(&sim, hdr, NULL, 0);
+    sim_run(&sim);
+    rdp_coll_engine_get_stats(sim.eng[0], &st);
+    assert_int_equal(st.dropped, 3);
+    assert_int_equal(st.fast_completed, 0);
+    assert_int_equal(sim.ncalled, 0);
+    /* the real one completes it */
+    sim_start(&sim, 1, RDP_COLL_ALLGATHER, 3, parts, 2, LEN_SMALL);
+    sim_run(&sim);
+    assert_int_equal(sim.ncalled, 2);
+    assert_true(sim.ops[0].data_ok && sim.ops[1].data_ok);
+    assert_int_equal(sim.ops[0].status, PMIX_SUCCESS);
+    rdp_coll_engine_get_stats(sim.eng[0], &st);
+    assert_int_equal(st.dropped, 3);
+    assert_int_equal(st.fast_completed, 1);
+    sim_destroy(&sim);
+    sim_mode = RDP_TL_LOOPBACK_MIXED;
+}
+
 /* A finished collective's block (and its step sends' records) is kept and
  * the next collective that fits is built in it; blocks too small for a later collective are not used
  * for it; whatever is kept is freed by destroy (run under valgrind or
@@ -3098,6 +3374,9 @@ int main(void)
         cmocka_unit_test(keytab_removes_from_any_place_in_a_chain),
         cmocka_unit_test(key_memory_keeps_the_newest_cap_keys),
         cmocka_unit_test(late_message_misses_the_lookup_cache),
+        cmocka_unit_test(two_participants_take_the_fast_path_three_do_not),
+        cmocka_unit_test(fast_path_sends_and_results_match_the_generic_path),
+        cmocka_unit_test(fast_path_leaves_odd_messages_to_the_generic_checks),
         cmocka_unit_test(collective_blocks_are_reused),
         cmocka_unit_test(early_queues_and_receive_records_are_reused),
         cmocka_unit_test(step_0_is_sent_before_the_early_hand_over),

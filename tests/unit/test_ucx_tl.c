@@ -110,6 +110,10 @@ typedef struct node {
     uint64_t clocks_to_progressed; /* most clock reads from a delivery to
                                       the `progressed` upcall after it */
     int recv_unprogressed;     /* a delivery since the last `progressed` */
+    size_t progressed_untimed; /* `progressed` after a delivery whose
+                                  pass_time was 0 or not yet passed */
+    size_t recv_timed;         /* deliveries that saw a pass_time (0 is
+                                  due outside `progressed`) */
     int failed[MAXN];
     pmix_status_t fail_status[MAXN];
     size_t nfailed;
@@ -195,12 +199,26 @@ static void release_job(void *arg)
 
 static void echo_from_progressed(node_t *n);
 
+/* The transport's pass_time (tl.h) for node @a n; 0 without one. */
+static double pass_time_of(node_t *n)
+{
+    const rdp_tl_ops_t *ops = rdp_ucx_tl_ops();
+
+    return ops->pass_time != NULL ? ops->pass_time(rdp_ucx_tl_ctx(n->boot.tl))
+                                  : 0;
+}
+
 static void t_progressed(void *arg)
 {
     node_t *n = arg;
 
     pthread_mutex_lock(&n->lock);
     n->nprogressed++;
+    if (n->recv_unprogressed) {
+        double t = pass_time_of(n);
+
+        n->progressed_untimed += (t <= 0) || (t > rdp_time_now());
+    }
     if (n->recv_unprogressed && (n->boot.tl->stats.kicks != n->kicks_at_recv)) {
         n->nprogressed_kicked++;
     }
@@ -244,6 +262,7 @@ static enum rdp_tl_rx_disp t_recv(void *arg, const rdp_tl_rx_t *rx)
     n->kicks_at_recv     = n->boot.tl->stats.kicks;
     n->clocks_at_recv    = n->boot.tl->stats.clock_reads;
     n->recv_unprogressed = 1;
+    n->recv_timed += pass_time_of(n) != 0;
     memcpy(r->seals, rx->seals,
            (rx->nseals < 4 ? rx->nseals : 4) * sizeof(*rx->seals));
     r->data = malloc(rx->len > 0 ? rx->len : 1);
@@ -1504,6 +1523,9 @@ static void progressed_comes_before_the_kick(void **state)
     /* and reads the clock once on that path: the time of the round that
      * delivered also says that the pass is spinning (it read it 3 times) */
     assert_int_equal(nodes[1].clocks_to_progressed, 1);
+    /* whose time it hands to the upcall (pass_time), and only to it */
+    assert_int_equal(nodes[1].progressed_untimed, 0);
+    assert_int_equal(nodes[1].recv_timed, 0);
     pthread_mutex_unlock(&nodes[1].lock);
     cluster_down();
 }
