@@ -681,9 +681,9 @@ static pmix_status_t rx_parse(rdp_ipc_conn_t *conn, size_t *need_p)
  * messages, where each connection's own buffer was fresh memory grown to
  * its largest message (a 64 KiB commit: 64 + 128 KiB of fresh pages and a
  * realloc per client; a server's back-to-back arrivals took 130-150 us
- * each with them, 85-115 us without; bench/RESULTS.md, helper modex8).  Bytes of a frame not complete when
- * the socket is drained go back into the connection's own buffer, sized
- * to them.  One buffer per process: a second thread reading at the same
+ * each with them, 85-115 us without; bench/RESULTS.md, helper modex8).
+ * A frame not complete when the socket is drained stays with its
+ * connection (rx_give_back).  One buffer per process: a second thread reading at the same
  * time (or a nested read) uses its connection's own buffer as before.
  */
 static struct {
@@ -694,13 +694,15 @@ static struct {
 /* A lent buffer grown beyond this is given back to the system. */
 #define RX_SHARED_KEEP_MAX ((size_t)4 << 20)
 
-/* Lend rx_shared to @a conn, with its unparsed bytes moved in; false
- * when it is in use or cannot hold them. */
+/* Lend rx_shared to @a conn, with its unparsed bytes (at most a chunk)
+ * moved in; false when it is in use, or the connection holds more of a
+ * frame (its own buffer then goes on as before). */
 static bool rx_lend(rdp_ipc_conn_t *conn)
 {
     size_t used = conn->rx_end - conn->rx_start;
 
-    if (__atomic_exchange_n(&rx_shared.busy, true, __ATOMIC_ACQUIRE)) {
+    if (used > RX_CHUNK
+        || __atomic_exchange_n(&rx_shared.busy, true, __ATOMIC_ACQUIRE)) {
         return false;
     }
     if (rx_shared.cap < used + RX_CHUNK) {
@@ -726,28 +728,35 @@ static bool rx_lend(rdp_ipc_conn_t *conn)
     return true;
 }
 
-/* Take rx_shared back from @a conn (possibly grown by rx_reserve); what
- * is left of an incomplete frame goes into the connection's own buffer,
- * which is freed when nothing is left. */
+/* Take rx_shared back from @a conn (possibly grown by rx_reserve).  What
+ * is left of an incomplete frame stays the connection's: up to a chunk
+ * copied into its own buffer (sized to it); more keeps the lent buffer,
+ * whose place a new one takes (a large frame is not copied to and fro
+ * at every read).  An empty own buffer is freed. */
 static void rx_give_back(rdp_ipc_conn_t *conn)
 {
-    size_t used = conn->rx_end - conn->rx_start;
-    uint8_t *own = conn->own_rx;
+    size_t used    = conn->rx_end - conn->rx_start;
+    uint8_t *own   = conn->own_rx;
     size_t own_cap = conn->own_rx_cap;
 
+    conn->own_rx  = NULL;
+    conn->rx_lent = false;
+    if (used > RX_CHUNK) {
+        rdp_free(own); /* the connection keeps the lent buffer */
+        rx_shared.data = NULL;
+        rx_shared.cap  = 0;
+        __atomic_store_n(&rx_shared.busy, false, __ATOMIC_RELEASE);
+        return;
+    }
     rx_shared.data = conn->rx;
     rx_shared.cap  = conn->rx_cap;
     if (used > 0 && own_cap < used) {
         uint8_t *d = rdp_realloc(own, used);
 
-        if (d == NULL) {
-            /* keep the bytes where they are: the buffer stays the
-             * connection's, and the next read lends a new one */
+        if (d == NULL) { /* keep the lent buffer, as for a large rest */
+            rdp_free(own);
             rx_shared.data = NULL;
             rx_shared.cap  = 0;
-            conn->own_rx   = NULL;
-            conn->rx_lent  = false;
-            rdp_free(own);
             __atomic_store_n(&rx_shared.busy, false, __ATOMIC_RELEASE);
             return;
         }
@@ -765,8 +774,6 @@ static void rx_give_back(rdp_ipc_conn_t *conn)
     conn->rx_cap   = own_cap;
     conn->rx_start = 0;
     conn->rx_end   = used;
-    conn->own_rx   = NULL;
-    conn->rx_lent  = false;
     if (rx_shared.cap > RX_SHARED_KEEP_MAX) {
         rdp_free(rx_shared.data);
         rx_shared.data = NULL;
