@@ -683,8 +683,9 @@ static pmix_status_t rx_parse(rdp_ipc_conn_t *conn, size_t *need_p)
  * realloc per client; a server's back-to-back arrivals took 130-150 us
  * each with them, 85-115 us without; bench/RESULTS.md, helper modex8).
  * A frame not complete when the socket is drained stays with its
- * connection (rx_give_back).  One buffer per process: a second thread reading at the same
- * time (or a nested read) uses its connection's own buffer as before.
+ * connection (rx_give_back).  One buffer per process: a second thread
+ * reading at the same time (or a nested read) uses its connection's own
+ * buffer as before.
  */
 static struct {
     uint8_t *data;

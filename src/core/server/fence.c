@@ -599,29 +599,30 @@ static bool one_section_for_all(const char *nspace, pmix_rank_t rank)
 
 /* A later arrival whose section is the same for both: packed once, into
  * the contribution, and written into the memfd from there (a large
- * value otherwise went through two packings per arriving rank). */
-static pmix_status_t arrived_once(prep_t *p, const char *nspace,
-                                  pmix_rank_t rank)
+ * value otherwise went through two packings per arriving rank).  False
+ * when it could not be packed (the usual path then tries); a failed
+ * write declines the memfd, as there. */
+static bool arrived_once(prep_t *p, const char *nspace, pmix_rank_t rank)
 {
     size_t at = p->contrib.size;
-    pmix_status_t status =
-        rdp_srv_pack_proc_section(nspace, rank, RDP_SCOPES_REMOTE, &p->contrib);
 
-    if (status != PMIX_SUCCESS) {
+    if (rdp_srv_pack_proc_section(nspace, rank, RDP_SCOPES_REMOTE,
+                                  &p->contrib)
+        != PMIX_SUCCESS) {
         p->contrib.size = at;
-        return status;
-    }
-    status = rdp_ipc_memfd_append(p->fd, p->contrib.data + at,
-                                  p->contrib.size - at);
-    if (status != PMIX_SUCCESS) {
-        p->contrib.size = at;
-        return status;
+        return false;
     }
     p->contrib_nsect++;
+    p->packed_once++;
+    if (rdp_ipc_memfd_append(p->fd, p->contrib.data + at, p->contrib.size - at)
+        != PMIX_SUCCESS) {
+        close(p->fd);
+        p->fd = -1;
+        return true;
+    }
     p->nsect++;
     p->flushed += p->contrib.size - at;
-    p->packed_once++;
-    return PMIX_SUCCESS;
+    return true;
 }
 
 /* A local participant arrived: its section into the prepared memfd.  A
@@ -638,7 +639,7 @@ static void fence_arrived(rdp_srv_coll_t *coll, const char *nspace,
         return;
     }
     if (p != NULL && !p->contrib_bad && one_section_for_all(nspace, rank)
-        && arrived_once(p, nspace, rank) == PMIX_SUCCESS) {
+        && arrived_once(p, nspace, rank)) {
         return;
     }
     fence_buf.size = 0;
