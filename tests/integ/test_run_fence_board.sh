@@ -9,7 +9,8 @@
 # completed by their calling thread from the board (and, with that off,
 # by the library's thread); on 2 nodes each local rank's part of a large
 # result written as it arrives, and not, and the server's contribution to
-# the exchange built as the ranks arrive (also on 3 nodes).
+# the exchange built as the ranks arrive (also on 3 nodes), a section that
+# local and remote peers see alike packed once for both.
 . "${top_srcdir:-.}/tests/integ/test_run_common.sh"
 
 client="$builddir/tests/integ/run_client"
@@ -18,7 +19,8 @@ client="$builddir/tests/integ/run_client"
 # with VAR set; $oks = ranks that passed, $nb = fences the servers' debug
 # log says went through the board, $nc = fences the clients' log says
 # their callers completed, $np = results whose local part was written as
-# the ranks arrived, $nk = contributions built as the ranks arrived
+# the ranks arrived, $nk = contributions built as the ranks arrived, $no =
+# sections packed once for both (result and contribution)
 board_job() {
     rm -f "$tmp"/srv.*
     RDPMIX_LOG_LEVEL=debug RDPMIX_LOG_SUBSYS=server,client
@@ -33,6 +35,9 @@ board_job() {
     nc=$(cat "$tmp"/srv.* 2>/dev/null | grep -c "completed by its caller")
     np=$(cat "$tmp"/srv.* 2>/dev/null | grep -c "local sections .* written as they arrived")
     nk=$(cat "$tmp"/srv.* 2>/dev/null | grep -c "contribution of .* built as they arrived")
+    no=$(cat "$tmp"/srv.* 2>/dev/null |
+        sed -n 's/.* \([0-9][0-9]*\) packed once for the result and the contribution.*/\1/p' |
+        awk '{ n += $1 } END { print n + 0 }')
 }
 
 for m in 1 2 3; do
@@ -50,6 +55,11 @@ for m in 1 2 3; do
     if [ "$m" -eq 2 ]; then
         check_that "2 nodes: this node's part of large results written as its ranks arrived ($np times)" \
             '[ "$np" -ge 20 ]'
+        # the ranks' keys are all global: every prepared result had its
+        # arrivals after the first packed once, for the result and the
+        # contribution alike (fence.c, arrived_once; 2 and 3 ranks a node)
+        check_that "2 nodes: sections seen alike locally and remotely packed once for both ($no, $np results)" \
+            '[ "$np" -ge 20 ] && [ "$no" -ge "$np" ]'
     fi
 done
 

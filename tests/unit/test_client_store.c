@@ -598,13 +598,13 @@ static void superseded_sections_are_dropped_unread(void **state)
 static void pending_puts_are_packed_once(void **state)
 {
     fixture_t *fx = *state;
-    rdp_kvs_t *pending;
+    rdp_client_pending_t *pending;
     pmix_value_t val;
     rdp_buf_t b;
     rdp_rbuf_t rb;
     uint32_t n;
 
-    assert_int_equal(rdp_kvs_create(&pending), PMIX_SUCCESS);
+    assert_int_equal(rdp_client_pending_create(&pending), PMIX_SUCCESS);
     PMIX_VALUE_LOAD(&val, "shared", PMIX_STRING);
     assert_int_equal(
         rdp_client_store_put(&fx->st, pending, NS, 2, "k1", PMIX_GLOBAL, &val),
@@ -613,16 +613,132 @@ static void pending_puts_are_packed_once(void **state)
     assert_int_equal(val.type, PMIX_UNDEF);
     expect_str(get(fx, 2, "k1", NULL, 0, PMIX_SUCCESS), "shared");
     rdp_buf_init(&b);
-    assert_int_equal(rdp_client_store_take_pending(&fx->st, pending, NS, 2,
-                                                   RDP_SCOPES_ALL, &b),
+    assert_int_equal(rdp_client_store_take_pending(&fx->st, pending, &b),
                      PMIX_SUCCESS);
     rdp_rbuf_init(&rb, b.data, b.size);
     assert_int_equal(rdp_unpack_u32(&rb, &n), PMIX_SUCCESS);
     assert_int_equal(n, 1);
     rdp_buf_cleanup(&b);
     /* taken: the next commit sends nothing */
-    assert_int_equal(rdp_kvs_count(pending, NS, 2), 0);
-    rdp_kvs_destroy(pending);
+    assert_int_equal(rdp_client_pending_count(pending), 0);
+    rdp_client_pending_destroy(pending);
+}
+
+/* A put is packed for the commit when it is made, and the commit takes
+ * those bytes as they are (no second packing): the commit's buffer is the
+ * one the puts wrote.  Keys put again, and puts the wire cannot carry,
+ * give what the kvs packing of the same puts gives. */
+static void a_commit_takes_the_bytes_its_puts_packed(void **state)
+{
+    fixture_t *fx = *state;
+    rdp_client_pending_t *pending;
+    rdp_kvs_t *ref;
+    pmix_value_t val;
+    rdp_buf_t b, want;
+    const uint8_t *packed_at;
+    static const char *keys[] = {"a", "b", "a", "c", "b"};
+    size_t len;
+    uint8_t *big = calloc(1, 100 * 1024);
+    int32_t i32;
+
+    assert_int_equal(rdp_client_pending_create(&pending), PMIX_SUCCESS);
+    assert_int_equal(rdp_kvs_create(&ref), PMIX_SUCCESS);
+    PMIX_VALUE_LOAD(&val, "v0", PMIX_STRING);
+    assert_int_equal(
+        rdp_client_store_put(&fx->st, pending, NS, 2, "x", PMIX_LOCAL, &val),
+        PMIX_SUCCESS);
+    PMIX_VALUE_LOAD(&val, "v0", PMIX_STRING);
+    assert_int_equal(rdp_kvs_put(ref, NS, 2, "x", PMIX_LOCAL, &val),
+                     PMIX_SUCCESS);
+    PMIX_VALUE_DESTRUCT(&val);
+    rdp_buf_init(&b);
+    assert_int_equal(rdp_client_store_take_pending(&fx->st, pending, &b),
+                     PMIX_SUCCESS);
+    rdp_buf_init(&want);
+    assert_int_equal(rdp_kvs_pack_rank(ref, NS, 2, RDP_SCOPES_ALL, &want),
+                     PMIX_SUCCESS);
+    assert_int_equal(b.size, want.size);
+    assert_memory_equal(b.data, want.data, b.size);
+    rdp_buf_cleanup(&b);
+    rdp_buf_cleanup(&want);
+    rdp_kvs_remove_rank(ref, NS, 2);
+
+    /* one put: the commit's bytes are where the put packed them */
+    PMIX_VALUE_LOAD(&val, "only", PMIX_STRING);
+    assert_int_equal(
+        rdp_client_store_put(&fx->st, pending, NS, 2, "y", PMIX_GLOBAL, &val),
+        PMIX_SUCCESS);
+    packed_at = rdp_client_pending_bytes(pending, &len);
+    assert_non_null(packed_at);
+    rdp_buf_init(&b);
+    assert_int_equal(rdp_client_store_take_pending(&fx->st, pending, &b),
+                     PMIX_SUCCESS);
+    assert_ptr_equal(b.data, packed_at);
+    rdp_buf_cleanup(&b);
+
+    /* keys put again: only the newest of each, in the kvs's packing */
+    for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+        i32 = (int32_t)k;
+        PMIX_VALUE_LOAD(&val, &i32, PMIX_INT32);
+        assert_int_equal(rdp_client_store_put(&fx->st, pending, NS, 2,
+                                              keys[k], PMIX_GLOBAL, &val),
+                         PMIX_SUCCESS);
+        PMIX_VALUE_LOAD(&val, &i32, PMIX_INT32);
+        assert_int_equal(rdp_kvs_put(ref, NS, 2, keys[k], PMIX_GLOBAL, &val),
+                         PMIX_SUCCESS);
+    }
+    assert_int_equal(rdp_client_pending_count(pending), 3);
+    rdp_buf_init(&b);
+    assert_int_equal(rdp_client_store_take_pending(&fx->st, pending, &b),
+                     PMIX_SUCCESS);
+    {
+        rdp_rbuf_t rb;
+        rdp_kvs_t *got;
+
+        /* same keys and values (the order may differ): unpack both */
+        assert_int_equal(rdp_kvs_create(&got), PMIX_SUCCESS);
+        rdp_rbuf_init(&rb, b.data, b.size);
+        assert_int_equal(rdp_kvs_unpack_rank(got, NS, 2, &rb), PMIX_SUCCESS);
+        assert_int_equal(rb.left, 0);
+        assert_int_equal(rdp_kvs_count(got, NS, 2), 3);
+        for (size_t k = 0; k < 3; k++) {
+            const char *key        = (const char *[]){"a", "b", "c"}[k];
+            const pmix_value_t *gv = rdp_kvs_peek(got, NS, 2, key);
+            const pmix_value_t *rv = rdp_kvs_peek(ref, NS, 2, key);
+
+            assert_non_null(gv);
+            assert_non_null(rv);
+            assert_int_equal(gv->data.int32, rv->data.int32);
+            assert_int_equal(rdp_kvs_scope(got, NS, 2, key), PMIX_GLOBAL);
+        }
+        rdp_kvs_destroy(got);
+    }
+    rdp_buf_cleanup(&b);
+    assert_int_equal(rdp_client_pending_count(pending), 0);
+
+    /* a key put again and again before a commit: the earlier items do not
+     * pile up (squeezed out once they outweigh the live ones) */
+    for (int k = 0; k < 20; k++) {
+        big[0] = (uint8_t)k;
+        val.type          = PMIX_BYTE_OBJECT;
+        val.data.bo.bytes = (char *)big;
+        val.data.bo.size  = 100 * 1024;
+        assert_int_equal(rdp_client_store_put(&fx->st, pending, NS, 2, "big",
+                                              PMIX_GLOBAL, &val),
+                         PMIX_SUCCESS);
+        big = calloc(1, 100 * 1024); /* the store took the bytes */
+        assert_non_null(rdp_client_pending_bytes(pending, &len));
+        assert_true(len < 3 * 100 * 1024);
+    }
+    assert_int_equal(rdp_client_pending_count(pending), 1);
+    rdp_buf_init(&b);
+    assert_int_equal(rdp_client_store_take_pending(&fx->st, pending, &b),
+                     PMIX_SUCCESS);
+    assert_true(b.size > 100 * 1024 && b.size < 101 * 1024);
+    rdp_buf_cleanup(&b);
+    free(big);
+    rdp_kvs_destroy(ref);
+    rdp_client_pending_destroy(pending);
 }
 
 static void malformed_lazy_sections_fail_cleanly(void **state)
@@ -786,6 +902,7 @@ int main(void)
         T(lazy_sections_answer_gets_and_unpack_on_demand),
         T(superseded_sections_are_dropped_unread),
         T(pending_puts_are_packed_once),
+        T(a_commit_takes_the_bytes_its_puts_packed),
         T(malformed_lazy_sections_fail_cleanly),
         T(gets_on_many_threads_while_bundles_arrive),
 #undef T

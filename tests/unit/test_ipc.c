@@ -39,6 +39,12 @@ typedef struct {
 static void echo_msg(rdp_ipc_conn_t *conn, const rdp_msg_hdr_t *hdr,
                      const void *payload, size_t len, void *arg)
 {
+    if (hdr->cmd == 60) { /* this connection's own receive buffer */
+        uint64_t cap = rdp_ipc_conn_rx_capacity(conn);
+
+        rdp_ipc_send_copy(conn, 61, hdr->tag, &cap, sizeof(cap));
+        return;
+    }
     if (hdr->cmd == 50 && len > 0) {
         rdp_buf_t buf;
         int fd;
@@ -313,6 +319,124 @@ static void read_echo(int sock, uint32_t tag, uint32_t len)
         assert_true(n > 0);
         got += (size_t)n;
     }
+}
+
+static void write_all(int sock, const void *data, size_t len)
+{
+    const uint8_t *p = data;
+
+    while (len > 0) {
+        ssize_t n = write(sock, p, len);
+
+        assert_true(n > 0);
+        p += n;
+        len -= (size_t)n;
+    }
+}
+
+static void read_all(int sock, void *data, size_t len)
+{
+    uint8_t *p = data;
+
+    while (len > 0) {
+        ssize_t n = read(sock, p, len);
+
+        assert_true(n > 0);
+        p += n;
+        len -= (size_t)n;
+    }
+}
+
+/* Read one frame, which must be (@a cmd, @a tag) with @a len bytes equal
+ * to @a want (NULL: any, copied to @a got). */
+static void read_frame(int sock, uint16_t cmd, uint32_t tag, const void *want,
+                       void *got, uint32_t len)
+{
+    uint8_t raw[RDP_MSG_HDR_LEN];
+    rdp_msg_hdr_t hdr;
+    uint8_t *body = malloc(len > 0 ? len : 1);
+
+    read_all(sock, raw, sizeof(raw));
+    assert_int_equal(rdp_msg_hdr_decode(raw, &hdr), PMIX_SUCCESS);
+    assert_int_equal(hdr.cmd, cmd);
+    assert_int_equal(hdr.tag, tag);
+    assert_int_equal(hdr.length, len);
+    read_all(sock, body, len);
+    if (want != NULL) {
+        assert_memory_equal(body, want, len);
+    } else {
+        memcpy(got, body, len);
+    }
+    free(body);
+}
+
+/* The receive buffer the server's side of @a sock holds between reads. */
+static uint64_t own_rx_capacity(int sock, uint32_t tag)
+{
+    rdp_msg_hdr_t hdr = {RDP_MSG_MAGIC, RDP_MSG_VERSION, 60, tag, 0};
+    uint8_t raw[RDP_MSG_HDR_LEN];
+    uint64_t cap;
+
+    rdp_msg_hdr_encode(&hdr, raw);
+    write_all(sock, raw, sizeof(raw));
+    read_frame(sock, 61, tag, NULL, &cap, sizeof(cap));
+    return cap;
+}
+
+/*
+ * A message is read into a buffer the process lends to the connection
+ * being read, so a connection keeps no receive buffer between messages
+ * (each used to grow one of its own to its largest message: fresh
+ * memory for every client's first large commit).  A frame still
+ * incomplete when the socket is drained keeps its bytes in the
+ * connection's own buffer, while the lent one serves another connection,
+ * and arrives intact.
+ */
+static void connections_keep_no_receive_buffer_between_messages(void **state)
+{
+    srv_t *srv         = *state;
+    const uint32_t len = 100 * 1024; /* above the 64 KiB read chunk */
+    rdp_msg_hdr_t hdr  = {RDP_MSG_MAGIC, RDP_MSG_VERSION, 40, 3, len};
+    uint8_t raw[RDP_MSG_HDR_LEN];
+    uint8_t *a = malloc(len), *b = malloc(len);
+    int fa     = raw_connect(srv->path);
+    int fb     = raw_connect(srv->path);
+
+    for (uint32_t i = 0; i < len; i++) {
+        a[i] = (uint8_t)(i * 7 + 1);
+        b[i] = (uint8_t)(i * 13 + 5);
+    }
+    hdr.tag = 1;
+    rdp_msg_hdr_encode(&hdr, raw);
+    write_all(fa, raw, sizeof(raw));
+    write_all(fa, a, len);
+    read_frame(fa, 41, 1, a, NULL, len);
+    assert_int_equal(own_rx_capacity(fa, 2), 0);
+
+    /* a frame in two pieces, another connection's read in between */
+    hdr.tag = 3;
+    rdp_msg_hdr_encode(&hdr, raw);
+    write_all(fa, raw, sizeof(raw));
+    write_all(fa, a, len / 2);
+    usleep(20000); /* let the server read the first piece (else: whole) */
+    hdr.tag = 4;
+    rdp_msg_hdr_encode(&hdr, raw);
+    write_all(fb, raw, sizeof(raw));
+    write_all(fb, b, len);
+    read_frame(fb, 41, 4, b, NULL, len);
+    write_all(fa, a + len / 2, len - len / 2);
+    read_frame(fa, 41, 3, a, NULL, len);
+    assert_int_equal(own_rx_capacity(fa, 5), 0);
+    assert_int_equal(own_rx_capacity(fb, 6), 0);
+
+    close(fb);
+    assert_int_equal(rdp_wait_wait(&srv->closed), PMIX_ERR_LOST_CONNECTION);
+    rdp_wait_cleanup(&srv->closed);
+    rdp_wait_init(&srv->closed);
+    close(fa);
+    assert_int_equal(rdp_wait_wait(&srv->closed), PMIX_ERR_LOST_CONNECTION);
+    free(a);
+    free(b);
 }
 
 static void a_server_closes_descriptors_that_clients_pass(void **state)
@@ -622,6 +746,9 @@ int main(void)
             teardown),
         cmocka_unit_test_setup_teardown(
             a_peer_that_hangs_up_mid_reply_does_not_raise_sigpipe, setup,
+            teardown),
+        cmocka_unit_test_setup_teardown(
+            connections_keep_no_receive_buffer_between_messages, setup,
             teardown),
         cmocka_unit_test_setup_teardown(
             a_server_closes_descriptors_that_clients_pass, setup, teardown),

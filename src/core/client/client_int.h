@@ -30,7 +30,7 @@ typedef struct rdp_client {
     int finalizing;       /* the close that follows is expected */
     uint32_t next_tag;
     rdp_hash_t pending;       /* tag -> rdp_client_req_t */
-    rdp_kvs_t *uncommitted;   /* puts since the last commit (own rank) */
+    rdp_client_pending_t *uncommitted; /* puts since the last commit */
     rdp_client_store_t store; /* job/app/node/proc data we know */
     rdp_wait_t *close_wait;   /* signalled when conn closes (finalize) */
 } rdp_client_t;

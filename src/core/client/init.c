@@ -148,7 +148,7 @@ static void client_teardown(void)
     rdp_client_board_close();
     rdp_client_store_cleanup(&rdp_client.store);
     rdp_client_group_cleanup();
-    rdp_kvs_destroy(rdp_client.uncommitted);
+    rdp_client_pending_destroy(rdp_client.uncommitted);
     rdp_client.uncommitted = NULL;
     rdp_hash_cleanup(&rdp_client.pending);
     memset(&rdp_client.pending, 0, sizeof(rdp_client.pending));
@@ -166,7 +166,7 @@ static pmix_status_t setup_on_loop(void *arg)
     if (status != PMIX_SUCCESS) {
         goto err;
     }
-    status = rdp_kvs_create(&rdp_client.uncommitted);
+    status = rdp_client_pending_create(&rdp_client.uncommitted);
     if (status != PMIX_SUCCESS) {
         goto err;
     }
@@ -513,7 +513,7 @@ static pmix_status_t embed_on_loop(void *arg)
 
     status = rdp_hash_init(&rdp_client.pending, 0);
     if (status == PMIX_SUCCESS) {
-        status = rdp_kvs_create(&rdp_client.uncommitted);
+        status = rdp_client_pending_create(&rdp_client.uncommitted);
     }
     if (status == PMIX_SUCCESS) {
         status = rdp_client_store_init(&rdp_client.store, rdp_rt.kvs,

@@ -22,7 +22,7 @@ static pmix_status_t store_put(const pmix_proc_t *proc, pmix_scope_t scope,
                                const pmix_value_t *val)
 {
     pmix_value_t copy;
-    rdp_kvs_t *pending = rdp_client.uncommitted;
+    rdp_client_pending_t *pending = rdp_client.uncommitted;
     pmix_status_t status;
 
     if (pending == NULL) {
@@ -86,7 +86,6 @@ pmix_status_t PMIx_Store_internal(const pmix_proc_t *proc, const char key[],
 
 static void commit_on_loop(void *arg)
 {
-    const pmix_proc_t *me = &rdp_rt.myproc;
     rdp_buf_t buf;
     pmix_status_t status;
 
@@ -97,13 +96,13 @@ static void commit_on_loop(void *arg)
         /* singleton (nobody to share with) or lost server: keep the
          * data local; it stays visible to our own Get */
         rdp_client_store_take_pending(&rdp_client.store, rdp_client.uncommitted,
-                                      me->nspace, me->rank, 0, NULL);
+                                      NULL);
         return;
     }
     rdp_buf_init(&buf);
-    status = rdp_client_store_take_pending(
-        &rdp_client.store, rdp_client.uncommitted, me->nspace, me->rank,
-        RDP_SCOPES_ALL & ~RDP_SCOPE_BIT(PMIX_INTERNAL), &buf);
+    /* the pending keys never include PMIX_INTERNAL ones (PMIx_Put) */
+    status = rdp_client_store_take_pending(&rdp_client.store,
+                                           rdp_client.uncommitted, &buf);
     if (status != PMIX_SUCCESS) {
         rdp_log_error(CLIENT, "cannot pack commit: %s",
                       rdp_status_name(status));

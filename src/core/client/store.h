@@ -86,22 +86,33 @@ void rdp_client_backing_unref(rdp_client_store_t *st, rdp_client_backing_t *bk);
 pmix_status_t rdp_client_store_bundle_keep(rdp_client_store_t *st,
                                            rdp_client_backing_t *bk);
 
+/** The keys of our own put since the last commit, packed for it. */
+typedef struct rdp_client_pending rdp_client_pending_t;
+pmix_status_t rdp_client_pending_create(rdp_client_pending_t **pend_p);
+void rdp_client_pending_destroy(rdp_client_pending_t *pending);
+/** Keys the next commit carries. */
+size_t rdp_client_pending_count(const rdp_client_pending_t *pending);
+/** Where the pending keys are packed, and *len_p bytes of it (NULL:
+ * none yet; tests). */
+const void *rdp_client_pending_bytes(const rdp_client_pending_t *pending,
+                                     size_t *len_p);
+
 /**
  * A put of our own (PMIx_Put, PMIx_Store_internal): store @a val (its
  * contents are taken, left PMIX_UNDEF on success) under (nspace, rank,
- * key), and when @a pending is not NULL also a copy there for the next
- * commit.  Any thread.
+ * key), and when @a pending is not NULL also pack it there for the next
+ * commit (replacing an earlier put of the key).  Any thread.
  */
-pmix_status_t rdp_client_store_put(rdp_client_store_t *st, rdp_kvs_t *pending,
+pmix_status_t rdp_client_store_put(rdp_client_store_t *st,
+                                   rdp_client_pending_t *pending,
                                    const char *nspace, pmix_rank_t rank,
                                    const char *key, pmix_scope_t scope,
                                    pmix_value_t *val);
-/** Pack (when @a buf is not NULL) the pending keys of (nspace, rank)
- * under @a scope_mask as rdp_kvs_pack_rank does, then forget them. */
-pmix_status_t
-rdp_client_store_take_pending(rdp_client_store_t *st, rdp_kvs_t *pending,
-                              const char *nspace, pmix_rank_t rank,
-                              uint32_t scope_mask, rdp_buf_t *buf);
+/** The pending keys as rdp_kvs_pack_rank packs a rank ([u32 count]
+ * then the items) into @a buf (empty; NULL: dropped), then forgotten. */
+pmix_status_t rdp_client_store_take_pending(rdp_client_store_t *st,
+                                            rdp_client_pending_t *pending,
+                                            rdp_buf_t *buf);
 
 /** Remember @a nspace as known (job data present); used by the singleton
  * set-up and by tests. */

@@ -108,6 +108,11 @@ void rdp_ipc_conn_close(rdp_ipc_conn_t *conn, pmix_status_t why);
 
 const rdp_ipc_cred_t *rdp_ipc_conn_cred(const rdp_ipc_conn_t *conn);
 
+/** Bytes of receive buffer @a conn holds between reads: 0 unless a frame
+ * was incomplete when its socket was drained (messages are read into a
+ * buffer lent by the process for the read; tests). */
+size_t rdp_ipc_conn_rx_capacity(const rdp_ipc_conn_t *conn);
+
 /**
  * Blocking exchange for a client before its loop starts (handshake):
  * send one message and wait for one reply frame.  *reply_p is malloc'ed.

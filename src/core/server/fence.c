@@ -457,6 +457,7 @@ typedef struct {
     size_t contrib_nsect_at; /* where its section count is */
     uint32_t contrib_nsect;  /* its sections */
     bool contrib_bad;        /* incomplete: packed at the end instead */
+    uint32_t packed_once;    /* sections packed once for both */
 } prep_t;
 
 static void prep_free(void *ctx)
@@ -574,6 +575,56 @@ static prep_t *prep_start(rdp_srv_coll_t *coll, size_t sect_len)
     return p;
 }
 
+static int key_seen_everywhere(const char *key, pmix_scope_t scope,
+                               const pmix_value_t *val, void *arg)
+{
+    (void)key;
+    (void)val;
+    if ((RDP_SCOPE_BIT(scope) & RDP_SCOPES_LOCAL & RDP_SCOPES_REMOTE) == 0) {
+        *(bool *)arg = false;
+        return 1;
+    }
+    return 0;
+}
+
+/* Whether (nspace, rank)'s section is the same for local and for remote
+ * eyes: every key committed with a scope both see (global, undefined). */
+static bool one_section_for_all(const char *nspace, pmix_rank_t rank)
+{
+    bool all = true;
+
+    rdp_kvs_for_each(rdp_srv.modex, nspace, rank, key_seen_everywhere, &all);
+    return all;
+}
+
+/* A later arrival whose section is the same for both: packed once, into
+ * the contribution, and written into the memfd from there (a large
+ * value otherwise went through two packings per arriving rank).  False
+ * when it could not be packed (the usual path then tries); a failed
+ * write declines the memfd, as there. */
+static bool arrived_once(prep_t *p, const char *nspace, pmix_rank_t rank)
+{
+    size_t at = p->contrib.size;
+
+    if (rdp_srv_pack_proc_section(nspace, rank, RDP_SCOPES_REMOTE,
+                                  &p->contrib)
+        != PMIX_SUCCESS) {
+        p->contrib.size = at;
+        return false;
+    }
+    p->contrib_nsect++;
+    p->packed_once++;
+    if (rdp_ipc_memfd_append(p->fd, p->contrib.data + at, p->contrib.size - at)
+        != PMIX_SUCCESS) {
+        close(p->fd);
+        p->fd = -1;
+        return true;
+    }
+    p->nsect++;
+    p->flushed += p->contrib.size - at;
+    return true;
+}
+
 /* A local participant arrived: its section into the prepared memfd.  A
  * failure declines the preparation (the reply is then packed whole). */
 static void fence_arrived(rdp_srv_coll_t *coll, const char *nspace,
@@ -585,6 +636,10 @@ static void fence_arrived(rdp_srv_coll_t *coll, const char *nspace,
     if (!coll->collect || (p != NULL && p->fd < 0) || !one_nspace(coll)
         || shm_min() == 0 || !rdp_kvs_has_rank(rdp_srv.modex, nspace, rank)
         || !rdp_cfg_bool(RDP_CFG_FENCE_PREPARE)) {
+        return;
+    }
+    if (p != NULL && !p->contrib_bad && one_section_for_all(nspace, rank)
+        && arrived_once(p, nspace, rank)) {
         return;
     }
     fence_buf.size = 0;
@@ -643,8 +698,9 @@ static void fence_prepare(rdp_srv_coll_t *coll, size_t contrib_len)
     }
     rdp_log_debug(SERVER,
                   "fence %" PRIu64 ": %" PRIu32 " local sections (%zu bytes) "
-                  "written as they arrived",
-                  coll->id, p->nsect, p->flushed);
+                  "written as they arrived, %" PRIu32 " packed once for the "
+                  "result and the contribution",
+                  coll->id, p->nsect, p->flushed, p->packed_once);
 }
 
 /* The pages allocated beyond the result's @a len bytes given back. */

@@ -24,6 +24,19 @@ static inline void *rdp_malloc(size_t size)
 #define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
 #endif
 
+/* Map the pages of [p, p + size) that a caller is about to write, in
+ * one call (see rdp_malloc_to_fill); from RDP_POPULATE_MIN bytes on. */
+static inline void rdp_populate_write(void *p, size_t size)
+{
+    if (p != NULL && size >= RDP_POPULATE_MIN) {
+        uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+        uintptr_t lo   = (uintptr_t)p & ~(page - 1);
+        uintptr_t hi   = ((uintptr_t)p + size + page - 1) & ~(page - 1);
+
+        (void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
+    }
+}
+
 /*
  * malloc for a block the caller fills completely right away (a value
  * copied out to a PMIx caller).  A large block of fresh heap otherwise
@@ -37,13 +50,7 @@ static inline void *rdp_malloc_to_fill(size_t size)
 {
     void *p = malloc(size);
 
-    if (p != NULL && size >= RDP_POPULATE_MIN) {
-        uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-        uintptr_t lo   = (uintptr_t)p & ~(page - 1);
-        uintptr_t hi   = ((uintptr_t)p + size + page - 1) & ~(page - 1);
-
-        (void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
-    }
+    rdp_populate_write(p, size);
     return p;
 }
 

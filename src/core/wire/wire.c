@@ -97,6 +97,10 @@ static pmix_status_t buf_grow(rdp_buf_t *buf, size_t extra)
     }
     buf->data = p;
     buf->cap  = ncap;
+    /* the caller writes the @a extra bytes next: a large run of fresh
+     * pages mapped in one call, not a fault per page (a value packed for
+     * a commit, a contribution reserved for its sections) */
+    rdp_populate_write(buf->data + buf->size, extra);
     return PMIX_SUCCESS;
 }
 
