@@ -9,6 +9,7 @@
 
 #include <pthread.h>
 #include <stdio.h>
+#include <endian.h>
 #include <string.h>
 
 #include <pmix.h>
@@ -628,6 +629,36 @@ static void pending_puts_are_packed_once(void **state)
  * those bytes as they are (no second packing): the commit's buffer is the
  * one the puts wrote.  Keys put again, and puts the wire cannot carry,
  * give what the kvs packing of the same puts gives. */
+/* A commit forgets its keys: a key put again after it starts afresh and
+ * does not mark an item of the next set dead. */
+static void a_key_put_again_after_a_commit_is_one_new_item(void **state)
+{
+    fixture_t *fx = *state;
+    rdp_client_pending_t *pending;
+    pmix_value_t val;
+    rdp_buf_t b;
+    uint32_t count;
+
+    assert_int_equal(rdp_client_pending_create(&pending), PMIX_SUCCESS);
+    for (int round = 0; round < 3; round++) {
+        PMIX_VALUE_LOAD(&val, "v", PMIX_STRING);
+        assert_int_equal(rdp_client_store_put(&fx->st, pending, NS, 2, "k",
+                                              PMIX_GLOBAL, &val),
+                         PMIX_SUCCESS);
+        PMIX_VALUE_DESTRUCT(&val);
+        assert_int_equal(rdp_client_pending_count(pending), 1);
+        rdp_buf_init(&b);
+        assert_int_equal(rdp_client_store_take_pending(&fx->st, pending, &b),
+                         PMIX_SUCCESS);
+        assert_true(b.size >= sizeof(count));
+        memcpy(&count, b.data, sizeof(count));
+        assert_int_equal(le32toh(count), 1);
+        rdp_buf_cleanup(&b);
+        assert_int_equal(rdp_client_pending_count(pending), 0);
+    }
+    rdp_client_pending_destroy(pending);
+}
+
 static void a_commit_takes_the_bytes_its_puts_packed(void **state)
 {
     fixture_t *fx = *state;
@@ -903,6 +934,7 @@ int main(void)
         T(superseded_sections_are_dropped_unread),
         T(pending_puts_are_packed_once),
         T(a_commit_takes_the_bytes_its_puts_packed),
+        T(a_key_put_again_after_a_commit_is_one_new_item),
         T(malformed_lazy_sections_fail_cleanly),
         T(gets_on_many_threads_while_bundles_arrive),
 #undef T

@@ -1725,8 +1725,7 @@ static void pending_reset(rdp_client_pending_t *pd)
 {
     rdp_buf_cleanup(&pd->buf);
     pd->nitems = pd->ndead = pd->dead_bytes = 0;
-    rdp_hash_cleanup(&pd->index);
-    (void)rdp_hash_init(&pd->index, 0); /* empty: lookups find nothing */
+    rdp_hash_clear(&pd->index);
 }
 
 void rdp_client_pending_destroy(rdp_client_pending_t *pd)

@@ -37,7 +37,7 @@ pmix_status_t rdp_hash_init(rdp_hash_t *h, size_t nbuckets_hint)
     return PMIX_SUCCESS;
 }
 
-void rdp_hash_cleanup(rdp_hash_t *h)
+void rdp_hash_clear(rdp_hash_t *h)
 {
     if (h == NULL || h->buckets == NULL) {
         return;
@@ -49,7 +49,17 @@ void rdp_hash_cleanup(rdp_hash_t *h)
             rdp_free(e);
             e = next;
         }
+        h->buckets[i] = NULL;
     }
+    h->count = 0;
+}
+
+void rdp_hash_cleanup(rdp_hash_t *h)
+{
+    if (h == NULL || h->buckets == NULL) {
+        return;
+    }
+    rdp_hash_clear(h);
     rdp_free(h->buckets);
     h->buckets  = NULL;
     h->nbuckets = 0;

@@ -26,6 +26,9 @@ typedef struct rdp_hash {
 pmix_status_t rdp_hash_init(rdp_hash_t *h, size_t nbuckets_hint);
 /** Frees entries (not values). Accepts a zeroed struct. */
 void rdp_hash_cleanup(rdp_hash_t *h);
+/** Frees entries (not values) and keeps the buckets: an empty table,
+ * ready for use, with no allocation. */
+void rdp_hash_clear(rdp_hash_t *h);
 
 /** Insert or replace. On replace *old_p (if non-NULL) gets the old value.
  * @param [in] key  borrowed; copied */
