@@ -638,8 +638,8 @@ static void fence_arrived(rdp_srv_coll_t *coll, const char *nspace,
         || !rdp_cfg_bool(RDP_CFG_FENCE_PREPARE)) {
         return;
     }
-    if (p != NULL && !p->contrib_bad && one_section_for_all(nspace, rank)
-        && arrived_once(p, nspace, rank)) {
+    if (p != NULL && p->fd >= 0 && !p->contrib_bad
+        && one_section_for_all(nspace, rank) && arrived_once(p, nspace, rank)) {
         return;
     }
     fence_buf.size = 0;
