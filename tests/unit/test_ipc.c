@@ -439,6 +439,46 @@ static void connections_keep_no_receive_buffer_between_messages(void **state)
     free(b);
 }
 
+/*
+ * A frame larger than a read chunk that arrives in pieces is read into
+ * the connection's own buffer (the lent one stays with it).  Once the
+ * frame is delivered that buffer is not kept either: CI once saw
+ * 0x40040 bytes kept after a 100 KiB frame whose sender was still
+ * writing when the server first read it.
+ */
+static void a_frame_read_in_pieces_leaves_no_buffer_behind(void **state)
+{
+    srv_t *srv         = *state;
+    const uint32_t len = 100 * 1024;
+    const uint32_t cut = 80 * 1024; /* first piece: above the 64 KiB chunk */
+    rdp_msg_hdr_t hdr  = {RDP_MSG_MAGIC, RDP_MSG_VERSION, 40, 1, len};
+    uint8_t raw[RDP_MSG_HDR_LEN];
+    uint8_t *a = malloc(len);
+    int fa     = raw_connect(srv->path);
+
+    for (uint32_t i = 0; i < len; i++) {
+        a[i] = (uint8_t)(i * 11 + 3);
+    }
+    rdp_msg_hdr_encode(&hdr, raw);
+    write_all(fa, raw, sizeof(raw));
+    write_all(fa, a, cut);
+    usleep(20000); /* let the server read the first piece (else: whole) */
+    write_all(fa, a + cut, len - cut);
+    read_frame(fa, 41, 1, a, NULL, len);
+    assert_int_equal(own_rx_capacity(fa, 2), 0);
+    /* and the next large frame, read with the buffer it left, is intact */
+    hdr.tag = 3;
+    rdp_msg_hdr_encode(&hdr, raw);
+    write_all(fa, raw, sizeof(raw));
+    write_all(fa, a, len);
+    read_frame(fa, 41, 3, a, NULL, len);
+    assert_int_equal(own_rx_capacity(fa, 4), 0);
+
+    close(fa);
+    assert_int_equal(rdp_wait_wait(&srv->closed), PMIX_ERR_LOST_CONNECTION);
+    free(a);
+}
+
 static void a_server_closes_descriptors_that_clients_pass(void **state)
 {
     srv_t *srv = *state;
@@ -750,6 +790,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(
             connections_keep_no_receive_buffer_between_messages, setup,
             teardown),
+        cmocka_unit_test_setup_teardown(
+            a_frame_read_in_pieces_leaves_no_buffer_behind, setup, teardown),
         cmocka_unit_test_setup_teardown(
             a_server_closes_descriptors_that_clients_pass, setup, teardown),
         cmocka_unit_test_setup_teardown(

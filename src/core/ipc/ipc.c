@@ -783,6 +783,34 @@ static void rx_give_back(rdp_ipc_conn_t *conn)
     __atomic_store_n(&rx_shared.busy, false, __ATOMIC_RELEASE);
 }
 
+/* After a read with the connection's own buffer (a large frame read in
+ * pieces, or rx_shared busy): once every frame is parsed the buffer is
+ * not kept, as a lent one would not be.  It becomes rx_shared when that
+ * has none (a large frame took it), else it is freed. */
+static void rx_drop_idle(rdp_ipc_conn_t *conn)
+{
+    uint8_t *idle   = conn->rx;
+    size_t idle_cap = conn->rx_cap;
+
+    if (idle == NULL || conn->rx_end != conn->rx_start) {
+        return;
+    }
+    conn->rx       = NULL;
+    conn->rx_cap   = 0;
+    conn->rx_start = 0;
+    conn->rx_end   = 0;
+    if (idle_cap <= RX_SHARED_KEEP_MAX
+        && !__atomic_exchange_n(&rx_shared.busy, true, __ATOMIC_ACQUIRE)) {
+        if (rx_shared.data == NULL) {
+            rx_shared.data = idle;
+            rx_shared.cap  = idle_cap;
+            idle           = NULL;
+        }
+        __atomic_store_n(&rx_shared.busy, false, __ATOMIC_RELEASE);
+    }
+    rdp_free(idle);
+}
+
 size_t rdp_ipc_conn_rx_capacity(const rdp_ipc_conn_t *conn)
 {
     return conn->rx_lent ? conn->own_rx_cap : conn->rx_cap;
@@ -847,6 +875,8 @@ static void on_readable(int fd, int events, void *arg)
     read_frames(conn);
     if (lent) {
         rx_give_back(conn);
+    } else {
+        rx_drop_idle(conn);
     }
 }
 
