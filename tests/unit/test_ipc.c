@@ -383,6 +383,21 @@ static uint64_t own_rx_capacity(int sock, uint32_t tag)
     return cap;
 }
 
+/* Echo a @a len byte frame tagged @a tag whole, then check that the
+ * server's side of @a sock kept no receive buffer (asked with tag + 1). */
+static void echo_whole_then_no_buffer(int sock, uint32_t tag,
+                                      const uint8_t *data, uint32_t len)
+{
+    rdp_msg_hdr_t hdr = {RDP_MSG_MAGIC, RDP_MSG_VERSION, 40, tag, len};
+    uint8_t raw[RDP_MSG_HDR_LEN];
+
+    rdp_msg_hdr_encode(&hdr, raw);
+    write_all(sock, raw, sizeof(raw));
+    write_all(sock, data, len);
+    read_frame(sock, 41, tag, data, NULL, len);
+    assert_int_equal(own_rx_capacity(sock, tag + 1), 0);
+}
+
 /*
  * A message is read into a buffer the process lends to the connection
  * being read, so a connection keeps no receive buffer between messages
@@ -406,12 +421,7 @@ static void connections_keep_no_receive_buffer_between_messages(void **state)
         a[i] = (uint8_t)(i * 7 + 1);
         b[i] = (uint8_t)(i * 13 + 5);
     }
-    hdr.tag = 1;
-    rdp_msg_hdr_encode(&hdr, raw);
-    write_all(fa, raw, sizeof(raw));
-    write_all(fa, a, len);
-    read_frame(fa, 41, 1, a, NULL, len);
-    assert_int_equal(own_rx_capacity(fa, 2), 0);
+    echo_whole_then_no_buffer(fa, 1, a, len);
 
     /* a frame in two pieces, another connection's read in between */
     hdr.tag = 3;
@@ -467,12 +477,7 @@ static void a_frame_read_in_pieces_leaves_no_buffer_behind(void **state)
     read_frame(fa, 41, 1, a, NULL, len);
     assert_int_equal(own_rx_capacity(fa, 2), 0);
     /* and the next large frame, read with the buffer it left, is intact */
-    hdr.tag = 3;
-    rdp_msg_hdr_encode(&hdr, raw);
-    write_all(fa, raw, sizeof(raw));
-    write_all(fa, a, len);
-    read_frame(fa, 41, 3, a, NULL, len);
-    assert_int_equal(own_rx_capacity(fa, 4), 0);
+    echo_whole_then_no_buffer(fa, 3, a, len);
 
     close(fa);
     assert_int_equal(rdp_wait_wait(&srv->closed), PMIX_ERR_LOST_CONNECTION);
