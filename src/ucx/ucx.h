@@ -163,6 +163,8 @@ typedef struct rdp_ucx_tl_stats {
     uint64_t rx_fetched_bytes;
     uint64_t kicks;        /**< loop timers armed to progress again (kick) */
     uint64_t clock_reads;  /**< clock reads of the progress passes */
+    uint64_t worker_events; /**< passes run because the loop saw the
+                                 worker's event fd */
 } rdp_ucx_tl_stats_t;
 
 void rdp_ucx_tl_get_stats(const rdp_ucx_tl_t *tl, rdp_ucx_tl_stats_t *stats_p);

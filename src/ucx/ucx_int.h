@@ -459,6 +459,9 @@ struct rdp_ucx_tl {
     size_t max_am_header;
     int efd;
     rdp_fdwatch_t *watch;
+    /* the loop watches efd: not while the transport spins (its kick polls
+     * the worker; progress_all) */
+    int watched;
     rdp_timer_t *kick;
     int kick_armed;
     double kick_delay;    /* delay the armed kick was started with */

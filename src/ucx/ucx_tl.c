@@ -713,6 +713,26 @@ static int busy_slice(rdp_ucx_tl_t *tl)
     return 0;
 }
 
+/* Whether the loop watches the worker's event fd.  Not while the
+ * transport spins: the worker is not armed then, so UCP's epoll set keeps
+ * reporting the last event and the loop saw the fd readable at every pass,
+ * each running a second progress pass beside the kick's (an empty poll of
+ * the worker, and the loop's own epoll_wait polling the nested sets);
+ * bench/RESULTS.md, issue 11, helper iso10.  Two epoll_ctl calls per
+ * burst of activity instead. */
+static void watch_worker(rdp_ucx_tl_t *tl, int on)
+{
+    if (on == tl->watched) {
+        return;
+    }
+    if (on) {
+        rdp_fdwatch_enable(tl->watch);
+    } else {
+        rdp_fdwatch_disable(tl->watch);
+    }
+    tl->watched = on;
+}
+
 /* Progress until the worker is idle, then arm its event fd (again if UCP
  * says events arrived meanwhile).  A bounded number of rounds, so that a
  * flood of messages cannot starve the rest of the loop. */
@@ -755,8 +775,10 @@ static void progress_all(rdp_ucx_tl_t *tl)
         if (spinning(tl)) {
             /* polled again right away (below): arming, a read of UCP's
              * event fd and more, would only be undone by the next poll */
+            watch_worker(tl, 0);
             break;
         }
+        watch_worker(tl, 1); /* before arming: the fd wakes the loop */
         st = ucp_worker_arm(tl->worker);
         if (st == UCS_OK) {
             break;
@@ -786,6 +808,10 @@ static void progress_all(rdp_ucx_tl_t *tl)
         if (!worked && !busy_now(tl)) {
             sched_yield();
         }
+        kick = 1;
+    } else if (!tl->watched) {
+        /* the spin ended after the loop above stopped watching: the
+         * next pass arms the worker and watches its fd again */
         kick = 1;
     } else if (ops_in_flight(tl) || (tl->closing > 0)) {
         kick_after(tl, SLOW_POLL);
@@ -839,7 +865,10 @@ static void progress_pass(rdp_ucx_tl_t *tl)
 
 static void on_worker_event(int fd, int events, void *arg)
 {
-    progress_pass(arg);
+    rdp_ucx_tl_t *tl = arg;
+
+    tl->stats.worker_events++;
+    progress_pass(tl);
 }
 
 static void on_kick(void *arg)
@@ -1559,6 +1588,7 @@ pmix_status_t rdp_ucx_tl_create(rdp_loop_t *loop, const rdp_ucx_params_t *p,
         goto err_destroy_timer;
     }
     rdp_fdwatch_enable(tl->watch);
+    tl->watched = 1;
     rdp_ucx_kick(tl); /* first progress + arm on the loop */
     rdp_log_debug(UCX, "%s: worker ready (address %zu bytes, key %s)", tl->name,
                   tl->addr_len, tl->auth.fp);

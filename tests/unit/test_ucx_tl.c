@@ -1530,6 +1530,41 @@ static void progressed_comes_before_the_kick(void **state)
     cluster_down();
 }
 
+/* While the transport spins after a delivery, the loop does not watch the
+ * worker's event fd: the worker is not armed then, so the fd stayed
+ * readable and every loop pass ran a second progress pass beside the
+ * kick's (issue 11).  Once the spin is over the fd is watched again: a
+ * message after a pause wakes the transport through it. */
+static void spinning_transport_leaves_its_fd_unwatched(void **state)
+{
+    rdp_ucx_tl_stats_t st;
+    uint64_t before;
+    smsg_t *m;
+
+    (void)state;
+    cluster_up(2, TLS_TCP, NULL, 0, 0);
+    five_followed_by_progressed();
+    st = node_stats(&nodes[1]);
+    /* at most a wake-up per message (one that came after a spin ended);
+     * watched while spinning, the fd woke a pass at every loop pass, some
+     * hundred per message */
+    assert_in_range(st.worker_events, 0, 5);
+    usleep(50000); /* the spin is over: armed, and the fd watched */
+    st = node_stats(&nodes[1]);
+    usleep(20000);
+    /* asleep: nothing polls it any more (kicks) */
+    assert_int_equal(node_stats(&nodes[1]).kicks, st.kicks);
+    before = st.worker_events;
+    m      = send_one(&nodes[0], 1, 5, 100, 1);
+    assert_int_equal(wait_count(&nodes[1], &nodes[1].ncomplete, 6), 0);
+    wait_sent(&nodes[0], 6);
+    smsg_free(m);
+    st = node_stats(&nodes[1]);
+    /* woken by its fd: no kick was armed */
+    assert_true(st.worker_events > before);
+    cluster_down();
+}
+
 static void echo_four_job(void *arg)
 {
     ((node_t *)arg)->echo_left = 4;
@@ -3049,6 +3084,7 @@ int main(void)
         cmocka_unit_test(messages_in_a_pass_are_followed_by_progressed),
         cmocka_unit_test(sends_from_progressed_are_followed_by_a_poll),
         cmocka_unit_test(progressed_comes_before_the_kick),
+        cmocka_unit_test(spinning_transport_leaves_its_fd_unwatched),
     };
 
     /* e.g. RDPMIX_TEST_FILTER="destroy_waits*" to run some */
