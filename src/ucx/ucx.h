@@ -150,6 +150,7 @@ typedef struct rdp_ucx_tl_stats {
     uint64_t endpoints; /**< endpoints created (at connect or first send) */
     uint64_t busy_polls; /**< polls in busy slices (RDPMIX_UCX_BUSY_US) */
     uint64_t repolls;    /**< passes run again at once: `progressed` sent */
+    uint64_t repolls_max;  /**< most of them in a row (progress_pass) */
     uint64_t sreqs_reused; /**< sends whose record was the kept one */
     uint64_t byes_acked;   /**< peers that acknowledged our goodbye */
     uint64_t byes_answered; /**< peers' goodbyes we acknowledged */

@@ -467,6 +467,7 @@ struct rdp_ucx_tl {
     double kick_delay;    /* delay the armed kick was started with */
     double last_activity; /* last time progress found work */
     double busy_window;   /* RDPMIX_UCX_BUSY_US, seconds (0: no busy poll) */
+    double repoll_window; /* RDPMIX_UCX_REPOLL_US, seconds */
     rdp_ucx_auth_t auth;
     uint64_t seal_ctr; /* seals made under auth's salt */
 

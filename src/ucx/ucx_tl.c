@@ -95,6 +95,15 @@ static double busy_window(void)
     (void)rdp_cfg_double(RDP_CFG_UCX_BUSY_US, &us);
     return us * 1e-6;
 }
+/* RDPMIX_UCX_REPOLL_US, in seconds: how long a chain of passes whose
+ * `progressed` upcall sent polls on at once (progress_pass). */
+static double repoll_window(void)
+{
+    double us;
+
+    (void)rdp_cfg_double(RDP_CFG_UCX_REPOLL_US, &us);
+    return us * 1e-6;
+}
 /* Longest busy slice (seconds): the loop's other events (client sockets,
  * posted jobs, timers) get a turn at least this often. */
 #define BUSY_SLICE 0.00005
@@ -117,7 +126,7 @@ typedef struct ucx_sreq {
  * most this much (tl->spare_sreq), saving a malloc and a free per send. */
 #define SREQ_ROOM 256
 
-static void progress_all(rdp_ucx_tl_t *tl);
+static int progress_all(rdp_ucx_tl_t *tl);
 
 /* ---- fork safety ---- */
 
@@ -736,7 +745,7 @@ static void watch_worker(rdp_ucx_tl_t *tl, int on)
 /* Progress until the worker is idle, then arm its event fd (again if UCP
  * says events arrived meanwhile).  A bounded number of rounds, so that a
  * flood of messages cannot starve the rest of the loop. */
-static void progress_all(rdp_ucx_tl_t *tl)
+static int progress_all(rdp_ucx_tl_t *tl)
 {
     unsigned budget = PROGRESS_BUDGET;
     int worked      = 0;
@@ -745,7 +754,7 @@ static void progress_all(rdp_ucx_tl_t *tl)
     ucs_status_t st;
 
     if (tl->in_progress) {
-        return;
+        return 0;
     }
     tl->in_progress    = 1;
     tl->in_pass        = 1;
@@ -826,41 +835,58 @@ static void progress_all(rdp_ucx_tl_t *tl)
         tl->progressed_time = tl->pass_time; /* tl_pass_time */
         tl->up->progressed(tl->up_arg);
         if ((gone != NULL) && *gone) {
-            return;
+            return 0;
         }
         tl->progressed_time = 0;
     }
-    if (kick) {
-        rdp_ucx_kick(tl);
-    }
+    return kick;
 }
 
-/* progress_all, and once more at once if the engine sent from its
+/* progress_all, and again at once while the engine sent from its
  * `progressed` upcall (a collective that finished started the next one):
  * the peer's answer is often there already (on one machine its send
  * carried it into our socket), and a loop pass before polling again
  * would sit on the collective's critical path (bench/RESULTS.md, issue 11,
- * helper iso3).  Once only, so that a chain of collectives cannot keep
- * the loop's other events waiting; tl may be destroyed from inside the
- * upcall (tl->gone). */
+ * helpers iso3 and iso10).  Once, and more times while a chain of
+ * collectives goes on, for RDPMIX_UCX_REPOLL_US (from the first round
+ * that found work, by the rounds' own clock reads; default 50 us, the
+ * busy slice's bound), so that the loop's other events still get a turn;
+ * a pass that sent nothing ends it.  The kick that polls again
+ * after the loop's events is armed once, after the last pass.  tl may be
+ * destroyed from inside the upcall (tl->gone). */
 static void progress_pass(rdp_ucx_tl_t *tl)
 {
-    uint64_t sent = tl->stats.sent;
-    int gone      = 0;
+    uint64_t chain = 0;
+    double start   = 0;
+    int gone       = 0;
+    int kick;
 
     tl->gone = &gone;
-    progress_all(tl);
-    if (gone) {
-        return;
-    }
-    if ((tl->stats.sent != sent) && (tl->up != NULL)) {
-        tl->stats.repolls++;
-        progress_all(tl);
+    for (;;) {
+        uint64_t sent = tl->stats.sent;
+
+        kick = progress_all(tl);
         if (gone) {
             return;
         }
+        if (start == 0) {
+            start = tl->last_activity;
+        }
+        if ((tl->stats.sent == sent) || (tl->up == NULL)
+            || ((chain > 0)
+                && (tl->last_activity - start >= tl->repoll_window))) {
+            break;
+        }
+        tl->stats.repolls++;
+        chain++;
     }
     tl->gone = NULL;
+    if (chain > tl->stats.repolls_max) {
+        tl->stats.repolls_max = chain;
+    }
+    if (kick) {
+        rdp_ucx_kick(tl);
+    }
 }
 
 static void on_worker_event(int fd, int events, void *arg)
@@ -1555,6 +1581,7 @@ pmix_status_t rdp_ucx_tl_create(rdp_loop_t *loop, const rdp_ucx_params_t *p,
         (p->drain_timeout > 0) ? p->drain_timeout : DEFAULT_DRAIN_TIMEOUT;
     tl->bye_all_max = (p->bye_all_max > 0) ? p->bye_all_max : BYE_ALL_MAX;
     tl->busy_window = busy_window();
+    tl->repoll_window = repoll_window();
     tl->unbound_max_msgs =
         (p->unbound_max_msgs > 0) ? p->unbound_max_msgs : DEFAULT_UNBOUND_MSGS;
     tl->unbound_max_bytes = (p->unbound_max_bytes > 0) ? p->unbound_max_bytes
