@@ -150,6 +150,7 @@ typedef struct rdp_ucx_tl_stats {
     uint64_t endpoints; /**< endpoints created (at connect or first send) */
     uint64_t busy_polls; /**< polls in busy slices (RDPMIX_UCX_BUSY_US) */
     uint64_t repolls;    /**< passes run again at once: `progressed` sent */
+    uint64_t repolls_max;  /**< most of them in a row (progress_pass) */
     uint64_t sreqs_reused; /**< sends whose record was the kept one */
     uint64_t byes_acked;   /**< peers that acknowledged our goodbye */
     uint64_t byes_answered; /**< peers' goodbyes we acknowledged */
@@ -163,6 +164,8 @@ typedef struct rdp_ucx_tl_stats {
     uint64_t rx_fetched_bytes;
     uint64_t kicks;        /**< loop timers armed to progress again (kick) */
     uint64_t clock_reads;  /**< clock reads of the progress passes */
+    uint64_t worker_events; /**< passes run because the loop saw the
+                                 worker's event fd */
 } rdp_ucx_tl_stats_t;
 
 void rdp_ucx_tl_get_stats(const rdp_ucx_tl_t *tl, rdp_ucx_tl_stats_t *stats_p);

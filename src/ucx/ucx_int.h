@@ -459,11 +459,15 @@ struct rdp_ucx_tl {
     size_t max_am_header;
     int efd;
     rdp_fdwatch_t *watch;
+    /* the loop watches efd: not while the transport spins (its kick polls
+     * the worker; progress_all) */
+    int watched;
     rdp_timer_t *kick;
     int kick_armed;
     double kick_delay;    /* delay the armed kick was started with */
     double last_activity; /* last time progress found work */
     double busy_window;   /* RDPMIX_UCX_BUSY_US, seconds (0: no busy poll) */
+    double repoll_window; /* RDPMIX_UCX_REPOLL_US, seconds */
     rdp_ucx_auth_t auth;
     uint64_t seal_ctr; /* seals made under auth's salt */
 

@@ -95,6 +95,15 @@ static double busy_window(void)
     (void)rdp_cfg_double(RDP_CFG_UCX_BUSY_US, &us);
     return us * 1e-6;
 }
+/* RDPMIX_UCX_REPOLL_US, in seconds: how long a chain of passes whose
+ * `progressed` upcall sent polls on at once (progress_pass). */
+static double repoll_window(void)
+{
+    double us;
+
+    (void)rdp_cfg_double(RDP_CFG_UCX_REPOLL_US, &us);
+    return us * 1e-6;
+}
 /* Longest busy slice (seconds): the loop's other events (client sockets,
  * posted jobs, timers) get a turn at least this often. */
 #define BUSY_SLICE 0.00005
@@ -117,7 +126,7 @@ typedef struct ucx_sreq {
  * most this much (tl->spare_sreq), saving a malloc and a free per send. */
 #define SREQ_ROOM 256
 
-static void progress_all(rdp_ucx_tl_t *tl);
+static int progress_all(rdp_ucx_tl_t *tl);
 
 /* ---- fork safety ---- */
 
@@ -713,10 +722,30 @@ static int busy_slice(rdp_ucx_tl_t *tl)
     return 0;
 }
 
+/* Whether the loop watches the worker's event fd.  Not while the
+ * transport spins: the worker is not armed then, so UCP's epoll set keeps
+ * reporting the last event and the loop saw the fd readable at every pass,
+ * each running a second progress pass beside the kick's (an empty poll of
+ * the worker, and the loop's own epoll_wait polling the nested sets);
+ * bench/RESULTS.md, issue 11, helper iso10.  Two epoll_ctl calls per
+ * burst of activity instead. */
+static void watch_worker(rdp_ucx_tl_t *tl, int on)
+{
+    if (on == tl->watched) {
+        return;
+    }
+    if (on) {
+        rdp_fdwatch_enable(tl->watch);
+    } else {
+        rdp_fdwatch_disable(tl->watch);
+    }
+    tl->watched = on;
+}
+
 /* Progress until the worker is idle, then arm its event fd (again if UCP
  * says events arrived meanwhile).  A bounded number of rounds, so that a
  * flood of messages cannot starve the rest of the loop. */
-static void progress_all(rdp_ucx_tl_t *tl)
+static int progress_all(rdp_ucx_tl_t *tl)
 {
     unsigned budget = PROGRESS_BUDGET;
     int worked      = 0;
@@ -725,7 +754,7 @@ static void progress_all(rdp_ucx_tl_t *tl)
     ucs_status_t st;
 
     if (tl->in_progress) {
-        return;
+        return 0;
     }
     tl->in_progress    = 1;
     tl->in_pass        = 1;
@@ -755,8 +784,10 @@ static void progress_all(rdp_ucx_tl_t *tl)
         if (spinning(tl)) {
             /* polled again right away (below): arming, a read of UCP's
              * event fd and more, would only be undone by the next poll */
+            watch_worker(tl, 0);
             break;
         }
+        watch_worker(tl, 1); /* before arming: the fd wakes the loop */
         st = ucp_worker_arm(tl->worker);
         if (st == UCS_OK) {
             break;
@@ -787,6 +818,10 @@ static void progress_all(rdp_ucx_tl_t *tl)
             sched_yield();
         }
         kick = 1;
+    } else if (!tl->watched) {
+        /* the spin ended after the loop above stopped watching: the
+         * next pass arms the worker and watches its fd again */
+        kick = 1;
     } else if (ops_in_flight(tl) || (tl->closing > 0)) {
         kick_after(tl, SLOW_POLL);
     }
@@ -800,46 +835,66 @@ static void progress_all(rdp_ucx_tl_t *tl)
         tl->progressed_time = tl->pass_time; /* tl_pass_time */
         tl->up->progressed(tl->up_arg);
         if ((gone != NULL) && *gone) {
-            return;
+            return 0;
         }
         tl->progressed_time = 0;
+    }
+    return kick;
+}
+
+/* progress_all, and again at once while the engine sent from its
+ * `progressed` upcall (a collective that finished started the next one):
+ * the peer's answer is often there already (on one machine its send
+ * carried it into our socket), and a loop pass before polling again
+ * would sit on the collective's critical path (bench/RESULTS.md, issue 11,
+ * helpers iso3 and iso10).  Once, and more times while a chain of
+ * collectives goes on, for RDPMIX_UCX_REPOLL_US (from the first round
+ * that found work, by the rounds' own clock reads; default 50 us, the
+ * busy slice's bound), so that the loop's other events still get a turn;
+ * a pass that sent nothing ends it.  The kick that polls again
+ * after the loop's events is armed once, after the last pass.  tl may be
+ * destroyed from inside the upcall (tl->gone). */
+static void progress_pass(rdp_ucx_tl_t *tl)
+{
+    uint64_t chain = 0;
+    double start   = 0;
+    int gone       = 0;
+    int kick;
+
+    tl->gone = &gone;
+    for (;;) {
+        uint64_t sent = tl->stats.sent;
+
+        kick = progress_all(tl);
+        if (gone) {
+            return;
+        }
+        if (start == 0) {
+            start = tl->last_activity;
+        }
+        if ((tl->stats.sent == sent) || (tl->up == NULL)
+            || ((chain > 0)
+                && (tl->last_activity - start >= tl->repoll_window))) {
+            break;
+        }
+        tl->stats.repolls++;
+        chain++;
+    }
+    tl->gone = NULL;
+    if (chain > tl->stats.repolls_max) {
+        tl->stats.repolls_max = chain;
     }
     if (kick) {
         rdp_ucx_kick(tl);
     }
 }
 
-/* progress_all, and once more at once if the engine sent from its
- * `progressed` upcall (a collective that finished started the next one):
- * the peer's answer is often there already (on one machine its send
- * carried it into our socket), and a loop pass before polling again
- * would sit on the collective's critical path (bench/RESULTS.md, issue 11,
- * helper iso3).  Once only, so that a chain of collectives cannot keep
- * the loop's other events waiting; tl may be destroyed from inside the
- * upcall (tl->gone). */
-static void progress_pass(rdp_ucx_tl_t *tl)
-{
-    uint64_t sent = tl->stats.sent;
-    int gone      = 0;
-
-    tl->gone = &gone;
-    progress_all(tl);
-    if (gone) {
-        return;
-    }
-    if ((tl->stats.sent != sent) && (tl->up != NULL)) {
-        tl->stats.repolls++;
-        progress_all(tl);
-        if (gone) {
-            return;
-        }
-    }
-    tl->gone = NULL;
-}
-
 static void on_worker_event(int fd, int events, void *arg)
 {
-    progress_pass(arg);
+    rdp_ucx_tl_t *tl = arg;
+
+    tl->stats.worker_events++;
+    progress_pass(tl);
 }
 
 static void on_kick(void *arg)
@@ -1526,6 +1581,7 @@ pmix_status_t rdp_ucx_tl_create(rdp_loop_t *loop, const rdp_ucx_params_t *p,
         (p->drain_timeout > 0) ? p->drain_timeout : DEFAULT_DRAIN_TIMEOUT;
     tl->bye_all_max = (p->bye_all_max > 0) ? p->bye_all_max : BYE_ALL_MAX;
     tl->busy_window = busy_window();
+    tl->repoll_window = repoll_window();
     tl->unbound_max_msgs =
         (p->unbound_max_msgs > 0) ? p->unbound_max_msgs : DEFAULT_UNBOUND_MSGS;
     tl->unbound_max_bytes = (p->unbound_max_bytes > 0) ? p->unbound_max_bytes
@@ -1559,6 +1615,7 @@ pmix_status_t rdp_ucx_tl_create(rdp_loop_t *loop, const rdp_ucx_params_t *p,
         goto err_destroy_timer;
     }
     rdp_fdwatch_enable(tl->watch);
+    tl->watched = 1;
     rdp_ucx_kick(tl); /* first progress + arm on the loop */
     rdp_log_debug(UCX, "%s: worker ready (address %zu bytes, key %s)", tl->name,
                   tl->addr_len, tl->auth.fp);

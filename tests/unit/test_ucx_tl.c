@@ -90,6 +90,8 @@ typedef struct rec {
     size_t progressed_before;  /* node's `progressed` upcalls before it */
 } rec_t;
 
+#define ECHO_MAX 8
+
 typedef struct node {
     uint32_t index;
     rdp_loop_t *loop;
@@ -122,7 +124,8 @@ typedef struct node {
     size_t sends_done;
     size_t sends_failed;
     size_t echo_left; /* answers still to send from `progressed` */
-    void *echoes[8];  /* ... sent (smsg_t), freed by the test */
+    unsigned progressed_pause_us; /* ... then pause in the upcall */
+    void *echoes[ECHO_MAX];       /* ... sent (smsg_t), freed by the test */
     size_t nechoes;
 } node_t;
 
@@ -590,21 +593,25 @@ static smsg_t *send_one(node_t *n, uint32_t dst, uint32_t seq, size_t len,
     return m;
 }
 
-/* Loop thread, from `progressed`: answer node 0 while echo_left says so,
+/* Loop thread, from `progressed`: answer the other node (of nodes 0 and 1)
+ * while echo_left says so,
  * as the engine starts its next collective from a completion. */
 static void echo_from_progressed(node_t *n)
 {
     smsg_t *m;
     send_batch_t batch;
 
-    if ((n->echo_left == 0) || (n->nechoes == 8)) {
+    if ((n->echo_left == 0) || (n->nechoes == ECHO_MAX)) {
         return;
     }
     n->echo_left--;
-    m     = smsg_create(n, 0, (uint32_t)n->nechoes, 8, 1);
+    m     = smsg_create(n, n->index == 0 ? 1 : 0, (uint32_t)n->nechoes, 8, 1);
     batch = (send_batch_t){.msgs = &m, .count = 1};
     send_job(&batch);
     n->echoes[n->nechoes++] = m;
+    if (n->progressed_pause_us > 0) {
+        usleep(n->progressed_pause_us);
+    }
 }
 
 static void check_rec(const rec_t *r, uint32_t want_src)
@@ -1530,6 +1537,41 @@ static void progressed_comes_before_the_kick(void **state)
     cluster_down();
 }
 
+/* While the transport spins after a delivery, the loop does not watch the
+ * worker's event fd: the worker is not armed then, so the fd stayed
+ * readable and every loop pass ran a second progress pass beside the
+ * kick's (issue 11).  Once the spin is over the fd is watched again: a
+ * message after a pause wakes the transport through it. */
+static void spinning_transport_leaves_its_fd_unwatched(void **state)
+{
+    rdp_ucx_tl_stats_t st;
+    uint64_t before;
+    smsg_t *m;
+
+    (void)state;
+    cluster_up(2, TLS_TCP, NULL, 0, 0);
+    five_followed_by_progressed();
+    st = node_stats(&nodes[1]);
+    /* at most a wake-up per message (one that came after a spin ended);
+     * watched while spinning, the fd woke a pass at every loop pass, some
+     * hundred per message */
+    assert_in_range(st.worker_events, 0, 5);
+    usleep(50000); /* the spin is over: armed, and the fd watched */
+    st = node_stats(&nodes[1]);
+    usleep(20000);
+    /* asleep: nothing polls it any more (kicks) */
+    assert_int_equal(node_stats(&nodes[1]).kicks, st.kicks);
+    before = st.worker_events;
+    m      = send_one(&nodes[0], 1, 5, 100, 1);
+    assert_int_equal(wait_count(&nodes[1], &nodes[1].ncomplete, 6), 0);
+    wait_sent(&nodes[0], 6);
+    smsg_free(m);
+    st = node_stats(&nodes[1]);
+    /* woken by its fd: no kick was armed */
+    assert_true(st.worker_events > before);
+    cluster_down();
+}
+
 static void echo_four_job(void *arg)
 {
     ((node_t *)arg)->echo_left = 4;
@@ -2268,6 +2310,44 @@ static void hold_job(void *arg)
 
     rdp_wait_signal(&h->held, PMIX_SUCCESS);
     (void)rdp_wait_wait(&h->release);
+}
+
+/* A chain of collectives started from `progressed` polls on without a
+ * loop pass between while each pass sends (issue 11).  Node 1 answers
+ * node 0 from its upcall and then takes its time (20 ms: a long upcall),
+ * in which node 0 answers back; so when node 1's upcall returns, the next
+ * message is there: it is taken by a pass run at once, again and again,
+ * with RDPMIX_UCX_REPOLL_US long enough (4 in a row; at least 2 if node
+ * 0 was slow once).  With 0, one pass again, as before. */
+static void sends_from_progressed_chain_the_polls(void **state)
+{
+    static const struct {
+        const char *us;
+        uint64_t min, max; /* node 1's longest chain */
+    } cases[] = {{"1000000", 2, 4}, {"0", 1, 1}};
+    smsg_t *m;
+
+    (void)state;
+    for (size_t c = 0; c < 2; c++) {
+        setenv("RDPMIX_UCX_REPOLL_US", cases[c].us, 1);
+        cluster_up(2, TLS_TCP, NULL, 0, 0);
+        unsetenv("RDPMIX_UCX_REPOLL_US");
+        nodes[1].progressed_pause_us = 20000;
+        on_loop(nodes[0].loop, echo_four_job, &nodes[0]);
+        on_loop(nodes[1].loop, echo_four_job, &nodes[1]);
+        /* node 1's answers 0-3 bring node 0's 1-4 */
+        m = send_one(&nodes[0], 1, 0, 8, 1);
+        assert_int_equal(wait_count(&nodes[1], &nodes[1].ncomplete, 5), 0);
+        assert_in_range(node_stats(&nodes[1]).repolls_max, cases[c].min,
+                        cases[c].max);
+        cluster_down();
+        smsg_free(m);
+        for (int i = 0; i < 2; i++) {
+            for (size_t k = 0; k < nodes[i].nechoes; k++) {
+                smsg_free(nodes[i].echoes[k]);
+            }
+        }
+    }
 }
 
 /* A child that waits to be killed: the process node 1 believes is its
@@ -3049,6 +3129,8 @@ int main(void)
         cmocka_unit_test(messages_in_a_pass_are_followed_by_progressed),
         cmocka_unit_test(sends_from_progressed_are_followed_by_a_poll),
         cmocka_unit_test(progressed_comes_before_the_kick),
+        cmocka_unit_test(spinning_transport_leaves_its_fd_unwatched),
+        cmocka_unit_test(sends_from_progressed_chain_the_polls),
     };
 
     /* e.g. RDPMIX_TEST_FILTER="destroy_waits*" to run some */

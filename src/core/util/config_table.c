@@ -64,6 +64,9 @@ static const rdp_cfg_setting_t table[RDP_CFG_COUNT] = {
       "eager/rendezvous threshold of every engine endpoint (unset: UCX's)"),
     S(UCX_SPIN_US, NUMBER, "200", 0, 1e9,
       "microseconds the engine spins before it sleeps (0: never spins)"),
+    S(UCX_REPOLL_US, NUMBER, "50", 0, 1e9,
+      "microseconds a chain of collectives, each started as the last one "
+      "ended, polls on without a loop pass between (0: one poll again)"),
     S(UCX_BUSY_US, NUMBER, "0", 0, 1e9,
       "microseconds the engine busy-polls, without yielding, after activity "
       "while a collective is in flight (0: never; opt-in)"),
