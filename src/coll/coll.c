@@ -353,10 +353,7 @@ pmix_status_t rdp_coll_rx_take_payload(rx_t *rx, const rdp_tl_rx_t *trx,
         *disp_p  = RDP_TL_RX_KEPT;
         return PMIX_SUCCESS;
     case RDP_TL_DATA_RNDV:
-        /* the pages mapped in one call before the transport writes them:
-         * a large block's fresh pages otherwise fault one by one inside
-         * the transport's copy, while the sender waits for its peer */
-        rx->buf = rdp_malloc_to_fill(trx->len);
+        rx->buf = rdp_malloc(trx->len);
         if (rx->buf == NULL) {
             rdp_log_error(COLL, "cannot allocate %zu bytes for a payload",
                           trx->len);

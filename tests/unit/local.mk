@@ -13,8 +13,7 @@ endif
 
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_wire.t
-tests_unit_test_wire_t_SOURCES = tests/unit/test_wire.c tests/unit/wire_testgen.h \
-	tests/unit/pages_mapped.h
+tests_unit_test_wire_t_SOURCES = tests/unit/test_wire.c tests/unit/wire_testgen.h
 tests_unit_test_wire_t_CFLAGS  = $(RDP_TEST_CFLAGS)
 tests_unit_test_wire_t_LDADD   = $(RDP_TEST_LIBS)
 TESTS += tests/unit/test_wire.t
@@ -192,8 +191,7 @@ endif
 
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_coll_engine.t
-tests_unit_test_coll_engine_t_SOURCES = tests/unit/test_coll_engine.c \
-	tests/unit/pages_mapped.h
+tests_unit_test_coll_engine_t_SOURCES = tests/unit/test_coll_engine.c
 tests_unit_test_coll_engine_t_CFLAGS  = $(RDP_TEST_CFLAGS)
 tests_unit_test_coll_engine_t_LDADD   = $(RDP_TEST_LIBS)
 TESTS += tests/unit/test_coll_engine.t

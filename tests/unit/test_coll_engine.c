@@ -7,8 +7,6 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <malloc.h>
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +18,6 @@
 #include "coll/loopback.h"
 #include "coll/msg.h"
 #include "core/loop/loop.h"
-#include "pages_mapped.h"
 
 /* ---- harness ---- */
 
@@ -2644,13 +2641,7 @@ static struct {
     spy_io_t log[SPY_MAX_LOG];
     size_t nlog;
     int fail_fetches; /* complete every fetch with PMIX_ERR_UNREACH */
-    /* fetches of SPY_BIG_FETCH bytes or more, and those into memory whose
-     * pages were all mapped when the fetch began */
-    size_t big_fetches;
-    size_t big_fetches_mapped;
 } spy;
-
-#define SPY_BIG_FETCH ((size_t)256 * 1024)
 
 static uint32_t spy_index(const void *ctx)
 {
@@ -2754,10 +2745,6 @@ static pmix_status_t spy_fetch(void *ctx, void *desc, void *buf, size_t len,
     pmix_status_t status;
 
     spy_log(spy_index(ctx), &h, buf, len);
-    if (len >= SPY_BIG_FETCH) {
-        spy.big_fetches++;
-        spy.big_fetches_mapped += all_pages_mapped(buf, len);
-    }
     if (!spy.fail_fetches) {
         return rdp_tl_loopback_ops()->fetch(ctx, desc, buf, len, cb, cb_arg);
     }
@@ -2865,39 +2852,6 @@ pieces_are_forwarded_as_they_land_from_where_they_landed(void **state)
             free(parts);
         }
     }
-    spy_on(0);
-}
-
-/* A large rendezvous payload is fetched into memory whose pages are
- * mapped before the transport writes them: one call, not a page fault per
- * page inside the transport's copy (issue 8: a server's receive of its
- * peer's 1 MiB block).  Engines 1 and 2 of 3, blocks of 1 MiB and tens of
- * KiB (LEN_BIG), every payload by rendezvous. */
-static void large_fetches_land_in_mapped_pages(void **state)
-{
-    static const uint32_t parts[]   = {1, 2};
-    enum rdp_tl_loopback_mode saved = sim_mode;
-    sim_t sim;
-
-    (void)state;
-    spy_on(1);
-    sim_mode = RDP_TL_LOOPBACK_RNDV;
-    sim_create(&sim, 3, mix(base_seed + 77), RDP_COLL_ALG_AUTO, 0, 0);
-    sim_mode = saved;
-    for (uint32_t i = 0; i < 2; i++) {
-        sim_start(&sim, parts[i], RDP_COLL_ALLGATHER, 2, parts, 2, LEN_BIG);
-    }
-    /* free heap memory given back (its pages unmapped), so that a block
-     * taken from it is as fresh as a new mapping */
-    malloc_trim(0);
-    sim_run(&sim);
-    for (size_t i = 0; i < sim.nops; i++) {
-        assert_int_equal(sim.ops[i].status, PMIX_SUCCESS);
-        assert_true(sim.ops[i].data_ok);
-    }
-    assert_true(spy.big_fetches > 0);
-    assert_int_equal(spy.big_fetches_mapped, spy.big_fetches);
-    sim_destroy(&sim);
     spy_on(0);
 }
 
@@ -3435,7 +3389,6 @@ int main(void)
             seg_teardown),
         cmocka_unit_test_setup_teardown(
             concurrent_segmented_collectives_complete, seg_setup, seg_teardown),
-        cmocka_unit_test(large_fetches_land_in_mapped_pages),
         cmocka_unit_test_setup_teardown(piece_size_is_the_originators_choice,
                                         seg_setup, seg_teardown),
         cmocka_unit_test_setup_teardown(
