@@ -219,6 +219,7 @@ static void coll_finish(coll_t *coll, pmix_status_t status)
         coll_maybe_free(coll);
         return;
     }
+    rdp_log_debug(SERVER, "collective %" PRIu64 ": answer packed", coll->id);
     rdp_srv_bcast_answer(coll, buf.data, buf.size, shm_fd);
     if (rdp_ipc_blob_create(&buf, &blob) != PMIX_SUCCESS) {
         rdp_buf_cleanup(&buf);
@@ -308,9 +309,13 @@ static void coll_result(uint64_t coll_id, pmix_status_t status,
         return; /* gone or timed out meanwhile: nothing to release */
     }
     coll->xchg = 0;
+    rdp_log_debug(SERVER,
+                  "collective %" PRIu64 ": exchange ended (%s, %zu blocks)",
+                  coll->id, rdp_status_name(status), nblocks);
     if (status == PMIX_SUCCESS && ops_of(coll)->result != NULL) {
         status = ops_of(coll)->result(coll, blocks, nblocks);
     }
+    rdp_log_debug(SERVER, "collective %" PRIu64 ": result taken", coll->id);
     coll_finish(coll, status);
 }
 
