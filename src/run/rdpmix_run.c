@@ -2376,6 +2376,24 @@ static pid_t start_process(const char *path, char **argv, char **envp,
         say("cannot start %s: %s", what, strerror(errno));
         return -1;
     }
+    if (secret) {
+        /* written before the fork, while we still hold the read end: an
+         * agent that exits at once (a host it cannot reach) can then
+         * never make this a broken pipe and a second message beside the
+         * one naming its exit status; 66 bytes fit in an empty pipe */
+        int failed;
+
+        rdp_run_hex_encode(L.secret, sizeof(L.secret), hex);
+        strcat(hex, "\n");
+        failed = rdp_run_write_all(sp[1], hex, strlen(hex)) != 0;
+        explicit_bzero(hex, sizeof(hex));
+        if (failed) {
+            say("cannot hand the secret to %s: %s", what, strerror(errno));
+            close(sp[0]);
+            close(sp[1]);
+            return -1;
+        }
+    }
     /* signals stay blocked until the child has dropped our handlers (a
      * signal caught in between would be reported into our loop) */
     sigfillset(&all);
@@ -2427,14 +2445,7 @@ static pid_t start_process(const char *path, char **argv, char **envp,
     setpgid(pid, pid);
     close(sp[0]);
     if (secret) {
-        rdp_run_hex_encode(L.secret, sizeof(L.secret), hex);
-        strcat(hex, "\n");
-        /* 66 bytes always fit in an empty pipe */
-        if (rdp_run_write_all(sp[1], hex, strlen(hex)) != 0) {
-            say("cannot hand the secret to %s: %s", what, strerror(errno));
-        }
-        explicit_bzero(hex, sizeof(hex));
-        close(sp[1]);
+        close(sp[1]); /* end of file after the secret */
     }
     return pid;
 }
