@@ -141,6 +141,27 @@ check_that "a host the agent cannot reach: status 1 and one message naming it" \
 check "... and nothing is left on the other host" hosts_idle
 check "... nor on disk" tmpdir_clean
 
+# an agent that exits at once, before reading the job secret from its
+# stdin: still exactly one message (the secret was once written after
+# the fork, and under load that write met a closed pipe: a second
+# message, "cannot hand the secret ...: Broken pipe")
+printf '#!/bin/sh\nexit 255\n' >"$tmp/gone-agent"
+chmod +x "$tmp/gone-agent"
+gone_ok=0
+for i in 1 2 3 4 5; do
+    netns_hosts_run h0 timeout -k 5 60 "$RUN" --launch-agent "$tmp/gone-agent" \
+        --hosts h1,h2 -n 2 true >"$tmp/out" 2>"$tmp/err" </dev/null
+    rc=$?
+    if [ "$rc" -eq 1 ] && [ "$(grep -c "^rdpmix-run:" "$tmp/err")" -eq 1 ] &&
+        grep -q "the launch agent exited with status 255" "$tmp/err"; then
+        gone_ok=$((gone_ok + 1))
+    else
+        echo "# run $i: exit $rc"; sed 's/^/# err: /' "$tmp/err"
+    fi
+done
+check_that "an agent that exits before reading its stdin: status 1 and one message, 5 of 5 times" \
+    '[ "$gone_ok" -eq 5 ]'
+
 # a remote daemon killed outright: its ranks die with it, the other
 # host's ranks are terminated, its directory is removed on its host
 hjob_running h1,h2 4
