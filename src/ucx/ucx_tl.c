@@ -126,8 +126,6 @@ typedef struct ucx_sreq {
  * most this much (tl->spare_sreq), saving a malloc and a free per send. */
 #define SREQ_ROOM 256
 
-static int progress_all(rdp_ucx_tl_t *tl);
-
 /* ---- fork safety ---- */
 
 static pthread_once_t hooks_once = PTHREAD_ONCE_INIT;
