@@ -1013,4 +1013,6 @@ const rdp_srv_coll_ops_t rdp_srv_fence_ops = {
     .prepare           = fence_prepare,
     .ctx_free          = prep_free,
     .cleanup           = fence_cleanup,
+    /* fence_result skips it: this node's sections come from the store */
+    .result_without_own = true,
 };
