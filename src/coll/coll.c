@@ -459,6 +459,8 @@ static void sreq_free_spare(rdp_coll_engine_t *engine)
                 offsetof(sreq_t, link));
 }
 
+static void own_drop_sent(coll_t *coll);
+
 static void sreq_done(void *arg, pmix_status_t status)
 {
     sreq_t *req  = arg;
@@ -479,7 +481,9 @@ static void sreq_done(void *arg, pmix_status_t status)
                          req->peer, rdp_status_name(status));
             rdp_coll_finish(coll, PMIX_ERR_UNREACH, req->peer, 1);
         }
-        (void)rdp_coll_io_done(coll);
+        if (rdp_coll_io_done(coll) == 0) {
+            own_drop_sent(coll);
+        }
     }
     sreq_put(req->engine, req);
 }
@@ -658,6 +662,22 @@ static size_t sreq_add_block(sreq_t *req, const coll_t *coll, uint32_t b)
     return len;
 }
 
+/* A 2-participant allgather whose caller needs no own block in the
+ * result (args.own_unneeded): once every send of it completed, my block
+ * is freed before the other's arrives (a process that reuses freed
+ * memory then receives into pages it just wrote, not fresh ones).  Its
+ * length stays in the result, its data is NULL. */
+static void own_drop_sent(coll_t *coll)
+{
+    if (coll->own_unneeded && (coll->own != NULL) && (coll->pending_io == 0)
+        && (coll->state == COLL_RUNNING) && !coll->own_pieces) {
+        rdp_free(coll->own);
+        coll->own                     = NULL;
+        coll->blocks[coll->rank].data = NULL;
+        coll->engine->stats.own_dropped++;
+    }
+}
+
 /* Post the sends of step @a step: the blocks of @a x, pointed at in place
  * (small scattered payloads are copied together, see RDP_COLL_FLAT_MAX),
  * sealed blocks with their seals. */
@@ -669,6 +689,7 @@ static pmix_status_t post_step_send(coll_t *coll, uint32_t step,
     int any_sealed   = 0;
     rdp_coll_hdr_t h;
     uint64_t bytes = 0;
+    pmix_status_t status;
     sreq_t *req;
 
     if (coll->seals != NULL) {
@@ -715,7 +736,11 @@ static pmix_status_t post_step_send(coll_t *coll, uint32_t step,
     rdp_coll_fill_hdr(&h, coll, RDP_COLL_MSG_DATA);
     h.step    = step;
     h.nblocks = nblocks;
-    return rdp_coll_send(coll, req, &h, bytes);
+    status    = rdp_coll_send(coll, req, &h, bytes);
+    if (status == PMIX_SUCCESS) {
+        own_drop_sent(coll); /* when it went at once */
+    }
+    return status;
 }
 
 const rdp_sched_step_t *rdp_coll_sched_step(coll_t *coll, uint32_t step)
@@ -2278,6 +2303,10 @@ static pmix_status_t coll_create(rdp_coll_engine_t *engine,
     /* needs the transport's help; without it payloads stay authenticated
      * (and open ones from others would be refused: a mismatch shows) */
     coll->open_payload = args->open_payload && engine->ops->send_open != NULL;
+    /* 2 participants: my block goes once, in step 0, and is never
+     * forwarded */
+    coll->own_unneeded = allgather && args->own_unneeded && !coll->own_inline
+                         && (args->nparts == 2) && (nsteps == 1);
     rdp_coll_make_key(&coll->node.key, args->kind,
                       rdp_coll_signature(args->parts, args->nparts),
                       args->opid);

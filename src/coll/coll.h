@@ -133,6 +133,8 @@ typedef struct rdp_coll_engine_stats {
     uint64_t fast_completed; /**< 2-participant collectives completed by
                                   the fast path (their one message taken
                                   without the generic step machinery) */
+    uint64_t own_dropped;    /**< own blocks freed once sent
+                                  (rdp_coll_args_t.own_unneeded) */
     uint64_t clock_reads;    /**< the engine's reads of the clock (a
                                   start with a timeout inside the
                                   transport's `progressed` takes its
@@ -195,6 +197,11 @@ typedef struct rdp_coll_args {
      * and payloads that came so are accepted.  Must be the same on every
      * participant; a collective without it drops open payloads. */
     bool open_payload;
+    /** allgather: the caller does not read its own block in the result.
+     * Between 2 participants the engine then frees own_buf (or its copy
+     * of data) once it is sent, before the other's block comes; the
+     * result keeps its length, with data NULL. */
+    bool own_unneeded;
 } rdp_coll_args_t;
 
 /**

@@ -170,6 +170,7 @@ struct coll {
     uint64_t msgs_sent;
     uint64_t bytes_sent;
     int open_payload; /* payloads go and come unauthenticated (coll.h) */
+    int own_unneeded; /* own freed once sent (own_drop_sent) */
     /* the schedule of step memo_step - 1 (0: none), asked for by the
      * sends, the header check and the ingest of the same step */
     uint32_t memo_step;

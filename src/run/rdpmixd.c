@@ -713,6 +713,9 @@ int main(int argc, char **argv)
     if (argc > 1 && strcmp(argv[1], "--system") == 0) {
         return rdp_run_dmn_system_main(argc, argv); /* rdpmixd_system.c */
     }
+    /* a job's daemon: an exchange's block received into the pages of
+     * the one it sent */
+    rdp_run_malloc_keep_freed();
     /* the daemon links the UCX transport: no module to load */
     rdp_ucx_api_register(&rdp_ucx_builtin_api);
     dm->devnull = -1;

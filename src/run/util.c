@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -272,4 +273,15 @@ out:
     rdp_free(sh);
     close(fd);
     return found;
+}
+
+/* the heap's limits of rdp_run_malloc_keep_freed (glibc's maximum for
+ * the mapping threshold on 64-bit is 32 MiB) */
+#define RUN_HEAP_MMAP_MIN (32 << 20)
+#define RUN_HEAP_TRIM_MIN (64 << 20)
+
+void rdp_run_malloc_keep_freed(void)
+{
+    (void)mallopt(M_MMAP_THRESHOLD, RUN_HEAP_MMAP_MIN);
+    (void)mallopt(M_TRIM_THRESHOLD, RUN_HEAP_TRIM_MIN);
 }

@@ -47,6 +47,17 @@ void rdp_run_signal_desc(int signo, char *buf, size_t len);
  */
 int rdp_run_elf_needs(const char *path, const char *prefix);
 
+/**
+ * The daemon's malloc keeps what it frees for its next allocations: blocks
+ * up to 32 MiB come from the heap, not from mappings of their own, and
+ * the heap is not trimmed below 64 MiB of free top.  A large block freed
+ * (an exchange's own contribution, once sent) then holds pages the next
+ * one (the other server's block, assembled by UCP) writes without a fault
+ * each: in a one-shot modex every fresh 4 KiB page costs ~1-1.5 us here
+ * (docs/design.md).  For rdpmixd only; its ranks' malloc is theirs.
+ */
+void rdp_run_malloc_keep_freed(void);
+
 /** Close-on-exec / nonblocking on @a fd; 0 or -1 with errno set. */
 int rdp_run_set_cloexec(int fd);
 int rdp_run_set_nonblock(int fd);

@@ -10,7 +10,8 @@
 # by the library's thread); on 2 nodes each local rank's part of a large
 # result written as it arrives, and not, and the server's contribution to
 # the exchange built as the ranks arrive (also on 3 nodes), a section that
-# local and remote peers see alike packed once for both.
+# local and remote peers see alike packed once for both, the other
+# servers' large sections written into the result from their blocks.
 . "${top_srcdir:-.}/tests/integ/test_run_common.sh"
 
 client="$builddir/tests/integ/run_client"
@@ -20,7 +21,9 @@ client="$builddir/tests/integ/run_client"
 # log says went through the board, $nc = fences the clients' log says
 # their callers completed, $np = results whose local part was written as
 # the ranks arrived, $nk = contributions built as the ranks arrived, $no =
-# sections packed once for both (result and contribution)
+# sections packed once for both (result and contribution), $nd = other
+# servers' sections written into results from their blocks, $nf = own
+# contributions freed once sent
 board_job() {
     rm -f "$tmp"/srv.*
     RDPMIX_LOG_LEVEL=debug RDPMIX_LOG_SUBSYS=server,client
@@ -37,6 +40,10 @@ board_job() {
     nk=$(cat "$tmp"/srv.* 2>/dev/null | grep -c "contribution of .* built as they arrived")
     no=$(cat "$tmp"/srv.* 2>/dev/null |
         sed -n 's/.* \([0-9][0-9]*\) packed once for the result and the contribution.*/\1/p' |
+        awk '{ n += $1 } END { print n + 0 }')
+    nf=$(cat "$tmp"/srv.* 2>/dev/null | grep -c "this server's block .* freed once sent")
+    nd=$(cat "$tmp"/srv.* 2>/dev/null |
+        sed -n "s/.* \([0-9][0-9]*\) other servers' sections written from their blocks.*/\1/p" |
         awk '{ n += $1 } END { print n + 0 }')
 }
 
@@ -60,6 +67,22 @@ for m in 1 2 3; do
         # contribution alike (fence.c, arrived_once; 2 and 3 ranks a node)
         check_that "2 nodes: sections seen alike locally and remotely packed once for both ($no, $np results)" \
             '[ "$np" -ge 20 ] && [ "$no" -ge "$np" ]'
+        # between 2 servers each one's large contribution was freed once
+        # sent (the fence never reads its own block back:
+        # rdp_coll_args_t.own_unneeded)
+        check_that "2 nodes: each server's contribution to large results freed once sent ($nf times)" \
+            '[ "$nf" -ge 20 ]'
+    fi
+    # among 3 servers no contribution is freed before the end (2: below)
+    if [ "$m" -eq 3 ]; then
+        check_that "3 nodes: no contribution freed before the end ($nf)" \
+            '[ "$nf" -eq 0 ]'
+    fi
+    # large sections of the other servers went into the results' memfds
+    # straight from the received blocks (fence.c, pack_deferred_direct)
+    if [ "$m" -gt 1 ]; then
+        check_that "$m nodes: large sections of the other servers written into the results from their blocks ($nd)" \
+            '[ "$nd" -ge 20 ]'
     fi
 done
 

@@ -270,6 +270,12 @@ endif
 
 # what a launch needs of the machine (src/run/limits.c)
 if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_run_heap.t
+tests_unit_test_run_heap_t_SOURCES = tests/unit/test_run_heap.c
+tests_unit_test_run_heap_t_CFLAGS  = $(RDP_TEST_CFLAGS)
+tests_unit_test_run_heap_t_LDADD   = src/run/librdprun.la $(RDP_TEST_LIBS)
+TESTS += tests/unit/test_run_heap.t
+
 check_PROGRAMS += tests/unit/test_run_limits.t
 tests_unit_test_run_limits_t_SOURCES = tests/unit/test_run_limits.c
 tests_unit_test_run_limits_t_CFLAGS  = $(RDP_TEST_CFLAGS)

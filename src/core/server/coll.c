@@ -529,14 +529,15 @@ static void coll_engine_start(coll_t *coll)
         rdp_free(own_buf);
     } else {
         rdp_srv_xchg_args_t args = {
-            .key     = coll->key,
-            .keylen  = coll->keylen,
-            .procs   = coll->procs,
-            .nprocs  = coll->nprocs,
-            .collect = coll->collect,
-            .timeout = coll->timeout,
-            .own_buf = own_buf, /* taken over */
-            .len     = (own_buf != NULL) ? size - sizeof(headroom) : 0,
+            .key          = coll->key,
+            .keylen       = coll->keylen,
+            .procs        = coll->procs,
+            .nprocs       = coll->nprocs,
+            .collect      = coll->collect,
+            .timeout      = coll->timeout,
+            .own_buf      = own_buf, /* taken over */
+            .len          = (own_buf != NULL) ? size - sizeof(headroom) : 0,
+            .own_unneeded = ops_of(coll)->result_without_own,
         };
 
         contrib_len = args.len;

@@ -118,6 +118,9 @@ typedef struct rdp_srv_coll_ops {
     void (*prepare)(rdp_srv_coll_t *coll, size_t contrib_len);
     /** Optional: free coll->ctx. */
     void (*ctx_free)(void *ctx);
+    /** The result hook never reads this server's own block (the engine
+     * may free it once sent: rdp_srv_xchg_args_t.own_unneeded). */
+    bool result_without_own;
     /** Optional: the server finalizes (free what the operation keeps). */
     void (*cleanup)(void);
 } rdp_srv_coll_ops_t;

@@ -46,6 +46,7 @@ typedef struct {
     int fd;
     size_t flushed;
     size_t shm_at;
+    uint32_t direct; /* sections written from their block (pack_deferred) */
 } sink_t;
 
 static size_t sink_pos(const sink_t *s)
@@ -295,6 +296,31 @@ static pmix_status_t defer_settle(int fd, size_t len)
     return status;
 }
 
+/* From this size on, a deferred section's kv list goes from its block
+ * into the memfd in a write of its own, not through the stage buffer. */
+#define FENCE_DIRECT_MIN (16u << 10)
+
+/* A large deferred section into a memfd: its header through the stage
+ * buffer (written out with what it holds), then its kv list written
+ * straight from the block (one copy of it fewer); s->direct counts it. */
+static pmix_status_t pack_deferred_direct(deferred_t *d, sink_t *s, size_t mark)
+{
+    uint64_t le = htole64((uint64_t)d->kv.left);
+    pmix_status_t status;
+
+    memcpy(s->buf->data + mark, &le, sizeof(le));
+    status = sink_flush(s);
+    if (status == PMIX_SUCCESS) {
+        d->off = s->flushed;
+        status = rdp_ipc_memfd_append(s->fd, d->kv.ptr, d->kv.left);
+    }
+    if (status == PMIX_SUCCESS) {
+        s->flushed += d->kv.left;
+        s->direct++;
+    }
+    return status;
+}
+
 /* A deferred section into the result as it came; its place noted. */
 static pmix_status_t pack_deferred(deferred_t *d, sink_t *s)
 {
@@ -302,6 +328,10 @@ static pmix_status_t pack_deferred(deferred_t *d, sink_t *s)
     pmix_status_t status =
         rdp_sect_pack_begin(s->buf, RDP_SECT_PROC, d->rank, NULL, &mark);
 
+    if (status == PMIX_SUCCESS && s->fd >= 0
+        && d->kv.left >= FENCE_DIRECT_MIN) {
+        return pack_deferred_direct(d, s, mark);
+    }
     if (status == PMIX_SUCCESS) {
         d->off = sink_pos(s);
         status = rdp_buf_append(s->buf, d->kv.ptr, d->kv.left);
@@ -769,6 +799,12 @@ static pmix_status_t pack_fence_result(rdp_srv_coll_t *coll, rdp_buf_t *reply,
         if (status == PMIX_SUCCESS) {
             status = defer_settle(s.fd, s.flushed);
         }
+        if (status == PMIX_SUCCESS && s.direct > 0) {
+            rdp_log_debug(SERVER,
+                          "fence %" PRIu64 ": %" PRIu32 " other servers' "
+                          "sections written from their blocks",
+                          coll->id, s.direct);
+        }
         if (status == PMIX_SUCCESS) {
             status = rdp_pack_u8(reply, RDP_FENCE_BUNDLE_MEMFD);
         }
@@ -977,4 +1013,6 @@ const rdp_srv_coll_ops_t rdp_srv_fence_ops = {
     .prepare           = fence_prepare,
     .ctx_free          = prep_free,
     .cleanup           = fence_cleanup,
+    /* fence_result skips it: this node's sections come from the store */
+    .result_without_own = true,
 };

@@ -142,6 +142,12 @@ static void xchg_done(const rdp_coll_result_t *res, void *arg)
             blocks[i].data   = res->blocks[i].data;
             blocks[i].len    = (size_t)res->blocks[i].len;
             total += res->blocks[i].len;
+            if (blocks[i].data == NULL && blocks[i].len > 0) {
+                rdp_log_debug(SERVER,
+                              "exchange %" PRIu64 ": this server's block "
+                              "(%zu bytes) freed once sent",
+                              x->handle, blocks[i].len);
+            }
         }
         if (blocks != NULL) {
             nblocks = res->nblocks;
@@ -290,6 +296,7 @@ pmix_status_t rdp_srv_xchg_start(const rdp_srv_xchg_args_t *args,
     cargs.len     = args->collect ? args->len : 0;
     cargs.timeout = args->timeout;
     cargs.open_payload = rdp_srv_payload_open(args->procs, args->nprocs);
+    cargs.own_unneeded = args->own_unneeded;
     if (args->collect) {
         cargs.size_class = sizes_recall(x);
     }

@@ -60,6 +60,10 @@ typedef struct rdp_srv_xchg_args {
      * whatever the call returns; NULL when not collecting */
     void *own_buf;
     size_t len; /* payload bytes */
+    /* the done callback never reads this server's own block: the engine
+     * may free it once sent (rdp_coll_args_t.own_unneeded; its block then
+     * comes back with data NULL) */
+    bool own_unneeded;
 } rdp_srv_xchg_args_t;
 
 /* Start the inter-server part over the engine. On PMIX_SUCCESS *handle_p
