@@ -156,6 +156,24 @@ build() {
         >"$work/log/build-$stack-$name.log" 2>&1
 }
 
+# build_also STACK CHECK...: build the programs an also=NAME check names
+# (a program this one starts, e.g. dynamic.c's ./client), from the
+# manifest's line for NAME, even when --only leaves NAME out.
+build_also() {
+    stack=$1
+    shift
+    for c in "$@"; do
+        case $c in
+        also=*)
+            also_file=$(awk -v n="${c#also=}" '$1 == n { print $2; exit }' "$manifest")
+            # a subshell: build() sets name and file, which callers use
+            [ -n "$also_file" ] && (build "$stack" "${c#also=}" "$also_file")
+            ;;
+        esac
+    done
+    return 0
+}
+
 # --- running ----------------------------------------------------------------
 
 # Several "nodes" for mpirun (docs/conformance.md): made-up host names in a
@@ -294,6 +312,7 @@ run_program() {
     shift 2
     for s in $(stacks_list); do
         build "$s" "$name" "$file"
+        build_also "$s" "$@"
         for l in $(layouts_for "$kind"); do
             run_one "$name" "$s" "$l" "$np" "$arg" "$@"
         done
