@@ -593,8 +593,6 @@ static pmix_status_t answer_key(const pmix_query_t *q, const char *key,
 
     if (strcmp(key, PMIX_QUERY_NAMESPACES) == 0) {
         PMIX_INFO_LOAD(out, key, dm->nspace, PMIX_STRING);
-    } else if (strcmp(key, PMIX_QUERY_NAMESPACE_INFO) == 0) {
-        return nspace_info(out);
     } else if (strcmp(key, PMIX_QUERY_NUM_PSETS) == 0) {
         PMIX_INFO_LOAD(out, key, &zero, PMIX_SIZE); /* no process sets */
     } else if (strcmp(key, PMIX_QUERY_PSET_NAMES) == 0
@@ -604,6 +602,8 @@ static pmix_status_t answer_key(const pmix_query_t *q, const char *key,
         PMIX_INFO_LOAD(out, key, "", PMIX_STRING);
     } else if (!ours) {
         return PMIX_ERR_NOT_FOUND; /* we know of no other job */
+    } else if (strcmp(key, PMIX_QUERY_NAMESPACE_INFO) == 0) {
+        return nspace_info(out); /* PMIX_NSPACE picks whose (the Standard) */
     } else if (strcmp(key, PMIX_JOB_SIZE) == 0) {
         u32 = dm->launch.job_size;
         PMIX_INFO_LOAD(out, key, &u32, PMIX_UINT32);

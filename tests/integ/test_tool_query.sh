@@ -135,6 +135,8 @@ for m in 1 2 3; do
     timeout -k 5 60 "$tool" query pid="$2" qns=rdpmix.nosuch >"$tmp/q" 2>&1
     check_that "$m nodes: another job named: no table, status or memory of ranks" \
         'grep -q "^all QUERY-PARTIAL-SUCCESS " "$tmp/q" && grep -qx "table none" "$tmp/q" && grep -qx "jobstatus none" "$tmp/q"'
+    check_that "$m nodes: another job named: no namespace info (PMIX_NSPACE picks whose)" \
+        'grep -qx "nsinfo none" "$tmp/q"'
     if [ "$m" -eq 1 ]; then
         timeout -k 5 60 "$tool" query >"$tmp/q" 2>&1
         query_ok "$tmp/q" "$2" "$h" "1 node, by search"
