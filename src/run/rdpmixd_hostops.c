@@ -553,14 +553,16 @@ static char *command_line(void)
     return s;
 }
 
-/* PMIX_QUERY_NAMESPACE_INFO: one entry per namespace (ours), an array of
- * PMIX_NSPACE and PMIX_CMD_LINE. */
+/* PMIX_QUERY_NAMESPACE_INFO: an array of pmix_info_t, one per namespace
+ * (ours), each a PMIX_JOB_INFO_ARRAY whose value is an array of pmix_info_t
+ * holding PMIX_NSPACE and PMIX_CMD_LINE, both strings.  That is the shape
+ * PRRTE answers and OpenPMIx's examples/tool.c reads (it prints every
+ * member of a job as a string); docs/design.md. */
 static pmix_status_t nspace_info(pmix_info_t *out)
 {
-    pmix_info_t entry[2];
+    pmix_info_t entry[2], job;
     pmix_data_array_t inner = {.type = PMIX_INFO, .size = 2, .array = entry};
-    pmix_data_array_t outer = {
-        .type = PMIX_DATA_ARRAY, .size = 1, .array = &inner};
+    pmix_data_array_t outer = {.type = PMIX_INFO, .size = 1, .array = &job};
     char *cmd = command_line();
 
     if (cmd == NULL) {
@@ -568,7 +570,12 @@ static pmix_status_t nspace_info(pmix_info_t *out)
     }
     PMIX_INFO_LOAD(&entry[0], PMIX_NSPACE, dm->nspace, PMIX_STRING);
     PMIX_INFO_LOAD(&entry[1], PMIX_CMD_LINE, cmd, PMIX_STRING);
-    PMIX_INFO_LOAD(out, PMIX_QUERY_NAMESPACE_INFO, &outer, PMIX_DATA_ARRAY);
+    /* PMIX_INFO_LOAD deep-copies at each level */
+    PMIX_INFO_LOAD(&job, PMIX_JOB_INFO_ARRAY, &inner, PMIX_DATA_ARRAY);
+    if (job.value.type == PMIX_DATA_ARRAY) {
+        PMIX_INFO_LOAD(out, PMIX_QUERY_NAMESPACE_INFO, &outer, PMIX_DATA_ARRAY);
+    }
+    PMIX_INFO_DESTRUCT(&job);
     PMIX_INFO_DESTRUCT(&entry[0]);
     PMIX_INFO_DESTRUCT(&entry[1]);
     rdp_free(cmd);
@@ -586,8 +593,6 @@ static pmix_status_t answer_key(const pmix_query_t *q, const char *key,
 
     if (strcmp(key, PMIX_QUERY_NAMESPACES) == 0) {
         PMIX_INFO_LOAD(out, key, dm->nspace, PMIX_STRING);
-    } else if (strcmp(key, PMIX_QUERY_NAMESPACE_INFO) == 0) {
-        return nspace_info(out);
     } else if (strcmp(key, PMIX_QUERY_NUM_PSETS) == 0) {
         PMIX_INFO_LOAD(out, key, &zero, PMIX_SIZE); /* no process sets */
     } else if (strcmp(key, PMIX_QUERY_PSET_NAMES) == 0
@@ -597,6 +602,8 @@ static pmix_status_t answer_key(const pmix_query_t *q, const char *key,
         PMIX_INFO_LOAD(out, key, "", PMIX_STRING);
     } else if (!ours) {
         return PMIX_ERR_NOT_FOUND; /* we know of no other job */
+    } else if (strcmp(key, PMIX_QUERY_NAMESPACE_INFO) == 0) {
+        return nspace_info(out); /* PMIX_NSPACE picks whose (the Standard) */
     } else if (strcmp(key, PMIX_JOB_SIZE) == 0) {
         u32 = dm->launch.job_size;
         PMIX_INFO_LOAD(out, key, &u32, PMIX_UINT32);

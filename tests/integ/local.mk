@@ -32,7 +32,8 @@ tests_integ_run_client_SOURCES = tests/integ/run_client.c \
                                  tests/integ/run_client_group.c \
                                  tests/integ/run_client_pnet.c \
                                  tests/integ/run_client_query.c \
-                                 tests/integ/run_client_board.c
+                                 tests/integ/run_client_board.c \
+                                 tests/integ/nsinfo_shape.h
 tests_integ_run_client_LDADD   = libpmix.la
 tests_integ_run_client_LDFLAGS = -no-install
 TESTS += tests/integ/test_run_basic.sh tests/integ/test_run_kill.sh \
@@ -62,7 +63,7 @@ tests_integ_board_unload_LDADD   = -ldl -lpthread
 # tools (RFC0010): run_tool attaches to rdpmixd / rdpmixd --system
 check_PROGRAMS += tests/integ/run_tool
 tests_integ_run_tool_SOURCES = tests/integ/run_tool.c tests/integ/run_tool_query.c \
-                              tests/integ/query_keys.h
+                              tests/integ/query_keys.h tests/integ/nsinfo_shape.h
 tests_integ_run_tool_LDADD   = libpmix.la
 tests_integ_run_tool_LDFLAGS = -no-install
 TESTS      += tests/integ/test_tool.sh tests/integ/test_tool_query.sh

@@ -21,6 +21,7 @@
  *                           every rank; "rank R query ok"
  */
 #include "run_client.h"
+#include "nsinfo_shape.h"
 
 #include <pmix.h>
 
@@ -464,27 +465,20 @@ static void await_all_pids(unsigned size)
     }
 }
 
+/* PMIX_QUERY_NAMESPACE_INFO, read as OpenPMIx's examples/tool.c does: one
+ * job entry, ours, with our command line. */
 static void check_nsinfo(const pmix_info_t *res, size_t n)
 {
-    const pmix_info_t *t = find(res, n, PMIX_QUERY_NAMESPACE_INFO);
-    pmix_data_array_t *outer, *inner;
-    const pmix_info_t *ns, *cmd;
+    const char *ns, *cmd;
+    const char *wrong =
+        nsinfo_one_job(find(res, n, PMIX_QUERY_NAMESPACE_INFO), &ns, &cmd);
 
-    if (t->value.type != PMIX_DATA_ARRAY
-        || (outer = t->value.data.darray)->type != PMIX_DATA_ARRAY
-        || outer->size != 1) {
-        fail("PMIX_QUERY_NAMESPACE_INFO is not one array");
+    if (wrong != NULL) {
+        fail("PMIX_QUERY_NAMESPACE_INFO %s", wrong);
     }
-    inner = ((pmix_data_array_t *)outer->array);
-    if (inner->type != PMIX_INFO) {
-        fail("PMIX_QUERY_NAMESPACE_INFO's entry is not an info array");
-    }
-    ns  = find(inner->array, inner->size, PMIX_NSPACE);
-    cmd = find(inner->array, inner->size, PMIX_CMD_LINE);
-    if (strcmp(ns->value.data.string, me.nspace) != 0
-        || strstr(cmd->value.data.string, "run_client nodes query") == NULL) {
-        fail("PMIX_QUERY_NAMESPACE_INFO: %s, %s", ns->value.data.string,
-             cmd->value.data.string);
+    if (strcmp(ns, me.nspace) != 0
+        || strstr(cmd, "run_client nodes query") == NULL) {
+        fail("PMIX_QUERY_NAMESPACE_INFO: %s, %s", ns, cmd);
     }
 }
 

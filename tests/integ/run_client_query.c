@@ -21,6 +21,7 @@
  *                              the table; "rank R queryall ok".
  */
 #include "run_client.h"
+#include "nsinfo_shape.h"
 #include "query_keys.h"
 
 #include <pmix.h>
@@ -166,23 +167,20 @@ static unsigned local_size(void)
 
 /* ---- every key at once ---- */
 
+/* PMIX_QUERY_NAMESPACE_INFO, read as OpenPMIx's examples/tool.c does: one
+ * job entry, ours, with our command line. */
 static void check_nsinfo(const pmix_info_t *res, size_t n)
 {
-    const pmix_data_array_t *outer =
-        array_of(info_of(res, n, PMIX_QUERY_NAMESPACE_INFO), PMIX_DATA_ARRAY);
-    const pmix_data_array_t *inner = outer->array;
-    const pmix_info_t *ns, *cmd;
+    const char *ns, *cmd;
+    const char *wrong =
+        nsinfo_one_job(info_of(res, n, PMIX_QUERY_NAMESPACE_INFO), &ns, &cmd);
 
-    if (outer->size != 1 || inner->type != PMIX_INFO) {
-        fail("PMIX_QUERY_NAMESPACE_INFO is not one info array");
+    if (wrong != NULL) {
+        fail("PMIX_QUERY_NAMESPACE_INFO %s", wrong);
     }
-    ns  = info_of(inner->array, inner->size, PMIX_NSPACE);
-    cmd = info_of(inner->array, inner->size, PMIX_CMD_LINE);
-    if (strcmp(ns->value.data.string, me.nspace) != 0
-        || strncmp(cmd->value.data.string, exe, strlen(exe)) != 0
-        || strstr(cmd->value.data.string, " nodes queryall") == NULL) {
-        fail("PMIX_QUERY_NAMESPACE_INFO: %s, %s", ns->value.data.string,
-             cmd->value.data.string);
+    if (strcmp(ns, me.nspace) != 0 || strncmp(cmd, exe, strlen(exe)) != 0
+        || strstr(cmd, " nodes queryall") == NULL) {
+        fail("PMIX_QUERY_NAMESPACE_INFO: %s, %s", ns, cmd);
     }
 }
 

@@ -4,7 +4,8 @@
  *
  *   all STATUS n N                 the query of every key at once
  *   namespaces LIST                PMIX_QUERY_NAMESPACES
- *   nsinfo NSPACE cmd CMDLINE      PMIX_QUERY_NAMESPACE_INFO, per job
+ *   nsinfo NSPACE cmd CMDLINE      PMIX_QUERY_NAMESPACE_INFO, per job, read
+ *                                  as OpenPMIx's tool.c does (else malformed)
  *   jobstatus STATUS               PMIX_QUERY_JOB_STATUS
  *   table R pid P host H state S exe E   PMIX_QUERY_PROC_TABLE, per rank
  *   local R pid P host H state S exe E   PMIX_QUERY_LOCAL_PROC_TABLE
@@ -22,6 +23,7 @@
  * PMIX_NSPACE; without it the server picks the job.
  */
 #include <pmix_tool.h>
+#include "nsinfo_shape.h"
 #include "query_keys.h"
 
 #include <stdbool.h>
@@ -147,26 +149,31 @@ static void await_pids(void)
 
 /* ---- every key at once ---- */
 
+/* PMIX_QUERY_NAMESPACE_INFO as examples/tool.c reads it: "nsinfo
+ * malformed" for an answer or a job entry of another shape. */
 static void print_nsinfo(const pmix_info_t *i)
 {
-    const pmix_data_array_t *outer = array(i, PMIX_DATA_ARRAY);
-    const pmix_data_array_t *jobs;
+    const pmix_info_t *jobs;
+    size_t n = 0;
 
-    if (outer == NULL) {
+    if (i == NULL) {
         printf("nsinfo none\n");
         return;
     }
-    jobs = outer->array;
-    for (size_t k = 0; k < outer->size; k++) {
-        const pmix_info_t *e = jobs[k].array;
+    jobs = nsinfo_jobs(i, &n);
+    if (jobs == NULL) {
+        printf("nsinfo malformed\n");
+        return;
+    }
+    for (size_t k = 0; k < n; k++) {
+        const char *ns  = nsinfo_job_string(&jobs[k], PMIX_NSPACE);
+        const char *cmd = nsinfo_job_string(&jobs[k], PMIX_CMD_LINE);
 
-        if (jobs[k].type != PMIX_INFO) {
+        if (ns == NULL || cmd == NULL) {
             printf("nsinfo malformed\n");
-            continue;
+        } else {
+            printf("nsinfo %s cmd %s\n", ns, cmd);
         }
-        printf("nsinfo %s cmd %s\n",
-               string_of(find(e, jobs[k].size, PMIX_NSPACE)),
-               string_of(find(e, jobs[k].size, PMIX_CMD_LINE)));
     }
 }
 

@@ -78,8 +78,8 @@ query_ok() {
     check_that "$4: every key is answered" 'grep -qx "all SUCCESS n 10" "$_f"'
     check_that "$4: PMIX_QUERY_NAMESPACES is the job" \
         'grep -qx "namespaces $(job_nspace)" "$_f"'
-    check_that "$4: PMIX_QUERY_NAMESPACE_INFO has the job's command line" \
-        'grep -qx "nsinfo $(job_nspace) cmd $client wait $tmp/go $job_secs" "$_f"'
+    check_that "$4: PMIX_QUERY_NAMESPACE_INFO, read as OpenPMIx's tool.c: the job and its command line" \
+        'grep -qx "nsinfo $(job_nspace) cmd $client wait $tmp/go $job_secs" "$_f" && [ "$(grep -c "^nsinfo " "$_f")" -eq 1 ]'
     check_that "$4: PMIX_QUERY_JOB_STATUS: running" \
         'grep -qx "jobstatus SUCCESS" "$_f"'
     check_that "$4: PMIX_QUERY_PROC_TABLE: every rank of every node" \
@@ -135,6 +135,8 @@ for m in 1 2 3; do
     timeout -k 5 60 "$tool" query pid="$2" qns=rdpmix.nosuch >"$tmp/q" 2>&1
     check_that "$m nodes: another job named: no table, status or memory of ranks" \
         'grep -q "^all QUERY-PARTIAL-SUCCESS " "$tmp/q" && grep -qx "table none" "$tmp/q" && grep -qx "jobstatus none" "$tmp/q"'
+    check_that "$m nodes: another job named: no namespace info (PMIX_NSPACE picks whose)" \
+        'grep -qx "nsinfo none" "$tmp/q"'
     if [ "$m" -eq 1 ]; then
         timeout -k 5 60 "$tool" query >"$tmp/q" 2>&1
         query_ok "$tmp/q" "$2" "$h" "1 node, by search"
