@@ -2,10 +2,14 @@
  * initialised as a launcher (RFC0012's head-node step), from a plain tool,
  * and from a server, for test_tool_launcher.sh to compare.
  *
- *   run_tool_launcher launcher|plain|server[=TMPDIR] NSPACE [envars|nonenvars]
+ *   run_tool_launcher launcher|launcher-required|plain|server=TMPDIR NSPACE
+ *                     [envars|nonenvars]
  *
- * Prints "init STATUS", "setup STATUS" (PMIx_Error_string) and then one line per value of the
- * answer: "KEY VALUE" (an environment directive as "KEY NAME=VALUE").
+ * launcher-required: PMIX_LAUNCHER given as a required directive.
+ *
+ * Prints "init STATUS", "setup STATUS" (PMIx_Error_string's names) and
+ * then one line per value of the answer: "KEY VALUE" (an environment
+ * directive as "KEY NAME=VALUE").
  * Exits 0 whenever it could print what happened. */
 #include <pmix.h>
 #include <pmix_server.h>
@@ -78,7 +82,10 @@ static pmix_status_t init_as(const char *mode)
     }
     PMIX_INFO_LOAD(&info[0], PMIX_TOOL_DO_NOT_CONNECT, NULL, PMIX_BOOL);
     PMIX_INFO_LOAD(&info[1], PMIX_LAUNCHER, NULL, PMIX_BOOL);
-    return PMIx_tool_init(&me, info, strcmp(mode, "launcher") == 0 ? 2 : 1);
+    if (strcmp(mode, "launcher-required") == 0) {
+        PMIX_INFO_REQUIRED(&info[1]);
+    }
+    return PMIx_tool_init(&me, info, strcmp(mode, "plain") == 0 ? 1 : 2);
 }
 
 static void finalize_as(const char *mode)
@@ -101,7 +108,8 @@ int main(int argc, char **argv)
 
     if (argc < 3) {
         fprintf(stderr,
-                "usage: %s launcher|plain|server=TMPDIR NSPACE "
+                "usage: %s launcher|launcher-required|plain|server=TMPDIR "
+                "NSPACE "
                 "[envars|nonenvars]\n",
                 argv[0]);
         return 2;

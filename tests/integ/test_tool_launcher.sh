@@ -38,6 +38,10 @@ check_that "PMIX_SETUP_APP_NONENVARS: only the job-level value" \
     '[ -n "$(sed 1,2d "$tmp/ln")" ] &&
      [ "$(sed 1,2d "$tmp/ln")" = "$(grep "^rdpmix.pnet.simptest.key " "$tmp/la")" ]'
 
+run launcher-required job.a >"$tmp/lr"
+check_that "PMIX_LAUNCHER as a required directive of PMIx_tool_init is supported" \
+    'cmp -s "$tmp/la" "$tmp/lr"'
+
 run plain job.a >"$tmp/pa"
 check_that "a tool that is no launcher is refused, and told why" \
     'grep -qx "setup INIT" "$tmp/pa" && grep -q "PMIX_LAUNCHER" "$tmp/err"'
