@@ -54,7 +54,11 @@ static struct {
     pthread_mutex_t lock;
     int refs;
     bool connected;
-    bool launcher; /* PMIX_LAUNCHER: pnet selected, setup_application ok */
+    /* PMIX_LAUNCHER: pnet selected, setup_application allowed.  Written
+     * under the lock, read without it (rdp_tool_is_launcher may run in a
+     * callback on the loop thread while finalize holds the lock and waits
+     * for that thread). */
+    bool launcher;
     pmix_proc_t self;
     pmix_proc_t server;
 } tool = {.lock = PTHREAD_MUTEX_INITIALIZER};
@@ -302,12 +306,7 @@ static pmix_status_t pnet_close_on_loop(void *arg)
 
 bool rdp_tool_is_launcher(void)
 {
-    bool launcher;
-
-    pthread_mutex_lock(&tool.lock);
-    launcher = tool.refs > 0 && tool.launcher;
-    pthread_mutex_unlock(&tool.lock);
-    return launcher;
+    return __atomic_load_n(&tool.launcher, __ATOMIC_ACQUIRE);
 }
 
 /* ---- init / finalize ---- */
@@ -354,7 +353,7 @@ static pmix_status_t first_init(const pmix_info_t *info, size_t ninfo)
     if (status != PMIX_SUCCESS) {
         goto err_pnet;
     }
-    tool.launcher = o.launcher;
+    __atomic_store_n(&tool.launcher, o.launcher, __ATOMIC_RELEASE);
     return PMIX_SUCCESS;
 
 err_pnet:
@@ -400,8 +399,8 @@ pmix_status_t PMIx_tool_finalize(void)
         rdp_client_tool_detach();
         tool.connected = false;
         if (tool.launcher) {
+            __atomic_store_n(&tool.launcher, false, __ATOMIC_RELEASE);
             (void)rdp_runtime_call_sync(pnet_close_on_loop, NULL);
-            tool.launcher = false;
         }
         rdp_runtime_release();
     }
