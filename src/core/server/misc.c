@@ -7,7 +7,6 @@
 #include "core/util/log.h"
 #include "core/util/query.h"
 #include "core/util/value.h"
-#include "core/tool/tool.h"
 #include "pnet/pnet.h"
 
 #include <string.h>
@@ -131,7 +130,7 @@ static void setup_application_on_loop(void *arg)
  */
 static pmix_status_t may_setup_application(void)
 {
-    if (rdp_srv_initialized() || rdp_tool_is_launcher()) {
+    if (rdp_srv_initialized() || rdp_runtime_is_launcher()) {
         return PMIX_SUCCESS;
     }
     if (rdp_runtime_active()) {

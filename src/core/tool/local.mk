@@ -1,3 +1,3 @@
 # src/core/tool/local.mk - build rules for src/core/tool
 librdp_la_SOURCES += src/core/tool/tool.c src/core/tool/rendezvous.c
-noinst_HEADERS    += src/core/tool/rendezvous.h src/core/tool/tool.h
+noinst_HEADERS    += src/core/tool/rendezvous.h

@@ -5,7 +5,6 @@
 
 #include "core/client/attach.h"
 #include "core/common/runtime.h"
-#include "core/tool/tool.h"
 #include "core/tool/rendezvous.h"
 #include "core/util/alloc.h"
 #include "core/util/config_table.h"
@@ -54,11 +53,7 @@ static struct {
     pthread_mutex_t lock;
     int refs;
     bool connected;
-    /* PMIX_LAUNCHER: pnet selected, setup_application allowed.  Written
-     * under the lock, read without it (rdp_tool_is_launcher may run in a
-     * callback on the loop thread while finalize holds the lock and waits
-     * for that thread). */
-    bool launcher;
+    bool launcher; /* PMIX_LAUNCHER: pnet selected (rdp_runtime_is_launcher) */
     pmix_proc_t self;
     pmix_proc_t server;
 } tool = {.lock = PTHREAD_MUTEX_INITIALIZER};
@@ -304,11 +299,6 @@ static pmix_status_t pnet_close_on_loop(void *arg)
     return PMIX_SUCCESS;
 }
 
-bool rdp_tool_is_launcher(void)
-{
-    return __atomic_load_n(&tool.launcher, __ATOMIC_ACQUIRE);
-}
-
 /* ---- init / finalize ---- */
 
 static pmix_status_t connect_as_asked(const tool_opts_t *o,
@@ -353,7 +343,8 @@ static pmix_status_t first_init(const pmix_info_t *info, size_t ninfo)
     if (status != PMIX_SUCCESS) {
         goto err_pnet;
     }
-    __atomic_store_n(&tool.launcher, o.launcher, __ATOMIC_RELEASE);
+    tool.launcher = o.launcher;
+    rdp_runtime_set_launcher(o.launcher);
     return PMIX_SUCCESS;
 
 err_pnet:
@@ -399,8 +390,10 @@ pmix_status_t PMIx_tool_finalize(void)
         rdp_client_tool_detach();
         tool.connected = false;
         if (tool.launcher) {
-            __atomic_store_n(&tool.launcher, false, __ATOMIC_RELEASE);
+            /* a setup_application posted before this ran before the close */
+            rdp_runtime_set_launcher(false);
             (void)rdp_runtime_call_sync(pnet_close_on_loop, NULL);
+            tool.launcher = false;
         }
         rdp_runtime_release();
     }
