@@ -67,6 +67,13 @@ tests_integ_run_tool_SOURCES = tests/integ/run_tool.c tests/integ/run_tool_query
 tests_integ_run_tool_LDADD   = libpmix.la
 tests_integ_run_tool_LDFLAGS = -no-install
 TESTS      += tests/integ/test_tool.sh tests/integ/test_tool_query.sh
+# a launcher tool's PMIx_server_setup_application (RFC0012, simpvni)
+check_PROGRAMS += tests/integ/run_tool_launcher
+tests_integ_run_tool_launcher_SOURCES = tests/integ/run_tool_launcher.c
+tests_integ_run_tool_launcher_LDADD   = libpmix.la
+tests_integ_run_tool_launcher_LDFLAGS = -no-install
+TESTS      += tests/integ/test_tool_launcher.sh
+EXTRA_DIST += tests/integ/test_tool_launcher.sh
 EXTRA_DIST += tests/integ/test_tool.sh tests/integ/test_tool_query.sh \
               tests/integ/test_tool_common.sh
 # pmix-bench's phases and options (bench/README.md)

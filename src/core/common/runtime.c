@@ -113,6 +113,18 @@ int rdp_runtime_active(void)
     return active;
 }
 
+static bool launcher_flag;
+
+bool rdp_runtime_is_launcher(void)
+{
+    return __atomic_load_n(&launcher_flag, __ATOMIC_ACQUIRE);
+}
+
+void rdp_runtime_set_launcher(bool launcher)
+{
+    __atomic_store_n(&launcher_flag, launcher, __ATOMIC_RELEASE);
+}
+
 typedef struct runtime_call {
     rdp_runtime_call_fn_t fn;
     void *arg;

@@ -8,6 +8,8 @@
 #include "core/loop/loop.h"
 #include "core/wire/wire.h"
 
+#include <stdbool.h>
+
 /*
  * A process uses the library as a client, a server or a tool (a server
  * process may also call client-side functions such as PMIx_Get on data it
@@ -43,6 +45,16 @@ pmix_status_t rdp_runtime_acquire(enum rdp_role role);
 void rdp_runtime_release(void);
 /** True if initialised in any role. */
 int rdp_runtime_active(void);
+
+/**
+ * True while the process is a tool that initialised with PMIX_LAUNCHER
+ * (core/tool sets it once the pnet modules are selected, clears it before
+ * they are forgotten): it may then make the head node's step,
+ * PMIx_server_setup_application (core/server/misc.c).  Lock-free: safe
+ * from any thread, also the loop thread.
+ */
+bool rdp_runtime_is_launcher(void);
+void rdp_runtime_set_launcher(bool launcher);
 
 /**
  * Run @a fn(@a arg) on the loop thread and wait for it to call

@@ -55,7 +55,8 @@ static void net_req_destroy(net_req_t *req)
     rdp_free(req);
 }
 
-/* Check the arguments both calls share and copy them into a new request */
+/* Check the arguments both calls share and copy them into a new request;
+ * the caller has checked that this process may make the call. */
 static pmix_status_t net_req_create(const pmix_nspace_t nspace,
                                     const pmix_info_t info[], size_t ninfo,
                                     void *cbdata, net_req_t **req_p)
@@ -63,9 +64,6 @@ static pmix_status_t net_req_create(const pmix_nspace_t nspace,
     net_req_t *req;
     pmix_status_t status;
 
-    if (!rdp_srv_initialized()) {
-        return PMIX_ERR_INIT;
-    }
     if (nspace == NULL || (info == NULL && ninfo > 0)) {
         return PMIX_ERR_BAD_PARAM;
     }
@@ -122,6 +120,28 @@ static void setup_application_on_loop(void *arg)
                 answer_release, req);
 }
 
+/*
+ * The head node's step (RFC0012) belongs to whoever launches: a server's
+ * host, or a tool that initialised as a launcher (PMIX_LAUNCHER), whose
+ * pnet modules PMIx_tool_init selected as server init does.  Any other
+ * tool (and a client) has no modules and launches nothing: an empty
+ * answer would let a job start without its fabric credentials, so it is
+ * refused, and the log says why (docs/design.md).
+ */
+static pmix_status_t may_setup_application(void)
+{
+    if (rdp_srv_initialized() || rdp_runtime_is_launcher()) {
+        return PMIX_SUCCESS;
+    }
+    if (rdp_runtime_active()) {
+        rdp_log_error(SERVER,
+                      "PMIx_server_setup_application: only a server or a "
+                      "tool initialised with PMIX_LAUNCHER may set up an "
+                      "application");
+    }
+    return PMIX_ERR_INIT;
+}
+
 pmix_status_t PMIx_server_setup_application(
     const pmix_nspace_t nspace, pmix_info_t info[], size_t ninfo,
     pmix_setup_application_cbfunc_t cbfunc, void *cbdata)
@@ -133,6 +153,10 @@ pmix_status_t PMIx_server_setup_application(
 
     if (cbfunc == NULL) {
         return PMIX_ERR_BAD_PARAM;
+    }
+    status = may_setup_application();
+    if (status != PMIX_SUCCESS) {
+        return status;
     }
     status = net_req_create(nspace, info, ninfo, cbdata, &req);
     if (status != PMIX_SUCCESS) {
@@ -176,6 +200,9 @@ pmix_status_t PMIx_server_setup_local_support(const pmix_nspace_t nspace,
 
     RDP_CHECK_DIRECTIVES(info, ninfo);
 
+    if (!rdp_srv_initialized()) {
+        return PMIX_ERR_INIT;
+    }
     status = net_req_create(nspace, info, ninfo, cbdata, &req);
     if (status != PMIX_SUCCESS) {
         return status;

@@ -7,9 +7,11 @@
 #include "core/common/runtime.h"
 #include "core/tool/rendezvous.h"
 #include "core/util/alloc.h"
+#include "core/util/config_table.h"
 #include "core/util/directive.h"
 #include "core/util/log.h"
 #include "core/util/status.h"
+#include "pnet/pnet.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -42,6 +44,7 @@ typedef struct tool_opts {
     pmix_proc_t want; /* PMIX_TOOL_NSPACE / PMIX_TOOL_RANK */
     bool do_not_connect;
     bool connect_optional;
+    bool launcher;
     const char *system_tmpdir;
     const char *server_tmpdir;
 } tool_opts_t;
@@ -50,6 +53,7 @@ static struct {
     pthread_mutex_t lock;
     int refs;
     bool connected;
+    bool launcher; /* PMIX_LAUNCHER: pnet selected (rdp_runtime_is_launcher) */
     pmix_proc_t self;
     pmix_proc_t server;
 } tool = {.lock = PTHREAD_MUTEX_INITIALIZER};
@@ -138,6 +142,8 @@ static pmix_status_t read_opts(const pmix_info_t *info, size_t ninfo,
             o->do_not_connect = PMIX_INFO_TRUE(in);
         } else if (PMIX_CHECK_KEY(in, PMIX_TOOL_CONNECT_OPTIONAL)) {
             o->connect_optional = PMIX_INFO_TRUE(in);
+        } else if (PMIX_CHECK_KEY(in, PMIX_LAUNCHER)) {
+            o->launcher = PMIX_INFO_TRUE(in);
         } else if (PMIX_CHECK_KEY(in, PMIX_SYSTEM_TMPDIR)) {
             o->system_tmpdir = info_str(in);
         } else if (PMIX_CHECK_KEY(in, PMIX_SERVER_TMPDIR)) {
@@ -276,7 +282,43 @@ static void unconnected_identity(const tool_opts_t *o)
     rdp_rt.myproc = tool.self;
 }
 
+/* ---- a launcher's network support (RFC0012's head-node step) ---- */
+
+/* The modules the server would select (RDPMIX_PNET); on the loop thread,
+ * where every pnet call runs, as in the server. */
+static pmix_status_t pnet_open_on_loop(void *arg)
+{
+    (void)arg;
+    return rdp_pnet_select(rdp_cfg_env(RDP_CFG_PNET));
+}
+
+static pmix_status_t pnet_close_on_loop(void *arg)
+{
+    (void)arg;
+    rdp_pnet_cleanup();
+    return PMIX_SUCCESS;
+}
+
 /* ---- init / finalize ---- */
+
+static pmix_status_t connect_as_asked(const tool_opts_t *o,
+                                      const pmix_info_t *info, size_t ninfo)
+{
+    pmix_status_t status;
+
+    if (o->do_not_connect) {
+        unconnected_identity(o);
+        return PMIX_SUCCESS;
+    }
+    status = connect_with_retries(o, info, ninfo);
+    if (status != PMIX_SUCCESS && o->connect_optional) {
+        rdp_log_info(TOOL, "no server (%s): running unconnected",
+                     rdp_status_name(status));
+        unconnected_identity(o);
+        status = PMIX_SUCCESS;
+    }
+    return status;
+}
 
 static pmix_status_t first_init(const pmix_info_t *info, size_t ninfo)
 {
@@ -291,20 +333,26 @@ static pmix_status_t first_init(const pmix_info_t *info, size_t ninfo)
     if (status != PMIX_SUCCESS) {
         return status;
     }
-    if (o.do_not_connect) {
-        unconnected_identity(&o);
-        return PMIX_SUCCESS;
+    if (o.launcher) {
+        status = rdp_runtime_call_sync(pnet_open_on_loop, NULL);
+        if (status != PMIX_SUCCESS) {
+            goto err_release;
+        }
     }
-    status = connect_with_retries(&o, info, ninfo);
-    if (status != PMIX_SUCCESS && o.connect_optional) {
-        rdp_log_info(TOOL, "no server (%s): running unconnected",
-                     rdp_status_name(status));
-        unconnected_identity(&o);
-        status = PMIX_SUCCESS;
-    }
+    status = connect_as_asked(&o, info, ninfo);
     if (status != PMIX_SUCCESS) {
-        rdp_runtime_release();
+        goto err_pnet;
     }
+    tool.launcher = o.launcher;
+    rdp_runtime_set_launcher(o.launcher);
+    return PMIX_SUCCESS;
+
+err_pnet:
+    if (o.launcher) {
+        (void)rdp_runtime_call_sync(pnet_close_on_loop, NULL);
+    }
+err_release:
+    rdp_runtime_release();
     return status;
 }
 
@@ -341,6 +389,12 @@ pmix_status_t PMIx_tool_finalize(void)
     if (--tool.refs == 0) {
         rdp_client_tool_detach();
         tool.connected = false;
+        if (tool.launcher) {
+            /* a setup_application posted before this ran before the close */
+            rdp_runtime_set_launcher(false);
+            (void)rdp_runtime_call_sync(pnet_close_on_loop, NULL);
+            tool.launcher = false;
+        }
         rdp_runtime_release();
     }
     pthread_mutex_unlock(&tool.lock);

@@ -118,6 +118,7 @@ static const char *const tool_init_attrs[] = {PMIX_TOOL_NSPACE,
                                               PMIX_CONNECT_RETRY_DELAY,
                                               PMIX_TOOL_DO_NOT_CONNECT,
                                               PMIX_TOOL_CONNECT_OPTIONAL,
+                                              PMIX_LAUNCHER,
                                               PMIX_SERVER_TMPDIR,
                                               PMIX_SYSTEM_TMPDIR,
                                               END};
