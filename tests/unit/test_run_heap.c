@@ -8,10 +8,21 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
+
+/* A sanitizer's runtime replaces glibc's malloc, whose settings and
+ * statistics this test reads: it is a test of the normal build only. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define RDP_TEST_OWN_MALLOC 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define RDP_TEST_OWN_MALLOC 1
+#endif
+#endif
 
 /* A 2 MiB block (an exchange's block at 64 KiB x 32 ranks) comes from
  * the heap, and once freed its pages serve the next one of its size:
@@ -40,6 +51,12 @@ static void a_large_freed_block_serves_the_next(void **state)
 
 int main(void)
 {
+#ifdef RDP_TEST_OWN_MALLOC
+    /* TAP's skip of the whole file (cmocka reports a skipped test as
+     * "not ok", which the driver counts as a failure) */
+    printf("1..0 # SKIP the sanitizer's malloc is not glibc's\n");
+    return 0;
+#endif
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_large_freed_block_serves_the_next),
     };
