@@ -63,6 +63,8 @@ run_cfg() {
     tag) exch tag "${ENG[@]}" -s tag ;;
     none) exch none "${ENG[@]}" -e none ;;
     nowake) exch nowake -s am -H 100 -E -e peer -W loop -P 1 ;;
+    # both production needs removed at once: no wakeup, no peer error mode
+    nowakenone) exch nowakenone -s am -H 100 -E -e none -W loop -P 1 ;;
     spin) exch spin "${ENG[@]}" -W spin ;;
     # the engine's settings plus its measured CPU around a message (0.5 us
     # before the send, 0.9 us from the receive to the completion)
