@@ -26,6 +26,8 @@ usage: launch_compare.sh [options]
               one-node stacks run once per N whatever this says
   -s "LIST"   pmix-bench payload sizes (default "8"); ignored for hello
   -k K        pmix-bench barrier repetitions (default 5)
+  -L          pmix-bench -l: untimed barriers between timed phases (also
+              between the modex fence and its gets), for every stack
   -l L        launches per stack and configuration (default 5)
   -t SECONDS  timeout per launch (default 120)
   -o FILE     raw CSV (default launch-raw-<date>.csv); outcomes in
@@ -43,10 +45,11 @@ nlist="2 4 8 16 32 64"
 nodelist="1 2"
 slist="8"
 reps=5
+line_up=no
 launches=5
 tmo=120
 out=""
-while getopts "p:S:n:N:s:k:l:t:o:h" opt; do
+while getopts "p:S:n:N:s:k:Ll:t:o:h" opt; do
     case $opt in
     p) prog=$OPTARG ;;
     S) stacks=$OPTARG ;;
@@ -54,6 +57,7 @@ while getopts "p:S:n:N:s:k:l:t:o:h" opt; do
     N) nodelist=$OPTARG ;;
     s) slist=$OPTARG ;;
     k) reps=$OPTARG ;;
+    L) line_up=yes ;;
     l) launches=$OPTARG ;;
     t) tmo=$OPTARG ;;
     o) out=$OPTARG ;;
@@ -140,6 +144,7 @@ run_one() {
     if [ "$prog" = bench ]; then
         # its impl column names the library it loaded (PMIx_Get_version)
         args=("$exe" -s "$s" -k "$reps" --no-header)
+        [ "$line_up" = yes ] && args+=(-l)
     else
         args=("$exe")
     fi

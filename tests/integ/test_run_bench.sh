@@ -50,6 +50,22 @@ job 120 --nodes 2 -n 3 "$bench" -k 3 -p modex_rep
 check_that "-p modex_rep: the repeated modex fence alone, K reps" \
     '[ "$rc" -eq 0 ] && phases_are "init fence_collect_rep" && numbers 3 3'
 
+# -l lines the ranks up between the modex fence and its gets too: the
+# server answers one more collective than without it (the line-up before
+# the modex, the modex, the one before verification, the report)
+fences_answered() {
+    grep -c "collective [0-9]*: answer packed" "$tmp/err"
+}
+for opt in "" -l; do
+    RDPMIX_LOG_LEVEL=debug RDPMIX_LOG_SUBSYS=server \
+        job 120 --nodes 1 -n 3 "$bench" -p modex -s 100 $opt
+    eval "fences_${opt#-}=\$(fences_answered)"
+    check_that "-p modex ${opt:-without -l}: exit 0, one row per phase" \
+        '[ "$rc" -eq 0 ] && phases_are "init put commit fence_collect get"'
+done
+check_that "-l adds the line-up before the gets (fences: $fences_ without, $fences_l with)" \
+    '[ "$fences_" -ge 4 ] && [ "$fences_l" -eq $((fences_ + 1)) ]'
+
 "$bench" -p fence,bogus >"$tmp/out" 2>"$tmp/err"
 rc=$?
 check_that "an unknown -p name is refused" \
