@@ -28,11 +28,12 @@ done
 # OpenPMIx's headers and the integration tests run Open MPI programs.
 # slurmctld, slurmd, slurm-client and munge are test-only too:
 # tests/integ/test_slurm.sh starts its own private two-node Slurm cluster
-# with rdpmix's library inside slurmstepd.
+# with rdpmix's library inside slurmstepd.  python3-matplotlib is
+# benchmark-only: bench/summarize_launch.py --plots draws the sweeps.
 deps=(build-essential autoconf automake libtool pkg-config
       libucx-dev ucx-utils libevent-dev libhwloc-dev libssl-dev
       libcmocka-dev libpmix-dev libpmix-bin openmpi-bin libopenmpi-dev
-      procps python3 slurmctld slurmd slurm-client munge)
+      procps python3 python3-matplotlib slurmctld slurmd slurm-client munge)
 
 install_deps() {
     local missing=()
