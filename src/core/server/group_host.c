@@ -313,23 +313,27 @@ static void fence_cb(pmix_status_t status, const char *data, size_t ndata,
                      void *cbdata, pmix_release_cbfunc_t release_fn,
                      void *release_cbdata)
 {
+    RDP_SRV_HOST_CB_ENTER(RDP_SRV_CB_GROUP_FENCE);
     ghop_t *op = cbdata;
 
     rdp_srv_host_reply_keep(&op->reply, status, data, ndata, release_fn,
                             release_cbdata);
     post_reply(op);
+    RDP_SRV_HOST_CB_LEAVE();
 }
 
 static void group_cb(pmix_status_t status, pmix_info_t *info, size_t ninfo,
                      void *cbdata, pmix_release_cbfunc_t release_fn,
                      void *release_cbdata)
 {
+    RDP_SRV_HOST_CB_ENTER(RDP_SRV_CB_GROUP);
     ghop_t *op = cbdata;
 
     op->infos = true;
     rdp_srv_host_reply_keep(&op->reply, status, info, ninfo, release_fn,
                             release_cbdata);
     post_reply(op);
+    RDP_SRV_HOST_CB_LEAVE();
 }
 
 /* Directives common to both upcalls. */

@@ -27,6 +27,7 @@ void rdp_srv_host_reply_release(rdp_srv_host_reply_t *hr)
     hr->data       = NULL;
     hr->ndata      = 0;
     if (fn != NULL) {
+        rdp_srv_host_call_check(RDP_SRV_HOSTFN_RELEASE);
         fn(hr->release_cbdata);
     }
 }
@@ -149,7 +150,9 @@ void rdp_srv_hostop_complete(rdp_srv_hostop_t *op, pmix_status_t status)
 
 void rdp_srv_hostop_op_cb(pmix_status_t status, void *cbdata)
 {
+    RDP_SRV_HOST_CB_ENTER(RDP_SRV_CB_OP);
     rdp_srv_hostop_complete(cbdata, status);
+    RDP_SRV_HOST_CB_LEAVE();
 }
 
 /* Any thread, from inside the host's callback: never calls into the host
@@ -159,12 +162,14 @@ void rdp_srv_hostop_info_cb(pmix_status_t status, pmix_info_t *info,
                             pmix_release_cbfunc_t release_fn,
                             void *release_cbdata)
 {
+    RDP_SRV_HOST_CB_ENTER(RDP_SRV_CB_INFO);
     rdp_srv_hostop_t *op = cbdata;
 
     op->has_infos = true;
     rdp_srv_host_reply_keep(&op->infos, status, info, ninfo, release_fn,
                             release_cbdata);
     rdp_srv_hostop_complete(op, status);
+    RDP_SRV_HOST_CB_LEAVE();
 }
 
 void rdp_srv_hostop_started(rdp_srv_hostop_t *op, pmix_status_t rc)

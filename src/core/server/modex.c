@@ -554,6 +554,7 @@ static void dmdx_cb(pmix_status_t status, const char *data, size_t ndata,
                     void *cbdata, pmix_release_cbfunc_t release_fn,
                     void *release_cbdata)
 {
+    RDP_SRV_HOST_CB_ENTER(RDP_SRV_CB_DMODEX);
     dmdx_req_t *req = cbdata;
 
     /* never calls into the host from here (see rdp_srv_host_reply_t) */
@@ -565,6 +566,7 @@ static void dmdx_cb(pmix_status_t status, const char *data, size_t ndata,
                               "shutdown dropped");
         dmdx_req_free(req);
     }
+    RDP_SRV_HOST_CB_LEAVE();
 }
 
 /* The GET's directives plus PMIX_REQUIRED_KEY (as OpenPMIx 4.2.2 tells

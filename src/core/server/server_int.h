@@ -14,6 +14,7 @@
 #include "core/ipc/ipc.h"
 #include "core/kvs/kvs.h"
 #include "core/loop/loop.h"
+#include "core/server/hostcall.h"
 #include "core/util/hash.h"
 #include "core/util/list.h"
 #include "core/wire/proto.h"
