@@ -116,13 +116,32 @@ host_job_control(const pmix_proc_t *requestor, const pmix_proc_t targets[],
 /* ---- callbacks written the wrong way ---- */
 
 /* A direct-modex callback that gives the host's buffer back at once, as
- * dmdx_cb did before the fix */
+ * dmdx_cb did before the fix: it calls its release_fn parameter directly */
 static void releasing_dmodex_cb(pmix_status_t status, const char *data,
                                 size_t ndata, void *cbdata,
                                 pmix_release_cbfunc_t release_fn,
                                 void *release_cbdata)
 {
-    RDP_SRV_HOST_CB_ENTER(RDP_SRV_CB_DMODEX);
+    rdp_srv_host_reply_t reply;
+
+    memset(&reply, 0, sizeof(reply));
+    RDP_SRV_HOST_CB_ENTER_RELEASE(RDP_SRV_CB_DMODEX, &reply, release_fn,
+                                  release_cbdata);
+    (void)status;
+    (void)data;
+    (void)ndata;
+    (void)cbdata;
+    release_fn(release_cbdata);
+    RDP_SRV_HOST_CB_LEAVE();
+}
+
+/* The same through the server's helper, without the guard */
+static void helper_releasing_dmodex_cb(pmix_status_t status, const char *data,
+                                       size_t ndata, void *cbdata,
+                                       pmix_release_cbfunc_t release_fn,
+                                       void *release_cbdata)
+{
+    RDP_SRV_HOST_CB_ENTER(RDP_SRV_CB_GROUP_FENCE);
     rdp_srv_host_reply_t reply;
 
     (void)cbdata;
@@ -236,6 +255,23 @@ static void release_from_inside_a_callback_warns_once_and_counts(void **state)
     assert_int_equal(rdp_srv_host_cb_violations(), before + 2);
 }
 
+static void the_release_helper_checks_too(void **state)
+{
+    uint64_t before = rdp_srv_host_cb_violations();
+
+    (void)state;
+    released = 0;
+    capture_stderr();
+    assert_int_equal(
+        module.direct_modex(NULL, NULL, 0, helper_releasing_dmodex_cb, NULL),
+        PMIX_SUCCESS);
+    assert_int_equal(captured_lines_with("called the host's release_fn from "
+                                         "inside its group fence callback"),
+                     1);
+    assert_int_equal(released, 1);
+    assert_int_equal(rdp_srv_host_cb_violations(), before + 1);
+}
+
 static void an_upcall_from_inside_a_callback_is_caught(void **state)
 {
     uint64_t before = rdp_srv_host_cb_violations();
@@ -278,6 +314,7 @@ int main(void)
         cmocka_unit_test(calls_outside_callbacks_are_not_counted),
         cmocka_unit_test(the_marker_nests_and_restores),
         cmocka_unit_test(release_from_inside_a_callback_warns_once_and_counts),
+        cmocka_unit_test(the_release_helper_checks_too),
         cmocka_unit_test(an_upcall_from_inside_a_callback_is_caught),
         cmocka_unit_test(the_servers_info_callback_never_releases_inline),
     };

@@ -361,9 +361,10 @@ void rdp_srv_coll_host_modex_cb(pmix_status_t status, const char *data,
                                 pmix_release_cbfunc_t release_fn,
                                 void *release_cbdata)
 {
-    RDP_SRV_HOST_CB_ENTER(RDP_SRV_CB_FENCE);
     coll_hop_t *hop = cbdata;
 
+    RDP_SRV_HOST_CB_ENTER_RELEASE(RDP_SRV_CB_FENCE, &hop->reply, release_fn,
+                                  release_cbdata);
     rdp_srv_host_reply_keep(&hop->reply, status, data, ndata, release_fn,
                             release_cbdata);
     coll_hop_post(hop);

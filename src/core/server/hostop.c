@@ -19,6 +19,30 @@ void rdp_srv_host_reply_keep(rdp_srv_host_reply_t *hr, pmix_status_t status,
     hr->release_cbdata = release_cbdata;
 }
 
+/* The release a guarded callback sees: checks, then calls the host's. */
+static void guarded_release(void *cbdata)
+{
+    rdp_srv_host_reply_t *hr = cbdata;
+    pmix_release_cbfunc_t fn = hr->host_release;
+
+    hr->host_release = NULL;
+    rdp_srv_host_call_check(RDP_SRV_HOSTFN_RELEASE);
+    if (fn != NULL) {
+        fn(hr->host_release_cbdata);
+    }
+}
+
+void rdp_srv_host_release_guard(rdp_srv_host_reply_t *hr,
+                                pmix_release_cbfunc_t *fn_p, void **cbdata_p)
+{
+    hr->host_release        = *fn_p;
+    hr->host_release_cbdata = *cbdata_p;
+    if (*fn_p != NULL) {
+        *fn_p     = guarded_release;
+        *cbdata_p = hr;
+    }
+}
+
 void rdp_srv_host_reply_release(rdp_srv_host_reply_t *hr)
 {
     pmix_release_cbfunc_t fn = hr->release_fn;
@@ -27,7 +51,9 @@ void rdp_srv_host_reply_release(rdp_srv_host_reply_t *hr)
     hr->data       = NULL;
     hr->ndata      = 0;
     if (fn != NULL) {
-        rdp_srv_host_call_check(RDP_SRV_HOSTFN_RELEASE);
+        if (fn != guarded_release) { /* that one checks itself */
+            rdp_srv_host_call_check(RDP_SRV_HOSTFN_RELEASE);
+        }
         fn(hr->release_cbdata);
     }
 }
@@ -162,9 +188,10 @@ void rdp_srv_hostop_info_cb(pmix_status_t status, pmix_info_t *info,
                             pmix_release_cbfunc_t release_fn,
                             void *release_cbdata)
 {
-    RDP_SRV_HOST_CB_ENTER(RDP_SRV_CB_INFO);
     rdp_srv_hostop_t *op = cbdata;
 
+    RDP_SRV_HOST_CB_ENTER_RELEASE(RDP_SRV_CB_INFO, &op->infos, release_fn,
+                                  release_cbdata);
     op->has_infos = true;
     rdp_srv_host_reply_keep(&op->infos, status, info, ninfo, release_fn,
                             release_cbdata);

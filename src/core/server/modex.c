@@ -554,9 +554,10 @@ static void dmdx_cb(pmix_status_t status, const char *data, size_t ndata,
                     void *cbdata, pmix_release_cbfunc_t release_fn,
                     void *release_cbdata)
 {
-    RDP_SRV_HOST_CB_ENTER(RDP_SRV_CB_DMODEX);
     dmdx_req_t *req = cbdata;
 
+    RDP_SRV_HOST_CB_ENTER_RELEASE(RDP_SRV_CB_DMODEX, &req->reply, release_fn,
+                                  release_cbdata);
     /* never calls into the host from here (see rdp_srv_host_reply_t) */
     rdp_srv_host_reply_keep(&req->reply, status, data, ndata, release_fn,
                             release_cbdata);
