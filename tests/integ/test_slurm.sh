@@ -541,7 +541,8 @@ if [ "$server" = rdpmix ]; then
     inside=$(grep -h "from inside its .* callback" "$tmp"/server.* 2>/dev/null)
     check_that "no server called into Slurm from inside one of Slurm's callbacks" \
         '[ -z "$inside" ]'
-    [ -n "$inside" ] && echo "$inside" | sort | uniq -c | sed 's/^/# /'
+    [ -n "$inside" ] && echo "$inside" | sed 's/^.* warn: //; s/ (\.\..*$//' \
+        | sort | uniq -c | sed 's/^/# /'
 fi
 
 # --- teardown ----------------------------------------------------------------

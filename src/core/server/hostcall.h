@@ -11,14 +11,16 @@
  * Hosts call our callbacks while holding their own locks, and their
  * release functions and upcalls take those locks (Slurm's fence does), so
  * a call into the host from inside one of its callbacks deadlocks or
- * corrupts the host (docs/design.md, "Calls into the host").  Every
- * callback we hand to a host marks its thread for its duration
+ * corrupts the host (docs/design.md, Server, "Calls into the host").
+ * Every callback we hand to a host marks its thread for its duration
  * (RDP_SRV_HOST_CB_ENTER / _LEAVE), and every call into the host passes
  * rdp_srv_host_call_check(): the upcalls through the trampolines that
  * rdp_srv_host_module_wrap() puts in rdp_srv.host, and every release_fn
- * through rdp_srv_host_reply_release().  A call while the marker is set
- * is warned about once per (host function, callback) and counted (a debug
- * line each time).  The marker is one thread-local byte; no locks.
+ * through the guard a callback puts in front of it
+ * (rdp_srv_host_release_guard, server_int.h) or through
+ * rdp_srv_host_reply_release().  A call while the marker is set is warned
+ * about once per (host function, callback) and counted (a debug line each
+ * time).  The marker is one thread-local byte; no locks.
  */
 
 /* The callbacks we hand to the host. */
