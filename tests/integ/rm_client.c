@@ -135,6 +135,38 @@ static void check_query(void)
     PMIX_INFO_FREE(results, nresults);
 }
 
+/* job control and monitor requests the server passes to the host, which
+ * answers each with its one info through an info callback */
+static void check_host_infos(void)
+{
+    pmix_info_t dir, mon;
+    pmix_info_t *results = NULL;
+    size_t nresults      = 0;
+    bool yes             = true;
+    pmix_status_t rc;
+
+    PMIX_INFO_LOAD(&dir, "rmhost.ctl", &yes, PMIX_BOOL);
+    rc = PMIx_Job_control(NULL, 0, &dir, 1, &results, &nresults);
+    if (rc != PMIX_SUCCESS) {
+        fail("PMIx_Job_control: %s", PMIx_Error_string(rc));
+    }
+    if (nresults != 1 || strcmp(results[0].key, "rmhost.node") != 0) {
+        fail("PMIx_Job_control: %zu results, not the host's one", nresults);
+    }
+    PMIX_INFO_FREE(results, nresults);
+    PMIX_INFO_LOAD(&mon, "rmhost.mon", &yes, PMIX_BOOL);
+    results  = NULL;
+    nresults = 0;
+    rc = PMIx_Process_monitor(&mon, PMIX_SUCCESS, NULL, 0, &results, &nresults);
+    if (rc != PMIX_SUCCESS) {
+        fail("PMIx_Process_monitor: %s", PMIx_Error_string(rc));
+    }
+    if (nresults != 1 || strcmp(results[0].key, "rmhost.node") != 0) {
+        fail("PMIx_Process_monitor: %zu results, not the host's one", nresults);
+    }
+    PMIX_INFO_FREE(results, nresults);
+}
+
 int main(int argc, char **argv)
 {
     uint32_t nnodes, ppn;
@@ -165,6 +197,7 @@ int main(int argc, char **argv)
     check_every_peer("modex", nnodes * ppn);
 
     check_query();
+    check_host_infos();
     fence(false); /* nobody leaves while another still needs its node */
     printf("rank %u of %u ok\n", me.rank, nnodes * ppn);
     fflush(stdout);

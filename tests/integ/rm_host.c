@@ -15,8 +15,9 @@
  *                   (not in a sanitizer build: drop_unsafe_quirks);
  *   v4-connected    the module has the v4 client_connected, which returns
  *                   PMIX_SUCCESS and never calls its callback;
- *   locked-cbs      the host calls the server's fence, direct-modex, query
- *                   (info) and client_finalized (op) callbacks while
+ *   locked-cbs      the host calls the server's fence, direct-modex,
+ *                   query, job_control and monitor (info) and
+ *                   client_finalized (op) callbacks while
  *                   holding its own lock, and its release functions and
  *                   upcalls take that lock too.  The lock is an
  *                   error-checking mutex, so a call into the host from
@@ -573,12 +574,12 @@ static void release_infos(void *cbdata)
     UPCALL_END();
 }
 
-/* Answers every query with one info, rmhost.node = this node's index. */
-static pmix_status_t host_query(pmix_proc_t *proct, pmix_query_t *queries,
-                                size_t nqueries, pmix_info_cbfunc_t cbfunc,
-                                void *cbdata)
+/* Answers an upcall with one info, rmhost.node = this node's index,
+ * through its info callback under the host lock, from inside the upcall */
+static pmix_status_t answer_node(const char *upcall, pmix_info_cbfunc_t cbfunc,
+                                 void *cbdata)
 {
-    UPCALL_BEGIN("query");
+    UPCALL_BEGIN(upcall);
     pmix_info_t *answer;
     uint32_t node = (uint32_t)me;
 
@@ -587,6 +588,30 @@ static pmix_status_t host_query(pmix_proc_t *proct, pmix_query_t *queries,
     PMIX_INFO_LOAD(&answer[0], "rmhost.node", &node, PMIX_UINT32);
     CALL_LOCKED(cbfunc(PMIX_SUCCESS, answer, 1, cbdata, release_infos, answer));
     return PMIX_SUCCESS;
+}
+
+static pmix_status_t host_query(pmix_proc_t *proct, pmix_query_t *queries,
+                                size_t nqueries, pmix_info_cbfunc_t cbfunc,
+                                void *cbdata)
+{
+    return answer_node("query", cbfunc, cbdata);
+}
+
+static pmix_status_t
+host_job_control(const pmix_proc_t *requestor, const pmix_proc_t targets[],
+                 size_t ntargets, const pmix_info_t directives[], size_t ndirs,
+                 pmix_info_cbfunc_t cbfunc, void *cbdata)
+{
+    return answer_node("job_control", cbfunc, cbdata);
+}
+
+static pmix_status_t host_monitor(const pmix_proc_t *requestor,
+                                  const pmix_info_t *monitor,
+                                  pmix_status_t error,
+                                  const pmix_info_t directives[], size_t ndirs,
+                                  pmix_info_cbfunc_t cbfunc, void *cbdata)
+{
+    return answer_node("monitor", cbfunc, cbdata);
 }
 
 /* ---- one node ---- */
@@ -747,6 +772,8 @@ static int run_node(const char *tmpdir, char **prog)
     module.fence_nb         = host_fence_nb;
     module.direct_modex     = host_direct_modex;
     module.query            = host_query;
+    module.job_control      = host_job_control;
+    module.monitor          = host_monitor;
     if (getenv("RM_HOST_GROUP") != NULL && atoi(getenv("RM_HOST_GROUP")) > 0) {
         module.group = host_group;
     }

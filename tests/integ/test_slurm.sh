@@ -8,7 +8,9 @@
 # run as Slurm's fences (tests/integ/run_client group host, connect all /
 # subsets / ids; over processes on only some of the nodes they fail as not
 # supported; rdpmix only).  Every rank proves which libpmix.so.2 it
-# loaded, and the ranks prove which one their slurmstepd loaded.
+# loaded, and the ranks prove which one their slurmstepd loaded.  No
+# server's log may say that it called into Slurm from inside one of
+# Slurm's callbacks (tests/integ/REVERTS.md says what that catches).
 #
 # Needs root, Debian's slurmctld slurmd slurm-client munge and UTS
 # namespaces; otherwise the whole test is skipped with the reason.  Environment:
@@ -532,6 +534,16 @@ bench_step 2 8 direct
 client_step 3 3
 run_client_step 3 3 "connect all ok" connect all
 client_step 3 6 --distribution=cyclic
+if [ "$server" = rdpmix ]; then
+    # the server never called into Slurm from inside one of Slurm's
+    # callbacks, which its marker reports whether or not that function of
+    # Slurm's takes a lock (docs/design.md, "Calls into the host")
+    inside=$(grep -h "from inside its .* callback" "$tmp"/server.* 2>/dev/null)
+    check_that "no server called into Slurm from inside one of Slurm's callbacks" \
+        '[ -z "$inside" ]'
+    [ -n "$inside" ] && echo "$inside" | sed 's/^.* warn: //; s/ (\.\..*$//' \
+        | sort | uniq -c | sed 's/^/# /'
+fi
 
 # --- teardown ----------------------------------------------------------------
 t_stop=$(date +%s)

@@ -363,3 +363,11 @@ tests_unit_test_query_t_CFLAGS  = $(RDP_TEST_CFLAGS)
 tests_unit_test_query_t_LDADD   = $(RDP_TEST_LIBS)
 TESTS += tests/unit/test_query.t
 endif
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_server_hostcall.t
+tests_unit_test_server_hostcall_t_SOURCES = tests/unit/test_server_hostcall.c
+tests_unit_test_server_hostcall_t_CFLAGS  = $(RDP_TEST_CFLAGS)
+tests_unit_test_server_hostcall_t_LDADD   = $(RDP_TEST_LIBS)
+TESTS += tests/unit/test_server_hostcall.t
+endif

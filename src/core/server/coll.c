@@ -363,17 +363,22 @@ void rdp_srv_coll_host_modex_cb(pmix_status_t status, const char *data,
 {
     coll_hop_t *hop = cbdata;
 
+    RDP_SRV_HOST_CB_ENTER_RELEASE(RDP_SRV_CB_FENCE, &hop->reply, release_fn,
+                                  release_cbdata);
     rdp_srv_host_reply_keep(&hop->reply, status, data, ndata, release_fn,
                             release_cbdata);
     coll_hop_post(hop);
+    RDP_SRV_HOST_CB_LEAVE();
 }
 
 void rdp_srv_coll_host_op_cb(pmix_status_t status, void *cbdata)
 {
+    RDP_SRV_HOST_CB_ENTER(RDP_SRV_CB_CONNECT);
     coll_hop_t *hop = cbdata;
 
     rdp_srv_host_reply_keep(&hop->reply, status, NULL, 0, NULL, NULL);
     coll_hop_post(hop);
+    RDP_SRV_HOST_CB_LEAVE();
 }
 
 static bool host_handles(uint8_t op)

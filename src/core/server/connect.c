@@ -153,11 +153,13 @@ static void cnct_event_free(cnct_event_t *ev)
 
 static void host_notified(pmix_status_t status, void *cbdata)
 {
+    RDP_SRV_HOST_CB_ENTER(RDP_SRV_CB_NOTIFY);
     if (status != PMIX_SUCCESS) {
         rdp_log_debug(SERVER, "host did not pass a connect event on: %s",
                       rdp_status_name(status));
     }
     cnct_event_free(cbdata);
+    RDP_SRV_HOST_CB_LEAVE();
 }
 
 /* The other nodes' participants get it through the host (rdpmixd passes

@@ -315,9 +315,12 @@ static void fence_cb(pmix_status_t status, const char *data, size_t ndata,
 {
     ghop_t *op = cbdata;
 
+    RDP_SRV_HOST_CB_ENTER_RELEASE(RDP_SRV_CB_GROUP_FENCE, &op->reply,
+                                  release_fn, release_cbdata);
     rdp_srv_host_reply_keep(&op->reply, status, data, ndata, release_fn,
                             release_cbdata);
     post_reply(op);
+    RDP_SRV_HOST_CB_LEAVE();
 }
 
 static void group_cb(pmix_status_t status, pmix_info_t *info, size_t ninfo,
@@ -326,10 +329,13 @@ static void group_cb(pmix_status_t status, pmix_info_t *info, size_t ninfo,
 {
     ghop_t *op = cbdata;
 
+    RDP_SRV_HOST_CB_ENTER_RELEASE(RDP_SRV_CB_GROUP, &op->reply, release_fn,
+                                  release_cbdata);
     op->infos = true;
     rdp_srv_host_reply_keep(&op->reply, status, info, ninfo, release_fn,
                             release_cbdata);
     post_reply(op);
+    RDP_SRV_HOST_CB_LEAVE();
 }
 
 /* Directives common to both upcalls. */

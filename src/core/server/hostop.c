@@ -19,6 +19,30 @@ void rdp_srv_host_reply_keep(rdp_srv_host_reply_t *hr, pmix_status_t status,
     hr->release_cbdata = release_cbdata;
 }
 
+/* The release a guarded callback sees: checks, then calls the host's. */
+static void guarded_release(void *cbdata)
+{
+    rdp_srv_host_reply_t *hr = cbdata;
+    pmix_release_cbfunc_t fn = hr->host_release;
+
+    hr->host_release = NULL;
+    rdp_srv_host_call_check(RDP_SRV_HOSTFN_RELEASE);
+    if (fn != NULL) {
+        fn(hr->host_release_cbdata);
+    }
+}
+
+void rdp_srv_host_release_guard(rdp_srv_host_reply_t *hr,
+                                pmix_release_cbfunc_t *fn_p, void **cbdata_p)
+{
+    hr->host_release        = *fn_p;
+    hr->host_release_cbdata = *cbdata_p;
+    if (*fn_p != NULL) {
+        *fn_p     = guarded_release;
+        *cbdata_p = hr;
+    }
+}
+
 void rdp_srv_host_reply_release(rdp_srv_host_reply_t *hr)
 {
     pmix_release_cbfunc_t fn = hr->release_fn;
@@ -27,6 +51,9 @@ void rdp_srv_host_reply_release(rdp_srv_host_reply_t *hr)
     hr->data       = NULL;
     hr->ndata      = 0;
     if (fn != NULL) {
+        if (fn != guarded_release) { /* that one checks itself */
+            rdp_srv_host_call_check(RDP_SRV_HOSTFN_RELEASE);
+        }
         fn(hr->release_cbdata);
     }
 }
@@ -149,7 +176,9 @@ void rdp_srv_hostop_complete(rdp_srv_hostop_t *op, pmix_status_t status)
 
 void rdp_srv_hostop_op_cb(pmix_status_t status, void *cbdata)
 {
+    RDP_SRV_HOST_CB_ENTER(RDP_SRV_CB_OP);
     rdp_srv_hostop_complete(cbdata, status);
+    RDP_SRV_HOST_CB_LEAVE();
 }
 
 /* Any thread, from inside the host's callback: never calls into the host
@@ -161,10 +190,13 @@ void rdp_srv_hostop_info_cb(pmix_status_t status, pmix_info_t *info,
 {
     rdp_srv_hostop_t *op = cbdata;
 
+    RDP_SRV_HOST_CB_ENTER_RELEASE(RDP_SRV_CB_INFO, &op->infos, release_fn,
+                                  release_cbdata);
     op->has_infos = true;
     rdp_srv_host_reply_keep(&op->infos, status, info, ninfo, release_fn,
                             release_cbdata);
     rdp_srv_hostop_complete(op, status);
+    RDP_SRV_HOST_CB_LEAVE();
 }
 
 void rdp_srv_hostop_started(rdp_srv_hostop_t *op, pmix_status_t rc)

@@ -28,4 +28,6 @@ librdp_la_SOURCES += src/core/server/tool.c
 noinst_HEADERS    += src/core/server/connect.h
 noinst_HEADERS    += src/core/server/trust.h
 librdp_la_SOURCES += src/core/server/trust.c
+librdp_la_SOURCES += src/core/server/hostcall.c
+noinst_HEADERS    += src/core/server/hostcall.h
 librdp_la_SOURCES += src/core/server/pnetval.c

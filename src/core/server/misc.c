@@ -96,12 +96,14 @@ static pmix_status_t net_req_post(net_req_t *req, rdp_loop_fn_t fn)
 /* The host is done with the answer: wipe it and free it */
 static void answer_release(pmix_status_t status, void *cbdata)
 {
+    RDP_SRV_HOST_CB_ENTER(RDP_SRV_CB_APP_RELEASE);
     net_req_t *req = cbdata;
 
     (void)status;
     wipe_infos(req->answer, req->nanswer);
     rdp_info_array_free(req->answer, req->nanswer);
     net_req_destroy(req);
+    RDP_SRV_HOST_CB_LEAVE();
 }
 
 static void setup_application_on_loop(void *arg)

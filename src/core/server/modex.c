@@ -556,6 +556,8 @@ static void dmdx_cb(pmix_status_t status, const char *data, size_t ndata,
 {
     dmdx_req_t *req = cbdata;
 
+    RDP_SRV_HOST_CB_ENTER_RELEASE(RDP_SRV_CB_DMODEX, &req->reply, release_fn,
+                                  release_cbdata);
     /* never calls into the host from here (see rdp_srv_host_reply_t) */
     rdp_srv_host_reply_keep(&req->reply, status, data, ndata, release_fn,
                             release_cbdata);
@@ -565,6 +567,7 @@ static void dmdx_cb(pmix_status_t status, const char *data, size_t ndata,
                               "shutdown dropped");
         dmdx_req_free(req);
     }
+    RDP_SRV_HOST_CB_LEAVE();
 }
 
 /* The GET's directives plus PMIX_REQUIRED_KEY (as OpenPMIx 4.2.2 tells

@@ -514,6 +514,7 @@ static pmix_status_t unpack_strs(rdp_rbuf_t *rb, char ***keys_p)
 static void lookup_cb(pmix_status_t status, pmix_pdata_t data[], size_t ndata,
                       void *cbdata)
 {
+    RDP_SRV_HOST_CB_ENTER(RDP_SRV_CB_LOOKUP);
     rdp_srv_hostop_t *op = cbdata;
 
     if (status == PMIX_SUCCESS) {
@@ -524,6 +525,7 @@ static void lookup_cb(pmix_status_t status, pmix_pdata_t data[], size_t ndata,
         }
     }
     rdp_srv_hostop_complete(op, status);
+    RDP_SRV_HOST_CB_LEAVE();
 }
 
 void rdp_srv_handle_pubsub(rdp_srv_peer_t *peer, uint16_t cmd, uint32_t tag,
@@ -574,6 +576,7 @@ void rdp_srv_handle_pubsub(rdp_srv_peer_t *peer, uint16_t cmd, uint32_t tag,
 /* pmix_spawn_cbfunc_t: any thread */
 static void spawn_cb(pmix_status_t status, pmix_nspace_t nspace, void *cbdata)
 {
+    RDP_SRV_HOST_CB_ENTER(RDP_SRV_CB_SPAWN);
     rdp_srv_hostop_t *op = cbdata;
 
     if (status == PMIX_SUCCESS) {
@@ -584,6 +587,7 @@ static void spawn_cb(pmix_status_t status, pmix_nspace_t nspace, void *cbdata)
         }
     }
     rdp_srv_hostop_complete(op, status);
+    RDP_SRV_HOST_CB_LEAVE();
 }
 
 void rdp_srv_handle_spawn(rdp_srv_peer_t *peer, uint32_t tag, rdp_rbuf_t *rb)

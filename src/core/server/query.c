@@ -378,9 +378,12 @@ static void host_answer_cb(pmix_status_t status, pmix_info_t *info,
     rdp_srv_hostop_t *op = cbdata;
     srv_query_t *sq      = op->ctx;
 
+    RDP_SRV_HOST_CB_ENTER_RELEASE(RDP_SRV_CB_QUERY, &sq->host, release_fn,
+                                  release_cbdata);
     rdp_srv_host_reply_keep(&sq->host, status, info, ninfo, release_fn,
                             release_cbdata);
     rdp_srv_hostop_complete(op, status);
+    RDP_SRV_HOST_CB_LEAVE();
 }
 
 static rdp_srv_hostop_t *query_op(rdp_srv_peer_t *peer, uint32_t tag,

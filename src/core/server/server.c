@@ -225,9 +225,9 @@ static pmix_status_t server_init_on_loop(void *arg)
     RDP_ASSERT_ON_LOOP(rdp_rt.loop);
     memset(&rdp_srv, 0, sizeof(rdp_srv));
     memset(&me, 0, sizeof(me));
-    if (a->module != NULL) {
-        rdp_srv.host = *a->module;
-    }
+    /* every upcall checks that it is not made from inside a host's
+     * callback (hostcall.h) */
+    rdp_srv_host_module_wrap(a->module, &rdp_srv.host);
     status = init_tables();
     if (status != PMIX_SUCCESS) {
         goto err_tables;

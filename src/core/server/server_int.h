@@ -14,6 +14,7 @@
 #include "core/ipc/ipc.h"
 #include "core/kvs/kvs.h"
 #include "core/loop/loop.h"
+#include "core/server/hostcall.h"
 #include "core/util/hash.h"
 #include "core/util/list.h"
 #include "core/wire/proto.h"
@@ -177,6 +178,9 @@ typedef struct rdp_srv_host_reply {
     size_t ndata;     /* bytes, or pmix_info_t elements */
     pmix_release_cbfunc_t release_fn;
     void *release_cbdata;
+    /* the host's own release, behind rdp_srv_host_release_guard() */
+    pmix_release_cbfunc_t host_release;
+    void *host_release_cbdata;
 } rdp_srv_host_reply_t;
 
 /** Record a host's reply (any thread; never calls into the host). */
@@ -186,6 +190,23 @@ void rdp_srv_host_reply_keep(rdp_srv_host_reply_t *hr, pmix_status_t status,
                              void *release_cbdata);
 /** Give the host its buffer back (loop thread; once; NULL-safe fields). */
 void rdp_srv_host_reply_release(rdp_srv_host_reply_t *hr);
+/**
+ * Put the marker's check in front of the host's release function: keep
+ * *@a fn_p and *@a cbdata_p in @a hr and replace them with a release that
+ * checks (rdp_srv_host_call_check) and then calls the host's, once.  So
+ * even a callback that calls its release_fn parameter directly is caught.
+ * @a hr must outlive the release; the callback keeps it with
+ * rdp_srv_host_reply_keep(@a hr, ..., *fn_p, *cbdata_p).
+ */
+void rdp_srv_host_release_guard(rdp_srv_host_reply_t *hr,
+                                pmix_release_cbfunc_t *fn_p, void **cbdata_p);
+
+/* The first statement after the declarations of a host callback that
+ * receives a release function (its parameters @a _fn, @a _cbdata): marks
+ * the thread (RDP_SRV_HOST_CB_ENTER) and guards the release. */
+#define RDP_SRV_HOST_CB_ENTER_RELEASE(_cb, _hr, _fn, _cbdata) \
+    RDP_SRV_HOST_CB_ENTER(_cb);                               \
+    rdp_srv_host_release_guard((_hr), &(_fn), &(_cbdata))
 
 /* ---- pnetval.c: a job's pnet values, for its own processes only ---- */
 /** Append the job-level pnet values kept for @a nspace as one JOB section
