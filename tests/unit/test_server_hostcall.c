@@ -307,6 +307,70 @@ static void the_servers_info_callback_never_releases_inline(void **state)
     assert_int_equal(rdp_srv_host_cb_violations(), before);
 }
 
+/* An operation whose own data keeps the host's answer, as a query does:
+ * free_fn gives it back, drop_fn forgets it */
+typedef struct {
+    rdp_srv_host_reply_t host;
+    int dropped;
+} kept_answer_t;
+
+static void kept_answer_free(void *arg)
+{
+    kept_answer_t *ka = arg;
+
+    rdp_srv_host_reply_release(&ka->host);
+}
+
+static void kept_answer_drop(void *arg)
+{
+    kept_answer_t *ka = arg;
+
+    ka->host.release_fn = NULL;
+    ka->dropped++;
+}
+
+/* Keeps the answer in the operation's data (query.c's host_answer_cb). */
+static void keeping_info_cb(pmix_status_t status, pmix_info_t *info,
+                            size_t ninfo, void *cbdata,
+                            pmix_release_cbfunc_t release_fn,
+                            void *release_cbdata)
+{
+    rdp_srv_hostop_t *op = cbdata;
+    kept_answer_t *ka    = op->ctx;
+
+    RDP_SRV_HOST_CB_ENTER_RELEASE(RDP_SRV_CB_QUERY, &ka->host, release_fn,
+                                  release_cbdata);
+    rdp_srv_host_reply_keep(&ka->host, status, info, ninfo, release_fn,
+                            release_cbdata);
+    rdp_srv_hostop_complete(op, status); /* no loop: dropped at once */
+    RDP_SRV_HOST_CB_LEAVE();
+}
+
+/* Without a loop (the server is gone) an operation answered from inside
+ * the host's callback is freed there: what its data keeps of the host's
+ * is dropped first, not released under the host's lock */
+static void an_answer_after_shutdown_is_dropped_not_released(void **state)
+{
+    uint64_t before = rdp_srv_host_cb_violations();
+    kept_answer_t ka;
+    rdp_srv_hostop_t *op;
+
+    (void)state;
+    memset(&ka, 0, sizeof(ka));
+    released = 0;
+    op       = rdp_srv_hostop_create(NULL, RDP_CMD_INVALID, 0);
+    assert_non_null(op);
+    op->ctx     = &ka;
+    op->free_fn = kept_answer_free;
+    op->drop_fn = kept_answer_drop;
+    assert_int_equal(
+        module.job_control(NULL, NULL, 0, NULL, 0, keeping_info_cb, op),
+        PMIX_SUCCESS);
+    assert_int_equal(ka.dropped, 1);
+    assert_int_equal(released, 0);
+    assert_int_equal(rdp_srv_host_cb_violations(), before);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -317,6 +381,7 @@ int main(void)
         cmocka_unit_test(the_release_helper_checks_too),
         cmocka_unit_test(an_upcall_from_inside_a_callback_is_caught),
         cmocka_unit_test(the_servers_info_callback_never_releases_inline),
+        cmocka_unit_test(an_answer_after_shutdown_is_dropped_not_released),
     };
 
     return cmocka_run_group_tests_name("server_hostcall", tests, setup,

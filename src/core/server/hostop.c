@@ -168,8 +168,13 @@ void rdp_srv_hostop_complete(rdp_srv_hostop_t *op, pmix_status_t status)
     op->status = status;
     if (loop == NULL
         || rdp_loop_post(loop, hostop_done_on_loop, op) != PMIX_SUCCESS) {
+        /* inside the host's callback: its buffers are not given back
+         * rather than released under its own lock */
         rdp_log_error(SERVER, "host completion after server shutdown "
                               "dropped");
+        if (op->drop_fn != NULL) {
+            op->drop_fn(op->ctx);
+        }
         rdp_srv_hostop_free(op);
     }
 }

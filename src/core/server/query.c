@@ -53,6 +53,16 @@ static void srv_query_free(void *arg)
     rdp_free(sq);
 }
 
+/* hostop's drop_fn: the server is gone, the host's answer stays its own */
+static void srv_query_drop_host(void *arg)
+{
+    srv_query_t *sq = arg;
+
+    sq->host.release_fn = NULL;
+    sq->host.data       = NULL;
+    sq->host.ndata      = 0;
+}
+
 /* Keys this library answers even when the host has a query upcall. */
 static bool answered_here(const char *key)
 {
@@ -398,6 +408,7 @@ static rdp_srv_hostop_t *query_op(rdp_srv_peer_t *peer, uint32_t tag,
     }
     op->ctx         = sq;
     op->free_fn     = srv_query_free;
+    op->drop_fn     = srv_query_drop_host;
     op->done_fn     = query_done;
     op->empty_reply = RDP_SRV_EMPTY_INFOS;
     return op;

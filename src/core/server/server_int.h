@@ -510,6 +510,9 @@ typedef struct rdp_srv_hostop {
                                     send when the host returned nothing */
     void *ctx;           /* per-operation data freed by free_fn */
     void (*free_fn)(void *ctx);
+    /* forget the host's buffers ctx holds, without giving them back: the
+     * server is gone and we are inside the host's callback (optional) */
+    void (*drop_fn)(void *ctx);
     void (*done_fn)(struct rdp_srv_hostop *op); /* extra loop-side work */
     bool has_infos;             /* the host answered with an info array: */
     rdp_srv_host_reply_t infos; /* packed into reply on the loop */
