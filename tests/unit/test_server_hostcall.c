@@ -325,7 +325,7 @@ static void kept_answer_drop(void *arg)
 {
     kept_answer_t *ka = arg;
 
-    ka->host.release_fn = NULL;
+    rdp_srv_host_reply_drop(&ka->host);
     ka->dropped++;
 }
 

@@ -43,13 +43,18 @@ void rdp_srv_host_release_guard(rdp_srv_host_reply_t *hr,
     }
 }
 
+void rdp_srv_host_reply_drop(rdp_srv_host_reply_t *hr)
+{
+    hr->release_fn = NULL;
+    hr->data       = NULL;
+    hr->ndata      = 0;
+}
+
 void rdp_srv_host_reply_release(rdp_srv_host_reply_t *hr)
 {
     pmix_release_cbfunc_t fn = hr->release_fn;
 
-    hr->release_fn = NULL;
-    hr->data       = NULL;
-    hr->ndata      = 0;
+    rdp_srv_host_reply_drop(hr);
     if (fn != NULL) {
         if (fn != guarded_release) { /* that one checks itself */
             rdp_srv_host_call_check(RDP_SRV_HOSTFN_RELEASE);

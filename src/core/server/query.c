@@ -58,9 +58,7 @@ static void srv_query_drop_host(void *arg)
 {
     srv_query_t *sq = arg;
 
-    sq->host.release_fn = NULL;
-    sq->host.data       = NULL;
-    sq->host.ndata      = 0;
+    rdp_srv_host_reply_drop(&sq->host);
 }
 
 /* Keys this library answers even when the host has a query upcall. */

@@ -190,6 +190,10 @@ void rdp_srv_host_reply_keep(rdp_srv_host_reply_t *hr, pmix_status_t status,
                              void *release_cbdata);
 /** Give the host its buffer back (loop thread; once; NULL-safe fields). */
 void rdp_srv_host_reply_release(rdp_srv_host_reply_t *hr);
+/** Forget the host's buffer without giving it back (the server is gone
+ * and we are inside the host's callback, where no call into it may be
+ * made). */
+void rdp_srv_host_reply_drop(rdp_srv_host_reply_t *hr);
 /**
  * Put the marker's check in front of the host's release function: keep
  * *@a fn_p and *@a cbdata_p in @a hr and replace them with a release that
